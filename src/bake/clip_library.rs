@@ -1,0 +1,222 @@
+//! All clips of one rig as flat struct-of-arrays key buffers plus one track descriptor per
+//! clip × joint × channel: exactly what the GPU reads.
+
+use glam::Vec4;
+
+use super::Skeleton;
+use crate::error::{ImportError, ImportErrorKind};
+use crate::import::{Channel, Interpolation, RawClip};
+
+/// Where one track's keys live. Keep in sync with `TrackDesc` in `wgsl/common/layout.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TrackDesc {
+    /// Index of the first key time in [`ClipLibrary::times`].
+    pub time_offset: u32,
+    /// Index of the first key value in [`ClipLibrary::values`] (the in tangent for cubic keys).
+    pub value_offset: u32,
+    /// Number of keys (at least 1).
+    pub key_count: u32,
+    /// [`Interpolation`] as a number.
+    pub interpolation: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<TrackDesc>() == 16);
+
+/// Name and length of one clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipInfo {
+    /// The clip's name (may be empty).
+    pub name: String,
+    /// Length in seconds: the last key time of any of its tracks.
+    pub duration: f32,
+}
+
+/// Immutable clip storage of one skeleton. Channels a clip does not animate point at a shared
+/// one-key track holding the joint's rest value, so every track has at least one key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipLibrary {
+    pub(crate) joint_count: u32,
+    pub(crate) clips: Vec<ClipInfo>,
+    pub(crate) tracks: Vec<TrackDesc>,
+    pub(crate) times: Vec<f32>,
+    pub(crate) values: Vec<[f32; 4]>,
+}
+
+impl ClipLibrary {
+    /// Bakes `clips`, whose track targets are joint indices of `skeleton`.
+    pub fn build(skeleton: &Skeleton, clips: &[RawClip], file: &str) -> Result<Self, ImportError> {
+        let durations: Vec<f32> = clips.iter().map(RawClip::duration).collect();
+        Self::build_with_durations(skeleton, clips, &durations, file)
+    }
+
+    /// Like [`ClipLibrary::build`], with each clip's duration given (a rig may keep only some
+    /// tracks of an animation whose length is set by the others).
+    pub fn build_with_durations(
+        skeleton: &Skeleton,
+        clips: &[RawClip],
+        durations: &[f32],
+        file: &str,
+    ) -> Result<Self, ImportError> {
+        let joints = skeleton.joint_count();
+        let mut lib = ClipLibrary {
+            joint_count: joints as u32,
+            clips: Vec::with_capacity(clips.len()),
+            tracks: Vec::with_capacity(clips.len() * joints * 3),
+            times: vec![0.0],
+            values: Vec::new(),
+        };
+        // Shared rest-value keys: joint * 3 + channel.
+        for rest in skeleton.rest_pose() {
+            lib.values.push(rest.translation.extend(0.0).to_array());
+            lib.values.push(rest.rotation.to_array());
+            lib.values.push(rest.scale.extend(0.0).to_array());
+        }
+        for (c, clip) in clips.iter().enumerate() {
+            let first = lib.tracks.len();
+            for j in 0..joints {
+                for ch in 0..3 {
+                    lib.tracks.push(TrackDesc {
+                        time_offset: 0,
+                        value_offset: (j * 3 + ch) as u32,
+                        key_count: 1,
+                        interpolation: Interpolation::Step as u32,
+                    });
+                }
+            }
+            let duration = durations.get(c).copied().unwrap_or(0.0);
+            if duration <= 0.0 {
+                return Err(ImportError::new(
+                    file,
+                    ImportErrorKind::ZeroLengthClip {
+                        animation: c,
+                        name: clip.name.clone(),
+                    },
+                ));
+            }
+            let mut seen = vec![false; joints * 3];
+            for track in &clip.tracks {
+                let slot = track.target * 3 + track.channel as usize;
+                if track.target >= joints {
+                    return Err(ImportError::new(
+                        file,
+                        ImportErrorKind::NotFound {
+                            what: format!("clip {c} joint {}", track.target),
+                        },
+                    ));
+                }
+                if std::mem::replace(&mut seen[slot], true) {
+                    return Err(ImportError::new(
+                        file,
+                        ImportErrorKind::DuplicateChannel {
+                            animation: c,
+                            target: skeleton.names()[track.target].clone(),
+                            channel: track.channel.name(),
+                        },
+                    ));
+                }
+                lib.tracks[first + slot] = TrackDesc {
+                    time_offset: lib.times.len() as u32,
+                    value_offset: lib.values.len() as u32,
+                    key_count: track.times.len() as u32,
+                    interpolation: track.interpolation as u32,
+                };
+                lib.times.extend_from_slice(&track.times);
+                lib.values.extend(track.values.iter().map(|v| v.to_array()));
+            }
+            lib.clips.push(ClipInfo {
+                name: clip.name.clone(),
+                duration,
+            });
+        }
+        Ok(lib)
+    }
+
+    /// Number of clips.
+    pub fn clip_count(&self) -> usize {
+        self.clips.len()
+    }
+
+    /// Name and duration of every clip.
+    pub fn clips(&self) -> &[ClipInfo] {
+        &self.clips
+    }
+
+    /// Index of the clip named `name`.
+    pub fn find_clip(&self, name: &str) -> Option<usize> {
+        self.clips.iter().position(|c| c.name == name)
+    }
+
+    /// Number of joints each clip covers.
+    pub fn joint_count(&self) -> usize {
+        self.joint_count as usize
+    }
+
+    /// The track of `clip`, `joint`, `channel`.
+    #[inline]
+    pub fn track(&self, clip: usize, joint: usize, channel: Channel) -> &TrackDesc {
+        &self.tracks[(clip * self.joint_count as usize + joint) * 3 + channel as usize]
+    }
+
+    /// Every track descriptor: index `(clip * joints + joint) * 3 + channel`.
+    pub fn tracks(&self) -> &[TrackDesc] {
+        &self.tracks
+    }
+
+    /// Every key time.
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+
+    /// Every key value (16-byte aligned `vec4`s).
+    pub fn values(&self) -> &[[f32; 4]] {
+        &self.values
+    }
+
+    /// Key value `i` as a vector.
+    #[inline]
+    pub fn value(&self, i: usize) -> Vec4 {
+        Vec4::from_array(self.values[i])
+    }
+
+    /// Whether `clip` animates `channel` of `joint` from its own keys (not the rest fallback).
+    pub fn is_animated(&self, clip: usize, joint: usize, channel: Channel) -> bool {
+        self.track(clip, joint, channel).time_offset != 0
+    }
+}
+
+impl ClipLibrary {
+    /// Turns the baked clips back into editable raw clips over joint indices (rest-fallback
+    /// tracks are left out).
+    pub fn to_raw_clips(&self) -> Vec<RawClip> {
+        (0..self.clip_count())
+            .map(|c| RawClip {
+                name: self.clips[c].name.clone(),
+                tracks: (0..self.joint_count())
+                    .flat_map(|j| Channel::ALL.map(|ch| (j, ch)))
+                    .filter(|&(j, ch)| self.is_animated(c, j, ch))
+                    .map(|(j, ch)| {
+                        let d = self.track(c, j, ch);
+                        let interpolation = Interpolation::from_u32(d.interpolation)
+                            .unwrap_or(Interpolation::Linear);
+                        let per_key = if interpolation == Interpolation::CubicSpline {
+                            3
+                        } else {
+                            1
+                        };
+                        let t0 = d.time_offset as usize;
+                        let v0 = d.value_offset as usize;
+                        let n = d.key_count as usize;
+                        crate::import::RawTrack {
+                            target: j,
+                            channel: ch,
+                            interpolation,
+                            times: self.times[t0..t0 + n].to_vec(),
+                            values: (v0..v0 + n * per_key).map(|i| self.value(i)).collect(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,15 @@
+//! Raw data → immutable runtime data ("validate once, trust after"): [`Skeleton`],
+//! [`ClipLibrary`], [`SkinnedMesh`], grouped per [`Rig`], and the `.sinew` file that stores them.
+
+mod clip_library;
+pub mod file;
+mod retarget;
+mod rig;
+mod skeleton;
+mod skinned_mesh;
+
+pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
+pub use retarget::{RetargetReport, UnmatchedChannel, retarget_clips};
+pub use rig::{Rig, animated_nodes, bake_rigs};
+pub use skeleton::{MAX_JOINTS, NO_PARENT, Skeleton};
+pub use skinned_mesh::{Aabb, SkinnedMesh};

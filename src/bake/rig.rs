@@ -1,0 +1,143 @@
+//! A rig: one skeleton with its clips and skinned meshes, the unit the engine instantiates.
+
+use glam::Mat4;
+
+use super::{Aabb, ClipLibrary, Skeleton, SkinnedMesh};
+use crate::error::ImportError;
+use crate::import::{RawAsset, RawClip};
+
+/// Everything needed to animate and draw instances of one skin (or one animated node set).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rig {
+    /// The rig's name (the glTF skin's name, or `nodes`).
+    pub name: String,
+    /// Its joints.
+    pub skeleton: Skeleton,
+    /// Its clips, all over the same joints.
+    pub clips: ClipLibrary,
+    /// Skinned primitives deformed by it.
+    pub meshes: Vec<SkinnedMesh>,
+    /// Skeleton joint of each glTF skin joint, in skin order (empty for a node rig).
+    pub skin_joints: Vec<u16>,
+    /// Per joint: the union over all meshes of the joint-space vertex bounds.
+    pub joint_bounds: Vec<Aabb>,
+}
+
+impl Rig {
+    /// Bakes glTF skin `skin` of `asset` with all of the asset's animations.
+    pub fn from_skin(asset: &RawAsset, skin: usize) -> Result<Self, ImportError> {
+        let s = &asset.skins[skin];
+        let binds: Vec<(usize, Mat4)> = s
+            .joints
+            .iter()
+            .copied()
+            .zip(s.inverse_binds.iter().copied())
+            .collect();
+        let name = s.name.clone().unwrap_or_else(|| format!("skin{skin}"));
+        let skeleton =
+            Skeleton::from_nodes(asset, &s.joints, &binds, &format!("skin {skin} ({name})"))?;
+        let skin_joints: Vec<u16> = s
+            .joints
+            .iter()
+            .map(|&n| skeleton.joint_of_node(n).map_or(u16::MAX, |j| j as u16))
+            .collect();
+        let meshes: Vec<SkinnedMesh> = asset
+            .meshes
+            .iter()
+            .filter(|m| m.skin == skin)
+            .map(|m| SkinnedMesh::build(m, &skeleton, &skin_joints))
+            .collect();
+        Self::assemble(asset, name, skeleton, meshes, skin_joints)
+    }
+
+    /// Bakes a rig over glTF nodes `nodes` (and their ancestors), without a skin: how node
+    /// animation such as a rigid object's is evaluated.
+    pub fn from_nodes(asset: &RawAsset, nodes: &[usize], name: &str) -> Result<Self, ImportError> {
+        let skeleton = Skeleton::from_nodes(asset, nodes, &[], name)?;
+        Self::assemble(asset, name.to_string(), skeleton, Vec::new(), Vec::new())
+    }
+
+    fn assemble(
+        asset: &RawAsset,
+        name: String,
+        skeleton: Skeleton,
+        meshes: Vec<SkinnedMesh>,
+        skin_joints: Vec<u16>,
+    ) -> Result<Self, ImportError> {
+        let clips: Vec<RawClip> = asset
+            .clips
+            .iter()
+            .map(|clip| RawClip {
+                name: clip.name.clone(),
+                tracks: clip
+                    .tracks
+                    .iter()
+                    .filter_map(|t| {
+                        let joint = skeleton.joint_of_node(t.target)?;
+                        Some(crate::import::RawTrack {
+                            target: joint,
+                            ..t.clone()
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        // Durations come from the whole animation, not just the tracks this rig keeps.
+        let clips = ClipLibrary::build_with_durations(
+            &skeleton,
+            &clips,
+            &asset
+                .clips
+                .iter()
+                .map(RawClip::duration)
+                .collect::<Vec<_>>(),
+            &asset.file,
+        )?;
+        let mut joint_bounds = vec![Aabb::EMPTY; skeleton.joint_count()];
+        for mesh in &meshes {
+            for (acc, b) in joint_bounds.iter_mut().zip(&mesh.joint_bounds) {
+                acc.merge(b);
+            }
+        }
+        Ok(Self {
+            name,
+            skeleton,
+            clips,
+            meshes,
+            skin_joints,
+            joint_bounds,
+        })
+    }
+
+    /// Number of joints (palette entries per instance).
+    pub fn joint_count(&self) -> usize {
+        self.skeleton.joint_count()
+    }
+}
+
+/// Every rig of an imported file: one per skin, or, for a file without skins, one over every
+/// node its animations target.
+pub fn bake_rigs(asset: &RawAsset) -> Result<Vec<Rig>, ImportError> {
+    if asset.skins.is_empty() {
+        let nodes = animated_nodes(asset);
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        return Ok(vec![Rig::from_nodes(asset, &nodes, "nodes")?]);
+    }
+    (0..asset.skins.len())
+        .map(|s| Rig::from_skin(asset, s))
+        .collect()
+}
+
+/// Every node any animation of `asset` targets, ascending.
+pub fn animated_nodes(asset: &RawAsset) -> Vec<usize> {
+    let mut nodes: Vec<usize> = asset
+        .clips
+        .iter()
+        .flat_map(|c| c.tracks.iter().map(|t| t.target))
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+}

@@ -1,0 +1,269 @@
+//! A bounds-checked glTF accessor reader. It checks the format against what the usage allows and
+//! every byte range against its buffer view and buffer before touching data, so malformed files
+//! produce errors instead of panics. Handles strides, normalized integers and sparse accessors.
+
+use gltf::accessor::{DataType, Dimensions};
+
+use crate::error::ImportErrorKind;
+
+/// The component types and element shapes one usage accepts.
+pub(crate) struct Format {
+    /// What the accessor is used for, for error messages.
+    pub usage: &'static str,
+    /// Accepted element shape.
+    pub dims: Dimensions,
+    /// Accepted float or non-normalized integer component types.
+    pub plain: &'static [DataType],
+    /// Accepted normalized integer component types.
+    pub normalized: &'static [DataType],
+}
+
+fn component_count(dims: Dimensions) -> usize {
+    dims.multiplicity()
+}
+
+fn component_size(t: DataType) -> usize {
+    t.size()
+}
+
+fn read_component(bytes: &[u8], t: DataType, normalized: bool) -> f32 {
+    match t {
+        DataType::I8 => {
+            let v = bytes[0] as i8 as f32;
+            if normalized { (v / 127.0).max(-1.0) } else { v }
+        }
+        DataType::U8 => {
+            let v = bytes[0] as f32;
+            if normalized { v / 255.0 } else { v }
+        }
+        DataType::I16 => {
+            let v = i16::from_le_bytes([bytes[0], bytes[1]]) as f32;
+            if normalized {
+                (v / 32767.0).max(-1.0)
+            } else {
+                v
+            }
+        }
+        DataType::U16 => {
+            let v = u16::from_le_bytes([bytes[0], bytes[1]]) as f32;
+            if normalized { v / 65535.0 } else { v }
+        }
+        DataType::U32 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f32,
+        DataType::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+    }
+}
+
+fn out_of_range(accessor: usize, reason: String) -> ImportErrorKind {
+    ImportErrorKind::AccessorOutOfRange { accessor, reason }
+}
+
+/// The bytes of a buffer view, checked against its buffer.
+fn view_bytes<'b>(
+    view: &gltf::buffer::View<'_>,
+    buffers: &'b [gltf::buffer::Data],
+    accessor: usize,
+) -> Result<&'b [u8], ImportErrorKind> {
+    let buffer = view.buffer().index();
+    let data = buffers.get(buffer).ok_or(ImportErrorKind::Buffer {
+        buffer,
+        reason: "not loaded".into(),
+    })?;
+    let start = view.offset();
+    let end = start.checked_add(view.length()).ok_or_else(|| {
+        out_of_range(
+            accessor,
+            format!("buffer view {} length overflows", view.index()),
+        )
+    })?;
+    if end > data.len() || end > view.buffer().length() {
+        return Err(out_of_range(
+            accessor,
+            format!(
+                "buffer view {} spans bytes {start}..{end} of buffer {buffer} ({} bytes)",
+                view.index(),
+                data.len().min(view.buffer().length())
+            ),
+        ));
+    }
+    Ok(&data[start..end])
+}
+
+/// Reads `count` elements of `comps` components each from `bytes` at `offset` with `stride`.
+#[allow(clippy::too_many_arguments)]
+fn read_elements(
+    bytes: &[u8],
+    offset: usize,
+    stride: usize,
+    count: usize,
+    comps: usize,
+    t: DataType,
+    normalized: bool,
+    accessor: usize,
+    out: &mut Vec<f32>,
+) -> Result<(), ImportErrorKind> {
+    let csize = component_size(t);
+    let elem = comps * csize;
+    if count > 0 {
+        let last_end = (count - 1)
+            .checked_mul(stride)
+            .and_then(|v| v.checked_add(offset))
+            .and_then(|v| v.checked_add(elem))
+            .ok_or_else(|| out_of_range(accessor, "byte range overflows".into()))?;
+        if last_end > bytes.len() {
+            return Err(out_of_range(
+                accessor,
+                format!(
+                    "{count} elements at offset {offset} stride {stride} need {last_end} bytes, the view has {}",
+                    bytes.len()
+                ),
+            ));
+        }
+    }
+    out.reserve(count * comps);
+    for i in 0..count {
+        let base = offset + i * stride;
+        for c in 0..comps {
+            let at = base + c * csize;
+            out.push(read_component(&bytes[at..at + csize], t, normalized));
+        }
+    }
+    Ok(())
+}
+
+fn read_indices(
+    bytes: &[u8],
+    offset: usize,
+    count: usize,
+    t: gltf::accessor::sparse::IndexType,
+    accessor: usize,
+) -> Result<Vec<usize>, ImportErrorKind> {
+    use gltf::accessor::sparse::IndexType;
+    let dt = match t {
+        IndexType::U8 => DataType::U8,
+        IndexType::U16 => DataType::U16,
+        IndexType::U32 => DataType::U32,
+    };
+    let mut raw = Vec::new();
+    read_elements(
+        bytes,
+        offset,
+        dt.size(),
+        count,
+        1,
+        dt,
+        false,
+        accessor,
+        &mut raw,
+    )?;
+    Ok(raw.into_iter().map(|v| v as usize).collect())
+}
+
+/// Reads an accessor as flat `f32` components (normalized integers mapped to `[0, 1]` or
+/// `[-1, 1]`), after checking its format against `format` and all ranges against the buffers.
+/// Returns the data and the number of components per element.
+pub(crate) fn read_accessor(
+    accessor: &gltf::Accessor<'_>,
+    buffers: &[gltf::buffer::Data],
+    format: &Format,
+) -> Result<(Vec<f32>, usize), ImportErrorKind> {
+    let index = accessor.index();
+    let t = accessor.data_type();
+    let normalized = accessor.normalized();
+    let allowed = if normalized {
+        format.normalized
+    } else {
+        format.plain
+    };
+    if accessor.dimensions() != format.dims || !allowed.contains(&t) {
+        return Err(ImportErrorKind::AccessorFormat {
+            accessor: index,
+            usage: format.usage.to_string(),
+            found: format!(
+                "{:?} {:?}{}",
+                accessor.dimensions(),
+                t,
+                if normalized { " normalized" } else { "" }
+            ),
+        });
+    }
+    let comps = component_count(format.dims);
+    let elem = comps * component_size(t);
+    let count = accessor.count();
+    let mut out = Vec::with_capacity(count * comps);
+    match accessor.view() {
+        Some(view) => {
+            let bytes = view_bytes(&view, buffers, index)?;
+            let stride = view.stride().unwrap_or(elem);
+            if stride < elem {
+                return Err(out_of_range(
+                    index,
+                    format!("byte stride {stride} is smaller than the element size {elem}"),
+                ));
+            }
+            read_elements(
+                bytes,
+                accessor.offset(),
+                stride,
+                count,
+                comps,
+                t,
+                normalized,
+                index,
+                &mut out,
+            )?;
+        }
+        None => out.resize(count * comps, 0.0),
+    }
+    if let Some(sparse) = accessor.sparse() {
+        let n = sparse.count();
+        if n > count {
+            return Err(out_of_range(
+                index,
+                format!("sparse count {n} exceeds accessor count {count}"),
+            ));
+        }
+        let ib = view_bytes(&sparse.indices().view(), buffers, index)?;
+        let idx = read_indices(
+            ib,
+            sparse.indices().offset(),
+            n,
+            sparse.indices().index_type(),
+            index,
+        )?;
+        let vb = view_bytes(&sparse.values().view(), buffers, index)?;
+        let mut values = Vec::with_capacity(n * comps);
+        read_elements(
+            vb,
+            sparse.values().offset(),
+            elem,
+            n,
+            comps,
+            t,
+            normalized,
+            index,
+            &mut values,
+        )?;
+        for (k, &i) in idx.iter().enumerate() {
+            if i >= count {
+                return Err(out_of_range(
+                    index,
+                    format!("sparse index {i} is not below the accessor count {count}"),
+                ));
+            }
+            out[i * comps..(i + 1) * comps].copy_from_slice(&values[k * comps..(k + 1) * comps]);
+        }
+    }
+    Ok((out, comps))
+}
+
+/// Float-only formats.
+pub(crate) const F32: &[DataType] = &[DataType::F32];
+/// Unsigned integer joint index formats.
+pub(crate) const JOINT_TYPES: &[DataType] = &[DataType::U8, DataType::U16];
+/// Normalized unsigned formats (weights, texture coordinates).
+pub(crate) const UNORM: &[DataType] = &[DataType::U8, DataType::U16];
+/// Normalized formats a rotation output may use.
+pub(crate) const ROTATION_NORM: &[DataType] =
+    &[DataType::I8, DataType::U8, DataType::I16, DataType::U16];
+/// Index buffer formats.
+pub(crate) const INDEX_TYPES: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];

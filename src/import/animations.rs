@@ -1,0 +1,150 @@
+//! Animations: channels → tracks with validated, strictly increasing key times.
+
+use glam::{Quat, Vec4};
+use gltf::Document;
+use gltf::accessor::Dimensions;
+use gltf::animation::Property;
+
+use super::accessor::{F32, Format, ROTATION_NORM, read_accessor};
+use super::raw::{Channel, Interpolation, RawClip, RawTrack};
+use crate::error::ImportErrorKind;
+
+const TIMES: Format = Format {
+    usage: "animation key times",
+    dims: Dimensions::Scalar,
+    plain: F32,
+    normalized: &[],
+};
+const VEC3_KEYS: Format = Format {
+    usage: "translation or scale keys",
+    dims: Dimensions::Vec3,
+    plain: F32,
+    normalized: &[],
+};
+const ROTATION_KEYS: Format = Format {
+    usage: "rotation keys",
+    dims: Dimensions::Vec4,
+    plain: F32,
+    normalized: ROTATION_NORM,
+};
+
+/// Reads every animation. Morph-target `weights` channels are skipped (sinew animates joints);
+/// their key times still count toward the clip's duration.
+pub(crate) fn read_animations(
+    doc: &Document,
+    buffers: &[gltf::buffer::Data],
+) -> Result<Vec<RawClip>, ImportErrorKind> {
+    doc.animations()
+        .map(|anim| {
+            let a = anim.index();
+            let name = anim.name().unwrap_or("").to_string();
+            let mut tracks = Vec::new();
+            let mut duration = 0.0f32;
+            let mut channels = 0;
+            for (c, channel) in anim.channels().enumerate() {
+                channels += 1;
+                let sampler = channel.sampler();
+                let (times, _) = read_accessor(&sampler.input(), buffers, &TIMES)?;
+                check_times(&times, a, c)?;
+                duration = duration.max(times.last().copied().unwrap_or(0.0));
+                let (kind, format) = match channel.target().property() {
+                    Property::Translation => (Channel::Translation, &VEC3_KEYS),
+                    Property::Rotation => (Channel::Rotation, &ROTATION_KEYS),
+                    Property::Scale => (Channel::Scale, &VEC3_KEYS),
+                    Property::MorphTargetWeights => continue,
+                };
+                let interpolation = match sampler.interpolation() {
+                    gltf::animation::Interpolation::Step => Interpolation::Step,
+                    gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                    gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+                };
+                let (raw, comps) = read_accessor(&sampler.output(), buffers, format)?;
+                let per_key = if interpolation == Interpolation::CubicSpline {
+                    3
+                } else {
+                    1
+                };
+                let value_count = raw.len() / comps;
+                if value_count != times.len() * per_key {
+                    return Err(ImportErrorKind::KeyCount {
+                        animation: a,
+                        channel: c,
+                        times: times.len(),
+                        values: value_count / per_key,
+                    });
+                }
+                if raw.iter().any(|v| !v.is_finite()) {
+                    return Err(ImportErrorKind::NonFinite {
+                        object: format!("animation {a} channel {c} key values"),
+                    });
+                }
+                let mut values: Vec<Vec4> = raw
+                    .chunks_exact(comps)
+                    .map(|v| match comps {
+                        3 => Vec4::new(v[0], v[1], v[2], 0.0),
+                        _ => Vec4::new(v[0], v[1], v[2], v[3]),
+                    })
+                    .collect();
+                if kind == Channel::Rotation {
+                    normalize_rotation_keys(&mut values, per_key, a, c)?;
+                }
+                tracks.push(RawTrack {
+                    target: channel.target().node().index(),
+                    channel: kind,
+                    interpolation,
+                    times,
+                    values,
+                });
+            }
+            if channels == 0 || duration <= 0.0 {
+                return Err(ImportErrorKind::ZeroLengthClip { animation: a, name });
+            }
+            Ok(RawClip { name, tracks })
+        })
+        .collect()
+}
+
+/// Key times must be finite, non-negative and strictly increasing, with at least one key.
+fn check_times(times: &[f32], animation: usize, channel: usize) -> Result<(), ImportErrorKind> {
+    let bad = |key| ImportErrorKind::KeyTimes {
+        animation,
+        channel,
+        key,
+    };
+    if times.is_empty() {
+        return Err(ImportErrorKind::KeyCount {
+            animation,
+            channel,
+            times: 0,
+            values: 0,
+        });
+    }
+    for (k, &t) in times.iter().enumerate() {
+        if !t.is_finite() || t < 0.0 || (k > 0 && t <= times[k - 1]) {
+            return Err(bad(k));
+        }
+    }
+    Ok(())
+}
+
+/// Rotation key values (not tangents) become unit quaternions; a zero quaternion is an error.
+fn normalize_rotation_keys(
+    values: &mut [Vec4],
+    per_key: usize,
+    animation: usize,
+    channel: usize,
+) -> Result<(), ImportErrorKind> {
+    let value_slot = if per_key == 3 { 1 } else { 0 };
+    for key in values.chunks_exact_mut(per_key) {
+        let q = key[value_slot];
+        if q.length_squared() < 1e-12 {
+            return Err(ImportErrorKind::NonFinite {
+                object: format!(
+                    "animation {animation} channel {channel}: zero-length rotation key"
+                ),
+            });
+        }
+        key[value_slot] = Vec4::from(Quat::from_vec4(q).normalize());
+    }
+    Ok(())
+}

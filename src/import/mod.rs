@@ -1,0 +1,64 @@
+//! glTF 2.0 → raw animation data ([`RawAsset`]): node forest, skins, animations and skinned
+//! meshes, validated once with typed errors. `.gltf` (external or data-URI buffers) and `.glb`.
+
+mod accessor;
+mod animations;
+mod meshes;
+mod nodes;
+pub mod raw;
+
+use std::path::Path;
+
+pub use raw::{Channel, Interpolation, RawAsset, RawClip, RawMesh, RawNode, RawSkin, RawTrack};
+
+use crate::error::{ImportError, ImportErrorKind};
+
+/// Imports a `.gltf` or `.glb` file from disk. External buffers resolve relative to its folder.
+pub fn import_file(path: impl AsRef<Path>) -> Result<RawAsset, ImportError> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| ImportError::new(&file, ImportErrorKind::Io(e.to_string())))?;
+    import_bytes(&bytes, &file, path.parent())
+}
+
+/// Imports glTF from memory. `name` labels errors; `base` resolves external buffer URIs (none:
+/// only embedded and data-URI buffers load).
+pub fn import_bytes(
+    bytes: &[u8],
+    name: &str,
+    base: Option<&Path>,
+) -> Result<RawAsset, ImportError> {
+    let fail = |kind| ImportError::new(name, kind);
+    let gltf =
+        gltf::Gltf::from_slice(bytes).map_err(|e| fail(ImportErrorKind::Gltf(e.to_string())))?;
+    let gltf::Gltf { document, blob } = gltf;
+    let buffers =
+        gltf::import_buffers(&document, base.or(Some(Path::new("."))), blob).map_err(|e| {
+            fail(match e {
+                gltf::Error::BufferLength {
+                    buffer,
+                    expected,
+                    actual,
+                } => ImportErrorKind::Buffer {
+                    buffer,
+                    reason: format!("declares {expected} bytes but holds {actual}"),
+                },
+                other => ImportErrorKind::Buffer {
+                    buffer: 0,
+                    reason: other.to_string(),
+                },
+            })
+        })?;
+    let nodes = nodes::read_nodes(&document).map_err(fail)?;
+    let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
+    let clips = animations::read_animations(&document, &buffers).map_err(fail)?;
+    let meshes = meshes::read_skinned_meshes(&document, &buffers, &skins).map_err(fail)?;
+    Ok(RawAsset {
+        file: name.to_string(),
+        nodes,
+        skins,
+        clips,
+        meshes,
+    })
+}

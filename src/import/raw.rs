@@ -1,0 +1,164 @@
+//! Editable animation data as imported, before baking: glTF's node graph, skins, animations and
+//! skinned meshes in plain Rust types. Validated once by the importer; the baker trusts it.
+
+use glam::{Mat4, Vec4};
+
+use crate::math::Sqt;
+
+/// A whole imported file: the scene's node forest and everything that animates it.
+#[derive(Clone, Debug, Default)]
+pub struct RawAsset {
+    /// The file it came from, for error messages.
+    pub file: String,
+    /// Every node of the file, in glTF index order.
+    pub nodes: Vec<RawNode>,
+    /// Every skin, in glTF index order.
+    pub skins: Vec<RawSkin>,
+    /// Every animation, in glTF index order.
+    pub clips: Vec<RawClip>,
+    /// Every skinned primitive, grouped per skinned mesh node.
+    pub meshes: Vec<RawMesh>,
+}
+
+/// One node of the glTF node graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawNode {
+    /// The node's name, or `node<i>` when it has none.
+    pub name: String,
+    /// Index of the parent node, `None` for roots.
+    pub parent: Option<usize>,
+    /// The node's local transform (its TRS, or its decomposed `matrix`).
+    pub rest: Sqt,
+}
+
+/// A glTF skin: which nodes deform a mesh, and their inverse bind matrices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawSkin {
+    /// The skin's name, if the file gives one.
+    pub name: Option<String>,
+    /// Joint nodes, in skin order (the order vertex joint indices refer to).
+    pub joints: Vec<usize>,
+    /// One inverse bind matrix per joint (identity when the file has none).
+    pub inverse_binds: Vec<Mat4>,
+    /// The `skeleton` root node, if the file names one.
+    pub skeleton_root: Option<usize>,
+    /// Nodes whose mesh this skin deforms.
+    pub mesh_nodes: Vec<usize>,
+}
+
+/// Which part of a joint's transform a track animates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// Translation, keys are `(x, y, z, 0)`.
+    Translation = 0,
+    /// Rotation, keys are unit quaternions `(x, y, z, w)`.
+    Rotation = 1,
+    /// Scale, keys are `(x, y, z, 0)`.
+    Scale = 2,
+}
+
+impl Channel {
+    /// All three channels, in storage order.
+    pub const ALL: [Channel; 3] = [Channel::Translation, Channel::Rotation, Channel::Scale];
+
+    /// The channel's lower-case name, as glTF spells its path.
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Translation => "translation",
+            Channel::Rotation => "rotation",
+            Channel::Scale => "scale",
+        }
+    }
+}
+
+/// How values between two keys are found (glTF sampler interpolation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Hold the earlier key.
+    Step = 0,
+    /// Linear for translation and scale, shortest-arc slerp for rotation.
+    Linear = 1,
+    /// Cubic Hermite spline with per-key in and out tangents.
+    CubicSpline = 2,
+}
+
+impl Interpolation {
+    /// The glTF name of the mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            Interpolation::Step => "STEP",
+            Interpolation::Linear => "LINEAR",
+            Interpolation::CubicSpline => "CUBICSPLINE",
+        }
+    }
+
+    /// Decodes the number stored in baked track descriptors.
+    pub fn from_u32(v: u32) -> Option<Self> {
+        match v {
+            0 => Some(Self::Step),
+            1 => Some(Self::Linear),
+            2 => Some(Self::CubicSpline),
+            _ => None,
+        }
+    }
+}
+
+/// One animated channel of one node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawTrack {
+    /// Target node index (in the asset being imported; a joint index once retargeted).
+    pub target: usize,
+    /// The animated property.
+    pub channel: Channel,
+    /// How to interpolate.
+    pub interpolation: Interpolation,
+    /// Strictly increasing key times in seconds.
+    pub times: Vec<f32>,
+    /// Key values: one per key, or three per key (in tangent, value, out tangent) for
+    /// [`Interpolation::CubicSpline`].
+    pub values: Vec<Vec4>,
+}
+
+/// One animation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawClip {
+    /// The animation's name (may be empty).
+    pub name: String,
+    /// Its animated channels.
+    pub tracks: Vec<RawTrack>,
+}
+
+impl RawClip {
+    /// The clip's length: the last key time over all tracks (glTF timeline, starting at 0).
+    pub fn duration(&self) -> f32 {
+        self.tracks
+            .iter()
+            .filter_map(|t| t.times.last().copied())
+            .fold(0.0, f32::max)
+    }
+}
+
+/// A skinned primitive's vertex streams. Joint indices refer to the skin's joint order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawMesh {
+    /// The mesh's name, or `mesh<i>`.
+    pub name: String,
+    /// The glTF node that instantiates the mesh.
+    pub node: usize,
+    /// The skin deforming it.
+    pub skin: usize,
+    /// Positions in bind space.
+    pub positions: Vec<[f32; 3]>,
+    /// Normals (zero when the file has none).
+    pub normals: Vec<[f32; 3]>,
+    /// First texture coordinate set (zero when the file has none).
+    pub uvs: Vec<[f32; 2]>,
+    /// Tangents with handedness in `w`, when the file has them.
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// The four strongest influences per vertex, skin joint indices.
+    pub joints: Vec<[u16; 4]>,
+    /// Their weights, summing to one.
+    pub weights: Vec<[f32; 4]>,
+    /// Triangle list indices.
+    pub indices: Vec<u32>,
+}

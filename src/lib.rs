@@ -1,0 +1,46 @@
+//! # sinew
+//!
+//! Skeletal animation for crowds. glTF 2.0 rigs are baked into flat struct-of-arrays buffers;
+//! per-joint work (keyframe search, interpolation, layer blending, hierarchy propagation, skin
+//! matrices and animated bounds) runs for every instance at once, in WGSL compute passes on
+//! wgpu or on the CPU evaluator that is its twin and test oracle.
+//!
+//! ```no_run
+//! use sinew::{CpuBackend, InstanceRecord, Layer, Aabb, Mat3x4Rows};
+//!
+//! let asset = sinew::import_file("assets/humanoid.glb")?;
+//! let rigs = sinew::bake_rigs(&asset)?;
+//! let joints = rigs[0].joint_count();
+//! let backend = CpuBackend::new(rigs, Vec::new());
+//!
+//! // Two instances of rig 0 playing clip 1 at different times.
+//! let world = glam::Affine3A::IDENTITY;
+//! let instances = [
+//!     InstanceRecord::new(0, 0, &world, &[Layer::clip(1, 0.25)])?,
+//!     InstanceRecord::new(0, joints as u32, &world, &[Layer::clip(1, 0.5)])?,
+//! ];
+//! let mut palette = vec![Mat3x4Rows::IDENTITY; 2 * joints];
+//! let mut bounds = vec![Aabb::EMPTY; 2];
+//! backend.evaluate(&instances, &mut palette, &mut bounds)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod bake;
+pub mod cpu;
+mod error;
+pub mod import;
+mod instance;
+mod mask;
+pub mod math;
+pub mod report;
+
+pub use bake::{
+    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh, TrackDesc,
+    bake_rigs,
+};
+pub use cpu::CpuBackend;
+pub use error::{EvalError, FormatError, FormatErrorKind, ImportError, ImportErrorKind};
+pub use import::{Channel, Interpolation, RawAsset, import_bytes, import_file};
+pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS};
+pub use mask::JointMask;
+pub use math::{Mat3x4Rows, Sqt};

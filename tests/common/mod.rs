@@ -1,0 +1,92 @@
+//! Helpers shared by the integration tests: where the third-party assets are, and the
+//! tolerances every comparison uses (stated once, here).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// Matrix tolerance: `|a - b| <= MATRIX_TOLERANCE * max(1, |b|)`.
+pub const MATRIX_TOLERANCE: f32 = 1e-4;
+/// Quaternion tolerance: `1 - |dot(a, b)| <= QUAT_TOLERANCE`.
+pub const QUAT_TOLERANCE: f32 = 1e-5;
+/// Exact operations (no approximation involved).
+pub const EXACT_TOLERANCE: f32 = 1e-5;
+/// How far outside a GPU AABB a CPU-skinned vertex may lie.
+pub const AABB_TOLERANCE: f32 = 1e-3;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` next to the repository, if present. Absent in a user's own clone: tests that
+/// need it print why and skip, except under `CI=true`, where its absence fails the test.
+pub fn shared() -> Option<PathBuf> {
+    let dir = repo().join("../shared");
+    if dir.join("gltf").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true but ../shared/gltf is missing: the conformance assets are required in CI");
+    }
+    eprintln!("skipping: ../shared/gltf not found (third-party conformance assets)");
+    None
+}
+
+/// Every `.gltf`/`.glb` file in `../shared/gltf`, sorted.
+pub fn shared_assets() -> Vec<PathBuf> {
+    let Some(dir) = shared() else { return Vec::new() };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("gltf"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "../shared/gltf holds no glTF files");
+    files
+}
+
+/// Every generated asset in `assets/` (including `assets/synthetic/`), sorted.
+pub fn repo_assets() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in [repo().join("assets"), repo().join("assets/synthetic")] {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            files.extend(
+                entries
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb"))),
+            );
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Asserts two column-major matrices agree to `MATRIX_TOLERANCE`, printing both on failure.
+pub fn assert_matrix_close(a: &[f32; 16], b: &[f32; 16], what: &str) {
+    for i in 0..16 {
+        let tol = MATRIX_TOLERANCE * b[i].abs().max(1.0);
+        assert!(
+            (a[i] - b[i]).abs() <= tol,
+            "{what}: element {i} differs by {} (tolerance {tol})\n  got      {a:?}\n  expected {b:?}",
+            (a[i] - b[i]).abs()
+        );
+    }
+}
+
+/// Asserts two quaternions (xyzw) describe the same rotation to `QUAT_TOLERANCE`.
+pub fn assert_quat_close(a: glam::Quat, b: glam::Quat, what: &str) {
+    let d = 1.0 - a.dot(b).abs();
+    assert!(d <= QUAT_TOLERANCE, "{what}: 1 - |dot| = {d}\n  got      {a:?}\n  expected {b:?}");
+}
+
+/// Asserts two vectors agree to `tol` per component.
+pub fn assert_vec_close(a: &[f32], b: &[f32], tol: f32, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths differ");
+    for i in 0..a.len() {
+        assert!(
+            (a[i] - b[i]).abs() <= tol * b[i].abs().max(1.0),
+            "{what}: component {i} differs by {}\n  got      {a:?}\n  expected {b:?}",
+            (a[i] - b[i]).abs()
+        );
+    }
+}
