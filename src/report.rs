@@ -180,6 +180,59 @@ fn cols(a: &Affine3A) -> [f32; 16] {
     Mat4::from(*a).to_cols_array()
 }
 
+/// Node rigs covering `selected` (each within [`crate::MAX_JOINTS`] including ancestors), with
+/// `(position in selected, joint)` pairs telling where each selected node landed.
+#[allow(clippy::type_complexity)]
+fn node_rigs(
+    asset: &RawAsset,
+    selected: &[usize],
+) -> Result<Vec<(Rig, Vec<(usize, usize)>)>, ImportError> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut closure = vec![false; asset.nodes.len()];
+    let mut size = 0;
+    for (slot, &node) in selected.iter().enumerate() {
+        let mut added = Vec::new();
+        let mut at = Some(node);
+        while let Some(n) = at {
+            if closure[n] {
+                break;
+            }
+            added.push(n);
+            at = asset.nodes[n].parent;
+        }
+        if groups.is_empty() || size + added.len() > crate::MAX_JOINTS {
+            closure.iter_mut().for_each(|c| *c = false);
+            groups.push(Vec::new());
+            size = 0;
+            added.clear();
+            let mut at = Some(node);
+            while let Some(n) = at {
+                added.push(n);
+                at = asset.nodes[n].parent;
+            }
+        }
+        for &n in &added {
+            closure[n] = true;
+        }
+        size += added.len();
+        if let Some(g) = groups.last_mut() {
+            g.push(slot);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|slots| {
+            let nodes: Vec<usize> = slots.iter().map(|&s| selected[s]).collect();
+            let rig = Rig::from_nodes(asset, &nodes, "nodes")?;
+            let members = slots
+                .iter()
+                .filter_map(|&s| Some((s, rig.skeleton.joint_of_node(selected[s])?)))
+                .collect();
+            Ok((rig, members))
+        })
+        .collect()
+}
+
 /// Evaluates `request` on `asset` with `evaluator`.
 pub fn pose_report(
     asset: &RawAsset,
@@ -249,23 +302,23 @@ pub fn pose_report(
     let nodes = if request.nodes == NodeSelection::None {
         None
     } else {
-        let rig = Rig::from_nodes(asset, &selected, "nodes")?;
-        let mut out = Vec::new();
-        for (t, layers) in &frames {
-            let (models, _) = evaluator
-                .evaluate(&rig, layers)
-                .map_err(PoseError::Evaluate)?;
-            out.push(NodeFrame {
+        let rigs = node_rigs(asset, &selected)?;
+        let mut out: Vec<NodeFrame> = frames
+            .iter()
+            .map(|(t, _)| NodeFrame {
                 t: *t,
-                world: selected
-                    .iter()
-                    .map(|&n| {
-                        rig.skeleton
-                            .joint_of_node(n)
-                            .map_or([0.0; 16], |j| cols(&models[j]))
-                    })
-                    .collect(),
-            });
+                world: vec![[0.0; 16]; selected.len()],
+            })
+            .collect();
+        for (rig, members) in &rigs {
+            for ((_, layers), frame) in frames.iter().zip(&mut out) {
+                let (models, _) = evaluator
+                    .evaluate(rig, layers)
+                    .map_err(PoseError::Evaluate)?;
+                for &(slot, joint) in members {
+                    frame.world[slot] = cols(&models[joint]);
+                }
+            }
         }
         Some(NodeFrames {
             names: selected

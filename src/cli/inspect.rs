@@ -120,15 +120,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         rigs: load(file)?.iter().map(describe).collect(),
     };
     if args.has("--json") {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&inspection).map_err(|e| e.to_string())?
+        return super::print(
+            &serde_json::to_string_pretty(&inspection).map_err(|e| e.to_string())?,
         );
-        return Ok(());
     }
-    println!("{}", inspection.file);
+    use std::fmt::Write;
+    let mut text = String::new();
+    let _ = writeln!(text, "{}", inspection.file);
     for rig in &inspection.rigs {
-        println!(
+        let _ = writeln!(
+            text,
             "rig {:?}: {} joints, {} meshes, {} clips",
             rig.name,
             rig.joints.len(),
@@ -136,28 +137,37 @@ pub fn run(args: &[String]) -> Result<(), String> {
             rig.clips.len()
         );
         for j in &rig.joints {
-            println!("  {}{} (node {})", "  ".repeat(j.depth), j.name, j.node);
+            let _ = writeln!(
+                text,
+                "  {}{} (node {})",
+                "  ".repeat(j.depth),
+                j.name,
+                j.node
+            );
         }
         for m in &rig.meshes {
-            println!(
+            let _ = writeln!(
+                text,
                 "  mesh {:?}: {} vertices, {} triangles",
                 m.name, m.vertices, m.triangles
             );
         }
         for c in &rig.clips {
-            println!(
+            let _ = writeln!(
+                text,
                 "  clip {:?}: {:.4} s, {} channels",
                 c.name,
                 c.duration,
                 c.channels.len()
             );
             for ch in &c.channels {
-                println!(
+                let _ = writeln!(
+                    text,
                     "    {} {} {} ({} keys)",
                     ch.joint, ch.path, ch.interpolation, ch.keys
                 );
             }
         }
     }
-    Ok(())
+    super::print(text.trim_end())
 }

@@ -4,6 +4,18 @@ pub mod bake;
 pub mod inspect;
 pub mod pose;
 
+/// Writes `text` and a newline to stdout; a closed pipe (`sinew pose ... | head`) is not an error.
+pub fn print(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Flags and positional arguments of one subcommand.
 pub struct Args {
     positional: Vec<String>,

@@ -52,6 +52,5 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     .map_err(|e| e.to_string())?;
     let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
-    println!("{json}");
-    Ok(())
+    super::print(&json)
 }
