@@ -114,6 +114,15 @@ pub enum ImportErrorKind {
         /// Index of the first bad key.
         key: usize,
     },
+    /// A rotation key is a zero-length quaternion, which describes no rotation.
+    ZeroRotation {
+        /// Animation index.
+        animation: usize,
+        /// Channel index in the animation.
+        channel: usize,
+        /// Index of the key.
+        key: usize,
+    },
     /// A sampler's output count does not match its input count.
     KeyCount {
         /// Animation index.
@@ -214,6 +223,14 @@ impl fmt::Display for ImportError {
             } => write!(
                 f,
                 "animation {animation} channel {channel}: key time {key} is not finite, negative or not strictly increasing"
+            ),
+            ZeroRotation {
+                animation,
+                channel,
+                key,
+            } => write!(
+                f,
+                "animation {animation} channel {channel}: rotation key {key} is a zero-length quaternion"
             ),
             KeyCount {
                 animation,
@@ -338,6 +355,13 @@ pub enum EvalError {
         /// Why the layer is rejected.
         reason: String,
     },
+    /// Two instances' palette ranges overlap.
+    PaletteOverlap {
+        /// Index of the instance whose range starts inside another's.
+        instance: usize,
+        /// Its palette offset.
+        offset: u32,
+    },
     /// An output slice has the wrong length.
     OutputSize {
         /// Length needed.
@@ -360,6 +384,10 @@ impl fmt::Display for EvalError {
                 write!(f, "rig {rig} does not exist ({rig_count} rigs)")
             }
             Self::BadLayer { reason } => write!(f, "bad layer: {reason}"),
+            Self::PaletteOverlap { instance, offset } => write!(
+                f,
+                "instance {instance}: palette offset {offset} overlaps another instance's block"
+            ),
             Self::OutputSize { expected, found } => {
                 write!(f, "output holds {found} entries, {expected} needed")
             }
@@ -368,3 +396,88 @@ impl fmt::Display for EvalError {
 }
 
 impl std::error::Error for EvalError {}
+
+/// The GPU backend could not start, was given data it cannot hold, or wgpu reported an error.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GpuError {
+    /// No adapter of the requested backends exists (no GPU and no software driver).
+    NoAdapter {
+        /// The backends that were searched, as `WGPU_BACKEND` spells them.
+        backends: String,
+        /// wgpu's reason.
+        reason: String,
+    },
+    /// The adapter refused to create a device with the features and limits asked for.
+    RequestDevice(String),
+    /// The data needs more of a device limit than the device has.
+    LimitExceeded {
+        /// The wgpu limit, by its field name.
+        limit: &'static str,
+        /// What the data needs.
+        needed: u64,
+        /// What the device allows.
+        available: u64,
+    },
+    /// wgpu rejected a pipeline, bind group, buffer or dispatch (captured by an error scope).
+    Validation(String),
+    /// The device ran out of memory while creating a resource or running a pass.
+    OutOfMemory(String),
+    /// Reading a buffer back failed (mapping refused, device lost, or the wait timed out).
+    Readback(String),
+    /// An instance record names something the uploaded rigs and masks do not have.
+    Eval(EvalError),
+    /// A palette block was freed twice, or never came from this palette.
+    BadBlock {
+        /// First palette entry of the block.
+        offset: u32,
+        /// Its length in entries.
+        len: u32,
+    },
+    /// An inverse bind matrix cannot be inverted, so the model matrix of its joint cannot be
+    /// recovered from the palette.
+    SingularBind {
+        /// Rig index.
+        rig: u32,
+        /// Joint index in the rig.
+        joint: u32,
+    },
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoAdapter { backends, reason } => {
+                write!(f, "no GPU adapter for backends {backends}: {reason}")
+            }
+            Self::RequestDevice(e) => write!(f, "the adapter refused to create a device: {e}"),
+            Self::LimitExceeded {
+                limit,
+                needed,
+                available,
+            } => write!(
+                f,
+                "device limit {limit} is {available}, but the data needs {needed}"
+            ),
+            Self::Validation(e) => write!(f, "wgpu validation error: {e}"),
+            Self::OutOfMemory(e) => write!(f, "GPU out of memory: {e}"),
+            Self::Readback(e) => write!(f, "GPU readback failed: {e}"),
+            Self::Eval(e) => e.fmt(f),
+            Self::BadBlock { offset, len } => write!(
+                f,
+                "palette block at {offset} ({len} entries) is not allocated"
+            ),
+            Self::SingularBind { rig, joint } => write!(
+                f,
+                "rig {rig} joint {joint}: inverse bind matrix is singular"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+impl From<EvalError> for GpuError {
+    fn from(e: EvalError) -> Self {
+        Self::Eval(e)
+    }
+}

@@ -11,7 +11,7 @@
 //! let asset = sinew::import_file("assets/humanoid.glb")?;
 //! let rigs = sinew::bake_rigs(&asset)?;
 //! let joints = rigs[0].joint_count();
-//! let backend = CpuBackend::new(rigs, Vec::new());
+//! let mut backend = CpuBackend::new(rigs, Vec::new());
 //!
 //! // Two instances of rig 0 playing clip 1 at different times.
 //! let world = glam::Affine3A::IDENTITY;
@@ -32,6 +32,7 @@ pub mod import;
 mod instance;
 mod mask;
 pub mod math;
+mod palette;
 pub mod report;
 
 pub use bake::{
@@ -44,3 +45,4 @@ pub use import::{Channel, Interpolation, RawAsset, import_bytes, import_file};
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS};
 pub use mask::JointMask;
 pub use math::{Mat3x4Rows, Sqt};
+pub use palette::{PaletteAllocator, PaletteBlock};

@@ -48,17 +48,31 @@ pub fn evaluate_pose(
 pub struct CpuBackend {
     rigs: Vec<Rig>,
     masks: Vec<JointMask>,
+    /// Instance indices sorted by palette offset (reused every frame).
+    order: Vec<u32>,
+    /// AABBs in `order` (reused every frame).
+    sorted_aabbs: Vec<Aabb>,
 }
 
 impl CpuBackend {
     /// A backend over `rigs` with layer masks `masks` (mask indices are positions in `masks`).
     pub fn new(rigs: Vec<Rig>, masks: Vec<JointMask>) -> Self {
-        Self { rigs, masks }
+        Self {
+            rigs,
+            masks,
+            order: Vec::new(),
+            sorted_aabbs: Vec::new(),
+        }
     }
 
     /// The rigs.
     pub fn rigs(&self) -> &[Rig] {
         &self.rigs
+    }
+
+    /// The masks.
+    pub fn masks(&self) -> &[JointMask] {
+        &self.masks
     }
 
     /// Adds a mask and returns its index.
@@ -67,53 +81,43 @@ impl CpuBackend {
         (self.masks.len() - 1) as u32
     }
 
-    /// Checks every record: rig, clips, masks, finite numbers, palette ranges ascending and
-    /// disjoint inside `palette_len`.
-    pub fn validate(
+    /// Checks one record: rig, layer count, clips, masks, finite numbers, palette range inside
+    /// `palette_len`. Returns the palette range.
+    fn validate_record(
         &self,
-        instances: &[InstanceRecord],
+        rec: &InstanceRecord,
         palette_len: usize,
-    ) -> Result<(), EvalError> {
-        let mut end = 0usize;
-        for rec in instances {
-            let rig = self
-                .rigs
-                .get(rec.rig as usize)
-                .ok_or(EvalError::NoSuchRig {
-                    rig: rec.rig,
-                    rig_count: self.rigs.len(),
-                })?;
-            if rec.layer_count as usize > MAX_LAYERS {
-                return Err(EvalError::BadLayer {
-                    reason: format!("{} layers, at most {MAX_LAYERS}", rec.layer_count),
-                });
-            }
-            for layer in rec.layers() {
-                validate_layers(rig, &self.masks, &[layer])?;
-            }
-            let start = rec.palette_offset as usize;
-            if start < end {
-                return Err(EvalError::BadLayer {
-                    reason: format!(
-                        "palette offset {start} overlaps the previous instance (ends at {end}); offsets must ascend"
-                    ),
-                });
-            }
-            end = start + rig.joint_count();
-            if end > palette_len {
-                return Err(EvalError::OutputSize {
-                    expected: end,
-                    found: palette_len,
-                });
-            }
+    ) -> Result<std::ops::Range<usize>, EvalError> {
+        let rig = self
+            .rigs
+            .get(rec.rig as usize)
+            .ok_or(EvalError::NoSuchRig {
+                rig: rec.rig,
+                rig_count: self.rigs.len(),
+            })?;
+        if rec.layer_count as usize > MAX_LAYERS {
+            return Err(EvalError::BadLayer {
+                reason: format!("{} layers, at most {MAX_LAYERS}", rec.layer_count),
+            });
         }
-        Ok(())
+        for layer in rec.layers() {
+            validate_layers(rig, &self.masks, &[layer])?;
+        }
+        let start = rec.palette_offset as usize;
+        let end = start + rig.joint_count();
+        if end > palette_len {
+            return Err(EvalError::OutputSize {
+                expected: end,
+                found: palette_len,
+            });
+        }
+        Ok(start..end)
     }
 
-    /// Evaluates every instance into `palette` (at each record's offset) and `aabbs` (one per
-    /// record), in parallel across the cores.
+    /// Evaluates every instance into `palette` (at each record's offset, in any order; ranges
+    /// must not overlap) and `aabbs` (one per record), in parallel across the cores.
     pub fn evaluate(
-        &self,
+        &mut self,
         instances: &[InstanceRecord],
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
@@ -124,37 +128,65 @@ impl CpuBackend {
                 found: aabbs.len(),
             });
         }
-        self.validate(instances, palette.len())?;
-        let base = 0;
-        self.evaluate_range(instances, palette, base, aabbs);
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend(0..instances.len() as u32);
+        if !instances
+            .windows(2)
+            .all(|w| w[0].palette_offset <= w[1].palette_offset)
+        {
+            order.sort_unstable_by_key(|&i| instances[i as usize].palette_offset);
+        }
+        let mut end = 0;
+        for &i in &order {
+            let range = self.validate_record(&instances[i as usize], palette.len())?;
+            if range.start < end {
+                self.order = order;
+                return Err(EvalError::PaletteOverlap {
+                    instance: i as usize,
+                    offset: range.start as u32,
+                });
+            }
+            end = range.end;
+        }
+        let mut sorted = std::mem::take(&mut self.sorted_aabbs);
+        sorted.clear();
+        sorted.resize(instances.len(), Aabb::EMPTY);
+        self.evaluate_range(instances, &order, palette, 0, &mut sorted);
+        for (&i, aabb) in order.iter().zip(&sorted) {
+            aabbs[i as usize] = *aabb;
+        }
+        self.order = order;
+        self.sorted_aabbs = sorted;
         Ok(())
     }
 
-    /// Splits the instances in halves (their palette ranges are disjoint and ascending) until
-    /// chunks are small, then evaluates each chunk on one core. `base` is the palette index of
-    /// `palette[0]`.
+    /// Splits `order` (instances ascending by palette offset) in halves until chunks are small,
+    /// then evaluates each chunk on one core. `base` is the palette index of `palette[0]`.
     fn evaluate_range(
         &self,
         instances: &[InstanceRecord],
+        order: &[u32],
         palette: &mut [Mat3x4Rows],
         base: usize,
         aabbs: &mut [Aabb],
     ) {
-        if instances.len() > CHUNK {
-            let mid = instances.len() / 2;
-            let split = instances[mid].palette_offset as usize - base;
+        if order.len() > CHUNK {
+            let mid = order.len() / 2;
+            let split = instances[order[mid] as usize].palette_offset as usize - base;
             let (pal_lo, pal_hi) = palette.split_at_mut(split);
-            let (inst_lo, inst_hi) = instances.split_at(mid);
+            let (ord_lo, ord_hi) = order.split_at(mid);
             let (aabb_lo, aabb_hi) = aabbs.split_at_mut(mid);
             rayon::join(
-                || self.evaluate_range(inst_lo, pal_lo, base, aabb_lo),
-                || self.evaluate_range(inst_hi, pal_hi, base + split, aabb_hi),
+                || self.evaluate_range(instances, ord_lo, pal_lo, base, aabb_lo),
+                || self.evaluate_range(instances, ord_hi, pal_hi, base + split, aabb_hi),
             );
             return;
         }
         let mut models = [Affine3A::IDENTITY; MAX_JOINTS];
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
-        for (rec, aabb) in instances.iter().zip(aabbs) {
+        for (&i, aabb) in order.iter().zip(aabbs) {
+            let rec = &instances[i as usize];
             let rig = &self.rigs[rec.rig as usize];
             let n = rig.joint_count();
             let count = rec.layer_count as usize;

@@ -1,0 +1,183 @@
+//! Palette block allocation: each instance owns a contiguous block of palette entries (one per
+//! joint). Blocks are allocated first-fit from a free list that coalesces on free, and the
+//! palette grows on demand without moving existing blocks.
+
+/// A contiguous range of palette entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PaletteBlock {
+    /// First entry.
+    pub offset: u32,
+    /// Number of entries.
+    pub len: u32,
+}
+
+impl PaletteBlock {
+    /// One past the last entry.
+    pub fn end(&self) -> u32 {
+        self.offset + self.len
+    }
+}
+
+/// Hands out and takes back [`PaletteBlock`]s. Pure bookkeeping: the owner of the actual buffer
+/// grows it to [`PaletteAllocator::capacity`] when that changes.
+#[derive(Clone, Debug, Default)]
+pub struct PaletteAllocator {
+    /// Free ranges, sorted by offset, never adjacent (always coalesced).
+    free: Vec<PaletteBlock>,
+    capacity: u32,
+    used: u32,
+}
+
+impl PaletteAllocator {
+    /// An empty allocator with `capacity` entries available before it must grow.
+    pub fn with_capacity(capacity: u32) -> Self {
+        Self {
+            free: if capacity > 0 {
+                vec![PaletteBlock {
+                    offset: 0,
+                    len: capacity,
+                }]
+            } else {
+                Vec::new()
+            },
+            capacity,
+            used: 0,
+        }
+    }
+
+    /// Entries the palette must hold.
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Entries currently allocated.
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// Number of separate free ranges (1 or 0 when nothing is fragmented).
+    pub fn free_ranges(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Allocates `len` entries, first fit; grows the capacity (at least doubling) when no free
+    /// range fits. Returns `None` only when the palette would exceed `u32::MAX` entries.
+    pub fn allocate(&mut self, len: u32) -> Option<PaletteBlock> {
+        if let Some(i) = self.free.iter().position(|f| f.len >= len) {
+            let f = &mut self.free[i];
+            let block = PaletteBlock {
+                offset: f.offset,
+                len,
+            };
+            f.offset += len;
+            f.len -= len;
+            if f.len == 0 {
+                self.free.remove(i);
+            }
+            self.used += len;
+            return Some(block);
+        }
+        // Grow: extend the trailing free range (if it touches the end) or start a new one.
+        let tail = match self.free.last() {
+            Some(f) if f.end() == self.capacity => f.len,
+            _ => 0,
+        };
+        let needed = self.capacity.checked_add(len - tail)?;
+        let new_capacity = needed.max(self.capacity.saturating_mul(2)).max(64);
+        let added = PaletteBlock {
+            offset: self.capacity,
+            len: new_capacity - self.capacity,
+        };
+        self.capacity = new_capacity;
+        self.insert_free(added);
+        self.allocate(len)
+    }
+
+    /// Returns a block. Freeing a block that is not allocated (or twice) is refused with `false`.
+    pub fn free(&mut self, block: PaletteBlock) -> bool {
+        if block.len == 0 || block.end() > self.capacity {
+            return false;
+        }
+        let overlaps = self
+            .free
+            .iter()
+            .any(|f| f.offset < block.end() && block.offset < f.end());
+        if overlaps {
+            return false;
+        }
+        self.used -= block.len;
+        self.insert_free(block);
+        true
+    }
+
+    fn insert_free(&mut self, block: PaletteBlock) {
+        let i = self.free.partition_point(|f| f.offset < block.offset);
+        self.free.insert(i, block);
+        // Coalesce with the next, then the previous neighbour.
+        if i + 1 < self.free.len() && self.free[i].end() == self.free[i + 1].offset {
+            self.free[i].len += self.free[i + 1].len;
+            self.free.remove(i + 1);
+        }
+        if i > 0 && self.free[i - 1].end() == self.free[i].offset {
+            self.free[i - 1].len += self.free[i].len;
+            self.free.remove(i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_do_not_overlap_and_freeing_everything_coalesces() {
+        let mut a = PaletteAllocator::with_capacity(100);
+        let blocks: Vec<_> = (0..10).map(|i| a.allocate(5 + i).unwrap()).collect();
+        for (i, x) in blocks.iter().enumerate() {
+            for y in &blocks[i + 1..] {
+                assert!(
+                    x.end() <= y.offset || y.end() <= x.offset,
+                    "{x:?} overlaps {y:?}"
+                );
+            }
+        }
+        for b in blocks
+            .iter()
+            .rev()
+            .step_by(2)
+            .chain(blocks.iter().rev().skip(1).step_by(2))
+        {
+            assert!(a.free(*b));
+        }
+        assert_eq!(a.used(), 0);
+        assert_eq!(a.free_ranges(), 1);
+    }
+
+    #[test]
+    fn growing_keeps_existing_blocks_and_double_free_is_refused() {
+        let mut a = PaletteAllocator::with_capacity(10);
+        let first = a.allocate(8).unwrap();
+        let second = a.allocate(30).unwrap();
+        assert_eq!(first.offset, 0);
+        assert!(second.offset >= 8 && a.capacity() >= second.end());
+        assert!(a.free(first));
+        assert!(!a.free(first));
+    }
+
+    #[test]
+    fn churn_leaves_capacity_flat() {
+        let mut a = PaletteAllocator::with_capacity(0);
+        let mut live = std::collections::VecDeque::new();
+        for i in 0..10_000u32 {
+            live.push_back(a.allocate(20 + i % 7).unwrap());
+            if live.len() > 50 {
+                assert!(a.free(live.pop_front().unwrap()));
+            }
+        }
+        assert!(
+            a.capacity() <= 2 * 50 * 27,
+            "capacity grew to {}",
+            a.capacity()
+        );
+    }
+}
