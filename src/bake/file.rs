@@ -1,23 +1,105 @@
-//! The `.sinew` baked file format.
+//! The `.sinew` baked file format: rigs stored so that loading them needs no glTF parsing and
+//! is mostly a copy of flat arrays.
+//!
+//! # Layout (version 1)
+//!
+//! All numbers are little-endian.
+//!
+//! ```text
+//! offset  size  field
+//! 0       8     magic  89 'S' 'I' 'N' 'E' 'W' 0D 0A
+//! 8       4     format version (u32, FORMAT_VERSION)
+//! 12      8     checksum (u64) of every byte from offset 20 to the end of the file
+//! 20      8     file length in bytes (u64)
+//! 28      4     section count (u32)
+//! 32      32×n  section table, one entry per section:
+//!                 kind u32, rig u32, index u32, reserved u32 (0), offset u64, length u64
+//! ...           section bodies, each starting at a multiple of 16, zero padding between
+//! ```
+//!
+//! The first 20 bytes are the header; the checksum (see [`checksum`]) covers everything after
+//! it. Each rig `r` has one section of each of these kinds (index 0), plus one mesh section per
+//! mesh (index = mesh number):
+//!
+//! | kind | section  | body                                                                  |
+//! |------|----------|-----------------------------------------------------------------------|
+//! | 1    | rig      | mesh count, skin joint count, joint bound count; name; skin joints (u16); joint bounds |
+//! | 2    | skeleton | joint count, level start count; names; parents (u16); level starts (u16); rest SQT (10 × f32: translation, rotation xyzw, scale); inverse binds (12 × f32, column-major 3×4); source nodes (u32) |
+//! | 3    | clips    | joint count, clip, track, time and value counts; clip names; durations (f32); track descriptors (4 × u32); key times (f32); key values (4 × f32) |
+//! | 4    | mesh     | has tangents (0 or 1), then the counts of positions, normals, uvs, tangents, joints, weights, indices, joint bounds; name; bind AABB; positions, normals, uvs (3, 3, 2 × f32), tangents (4 × f32, if any), joints (4 × u16), weights (4 × f32), indices (u32), joint bounds |
+//!
+//! Inside a body, counts are u32s at the start; every array, and every string table, starts at
+//! the next multiple of 16 from the section start. A string table is `count` u32 byte lengths
+//! followed by the UTF-8 bytes of all strings back to back. An AABB is 8 × f32 (min, max, each
+//! padded to 4). A change to any of this is a new [`FORMAT_VERSION`].
+//!
+//! Loading checks the envelope (magic, version, length, checksum), then decodes every section
+//! and checks the baked invariants again (see `file/validate.rs`), so a file with a recomputed
+//! checksum but inconsistent data is rejected as [`FormatErrorKind::Corrupt`], never trusted.
+
+mod checksum;
+mod container;
+mod decode;
+mod encode;
+mod section;
+mod validate;
+
+pub use checksum::checksum;
 
 use std::path::Path;
 
 use super::Rig;
 use crate::error::{FormatError, FormatErrorKind};
 
-/// Writes `rigs` to `path`.
+/// The first eight bytes of every `.sinew` file.
+pub const MAGIC: [u8; 8] = *b"\x89SINEW\r\n";
+
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Encodes `rigs` as the bytes of a `.sinew` file.
+pub fn to_bytes(rigs: &[Rig]) -> Vec<u8> {
+    container::assemble(&encode::sections(rigs))
+}
+
+/// Decodes the bytes of a `.sinew` file. `name` names the file in errors.
+pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Vec<Rig>, FormatError> {
+    container::open(bytes)
+        .and_then(|mut table| decode::rigs(&mut table))
+        .map_err(|kind| FormatError {
+            file: name.to_string(),
+            kind,
+        })
+}
+
+/// Writes `rigs` to `path`. The file is written under a temporary name next to `path` and then
+/// renamed, so a failed write never leaves a partial file at `path`.
 pub fn write_file(path: impl AsRef<Path>, rigs: &[Rig]) -> Result<(), FormatError> {
-    let _ = rigs;
-    Err(FormatError {
-        file: path.as_ref().display().to_string(),
-        kind: FormatErrorKind::Io("not implemented".into()),
+    let path = path.as_ref();
+    let io_error = |e: std::io::Error| FormatError {
+        file: path.display().to_string(),
+        kind: FormatErrorKind::Io(e.to_string()),
+    };
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = std::path::PathBuf::from(partial);
+    std::fs::write(&partial, to_bytes(rigs)).map_err(io_error)?;
+    std::fs::rename(&partial, path).map_err(|e| {
+        // Best effort: the rename error is the one worth reporting.
+        let _ = std::fs::remove_file(&partial);
+        io_error(e)
     })
 }
 
 /// Reads rigs from `path`.
 pub fn read_file(path: impl AsRef<Path>) -> Result<Vec<Rig>, FormatError> {
-    Err(FormatError {
-        file: path.as_ref().display().to_string(),
-        kind: FormatErrorKind::Io("not implemented".into()),
-    })
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => from_bytes(&bytes, &name),
+        Err(e) => Err(FormatError {
+            file: name,
+            kind: FormatErrorKind::Io(e.to_string()),
+        }),
+    }
 }

@@ -1,0 +1,173 @@
+//! Section bodies → rigs, each part checked against the baked invariants as it is decoded.
+
+use glam::{Affine3A, Quat, Vec3};
+
+use super::container::{SectionId, SectionKind, SectionTable};
+use super::section::SectionReader;
+use super::validate;
+use crate::bake::{Aabb, ClipInfo, ClipLibrary, Rig, Skeleton, SkinnedMesh};
+use crate::error::FormatErrorKind;
+use crate::math::Sqt;
+
+/// Decodes every rig of `table`; every section must belong to one of them.
+pub(super) fn rigs(table: &mut SectionTable<'_>) -> Result<Vec<Rig>, FormatErrorKind> {
+    let rigs = (0..table.rig_count())
+        .map(|r| rig(table, r))
+        .collect::<Result<Vec<_>, _>>()?;
+    table.finish()?;
+    Ok(rigs)
+}
+
+/// Turns a violated invariant of section `id` into an error.
+fn corrupt(id: SectionId) -> impl Fn(String) -> FormatErrorKind {
+    move |reason| FormatErrorKind::Corrupt {
+        section: id.to_string(),
+        reason,
+    }
+}
+
+fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
+    let id = SectionId::of(SectionKind::Rig, r);
+    let mut rd = SectionReader::new(table.take(id)?, id);
+    let mesh_count = rd.u32("mesh count")?;
+    let skin_joint_count = rd.u32("skin joint count")?;
+    let bound_count = rd.u32("joint bound count")?;
+    let name = rd.string("rig name")?;
+    let skin_joints = rd.array(skin_joint_count, "skin joints")?;
+    let joint_bounds = rd.array(bound_count, "joint bounds")?;
+    rd.finish()?;
+
+    let skeleton = skeleton(table, r)?;
+    let clips = clips(table, r, &skeleton)?;
+    // Not `with_capacity(mesh_count)`: the count is only trusted once every mesh section exists.
+    let mut meshes = Vec::new();
+    for m in 0..mesh_count {
+        meshes.push(mesh(table, SectionId::mesh(r, m), &skeleton)?);
+    }
+    let rig = Rig {
+        name,
+        skeleton,
+        clips,
+        meshes,
+        skin_joints,
+        joint_bounds,
+    };
+    validate::rig(&rig).map_err(corrupt(id))?;
+    Ok(rig)
+}
+
+/// A rest transform from its stored form: translation, rotation (xyzw), scale.
+fn sqt_from_array(a: &[f32; 10]) -> Sqt {
+    Sqt {
+        translation: Vec3::new(a[0], a[1], a[2]),
+        rotation: Quat::from_xyzw(a[3], a[4], a[5], a[6]),
+        scale: Vec3::new(a[7], a[8], a[9]),
+    }
+}
+
+fn skeleton(table: &mut SectionTable<'_>, r: u32) -> Result<Skeleton, FormatErrorKind> {
+    let id = SectionId::of(SectionKind::Skeleton, r);
+    let mut rd = SectionReader::new(table.take(id)?, id);
+    let joint_count = rd.u32("joint count")?;
+    let level_start_count = rd.u32("level start count")?;
+    let names = rd.strings(joint_count, "joint names")?;
+    let parents = rd.array(joint_count, "parents")?;
+    let level_starts = rd.array(level_start_count, "level starts")?;
+    let rest: Vec<[f32; 10]> = rd.array(joint_count, "rest pose")?;
+    let binds: Vec<[f32; 12]> = rd.array(joint_count, "inverse binds")?;
+    let source_nodes = rd.array(joint_count, "source nodes")?;
+    rd.finish()?;
+    let skeleton = Skeleton {
+        names,
+        parents,
+        level_starts,
+        rest: rest.iter().map(sqt_from_array).collect(),
+        inverse_binds: binds.iter().map(Affine3A::from_cols_array).collect(),
+        source_nodes,
+    };
+    validate::skeleton(&skeleton).map_err(corrupt(id))?;
+    Ok(skeleton)
+}
+
+fn clips(
+    table: &mut SectionTable<'_>,
+    r: u32,
+    skeleton: &Skeleton,
+) -> Result<ClipLibrary, FormatErrorKind> {
+    let id = SectionId::of(SectionKind::Clips, r);
+    let mut rd = SectionReader::new(table.take(id)?, id);
+    let joint_count = rd.u32("joint count")?;
+    let clip_count = rd.u32("clip count")?;
+    let track_count = rd.u32("track count")?;
+    let time_count = rd.u32("time count")?;
+    let value_count = rd.u32("value count")?;
+    let names = rd.strings(clip_count, "clip names")?;
+    let durations: Vec<f32> = rd.array(clip_count, "durations")?;
+    let tracks = rd.array(track_count, "track descriptors")?;
+    let times = rd.array(time_count, "key times")?;
+    let values = rd.array(value_count, "key values")?;
+    rd.finish()?;
+    let clips = ClipLibrary {
+        joint_count,
+        clips: names
+            .into_iter()
+            .zip(durations)
+            .map(|(name, duration)| ClipInfo { name, duration })
+            .collect(),
+        tracks,
+        times,
+        values,
+    };
+    validate::clips(&clips, skeleton).map_err(corrupt(id))?;
+    Ok(clips)
+}
+
+fn mesh(
+    table: &mut SectionTable<'_>,
+    id: SectionId,
+    skeleton: &Skeleton,
+) -> Result<SkinnedMesh, FormatErrorKind> {
+    let mut rd = SectionReader::new(table.take(id)?, id);
+    let has_tangents = match rd.u32("tangent flag")? {
+        0 => false,
+        1 => true,
+        other => return Err(rd.corrupt(format!("tangent flag is {other}, not 0 or 1"))),
+    };
+    let position_count = rd.u32("position count")?;
+    let normal_count = rd.u32("normal count")?;
+    let uv_count = rd.u32("uv count")?;
+    let tangent_count = rd.u32("tangent count")?;
+    let joint_count = rd.u32("joint count")?;
+    let weight_count = rd.u32("weight count")?;
+    let index_count = rd.u32("index count")?;
+    let bound_count = rd.u32("joint bound count")?;
+    let name = rd.string("mesh name")?;
+    let bind_aabb = rd.array(1, "bind AABB")?.pop().unwrap_or(Aabb::EMPTY);
+    let positions = rd.array(position_count, "positions")?;
+    let normals = rd.array(normal_count, "normals")?;
+    let uvs = rd.array(uv_count, "uvs")?;
+    let tangents = match (has_tangents, tangent_count) {
+        (true, n) => Some(rd.array(n, "tangents")?),
+        (false, 0) => None,
+        (false, n) => return Err(rd.corrupt(format!("{n} tangents but no tangent flag"))),
+    };
+    let joints = rd.array(joint_count, "joints")?;
+    let weights = rd.array(weight_count, "weights")?;
+    let indices = rd.array(index_count, "indices")?;
+    let joint_bounds = rd.array(bound_count, "joint bounds")?;
+    rd.finish()?;
+    let mesh = SkinnedMesh {
+        name,
+        positions,
+        normals,
+        uvs,
+        tangents,
+        joints,
+        weights,
+        indices,
+        bind_aabb,
+        joint_bounds,
+    };
+    validate::mesh(&mesh, skeleton).map_err(corrupt(id))?;
+    Ok(mesh)
+}

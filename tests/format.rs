@@ -1,0 +1,819 @@
+//! The `.sinew` baked format: exact round trips of every asset, and a typed error, never a
+//! panic, for every truncated, damaged or inconsistent file.
+
+mod common;
+
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use glam::Affine3A;
+use sinew::bake::file::{
+    FORMAT_VERSION, MAGIC, checksum, from_bytes, read_file, to_bytes, write_file,
+};
+use sinew::{Aabb, FormatErrorKind, Layer, Mat3x4Rows, Rig};
+
+// Layout constants from the format description in `src/bake/file.rs`.
+const VERSION_AT: usize = 8;
+const CHECKSUM_AT: usize = 12;
+const CHECKSUMMED_FROM: usize = 20;
+const LENGTH_AT: usize = 20;
+const COUNT_AT: usize = 28;
+const TABLE_AT: usize = 32;
+const ENTRY_LEN: usize = 32;
+const KIND_RIG: u32 = 1;
+const KIND_SKELETON: u32 = 2;
+const KIND_CLIPS: u32 = 3;
+const KIND_MESH: u32 = 4;
+
+/// One section table entry as written in the file.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    kind: u32,
+    rig: u32,
+    index: u32,
+    offset: usize,
+    len: usize,
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+}
+
+fn section_table(bytes: &[u8]) -> Vec<Entry> {
+    (0..u32_at(bytes, COUNT_AT) as usize)
+        .map(|i| {
+            let at = TABLE_AT + i * ENTRY_LEN;
+            Entry {
+                kind: u32_at(bytes, at),
+                rig: u32_at(bytes, at + 4),
+                index: u32_at(bytes, at + 8),
+                offset: u64_at(bytes, at + 16) as usize,
+                len: u64_at(bytes, at + 24) as usize,
+            }
+        })
+        .collect()
+}
+
+/// Where section `kind` of rig 0 (mesh 0 for meshes) lies.
+fn section(bytes: &[u8], kind: u32) -> Entry {
+    *section_table(bytes)
+        .iter()
+        .find(|e| e.kind == kind && e.rig == 0 && e.index == 0)
+        .unwrap_or_else(|| panic!("no section of kind {kind} for rig 0"))
+}
+
+/// End of the header and section table.
+fn table_end(bytes: &[u8]) -> usize {
+    TABLE_AT + ENTRY_LEN * u32_at(bytes, COUNT_AT) as usize
+}
+
+/// Recomputes the checksum after an edit, so that only the decoder's own checks remain.
+fn reseal(bytes: &mut [u8]) {
+    let sum = checksum(&bytes[CHECKSUMMED_FROM..]);
+    bytes[CHECKSUM_AT..CHECKSUM_AT + 8].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Offset of the first occurrence of `needle` inside `entry`'s body.
+fn find_in(bytes: &[u8], entry: Entry, needle: &[u8], what: &str) -> usize {
+    bytes[entry.offset..entry.offset + entry.len]
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| entry.offset + p)
+        .unwrap_or_else(|| panic!("{what} not found in its section"))
+}
+
+/// The rigs of a file in `../shared/gltf`, or `None` (skipping) when that folder is absent.
+fn shared_rigs(name: &str) -> Option<Vec<Rig>> {
+    let path = common::shared()?.join("gltf").join(name);
+    Some(sinew::bake_rigs(&sinew::import_file(&path).unwrap()).unwrap())
+}
+
+fn bake(path: &Path) -> Vec<Rig> {
+    let asset = sinew::import_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    sinew::bake_rigs(&asset).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every shared and generated asset.
+fn all_assets() -> Vec<PathBuf> {
+    let mut files = common::shared_assets();
+    files.extend(common::repo_assets());
+    if files.is_empty() {
+        eprintln!("skipping: no shared or generated assets");
+    }
+    files
+}
+
+/// A path in the temporary folder that no other test (or test run) uses.
+fn temp_path(tag: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("sinew-format-{}-{tag}", std::process::id()))
+}
+
+fn kind_of(bytes: &[u8]) -> FormatErrorKind {
+    match from_bytes(bytes, "test.sinew") {
+        Ok(rigs) => panic!("expected an error, loaded {} rigs", rigs.len()),
+        Err(e) => {
+            assert_eq!(e.file, "test.sinew", "the error names the file");
+            e.kind
+        }
+    }
+}
+
+/// Asserts `kind` is `Corrupt` for a section whose name is `section`, returning the reason.
+fn assert_corrupt(kind: FormatErrorKind, section: &str) -> String {
+    match kind {
+        FormatErrorKind::Corrupt { section: s, reason } => {
+            assert_eq!(s, section, "corrupt section (reason: {reason})");
+            reason
+        }
+        other => panic!("expected Corrupt in {section}, got {other:?}"),
+    }
+}
+
+fn assert_slice_eq<T: PartialEq + Debug>(got: &[T], expected: &[T], what: &str) {
+    assert_eq!(got.len(), expected.len(), "{what}: length");
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
+        panic!(
+            "{what}: entry {i} differs\n  got      {:?}\n  expected {:?}",
+            got[i], expected[i]
+        );
+    }
+}
+
+/// Field-by-field comparison (so a failure names the field), then whole-rig equality.
+fn assert_rig_eq(got: &Rig, expected: &Rig, what: &str) {
+    assert_eq!(got.name, expected.name, "{what}: name");
+    let (gs, es) = (&got.skeleton, &expected.skeleton);
+    assert_slice_eq(gs.names(), es.names(), &format!("{what}: joint names"));
+    assert_slice_eq(gs.parents(), es.parents(), &format!("{what}: parents"));
+    assert_slice_eq(
+        gs.level_starts(),
+        es.level_starts(),
+        &format!("{what}: level starts"),
+    );
+    assert_slice_eq(
+        gs.rest_pose(),
+        es.rest_pose(),
+        &format!("{what}: rest pose"),
+    );
+    assert_slice_eq(
+        gs.inverse_binds(),
+        es.inverse_binds(),
+        &format!("{what}: inverse binds"),
+    );
+    assert_slice_eq(
+        gs.source_nodes(),
+        es.source_nodes(),
+        &format!("{what}: source nodes"),
+    );
+    let (gc, ec) = (&got.clips, &expected.clips);
+    assert_eq!(
+        gc.joint_count(),
+        ec.joint_count(),
+        "{what}: clip joint count"
+    );
+    assert_slice_eq(gc.clips(), ec.clips(), &format!("{what}: clip infos"));
+    assert_slice_eq(gc.tracks(), ec.tracks(), &format!("{what}: tracks"));
+    assert_slice_eq(gc.times(), ec.times(), &format!("{what}: key times"));
+    assert_slice_eq(gc.values(), ec.values(), &format!("{what}: key values"));
+    assert_eq!(
+        got.meshes.len(),
+        expected.meshes.len(),
+        "{what}: mesh count"
+    );
+    for (m, (gm, em)) in got.meshes.iter().zip(&expected.meshes).enumerate() {
+        let at = format!("{what} mesh {m}");
+        assert_eq!(gm.name, em.name, "{at}: name");
+        assert_slice_eq(&gm.positions, &em.positions, &format!("{at}: positions"));
+        assert_slice_eq(&gm.normals, &em.normals, &format!("{at}: normals"));
+        assert_slice_eq(&gm.uvs, &em.uvs, &format!("{at}: uvs"));
+        assert_eq!(
+            gm.tangents.is_some(),
+            em.tangents.is_some(),
+            "{at}: has tangents"
+        );
+        if let (Some(g), Some(e)) = (&gm.tangents, &em.tangents) {
+            assert_slice_eq(g, e, &format!("{at}: tangents"));
+        }
+        assert_slice_eq(&gm.joints, &em.joints, &format!("{at}: joints"));
+        assert_slice_eq(&gm.weights, &em.weights, &format!("{at}: weights"));
+        assert_slice_eq(&gm.indices, &em.indices, &format!("{at}: indices"));
+        assert_eq!(gm.bind_aabb, em.bind_aabb, "{at}: bind AABB");
+        assert_slice_eq(
+            &gm.joint_bounds,
+            &em.joint_bounds,
+            &format!("{at}: joint bounds"),
+        );
+    }
+    assert_slice_eq(
+        &got.skin_joints,
+        &expected.skin_joints,
+        &format!("{what}: skin joints"),
+    );
+    assert_slice_eq(
+        &got.joint_bounds,
+        &expected.joint_bounds,
+        &format!("{what}: joint bounds"),
+    );
+    assert!(
+        got == expected,
+        "{what}: rigs differ in a field not compared above"
+    );
+}
+
+/// Model matrices, skin palette and animated bounds of one pose.
+fn evaluate(rig: &Rig, layers: &[Layer]) -> (Vec<Affine3A>, Vec<Mat3x4Rows>, Aabb) {
+    let n = rig.joint_count();
+    let mut models = vec![Affine3A::IDENTITY; n];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+    let aabb = sinew::cpu::evaluate_pose(
+        rig,
+        &[],
+        layers,
+        &Affine3A::IDENTITY,
+        &mut models,
+        &mut palette,
+    );
+    (models, palette, aabb)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round trips
+
+#[test]
+fn every_asset_round_trips_exactly() {
+    for path in all_assets() {
+        let rigs = bake(&path);
+        let loaded = from_bytes(&to_bytes(&rigs), "memory").unwrap();
+        assert_eq!(loaded.len(), rigs.len(), "{}: rig count", path.display());
+        for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
+            assert_rig_eq(got, expected, &format!("{} rig {r}", path.display()));
+        }
+    }
+}
+
+#[test]
+fn loaded_rigs_evaluate_like_the_originals() {
+    for path in all_assets() {
+        let rigs = bake(&path);
+        let loaded = from_bytes(&to_bytes(&rigs), "memory").unwrap();
+        for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
+            let mut poses: Vec<(String, Vec<Layer>)> = vec![("rest".into(), Vec::new())];
+            for (c, info) in expected.clips.clips().iter().enumerate().take(3) {
+                for f in [0.0, 0.37, 1.0, 1.5] {
+                    let t = f * info.duration;
+                    poses.push((format!("clip {c} t={t}"), vec![Layer::clip(c as u32, t)]));
+                }
+            }
+            for (pose, layers) in poses {
+                let what = format!("{} rig {r} {pose}", path.display());
+                let (gm, gp, ga) = evaluate(got, &layers);
+                let (em, ep, ea) = evaluate(expected, &layers);
+                assert_slice_eq(&gm, &em, &format!("{what}: model matrices"));
+                assert_slice_eq(&gp, &ep, &format!("{what}: skin palette"));
+                assert_eq!(ga, ea, "{what}: animated AABB");
+            }
+        }
+    }
+}
+
+#[test]
+fn no_rigs_round_trip() {
+    let loaded = from_bytes(&to_bytes(&[]), "empty.sinew").unwrap();
+    assert!(
+        loaded.is_empty(),
+        "loaded {} rigs from a file of none",
+        loaded.len()
+    );
+}
+
+#[test]
+fn tangents_round_trip() {
+    let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let mesh = &mut rigs[0].meshes[0];
+    mesh.tangents = Some(
+        (0..mesh.positions.len())
+            .map(|v| [v as f32, 0.5, -1.0, 1.0])
+            .collect(),
+    );
+    let loaded = from_bytes(&to_bytes(&rigs), "memory").unwrap();
+    assert_rig_eq(&loaded[0], &rigs[0], "RiggedSimple.glb with tangents");
+}
+
+#[test]
+fn header_and_sections_follow_the_documented_layout() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let bytes = to_bytes(&rigs);
+    assert_eq!(bytes[..8], MAGIC, "magic");
+    assert_eq!(u32_at(&bytes, VERSION_AT), FORMAT_VERSION, "version");
+    assert_eq!(u64_at(&bytes, LENGTH_AT), bytes.len() as u64, "file length");
+    assert_eq!(
+        u64_at(&bytes, CHECKSUM_AT),
+        checksum(&bytes[CHECKSUMMED_FROM..]),
+        "checksum"
+    );
+    let kinds: Vec<(u32, u32, u32)> = section_table(&bytes)
+        .iter()
+        .map(|e| (e.kind, e.rig, e.index))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (KIND_RIG, 0, 0),
+            (KIND_SKELETON, 0, 0),
+            (KIND_CLIPS, 0, 0),
+            (KIND_MESH, 0, 0)
+        ],
+        "sections of Fox.glb's one rig"
+    );
+    for entry in section_table(&bytes) {
+        assert_eq!(entry.offset % 16, 0, "{entry:?} is not 16-byte aligned");
+        assert!(
+            entry.offset >= table_end(&bytes),
+            "{entry:?} overlaps the section table"
+        );
+        assert!(
+            entry.offset + entry.len <= bytes.len(),
+            "{entry:?} runs past the end"
+        );
+    }
+}
+
+#[test]
+fn checksum_changes_with_any_single_bit() {
+    let data: Vec<u8> = (0..64u32).map(|i| (i * 37 + 11) as u8).collect();
+    let base = checksum(&data);
+    for bit in 0..data.len() * 8 {
+        let mut flipped = data.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        assert_ne!(
+            checksum(&flipped),
+            base,
+            "flipping bit {bit} left the checksum {base:#x}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Damaged files
+
+#[test]
+fn empty_file_is_truncated() {
+    let kind = kind_of(&[]);
+    assert!(
+        matches!(kind, FormatErrorKind::Truncated { .. }),
+        "empty file gave {kind:?}"
+    );
+}
+
+#[test]
+fn every_cut_point_is_truncated() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let bytes = to_bytes(&rigs);
+    let body = bytes.len() - table_end(&bytes);
+    let cuts = (0..table_end(&bytes))
+        .chain((0..500).map(|k| table_end(&bytes) + k * body / 500))
+        .chain([bytes.len() - 1]);
+    for cut in cuts {
+        let kind = kind_of(&bytes[..cut]);
+        assert!(
+            matches!(kind, FormatErrorKind::Truncated { .. }),
+            "cut at {cut} of {}: {kind:?}",
+            bytes.len()
+        );
+    }
+}
+
+#[test]
+fn bit_flips_are_detected() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let bytes = to_bytes(&rigs);
+    let positions = (0..table_end(&bytes)).chain((table_end(&bytes)..bytes.len()).step_by(97));
+    for at in positions {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 1 << (at % 8);
+        let kind = kind_of(&damaged);
+        let expected = match at {
+            0..8 => matches!(kind, FormatErrorKind::BadMagic),
+            8..12 => matches!(kind, FormatErrorKind::UnsupportedVersion { .. }),
+            // A longer declared length looks exactly like a shorter file.
+            LENGTH_AT..COUNT_AT => matches!(
+                kind,
+                FormatErrorKind::Truncated { .. } | FormatErrorKind::ChecksumMismatch { .. }
+            ),
+            _ => matches!(kind, FormatErrorKind::ChecksumMismatch { .. }),
+        };
+        assert!(expected, "bit flip in byte {at}: {kind:?}");
+    }
+}
+
+#[test]
+fn appended_bytes_fail_the_checksum() {
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    bytes.extend_from_slice(&[0; 16]);
+    let kind = kind_of(&bytes);
+    assert!(
+        matches!(kind, FormatErrorKind::ChecksumMismatch { .. }),
+        "{kind:?}"
+    );
+}
+
+#[test]
+fn future_version_is_unsupported() {
+    let mut bytes = to_bytes(&[]);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    assert_eq!(
+        kind_of(&bytes),
+        FormatErrorKind::UnsupportedVersion {
+            found: FORMAT_VERSION + 1,
+            supported: FORMAT_VERSION
+        }
+    );
+}
+
+#[test]
+fn bad_magic_is_rejected() {
+    let mut bytes = to_bytes(&[]);
+    bytes[..4].copy_from_slice(b"glTF");
+    assert_eq!(kind_of(&bytes), FormatErrorKind::BadMagic);
+}
+
+#[test]
+fn short_file_with_foreign_start_is_bad_magic() {
+    assert_eq!(kind_of(b"{\"a"), FormatErrorKind::BadMagic);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files with a valid checksum but inconsistent data
+
+#[test]
+fn parent_not_below_its_joint_is_corrupt() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    let parents: Vec<u8> = rigs[0]
+        .skeleton
+        .parents()
+        .iter()
+        .flat_map(|p| p.to_le_bytes())
+        .collect();
+    let at = find_in(&bytes, section(&bytes, KIND_SKELETON), &parents, "parents");
+    let last = rigs[0].joint_count() - 1;
+    bytes[at + 2 * last..at + 2 * last + 2].copy_from_slice(&(last as u16).to_le_bytes());
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 skeleton");
+    assert!(reason.contains("parent"), "reason: {reason}");
+}
+
+#[test]
+fn track_past_the_key_times_is_corrupt() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    let clips = &rigs[0].clips;
+    let tracks: &[u8] = bytemuck::cast_slice(clips.tracks());
+    let at = find_in(
+        &bytes,
+        section(&bytes, KIND_CLIPS),
+        tracks,
+        "track descriptors",
+    );
+    let animated = clips
+        .tracks()
+        .iter()
+        .position(|t| t.time_offset != 0)
+        .unwrap();
+    let field = at + animated * 16;
+    bytes[field..field + 4].copy_from_slice(&(clips.times().len() as u32).to_le_bytes());
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 clips");
+    assert!(
+        reason.contains(&format!("track {animated}")),
+        "reason: {reason}"
+    );
+}
+
+#[test]
+fn cubic_track_without_three_values_per_key_is_corrupt() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    let clips = &rigs[0].clips;
+    let tracks: &[u8] = bytemuck::cast_slice(clips.tracks());
+    let at = find_in(
+        &bytes,
+        section(&bytes, KIND_CLIPS),
+        tracks,
+        "track descriptors",
+    );
+    // The last animated track's values end at (or near) the end of the value array: three
+    // values per key cannot fit.
+    let (i, last) = clips
+        .tracks()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.time_offset != 0)
+        .max_by_key(|(_, t)| t.value_offset)
+        .unwrap();
+    assert!(
+        last.key_count > 1,
+        "the last track needs several keys for this test"
+    );
+    let field = at + i * 16 + 12;
+    bytes[field..field + 4]
+        .copy_from_slice(&(sinew::Interpolation::CubicSpline as u32).to_le_bytes());
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 clips");
+    assert!(reason.contains("key values"), "reason: {reason}");
+}
+
+#[test]
+fn huge_vertex_count_is_corrupt_without_allocating() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    // The tangent flag, then the position count.
+    let at = section(&bytes, KIND_MESH).offset + 4;
+    bytes[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    reseal(&mut bytes);
+    assert_corrupt(kind_of(&bytes), "rig 0 mesh 0");
+}
+
+#[test]
+fn too_many_joints_is_corrupt() {
+    let Some(rigs) = shared_rigs("Fox.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    let skeleton = section(&bytes, KIND_SKELETON);
+    bytes[skeleton.offset..skeleton.offset + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    reseal(&mut bytes);
+    assert_corrupt(kind_of(&bytes), "rig 0 skeleton");
+}
+
+#[test]
+fn unknown_section_kind_is_corrupt() {
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    bytes[TABLE_AT..TABLE_AT + 4].copy_from_slice(&99u32.to_le_bytes());
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "section table");
+    assert!(reason.contains("99"), "reason: {reason}");
+}
+
+#[test]
+fn missing_section_is_corrupt() {
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    let count = u32_at(&bytes, COUNT_AT);
+    bytes[COUNT_AT..COUNT_AT + 4].copy_from_slice(&(count - 1).to_le_bytes());
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "section table");
+    assert!(reason.contains("rig 0 mesh 0"), "reason: {reason}");
+}
+
+#[test]
+fn invalid_utf8_name_is_corrupt() {
+    let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    rigs[0].name = "Rig\u{e9}".into();
+    let mut bytes = to_bytes(&rigs);
+    let at = find_in(
+        &bytes,
+        section(&bytes, KIND_RIG),
+        "Rig\u{e9}".as_bytes(),
+        "rig name",
+    );
+    bytes[at + 3] = 0xff;
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0");
+    assert!(reason.contains("UTF-8"), "reason: {reason}");
+}
+
+#[test]
+fn mesh_joint_outside_the_skeleton_is_corrupt() {
+    let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    rigs[0].meshes[0].joints[5][1] = rigs[0].joint_count() as u16;
+    let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 0");
+    assert!(reason.contains("vertex 5"), "reason: {reason}");
+}
+
+#[test]
+fn index_outside_the_vertices_is_corrupt() {
+    let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let mesh = &mut rigs[0].meshes[0];
+    mesh.indices[7] = mesh.positions.len() as u32;
+    assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 0");
+}
+
+#[test]
+fn unequal_streams_are_corrupt() {
+    let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    rigs[0].meshes[0].uvs.pop();
+    let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 0");
+    assert!(reason.contains("uvs"), "reason: {reason}");
+}
+
+#[test]
+fn skin_joint_outside_the_skeleton_is_corrupt() {
+    let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    rigs[0].skin_joints[0] = rigs[0].joint_count() as u16;
+    let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0");
+    assert!(reason.contains("skin joint 0"), "reason: {reason}");
+}
+
+#[test]
+fn no_edit_of_a_resealed_file_panics_on_load_or_evaluation() {
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let bytes = to_bytes(&rigs);
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let interesting = [
+        0,
+        1,
+        2,
+        3,
+        15,
+        16,
+        255,
+        256,
+        0x7fff_ffff,
+        0x8000_0000,
+        u32::MAX,
+    ];
+    let mut rejected = 0;
+    for round in 0..3000 {
+        let mut edited = bytes.clone();
+        // Counts and table entries live in the first bytes of the file and of each section.
+        let at = match round % 3 {
+            0 => (next() as usize % table_end(&bytes)) & !3,
+            1 => {
+                let table = section_table(&bytes);
+                let e = table[next() as usize % table.len()];
+                (e.offset + next() as usize % 96.min(e.len)) & !3
+            }
+            _ => next() as usize % (bytes.len() - 4),
+        };
+        let value = interesting[next() as usize % interesting.len()];
+        edited[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        if at < CHECKSUMMED_FROM {
+            continue;
+        }
+        reseal(&mut edited);
+        match from_bytes(&edited, "fuzz.sinew") {
+            Err(_) => rejected += 1,
+            // Whatever loads must be safe to evaluate: the runtime trusts it.
+            Ok(loaded) => {
+                for rig in &loaded {
+                    evaluate(rig, &[]);
+                    for (c, info) in rig.clips.clips().iter().enumerate() {
+                        evaluate(rig, &[Layer::clip(c as u32, 0.5 * info.duration)]);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        rejected > 100,
+        "only {rejected} of 3000 edits were rejected"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files on disk and the command line
+
+#[test]
+fn write_file_then_read_file_round_trips() {
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let path = temp_path("roundtrip.sinew");
+    write_file(&path, &rigs).unwrap();
+    let loaded = read_file(&path);
+    std::fs::remove_file(&path).unwrap();
+    let loaded = loaded.unwrap();
+    assert_eq!(loaded.len(), rigs.len(), "rig count");
+    assert_rig_eq(&loaded[0], &rigs[0], "RiggedSimple.glb rig 0");
+}
+
+#[test]
+fn write_file_leaves_no_partial_file() {
+    let path = temp_path("partial.sinew");
+    write_file(&path, &[]).unwrap();
+    let partial = path.with_extension("sinew.partial");
+    let partial_exists = partial.exists();
+    std::fs::remove_file(&path).unwrap();
+    assert!(!partial_exists, "{} was left behind", partial.display());
+}
+
+#[test]
+fn write_file_into_a_missing_folder_is_io() {
+    let path = temp_path("no-such-folder").join("x.sinew");
+    let e = write_file(&path, &[]).unwrap_err();
+    assert!(matches!(e.kind, FormatErrorKind::Io(_)), "{e:?}");
+    assert_eq!(e.file, path.display().to_string(), "error names the file");
+}
+
+#[test]
+fn read_file_of_a_missing_path_is_io() {
+    let path = temp_path("missing.sinew");
+    let e = read_file(&path).unwrap_err();
+    assert!(matches!(e.kind, FormatErrorKind::Io(_)), "{e:?}");
+    assert_eq!(e.file, path.display().to_string(), "error names the file");
+}
+
+fn sinew_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sinew {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn baked_file_inspects_like_its_gltf() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let gltf = shared.join("gltf/Fox.glb");
+    let gltf = gltf.to_str().unwrap();
+    let baked = temp_path("cli-fox.sinew");
+    let baked = baked.to_str().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(["bake", gltf, "-o", baked])
+        .status()
+        .unwrap();
+    assert!(status.success(), "sinew bake failed: {status}");
+    let from_baked = sinew_json(&["inspect", baked, "--json"]);
+    std::fs::remove_file(baked).unwrap();
+    let from_gltf = sinew_json(&["inspect", gltf, "--json"]);
+    let (got, expected) = (&from_baked["rigs"], &from_gltf["rigs"]);
+    let rigs = expected.as_array().unwrap();
+    assert_eq!(got.as_array().unwrap().len(), rigs.len(), "rig count");
+    for (r, rig) in rigs.iter().enumerate() {
+        assert_eq!(got[r]["name"], rig["name"], "rig {r} name");
+        let count = |v: &serde_json::Value| v.as_array().unwrap().len();
+        assert_eq!(
+            count(&got[r]["joints"]),
+            count(&rig["joints"]),
+            "rig {r} joint count"
+        );
+        let names = |v: &serde_json::Value| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["name"].clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(&got[r]["clips"]),
+            names(&rig["clips"]),
+            "rig {r} clip names"
+        );
+    }
+    assert_eq!(got, expected, "the whole inspection");
+}
