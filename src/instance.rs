@@ -107,8 +107,10 @@ pub struct InstanceRecord {
     pub palette_offset: u32,
     /// Number of used entries in `layers`.
     pub layer_count: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// Root-motion removal: bits 0..=7 name a joint ([`InstanceRecord::ROOT_JOINT`]); the
+    /// `HOLD_ROOT_*` bits hold parts of that joint's blended local transform at its rest value.
+    /// 0 removes nothing.
+    pub flags: u32,
     /// Instance world transform, applied at the root of the skeleton.
     pub world: Mat3x4Rows,
     /// The layers, bottom first.
@@ -116,10 +118,20 @@ pub struct InstanceRecord {
 }
 
 const _: () = assert!(std::mem::size_of::<InstanceRecord>() == 128);
+const _: () = assert!(std::mem::offset_of!(InstanceRecord, flags) == 12);
 const _: () = assert!(std::mem::offset_of!(InstanceRecord, world) == 16);
 const _: () = assert!(std::mem::offset_of!(InstanceRecord, layers) == 64);
 
 impl InstanceRecord {
+    /// Bits of [`InstanceRecord::flags`] holding the joint whose root motion is removed.
+    pub const ROOT_JOINT: u32 = 0xff;
+    /// Flag: hold the joint's local X and Z translation at rest (ground-plane root motion).
+    pub const HOLD_ROOT_XZ: u32 = 1 << 8;
+    /// Flag: hold the joint's whole local translation at rest.
+    pub const HOLD_ROOT_XYZ: u32 = 1 << 9;
+    /// Flag: replace the yaw (twist about +Y) of the joint's local rotation by the rest yaw.
+    pub const HOLD_ROOT_YAW: u32 = 1 << 10;
+
     /// Packs an instance. Layers beyond [`MAX_LAYERS`] are an error.
     pub fn new(
         rig: u32,
@@ -136,7 +148,7 @@ impl InstanceRecord {
             rig,
             palette_offset,
             layer_count: layers.len() as u32,
-            pad: 0,
+            flags: 0,
             world: Mat3x4Rows::from_affine(world),
             layers: [LayerRecord::default(); MAX_LAYERS],
         };

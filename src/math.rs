@@ -100,8 +100,47 @@ pub fn normalize_or_identity(q: Quat) -> Quat {
     }
 }
 
-/// Spherical linear interpolation along the shorter arc (the glTF LINEAR rotation rule).
-/// Falls back to a normalized lerp when the quaternions are nearly parallel.
+/// Below this cosine between two quaternions, [`slerp_shortest`] evaluates `sin` and `acos`
+/// instead of its series (the series needs more terms as the angle grows).
+pub const SLERP_SERIES_MIN_COS: f32 = 0.7;
+
+/// Terms of the series in [`slerp_weight`].
+const SLERP_SERIES_TERMS: usize = 8;
+
+/// Series coefficients `(u_i, v_i) = (1 / (i (2i + 1)), i / (2i + 1))` for `i = 1..=8`.
+const SLERP_SERIES: [(f32, f32); SLERP_SERIES_TERMS] = {
+    let mut c = [(0.0, 0.0); SLERP_SERIES_TERMS];
+    let mut i = 0;
+    while i < SLERP_SERIES_TERMS {
+        let fi = (i + 1) as f32;
+        c[i] = (1.0 / (fi * (2.0 * fi + 1.0)), fi / (2.0 * fi + 1.0));
+        i += 1;
+    }
+    c
+};
+
+/// `sin(t θ) / sin(θ)` for `cos θ = x`, as the series `Σ c_i(t) (x − 1)^i` with `c_0 = t` and
+/// `c_i = c_{i−1} (u_i t² − v_i)` (that is `(t² − i²) / (i (2i + 1))`). For
+/// `x ≥ SLERP_SERIES_MIN_COS` eight terms are within 5e-7 of the exact weight, at the cost of a
+/// few multiply-adds instead of three sines and an arc cosine.
+#[inline]
+pub fn slerp_weight(t: f32, x: f32) -> f32 {
+    let d = x - 1.0;
+    let t2 = t * t;
+    let mut c = t;
+    let mut sum = t;
+    let mut power = 1.0;
+    for &(u, v) in &SLERP_SERIES {
+        c *= u * t2 - v;
+        power *= d;
+        sum += c * power;
+    }
+    sum
+}
+
+/// Spherical linear interpolation along the shorter arc (the glTF LINEAR rotation rule). Keys
+/// closer than [`SLERP_SERIES_MIN_COS`] use the series weights of [`slerp_weight`], others the
+/// closed form.
 #[inline]
 pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
     let mut cos = a.dot(b);
@@ -111,15 +150,12 @@ pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
         b = -b;
     }
     let a = Vec4::from(a);
-    let (wa, wb) = if cos > 0.9995 {
-        (1.0 - t, t)
+    let (wa, wb) = if cos >= SLERP_SERIES_MIN_COS {
+        (slerp_weight(1.0 - t, cos), slerp_weight(t, cos))
     } else {
         let theta = cos.acos();
         let inv_sin = 1.0 / theta.sin();
-        (
-            ((1.0 - t) * theta).sin() * inv_sin,
-            (t * theta).sin() * inv_sin,
-        )
+        (((1.0 - t) * theta).sin() * inv_sin, (t * theta).sin() * inv_sin)
     };
     normalize_or_identity(Quat::from_vec4(a * wa + b * wb))
 }
@@ -224,6 +260,25 @@ mod tests {
         let mid = slerp_shortest(a, b, 0.5);
         let expected = Quat::from_rotation_y(0.2);
         assert!(1.0 - mid.dot(expected).abs() < 1e-6, "{mid:?}");
+    }
+
+    #[test]
+    fn slerp_series_matches_the_closed_form() {
+        let mut worst = 0.0f64;
+        for xi in 0..=300 {
+            let x = SLERP_SERIES_MIN_COS + (1.0 - SLERP_SERIES_MIN_COS) * xi as f32 / 300.0;
+            let theta = (x as f64).acos();
+            for ti in 0..=50 {
+                let t = ti as f32 / 50.0;
+                let exact = if theta < 1e-9 {
+                    t as f64
+                } else {
+                    (t as f64 * theta).sin() / theta.sin()
+                };
+                worst = worst.max((slerp_weight(t, x) as f64 - exact).abs());
+            }
+        }
+        assert!(worst < 5e-7, "worst series error {worst}");
     }
 
     #[test]

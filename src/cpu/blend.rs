@@ -4,9 +4,9 @@
 use super::sample::sample_joint;
 use crate::bake::Rig;
 use crate::error::EvalError;
-use crate::instance::{BlendMode, Layer, MAX_LAYERS};
+use crate::instance::{BlendMode, InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
-use crate::math::Sqt;
+use crate::math::{Sqt, normalize_or_identity};
 
 /// Checks that every layer names an existing clip and mask and has finite numbers.
 pub fn validate_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer]) -> Result<(), EvalError> {
@@ -72,4 +72,38 @@ pub fn blend_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer], locals: &m
     for (joint, local) in locals.iter_mut().enumerate() {
         *local = blend_joint(rig, masks, layers, joint);
     }
+}
+
+/// Root-motion removal, applied after blending to the one joint named by `flags` (an
+/// [`InstanceRecord::flags`] value): puts the held parts of `pose` back to the joint's rest value
+/// and returns every other joint's `pose` unchanged. Twin in wgsl: the same test and the same
+/// three operations on that joint's blended SQT, before propagation.
+#[inline]
+pub fn hold_root(rig: &Rig, flags: u32, joint: usize, pose: Sqt) -> Sqt {
+    const HOLD: u32 = InstanceRecord::HOLD_ROOT_XZ
+        | InstanceRecord::HOLD_ROOT_XYZ
+        | InstanceRecord::HOLD_ROOT_YAW;
+    if flags & HOLD == 0 || (flags & InstanceRecord::ROOT_JOINT) as usize != joint {
+        return pose;
+    }
+    let rest = rig.skeleton.rest_pose()[joint];
+    let mut out = pose;
+    if flags & InstanceRecord::HOLD_ROOT_XYZ != 0 {
+        out.translation = rest.translation;
+    } else if flags & InstanceRecord::HOLD_ROOT_XZ != 0 {
+        out.translation.x = rest.translation.x;
+        out.translation.z = rest.translation.z;
+    }
+    if flags & InstanceRecord::HOLD_ROOT_YAW != 0 {
+        // pose = yaw * rest-of-pose; swap its yaw for the rest pose's.
+        let swapped = yaw_twist(rest.rotation) * yaw_twist(pose.rotation).conjugate();
+        out.rotation = normalize_or_identity(swapped * pose.rotation);
+    }
+    out
+}
+
+/// The rotation about +Y in `q`'s swing-twist decomposition (identity when undefined).
+#[inline]
+fn yaw_twist(q: glam::Quat) -> glam::Quat {
+    normalize_or_identity(glam::Quat::from_xyzw(0.0, q.y, 0.0, q.w))
 }

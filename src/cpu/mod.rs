@@ -8,11 +8,11 @@ mod propagate;
 mod sample;
 mod skin;
 
-pub use aabb::animated_aabb;
-pub use blend::{blend_joint, blend_layers, validate_layers};
-pub use propagate::local_to_model;
+pub use aabb::{animated_aabb, grow_joint_aabb};
+pub use blend::{blend_joint, blend_layers, hold_root, validate_layers};
+pub use propagate::{local_to_model, propagate_joint};
 pub use sample::{find_key, sample_clip, sample_joint, sample_track};
-pub use skin::skin_palette;
+pub use skin::{skin_joint, skin_palette};
 
 use glam::Affine3A;
 
@@ -20,13 +20,14 @@ use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::error::EvalError;
 use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
-use crate::math::{Mat3x4Rows, Sqt};
+use crate::math::Mat3x4Rows;
 
 /// Instances per parallel task.
 const CHUNK: usize = 64;
 
-/// Evaluates one instance: blend → propagate → skin → bounds. Writes `models` and `palette`
-/// (one entry per joint) and returns the animated AABB. Layers must be valid.
+/// Evaluates one instance: blend → propagate → skin → bounds, fused per joint (parents come
+/// first, so one pass suffices). Writes `models` and `palette` (one entry per joint) and returns
+/// the animated AABB. Layers must be valid.
 pub fn evaluate_pose(
     rig: &Rig,
     masks: &[JointMask],
@@ -35,12 +36,28 @@ pub fn evaluate_pose(
     models: &mut [Affine3A],
     palette: &mut [Mat3x4Rows],
 ) -> Aabb {
-    let n = rig.joint_count();
-    let mut locals = [Sqt::IDENTITY; MAX_JOINTS];
-    blend_layers(rig, masks, layers, &mut locals[..n]);
-    local_to_model(&rig.skeleton, world, &locals[..n], &mut models[..n]);
-    skin_palette(&rig.skeleton, &models[..n], &mut palette[..n]);
-    animated_aabb(&rig.joint_bounds, &models[..n])
+    evaluate_pose_with_flags(rig, masks, layers, 0, world, models, palette)
+}
+
+/// [`evaluate_pose`] with [`InstanceRecord::flags`] applied (root-motion removal).
+pub fn evaluate_pose_with_flags(
+    rig: &Rig,
+    masks: &[JointMask],
+    layers: &[Layer],
+    flags: u32,
+    world: &Affine3A,
+    models: &mut [Affine3A],
+    palette: &mut [Mat3x4Rows],
+) -> Aabb {
+    let skeleton = &rig.skeleton;
+    let mut aabb = Aabb::EMPTY;
+    for j in 0..rig.joint_count() {
+        let local = hold_root(rig, flags, j, blend_joint(rig, masks, layers, j));
+        models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
+        palette[j] = skin_joint(&models[j], &skeleton.inverse_binds()[j]);
+        grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
+    }
+    aabb
 }
 
 /// A set of rigs and masks evaluated on the CPU.
@@ -194,10 +211,11 @@ impl CpuBackend {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;
-            *aabb = evaluate_pose(
+            *aabb = evaluate_pose_with_flags(
                 rig,
                 &self.masks,
                 &layers[..count],
+                rec.flags,
                 &rec.world.to_affine(),
                 &mut models[..n],
                 &mut palette[start..start + n],

@@ -6,12 +6,20 @@ use crate::bake::{ClipLibrary, TrackDesc};
 use crate::import::{Channel, Interpolation};
 use crate::math::{Sqt, hermite, normalize_or_identity, slerp_shortest};
 
-/// Index `k` of the key pair `[k, k + 1]` around `t` (binary search), for `t` strictly inside
-/// the key range of a track with at least two keys.
+/// Index `k` of the key pair `[k, k + 1]` around `t`, for `t` strictly inside the key range of
+/// a track with at least two keys. Tries the key a uniform spacing predicts (exact for evenly
+/// spaced keys, the common case), then binary search. Either way the pair is the unique one
+/// with `times[k] <= t < times[k + 1]`, so the result does not depend on the path taken.
 #[inline]
 pub fn find_key(times: &[f32], t: f32) -> usize {
+    let last = times.len() - 1;
+    let guess = ((t - times[0]) / (times[last] - times[0]) * last as f32) as usize;
+    let guess = guess.min(last - 1);
+    if times[guess] <= t && t < times[guess + 1] {
+        return guess;
+    }
     let mut lo = 0;
-    let mut hi = times.len() - 1;
+    let mut hi = last;
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         if times[mid] <= t {
@@ -28,13 +36,18 @@ pub fn find_key(times: &[f32], t: f32) -> usize {
 #[inline]
 pub fn sample_track(lib: &ClipLibrary, desc: &TrackDesc, rotation: bool, time: f32) -> Vec4 {
     let n = desc.key_count as usize;
-    let t0 = desc.time_offset as usize;
     let v0 = desc.value_offset as usize;
+    if n == 1 {
+        // Constant tracks (one key, including every rest-pose fallback) skip the time search.
+        let centre = (desc.interpolation == Interpolation::CubicSpline as u32) as usize;
+        return lib.value(v0 + centre);
+    }
+    let t0 = desc.time_offset as usize;
     let cubic = desc.interpolation == Interpolation::CubicSpline as u32;
     let (stride, centre) = if cubic { (3, 1) } else { (1, 0) };
     let key = |k: usize| lib.value(v0 + k * stride + centre);
     let times = &lib.times()[t0..t0 + n];
-    if n == 1 || time <= times[0] {
+    if time <= times[0] {
         return key(0);
     }
     if time >= times[n - 1] {

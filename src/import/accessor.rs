@@ -53,6 +53,9 @@ fn read_component(bytes: &[u8], t: DataType, normalized: bool) -> f32 {
     }
 }
 
+/// The most components an accessor without a buffer view may hold (256 MiB of `f32`).
+const MAX_ZERO_FILLED_COMPONENTS: usize = 1 << 26;
+
 fn out_of_range(accessor: usize, reason: String) -> ImportErrorKind {
     ImportErrorKind::AccessorOutOfRange { accessor, reason }
 }
@@ -130,6 +133,7 @@ fn read_elements(
     Ok(())
 }
 
+/// Reads `count` sparse indices exactly (as integers, never through `f32`).
 fn read_indices(
     bytes: &[u8],
     offset: usize,
@@ -138,24 +142,25 @@ fn read_indices(
     accessor: usize,
 ) -> Result<Vec<usize>, ImportErrorKind> {
     use gltf::accessor::sparse::IndexType;
-    let dt = match t {
-        IndexType::U8 => DataType::U8,
-        IndexType::U16 => DataType::U16,
-        IndexType::U32 => DataType::U32,
+    let (size, decode): (usize, fn(&[u8]) -> usize) = match t {
+        IndexType::U8 => (1, |b| b[0] as usize),
+        IndexType::U16 => (2, |b| u16::from_le_bytes([b[0], b[1]]) as usize),
+        IndexType::U32 => (4, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize),
     };
-    let mut raw = Vec::new();
-    read_elements(
-        bytes,
-        offset,
-        dt.size(),
-        count,
-        1,
-        dt,
-        false,
-        accessor,
-        &mut raw,
-    )?;
-    Ok(raw.into_iter().map(|v| v as usize).collect())
+    let end = count
+        .checked_mul(size)
+        .and_then(|v| v.checked_add(offset))
+        .ok_or_else(|| out_of_range(accessor, "sparse index range overflows".into()))?;
+    let Some(range) = bytes.get(offset..end) else {
+        return Err(out_of_range(
+            accessor,
+            format!(
+                "{count} sparse indices at offset {offset} need {end} bytes, the view has {}",
+                bytes.len()
+            ),
+        ));
+    };
+    Ok(range.chunks_exact(size).map(decode).collect())
 }
 
 /// Reads an accessor as flat `f32` components (normalized integers mapped to `[0, 1]` or
@@ -189,7 +194,7 @@ pub(crate) fn read_accessor(
     let comps = component_count(format.dims);
     let elem = comps * component_size(t);
     let count = accessor.count();
-    let mut out = Vec::with_capacity(count * comps);
+    let mut out = Vec::new();
     match accessor.view() {
         Some(view) => {
             let bytes = view_bytes(&view, buffers, index)?;
@@ -212,7 +217,19 @@ pub(crate) fn read_accessor(
                 &mut out,
             )?;
         }
-        None => out.resize(count * comps, 0.0),
+        None => {
+            // Zero-filled, then patched by sparse values: nothing in the file bounds the count.
+            if count > MAX_ZERO_FILLED_COMPONENTS / comps {
+                return Err(out_of_range(
+                    index,
+                    format!(
+                        "{count} elements without a buffer view; at most {} are accepted",
+                        MAX_ZERO_FILLED_COMPONENTS / comps
+                    ),
+                ));
+            }
+            out.resize(count * comps, 0.0);
+        }
     }
     if let Some(sparse) = accessor.sparse() {
         let n = sparse.count();

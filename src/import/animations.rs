@@ -1,5 +1,7 @@
 //! Animations: channels → tracks with validated, strictly increasing key times.
 
+use std::collections::HashSet;
+
 use glam::{Quat, Vec4};
 use gltf::Document;
 use gltf::accessor::Dimensions;
@@ -8,6 +10,7 @@ use gltf::animation::Property;
 use super::accessor::{F32, Format, ROTATION_NORM, read_accessor};
 use super::raw::{Channel, Interpolation, RawClip, RawTrack};
 use crate::error::ImportErrorKind;
+use crate::math::QUAT_EPSILON;
 
 const TIMES: Format = Format {
     usage: "animation key times",
@@ -41,6 +44,7 @@ pub(crate) fn read_animations(
             let mut tracks = Vec::new();
             let mut duration = 0.0f32;
             let mut channels = 0;
+            let mut animated = HashSet::new();
             for (c, channel) in anim.channels().enumerate() {
                 channels += 1;
                 let sampler = channel.sampler();
@@ -53,6 +57,16 @@ pub(crate) fn read_animations(
                     Property::Scale => (Channel::Scale, &VEC3_KEYS),
                     Property::MorphTargetWeights => continue,
                 };
+                let node = channel.target().node();
+                if !animated.insert((node.index(), kind)) {
+                    return Err(ImportErrorKind::DuplicateChannel {
+                        animation: a,
+                        target: node
+                            .name()
+                            .map_or_else(|| format!("node{}", node.index()), str::to_string),
+                        channel: kind.name(),
+                    });
+                }
                 let interpolation = match sampler.interpolation() {
                     gltf::animation::Interpolation::Step => Interpolation::Step,
                     gltf::animation::Interpolation::Linear => Interpolation::Linear,
@@ -89,7 +103,7 @@ pub(crate) fn read_animations(
                     normalize_rotation_keys(&mut values, per_key, a, c)?;
                 }
                 tracks.push(RawTrack {
-                    target: channel.target().node().index(),
+                    target: node.index(),
                     channel: kind,
                     interpolation,
                     times,
@@ -135,13 +149,13 @@ fn normalize_rotation_keys(
     channel: usize,
 ) -> Result<(), ImportErrorKind> {
     let value_slot = if per_key == 3 { 1 } else { 0 };
-    for key in values.chunks_exact_mut(per_key) {
+    for (k, key) in values.chunks_exact_mut(per_key).enumerate() {
         let q = key[value_slot];
-        if q.length_squared() < 1e-12 {
-            return Err(ImportErrorKind::NonFinite {
-                object: format!(
-                    "animation {animation} channel {channel}: zero-length rotation key"
-                ),
+        if q.length_squared() < QUAT_EPSILON {
+            return Err(ImportErrorKind::ZeroRotation {
+                animation,
+                channel,
+                key: k,
             });
         }
         key[value_slot] = Vec4::from(Quat::from_vec4(q).normalize());

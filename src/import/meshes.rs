@@ -161,7 +161,7 @@ fn read_primitive(
             }
             sum += w;
         }
-        if sum <= 0.0 {
+        if sum <= 0.0 || !sum.is_finite() {
             return Err(ImportErrorKind::ZeroWeights {
                 mesh,
                 primitive,

@@ -3,6 +3,7 @@
 
 mod accessor;
 mod animations;
+mod document;
 mod meshes;
 mod nodes;
 pub mod raw;
@@ -30,26 +31,7 @@ pub fn import_bytes(
     base: Option<&Path>,
 ) -> Result<RawAsset, ImportError> {
     let fail = |kind| ImportError::new(name, kind);
-    let gltf =
-        gltf::Gltf::from_slice(bytes).map_err(|e| fail(ImportErrorKind::Gltf(e.to_string())))?;
-    let gltf::Gltf { document, blob } = gltf;
-    let buffers =
-        gltf::import_buffers(&document, base.or(Some(Path::new("."))), blob).map_err(|e| {
-            fail(match e {
-                gltf::Error::BufferLength {
-                    buffer,
-                    expected,
-                    actual,
-                } => ImportErrorKind::Buffer {
-                    buffer,
-                    reason: format!("declares {expected} bytes but holds {actual}"),
-                },
-                other => ImportErrorKind::Buffer {
-                    buffer: 0,
-                    reason: other.to_string(),
-                },
-            })
-        })?;
+    let (document, buffers) = document::load(bytes, base).map_err(fail)?;
     let nodes = nodes::read_nodes(&document).map_err(fail)?;
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
     let clips = animations::read_animations(&document, &buffers).map_err(fail)?;

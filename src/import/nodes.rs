@@ -1,6 +1,6 @@
 //! The node forest and the skins that pick joints out of it.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 use gltf::Document;
 use gltf::accessor::Dimensions;
 
@@ -24,28 +24,21 @@ pub(crate) fn read_nodes(doc: &Document) -> Result<Vec<RawNode>, ImportErrorKind
                 });
             }
             if let Some(p) = parents[c] {
-                return Err(ImportErrorKind::NodeGraph {
-                    node: c,
-                    reason: format!("node has two parents ({p} and {})", node.index()),
-                });
+                let reason = if p == node.index() {
+                    format!("node is listed twice as a child of node {p}")
+                } else {
+                    format!("node has two parents ({p} and {})", node.index())
+                };
+                return Err(ImportErrorKind::NodeGraph { node: c, reason });
             }
             parents[c] = Some(node.index());
         }
     }
-    // A cycle leaves nodes that never reach a root.
-    for start in 0..count {
-        let mut at = start;
-        let mut steps = 0;
-        while let Some(p) = parents[at] {
-            at = p;
-            steps += 1;
-            if steps > count {
-                return Err(ImportErrorKind::NodeGraph {
-                    node: start,
-                    reason: "node hierarchy contains a cycle".into(),
-                });
-            }
-        }
+    if let Some(node) = find_cycle(&parents) {
+        return Err(ImportErrorKind::NodeGraph {
+            node,
+            reason: "node hierarchy contains a cycle".into(),
+        });
     }
     doc.nodes()
         .map(|node| {
@@ -58,17 +51,7 @@ pub(crate) fn read_nodes(doc: &Document) -> Result<Vec<RawNode>, ImportErrorKind
                             object: format!("node {i} matrix"),
                         });
                     }
-                    let sqt = Sqt::from_mat4(&m);
-                    let back = Mat4::from(sqt.to_affine());
-                    let tol = 1e-4
-                        * m.abs()
-                            .to_cols_array()
-                            .iter()
-                            .fold(1.0f32, |a, &b| a.max(b));
-                    if !back.abs_diff_eq(m, tol) {
-                        return Err(ImportErrorKind::NonDecomposableMatrix { node: i });
-                    }
-                    sqt
+                    decompose(&m).ok_or(ImportErrorKind::NonDecomposableMatrix { node: i })?
                 }
                 gltf::scene::Transform::Decomposed {
                     translation,
@@ -100,6 +83,94 @@ pub(crate) fn read_nodes(doc: &Document) -> Result<Vec<RawNode>, ImportErrorKind
             })
         })
         .collect()
+}
+
+/// Decomposes a node matrix into translation, rotation and scale, or `None` when it has shear
+/// or a projective row. Axes of zero scale (a flattened node) are allowed: their rotation axis
+/// is completed from the others.
+fn decompose(m: &Mat4) -> Option<Sqt> {
+    let reproduces = |sqt: &Sqt| {
+        let tolerance = 1e-4
+            * m.abs()
+                .to_cols_array()
+                .iter()
+                .fold(1.0f32, |a, &b| a.max(b));
+        sqt.is_finite() && Mat4::from(sqt.to_affine()).abs_diff_eq(*m, tolerance)
+    };
+    let sqt = Sqt::from_mat4(m);
+    if reproduces(&sqt) {
+        return Some(sqt);
+    }
+    // glam divides by the scale, so a zero-scale axis gives no rotation: rebuild the rotation
+    // from the axes that have length.
+    let columns = [
+        m.x_axis.truncate(),
+        m.y_axis.truncate(),
+        m.z_axis.truncate(),
+    ];
+    let scale = Vec3::from(columns.map(Vec3::length));
+    let min_length = 1e-6 * scale.max_element().max(f32::MIN_POSITIVE);
+    let axis = |k: usize| (scale[k] > min_length).then(|| columns[k] / scale[k]);
+    let basis = match (axis(0), axis(1), axis(2)) {
+        (Some(x), Some(y), None) => Mat3::from_cols(x, y, x.cross(y)),
+        (Some(x), None, Some(z)) => Mat3::from_cols(x, z.cross(x), z),
+        (None, Some(y), Some(z)) => Mat3::from_cols(y.cross(z), y, z),
+        (Some(x), None, None) => {
+            let y = x.any_orthonormal_vector();
+            Mat3::from_cols(x, y, x.cross(y))
+        }
+        (None, Some(y), None) => {
+            let z = y.any_orthonormal_vector();
+            Mat3::from_cols(y.cross(z), y, z)
+        }
+        (None, None, Some(z)) => {
+            let x = z.any_orthonormal_vector();
+            Mat3::from_cols(x, z.cross(x), z)
+        }
+        (None, None, None) => Mat3::IDENTITY,
+        // Three axes with length that glam could not decompose: shear.
+        (Some(_), Some(_), Some(_)) => return None,
+    };
+    let sqt = Sqt {
+        translation: m.w_axis.truncate(),
+        rotation: normalize_or_identity(Quat::from_mat3(&basis)),
+        scale,
+    };
+    reproduces(&sqt).then_some(sqt)
+}
+
+/// How far an inverse bind matrix's last row may be from `[0, 0, 0, 1]` (float noise).
+const AFFINE_TOLERANCE: f32 = 1e-5;
+
+/// A node on a parent cycle (one that never reaches a root), if any. Linear in the node count:
+/// each node is walked once.
+fn find_cycle(parents: &[Option<usize>]) -> Option<usize> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Unvisited,
+        OnPath,
+        ReachesRoot,
+    }
+    let mut state = vec![State::Unvisited; parents.len()];
+    let mut path = Vec::new();
+    for start in 0..parents.len() {
+        let mut at = Some(start);
+        while let Some(n) = at {
+            match state[n] {
+                State::ReachesRoot => break,
+                State::OnPath => return Some(n),
+                State::Unvisited => {
+                    state[n] = State::OnPath;
+                    path.push(n);
+                    at = parents[n];
+                }
+            }
+        }
+        for n in path.drain(..) {
+            state[n] = State::ReachesRoot;
+        }
+    }
+    None
 }
 
 /// Reads every skin: joints, inverse binds (identity when absent), skeleton root, mesh nodes.
@@ -152,6 +223,17 @@ pub(crate) fn read_skins(
                     if let Some(j) = mats.iter().position(|m| !m.is_finite()) {
                         return Err(ImportErrorKind::NonFinite {
                             object: format!("skin {s} inverse bind matrix {j}"),
+                        });
+                    }
+                    if let Some(j) = mats
+                        .iter()
+                        .position(|m| !m.row(3).abs_diff_eq(Vec4::W, AFFINE_TOLERANCE)) {
+                        return Err(ImportErrorKind::Skin {
+                            skin: s,
+                            reason: format!(
+                                "inverse bind matrix {j} is not affine (its last row is {:?}, glTF requires [0, 0, 0, 1])",
+                                mats[j].row(3).to_array()
+                            ),
                         });
                     }
                     mats
