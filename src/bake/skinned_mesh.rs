@@ -100,11 +100,10 @@ impl SkinnedMesh {
         for (v, p) in raw.positions.iter().enumerate() {
             let p = Vec3::from(*p);
             bind_aabb.grow(p);
-            for k in 0..4 {
-                if raw.weights[v][k] > 0.0 {
-                    let j = joints[v][k] as usize;
-                    let local = skeleton.inverse_binds()[j].transform_point3(p);
-                    joint_bounds[j].grow(local);
+            for (&j, &w) in joints[v].iter().zip(&raw.weights[v]) {
+                if w > 0.0 {
+                    let local = skeleton.inverse_binds()[j as usize].transform_point3(p);
+                    joint_bounds[j as usize].grow(local);
                 }
             }
         }
