@@ -28,19 +28,23 @@
 pub mod bake;
 pub mod cpu;
 mod error;
+pub mod gpu;
 pub mod import;
 mod instance;
 mod mask;
 pub mod math;
 mod palette;
+pub mod render;
 pub mod report;
+pub mod runtime;
 
 pub use bake::{
     Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh, TrackDesc,
     bake_rigs,
 };
-pub use cpu::CpuBackend;
-pub use error::{EvalError, FormatError, FormatErrorKind, ImportError, ImportErrorKind};
+pub use cpu::{CpuBackend, FastCpuBackend};
+pub use error::{EvalError, FormatError, FormatErrorKind, GpuError, ImportError, ImportErrorKind};
+pub use gpu::{GpuBackend, GpuContext, GpuPose};
 pub use import::{Channel, Interpolation, RawAsset, import_bytes, import_file};
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS};
 pub use mask::JointMask;

@@ -1,8 +1,10 @@
 //! One module per subcommand, plus the small argument reader they share.
 
 pub mod bake;
+pub mod crowd;
 pub mod inspect;
 pub mod pose;
+pub mod render;
 
 /// Writes `text` and a newline to stdout; a closed pipe (`sinew pose ... | head`) is not an error.
 pub fn print(text: &str) -> Result<(), String> {

@@ -2,6 +2,7 @@
 
 use super::Args;
 use sinew::report::{CpuPose, NodeSelection, PoseRequest, pose_report};
+use sinew::{GpuContext, GpuPose};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let args = Args::parse(
@@ -44,9 +45,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let report = match args.value("--backend").unwrap_or("cpu") {
         "cpu" => pose_report(&asset, &request, &mut CpuPose),
         "gpu" => {
-            return Err(
-                "--backend gpu is not available in this build yet; use --backend cpu".into(),
-            );
+            let context = GpuContext::new_headless().map_err(|e| e.to_string())?;
+            pose_report(&asset, &request, &mut GpuPose::new(context))
         }
         other => return Err(format!("--backend {other:?}: expected cpu or gpu")),
     }

@@ -4,12 +4,14 @@
 
 mod aabb;
 mod blend;
+pub mod fast;
 mod propagate;
 mod sample;
 mod skin;
 
 pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{blend_joint, blend_layers, hold_root, validate_layers};
+pub use fast::FastCpuBackend;
 pub use propagate::{local_to_model, propagate_joint};
 pub use sample::{find_key, sample_clip, sample_joint, sample_track};
 pub use skin::{skin_joint, skin_palette};

@@ -34,7 +34,9 @@ pub fn shared() -> Option<PathBuf> {
 
 /// Every `.gltf`/`.glb` file in `../shared/gltf`, sorted.
 pub fn shared_assets() -> Vec<PathBuf> {
-    let Some(dir) = shared() else { return Vec::new() };
+    let Some(dir) = shared() else {
+        return Vec::new();
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("gltf"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -50,11 +52,9 @@ pub fn repo_assets() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in [repo().join("assets"), repo().join("assets/synthetic")] {
         if let Ok(entries) = std::fs::read_dir(dir) {
-            files.extend(
-                entries
-                    .map(|e| e.unwrap().path())
-                    .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb"))),
-            );
+            files.extend(entries.map(|e| e.unwrap().path()).filter(|p| {
+                matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb"))
+            }));
         }
     }
     files.sort();
@@ -76,7 +76,10 @@ pub fn assert_matrix_close(a: &[f32; 16], b: &[f32; 16], what: &str) {
 /// Asserts two quaternions (xyzw) describe the same rotation to `QUAT_TOLERANCE`.
 pub fn assert_quat_close(a: glam::Quat, b: glam::Quat, what: &str) {
     let d = 1.0 - a.dot(b).abs();
-    assert!(d <= QUAT_TOLERANCE, "{what}: 1 - |dot| = {d}\n  got      {a:?}\n  expected {b:?}");
+    assert!(
+        d <= QUAT_TOLERANCE,
+        "{what}: 1 - |dot| = {d}\n  got      {a:?}\n  expected {b:?}"
+    );
 }
 
 /// Asserts two vectors agree to `tol` per component.

@@ -1,0 +1,3 @@
+//! Exact vs fast CPU evaluator throughput (placeholder while the bench is written).
+
+fn main() {}

@@ -1,0 +1,379 @@
+//! A host engine that owns its device, its pipelines and its render loop, and uses sinew only
+//! for animation: sinew evaluates the poses into its palette buffer on the GPU, and the host's
+//! own vertex shader skins with the WGSL that `sinew::render::skinning_wgsl` returns, reading
+//! that buffer through a bind group made with sinew's layout.
+//!
+//! ```text
+//! cargo run --example host_renderer -- [OUT.png] [--cpu]
+//! ```
+//!
+//! Renders a few frames of three characters headless and writes the last one to `OUT.png`
+//! (default `target/host_renderer.png`). `--cpu` evaluates on the CPU and uploads the palette
+//! instead (the same buffer layout). Without a GPU adapter it prints why and exits 0.
+
+use std::borrow::Cow;
+use std::process::ExitCode;
+
+use glam::{Affine3A, Mat4, Quat, Vec3};
+use sinew::render::{
+    RgbaImage, create_palette_bind_group, create_palette_bind_group_layout, skinning_wgsl,
+};
+use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows};
+
+/// The host's own vertex format: sinew does not dictate it.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct HostVertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+    joints: [u16; 4],
+    weights: [f32; 4],
+}
+
+/// The host's per-frame uniforms.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct HostFrame {
+    view_proj: [[f32; 4]; 4],
+    joint_count: u32,
+    pad: [u32; 3],
+}
+
+/// The host's shader: its own bindings at group 0, sinew's palette at group 1.
+const HOST_WGSL: &str = r#"
+struct HostFrame {
+    view_proj: mat4x4<f32>,
+    joint_count: u32,
+}
+@group(0) @binding(0) var<uniform> host: HostFrame;
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) joints: vec4<u32>,
+    @location(3) weights: vec4<f32>,
+}
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,
+}
+
+@vertex
+fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
+    // The host lays palette blocks out one per instance.
+    let offset = instance * host.joint_count;
+    let s = sinew_skin_linear(offset, host.joint_count, v.joints, v.weights, v.position, v.normal);
+    return VertexOut(host.view_proj * vec4<f32>(s.position, 1.0), s.normal);
+}
+
+@fragment
+fn fs_main(v: VertexOut) -> @location(0) vec4<f32> {
+    let light = normalize(vec3<f32>(0.4, 1.0, 0.6));
+    let lit = 0.25 + 0.75 * max(dot(normalize(v.normal), light), 0.0);
+    return vec4<f32>(vec3<f32>(0.35, 0.6, 0.85) * lit, 1.0);
+}
+"#;
+
+const SIZE: u32 = 256;
+const FRAMES: u32 = 4;
+const CHARACTERS: u32 = 3;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("host_renderer: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let use_cpu = args.iter().any(|a| a == "--cpu");
+    let out = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .cloned()
+        .unwrap_or_else(|| "target/host_renderer.png".into());
+
+    // The host's device: created here, not by sinew.
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    let instance = wgpu::Instance::new(desc);
+    let adapter =
+        match pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        {
+            Ok(adapter) => adapter,
+            Err(e) => {
+                println!("host_renderer: no GPU adapter ({e}); nothing to render");
+                return Ok(());
+            }
+        };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("host device"),
+        ..Default::default()
+    }))?;
+    println!("host_renderer on {:?}", adapter.get_info().name);
+
+    // Animation data.
+    let asset = sinew::import_file("assets/humanoid.glb")?;
+    let rigs = sinew::bake_rigs(&asset)?;
+    let rig = &rigs[0];
+    let joints = rig.joint_count() as u32;
+    let mesh = &rig.meshes[0];
+    // Clips that stay in place (a clip with root motion would walk out of the fixed camera).
+    let clips: Vec<u32> = ["idle", "walk", "wave"]
+        .iter()
+        .map(|name| rig.clips.find_clip(name).unwrap_or(0) as u32)
+        .collect();
+
+    // sinew's evaluator on the host's device, or the CPU evaluator plus an upload.
+    let context = GpuContext::from_device(&device, &queue);
+    let mut gpu = if use_cpu {
+        None
+    } else {
+        let mut backend = GpuBackend::new(&context, &rigs, &[])?;
+        // Reserve every palette block before binding the buffer: growing replaces it.
+        backend.reserve_palette(CHARACTERS * joints)?;
+        Some(backend)
+    };
+    let mut cpu = CpuBackend::new(rigs.clone(), Vec::new());
+    let uploaded = sinew::render::create_palette_buffer(&device, (CHARACTERS * joints) as usize)?;
+    let palette_buffer = gpu.as_ref().map_or(&uploaded, |g| g.palette_buffer());
+
+    // The host's pipeline, with sinew's palette layout at group 1 and sinew's WGSL prepended.
+    let palette_layout = create_palette_bind_group_layout(&device, wgpu::ShaderStages::VERTEX);
+    let palette_group = create_palette_bind_group(&device, &palette_layout, palette_buffer);
+    let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("host frame layout"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: wgpu::BufferSize::new(size_of::<HostFrame>() as u64),
+            },
+            count: None,
+        }],
+    });
+    let source = format!("{}\n{HOST_WGSL}", skinning_wgsl(1, 0));
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("host shader"),
+        source: wgpu::ShaderSource::Wgsl(Cow::Owned(source)),
+    });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("host pipeline layout"),
+        bind_group_layouts: &[Some(&frame_layout), Some(&palette_layout)],
+        immediate_size: 0,
+    });
+    let attributes =
+        wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Uint16x4, 3 => Float32x4];
+    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("host pipeline"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: size_of::<HostVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &attributes,
+            })],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: wgpu::TextureFormat::Depth32Float,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+
+    // The host's buffers and targets.
+    use wgpu::util::DeviceExt;
+    let vertices: Vec<HostVertex> = (0..mesh.vertex_count())
+        .map(|v| HostVertex {
+            position: mesh.positions[v],
+            normal: mesh.normals[v],
+            joints: mesh.joints[v],
+            weights: mesh.weights[v],
+        })
+        .collect();
+    let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("host vertices"),
+        contents: bytemuck::cast_slice(&vertices),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("host indices"),
+        contents: bytemuck::cast_slice(&mesh.indices),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("host frame"),
+        size: size_of::<HostFrame>() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let frame_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("host frame bind group"),
+        layout: &frame_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: frame_buffer.as_entire_binding(),
+        }],
+    });
+    let texture = |label, format, usage| {
+        device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width: SIZE,
+                height: SIZE,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage,
+            view_formats: &[],
+        })
+    };
+    let color = texture(
+        "host color",
+        format,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    );
+    let depth = texture(
+        "host depth",
+        wgpu::TextureFormat::Depth32Float,
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    );
+    let view = |texture: &wgpu::Texture, label| {
+        texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some(label),
+            ..Default::default()
+        })
+    };
+    let color_view = view(&color, "host color view");
+    let depth_view = view(&depth, "host depth view");
+    let view_proj = glam::camera::rh::proj::directx::perspective(0.8, 1.0, 0.1, 50.0)
+        * glam::camera::rh::view::look_at_mat4(
+            Vec3::new(0.0, 1.6, 5.5),
+            Vec3::new(0.0, 0.9, 0.0),
+            Vec3::Y,
+        );
+    queue.write_buffer(
+        &frame_buffer,
+        0,
+        bytemuck::bytes_of(&HostFrame {
+            view_proj: Mat4::to_cols_array_2d(&view_proj),
+            joint_count: joints,
+            pad: [0; 3],
+        }),
+    );
+
+    // The render loop: the host advances time and asks sinew for the poses; sinew writes the
+    // palette buffer the host's pipeline reads.
+    let mut palette = vec![Mat3x4Rows::IDENTITY; (CHARACTERS * joints) as usize];
+    let mut bounds = vec![Aabb::EMPTY; CHARACTERS as usize];
+    for frame in 0..FRAMES {
+        let time = frame as f32 / 30.0;
+        let records = (0..CHARACTERS)
+            .map(|c| {
+                let world = Affine3A::from_rotation_translation(
+                    Quat::from_rotation_y(0.4 * (c as f32 - 1.0)),
+                    Vec3::new(1.3 * (c as f32 - 1.0), 0.0, 0.0),
+                );
+                InstanceRecord::new(
+                    0,
+                    c * joints,
+                    &world,
+                    &[Layer::clip(
+                        clips[c as usize % clips.len()],
+                        time + c as f32 * 0.3,
+                    )],
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        match gpu.as_mut() {
+            Some(backend) => backend.evaluate(&records)?,
+            None => {
+                cpu.evaluate(&records, &mut palette, &mut bounds)?;
+                sinew::render::write_palette(&queue, &uploaded, 0, &palette)?;
+            }
+        }
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("host frame"),
+        });
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("host pass"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &color_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: 0.9,
+                            g: 0.9,
+                            b: 0.88,
+                            a: 1.0,
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &frame_group, &[]);
+            pass.set_bind_group(1, &palette_group, &[]);
+            pass.set_vertex_buffer(0, vertex_buffer.slice(..));
+            pass.set_index_buffer(index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..mesh.indices.len() as u32, 0, 0..CHARACTERS);
+        }
+        queue.submit([encoder.finish()]);
+    }
+
+    // Readback with sinew's capture helper (any readback works).
+    let image: RgbaImage = sinew::render::read_texture_rgba8(&device, &queue, &color)?;
+    image.save_png(&out)?;
+    let drawn = image
+        .pixels
+        .chunks_exact(4)
+        .filter(|p| u16::from(p[2]) > u16::from(p[0]) + 40)
+        .count();
+    println!(
+        "host_renderer: {FRAMES} frames of {CHARACTERS} characters ({} evaluator), {drawn} character pixels, wrote {out}",
+        if gpu.is_some() { "GPU" } else { "CPU" }
+    );
+    if drawn == 0 {
+        return Err("no character pixels in the last frame".into());
+    }
+    Ok(())
+}

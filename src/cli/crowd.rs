@@ -1,0 +1,510 @@
+//! `sinew crowd`: the main job. N characters on a grid, each driven by a locomotion state
+//! machine (idle / walk / run with cross-fades) from its own speed parameter, some waving
+//! through a masked upper-body layer; F frames of control → upload → compute, the last frame
+//! rendered to a PNG, and where the time went.
+
+use std::time::Instant;
+
+use glam::Vec3;
+use hecs::{Entity, World};
+use sinew::render::{
+    Camera, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
+    SkinnedInstance, StaticMesh, bounding_sphere,
+};
+use sinew::runtime::{
+    Animated, Animator, ClipLayer, Compare, Condition, Layers, MaskSpec, ParamId, ParameterDef,
+    ParameterKind, RootMotion, RootTranslation, StateMachine, StateMachineDef, TransitionDef,
+    Transform, Value,
+};
+use sinew::{Aabb, GpuBackend, GpuContext, Rig};
+
+use super::Args;
+
+/// The default rig, built into the binary so `sinew crowd` runs from anywhere.
+const DEFAULT_RIG: &[u8] = include_bytes!("../../assets/humanoid.glb");
+
+/// Seconds per frame of the simulation clock.
+const DT: f32 = 1.0 / 60.0;
+
+/// Untimed updates before the first timed frame, so characters start in different states.
+const PRE_ROLL_UPDATES: usize = 30;
+
+/// Colours characters are tinted with, by grid cell.
+const TINTS: [[f32; 3]; 6] = [
+    [0.85, 0.55, 0.40],
+    [0.45, 0.60, 0.85],
+    [0.55, 0.80, 0.50],
+    [0.85, 0.75, 0.40],
+    [0.70, 0.50, 0.80],
+    [0.80, 0.80, 0.80],
+];
+
+/// Which backend evaluates the poses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Gpu,
+    Cpu,
+}
+
+/// Per-frame wall (or GPU) times of each stage, in milliseconds.
+#[derive(Default)]
+struct StageTimes {
+    frame: Vec<f64>,
+    control: Vec<f64>,
+    upload: Vec<f64>,
+    compute: Vec<f64>,
+    render: Vec<f64>,
+}
+
+/// `(median, p90)` of `samples` (zero when empty).
+fn median_p90(samples: &[f64]) -> (f64, f64) {
+    if samples.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.9))
+}
+
+fn ms_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// The locomotion state machine over the rig's clips: idle / walk / run when it has clips with
+/// those names, else its first three clips.
+fn locomotion(rig: &Rig) -> StateMachineDef {
+    let names: Vec<String> = rig.clips.clips().iter().map(|c| c.name.clone()).collect();
+    let pick = |wanted: &str, fallback: usize| {
+        names
+            .iter()
+            .find(|n| n.eq_ignore_ascii_case(wanted))
+            .cloned()
+            .unwrap_or_else(|| names[fallback.min(names.len() - 1)].clone())
+    };
+    let (idle, walk, run) = (pick("idle", 0), pick("walk", 1), pick("run", 2));
+    let speed = |op, v: f32| Condition::new("speed", op, Value::Float(v as f64));
+    StateMachineDef::new("locomotion")
+        .parameter(ParameterDef {
+            name: "speed".into(),
+            kind: ParameterKind::Float,
+            default: Some(Value::Float(0.0)),
+        })
+        .clip_state("idle", &idle)
+        .clip_state("walk", &walk)
+        .clip_state("run", &run)
+        .transition(
+            TransitionDef::new("idle", "walk")
+                .fade(0.3)
+                .when(speed(Compare::Gt, 0.6)),
+        )
+        .transition(
+            TransitionDef::new("walk", "run")
+                .fade(0.3)
+                .when(speed(Compare::Gt, 2.6)),
+        )
+        .transition(
+            TransitionDef::new("run", "walk")
+                .fade(0.3)
+                .when(speed(Compare::Lt, 2.2)),
+        )
+        .transition(
+            TransitionDef::new("walk", "idle")
+                .fade(0.3)
+                .when(speed(Compare::Lt, 0.4)),
+        )
+}
+
+/// The speed character `i` wants at time `t`: a slow wave through idle, walk and run, each
+/// character at its own phase.
+fn wanted_speed(i: usize, t: f32) -> f32 {
+    let phase = (i as f32 * 0.618_034).fract() * std::f32::consts::TAU;
+    1.8 + 1.9 * (0.7 * t + phase).sin()
+}
+
+/// The simulated crowd: rig, animator, world and the characters' entities and speed parameter.
+struct Crowd {
+    animator: Animator,
+    world: World,
+    entities: Vec<Entity>,
+    speed: ParamId,
+    joints: usize,
+}
+
+impl Crowd {
+    fn new(rig: Rig, characters: usize) -> Result<Self, String> {
+        let joints = rig.joint_count();
+        let spacing = {
+            let b = rig.meshes.iter().fold(Aabb::EMPTY, |mut acc, m| {
+                acc.merge(&m.bind_aabb);
+                acc
+            });
+            let extent = if b.is_empty() {
+                1.0
+            } else {
+                (b.max[0] - b.min[0]).max(b.max[2] - b.min[2]).max(b.max[1] - b.min[1] * 0.5)
+            };
+            extent * 1.6
+        };
+        let wave = rig.clips.find_clip("wave");
+        let upper_body = ["Spine", "Spine1", "spine", "b_Spine01_02"]
+            .into_iter()
+            .find(|j| rig.skeleton.find_joint(j).is_some());
+        let machine_def = locomotion(&rig);
+        let mut animator = Animator::new(vec![rig]).map_err(|e| e.to_string())?;
+        let machine = animator
+            .add_state_machine(0, &machine_def)
+            .map_err(|e| e.to_string())?;
+        let speed = animator
+            .parameter(machine, "speed")
+            .map_err(|e| e.to_string())?;
+        let wave_layer = match (wave, upper_body) {
+            (Some(clip), Some(joint)) => {
+                let mask = animator
+                    .add_mask(0, &MaskSpec::subtrees("upper body", &[joint]))
+                    .map_err(|e| e.to_string())?;
+                Some(ClipLayer::new(clip as u32).with_mask(mask))
+            }
+            _ => None,
+        };
+        let root = animator.root_joint(0).map_err(|e| e.to_string())?;
+        let side = (characters as f32).sqrt().ceil() as usize;
+        let mut world = World::new();
+        let mut entities = Vec::with_capacity(characters);
+        for i in 0..characters {
+            let (row, col) = (i / side, i % side);
+            let position = Vec3::new(
+                (col as f32 - side as f32 * 0.5) * spacing,
+                0.0,
+                (row as f32 - side as f32 * 0.5) * spacing,
+            );
+            let state_machine: StateMachine =
+                animator.state_machine(machine).map_err(|e| e.to_string())?;
+            let entity = world.spawn((
+                Animated::new(0),
+                Transform::from_translation(position),
+                state_machine,
+                RootMotion::new(root, RootTranslation::Xz, false),
+            ));
+            if let (Some(layer), true) = (wave_layer, i % 3 == 0) {
+                let layers = Layers::from_layers(&[layer]).map_err(|e| e.to_string())?;
+                world
+                    .insert_one(entity, layers)
+                    .map_err(|e| e.to_string())?;
+            }
+            entities.push(entity);
+        }
+        Ok(Self {
+            animator,
+            world,
+            entities,
+            speed,
+            joints,
+        })
+    }
+
+    /// Sets every character's speed for time `t` and advances the animator by one frame.
+    fn control(&mut self, t: f32) -> Result<(), String> {
+        for (i, &entity) in self.entities.iter().enumerate() {
+            if let Ok(sm) = self.world.query_one_mut::<&mut StateMachine>(entity) {
+                sm.params_mut()
+                    .set_float(self.speed, wanted_speed(i, t))
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        self.animator
+            .update(&mut self.world, DT)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Prints progress on stderr at most once a second for runs longer than that.
+struct Progress {
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress {
+    fn tick(&mut self, frame: usize, frames: usize) {
+        if self.last.elapsed().as_secs_f64() >= 1.0 {
+            self.last = Instant::now();
+            eprintln!(
+                "sinew crowd: frame {}/{frames} ({:.1} s)",
+                frame + 1,
+                self.start.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let args = Args::parse(
+        args,
+        &["--characters", "--frames", "--model", "--backend", "--out"],
+        &["--json"],
+    )?;
+    let number = |flag: &str, default: usize| -> Result<usize, String> {
+        match args.value(flag) {
+            None => Ok(default),
+            Some(v) => match v.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("{flag} {v:?}: expected a positive whole number")),
+            },
+        }
+    };
+    let characters = number("--characters", 1000)?;
+    let frames = number("--frames", 60)?;
+    let backend = match args.value("--backend").unwrap_or("gpu") {
+        "gpu" => Backend::Gpu,
+        "cpu" => Backend::Cpu,
+        other => return Err(format!("--backend {other:?}: expected gpu or cpu")),
+    };
+    let out = args.value("--out").unwrap_or("crowd.png");
+    let rig = load_rig(args.value("--model"))?;
+    let model = args.value("--model").unwrap_or("assets/humanoid.glb").to_string();
+
+    let context = GpuContext::new_headless().map_err(|e| e.to_string())?;
+    let mut crowd = Crowd::new(rig.clone(), characters)?;
+    let joints = crowd.joints;
+    for k in 0..PRE_ROLL_UPDATES {
+        crowd.control(k as f32 * DT)?;
+    }
+
+    let mut gpu = match backend {
+        Backend::Gpu => {
+            let mut b = GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())
+                .map_err(|e| e.to_string())?;
+            b.reserve_palette(crowd.animator.palette().capacity())
+                .map_err(|e| e.to_string())?;
+            // The first dispatch compiles the pipeline (lazily, on software drivers): untimed.
+            b.evaluate(crowd.animator.records())
+                .map_err(|e| e.to_string())?;
+            b.wait().map_err(|e| e.to_string())?;
+            Some(b)
+        }
+        Backend::Cpu => None,
+    };
+
+    let mut times = StageTimes::default();
+    let mut dispatches = 0;
+    let mut bytes_per_joint = 48.0;
+    let start = Instant::now();
+    let mut progress = Progress {
+        start,
+        last: start,
+    };
+    for frame in 0..frames {
+        let frame_start = Instant::now();
+        let t = (PRE_ROLL_UPDATES + frame) as f32 * DT;
+        let control = Instant::now();
+        crowd.control(t)?;
+        times.control.push(ms_since(control));
+        match gpu.as_mut() {
+            Some(g) => {
+                if g.palette_capacity() < crowd.animator.palette().capacity() {
+                    g.reserve_palette(crowd.animator.palette().capacity())
+                        .map_err(|e| e.to_string())?;
+                }
+                let upload = Instant::now();
+                g.evaluate(crowd.animator.records())
+                    .map_err(|e| e.to_string())?;
+                times.upload.push(ms_since(upload));
+                let compute = Instant::now();
+                g.wait().map_err(|e| e.to_string())?;
+                times.compute.push(ms_since(compute));
+                dispatches = g.dispatches_last_frame();
+                bytes_per_joint = g.bytes_written_per_joint();
+            }
+            None => {
+                let compute = Instant::now();
+                crowd.animator.evaluate_cpu().map_err(|e| e.to_string())?;
+                times.compute.push(ms_since(compute));
+                times.upload.push(0.0);
+                dispatches = 0;
+            }
+        }
+        times.frame.push(ms_since(frame_start));
+        progress.tick(frame, frames);
+    }
+
+    let render = Instant::now();
+    render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out)?;
+    times.render.push(ms_since(render));
+
+    let (frame_median, frame_p90) = median_p90(&times.frame);
+    let stage = |s: &[f64]| median_p90(s).0;
+    let compute_s = stage(&times.compute) / 1e3;
+    let joints_per_second = if compute_s > 0.0 {
+        (characters * joints) as f64 / compute_s
+    } else {
+        0.0
+    };
+    let report = serde_json::json!({
+        "characters": characters,
+        "joints_per_character": joints,
+        "frames": frames,
+        "backend": if backend == Backend::Gpu { "gpu" } else { "cpu" },
+        "adapter": context.adapter_summary(),
+        "frame_ms": { "median": frame_median, "p90": frame_p90 },
+        "stages_ms": {
+            "control": stage(&times.control),
+            "upload": stage(&times.upload),
+            "compute": stage(&times.compute),
+            "render": stage(&times.render),
+        },
+        "joints_per_second": joints_per_second,
+        "dispatches_per_frame": dispatches,
+        "bytes_written_per_joint": bytes_per_joint,
+    });
+    if args.has("--json") {
+        return super::print(&report.to_string());
+    }
+    let row = |name: &str, s: &[f64]| {
+        let (m, p) = median_p90(s);
+        format!("  {name:<8} {m:>10.3} {p:>10.3}\n")
+    };
+    let mut table = format!(
+        "sinew crowd: {characters} x {model} ({joints} joints), {frames} frames, {} backend on {}\n  stage    median ms     p90 ms\n",
+        if backend == Backend::Gpu { "gpu" } else { "cpu" },
+        context.adapter_summary()
+    );
+    table += &row("control", &times.control);
+    table += &row("upload", &times.upload);
+    table += &row("compute", &times.compute);
+    table += &row("render", &times.render);
+    table += &row("frame", &times.frame);
+    table += &format!(
+        "  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  wrote {out}",
+        joints_per_second / 1e6
+    );
+    super::print(&table)
+}
+
+/// The first rig with meshes of `model` (a glTF or `.sinew` file), or the built-in humanoid.
+fn load_rig(model: Option<&str>) -> Result<Rig, String> {
+    let rigs = match model {
+        None => {
+            let asset = sinew::import_bytes(DEFAULT_RIG, "assets/humanoid.glb", None)
+                .map_err(|e| e.to_string())?;
+            sinew::bake_rigs(&asset).map_err(|e| e.to_string())?
+        }
+        Some(path) if path.ends_with(".sinew") => {
+            sinew::bake::file::read_file(path).map_err(|e| e.to_string())?
+        }
+        Some(path) => {
+            let asset = sinew::import_file(path).map_err(|e| e.to_string())?;
+            sinew::bake_rigs(&asset).map_err(|e| e.to_string())?
+        }
+    };
+    let name = model.unwrap_or("assets/humanoid.glb");
+    let rig = rigs
+        .into_iter()
+        .find(|r| !r.meshes.is_empty())
+        .ok_or_else(|| format!("{name}: no skinned mesh to draw"))?;
+    if rig.clips.clip_count() == 0 {
+        return Err(format!("{name}: the rig has no clips to play"));
+    }
+    Ok(rig)
+}
+
+/// Renders the crowd's current frame from the evaluator's palette and boxes, framing every
+/// character, and saves it as a PNG.
+fn render_last_frame(
+    context: &GpuContext,
+    rig: &Rig,
+    crowd: &mut Crowd,
+    gpu: Option<&GpuBackend>,
+    out: &str,
+) -> Result<(), String> {
+    let device = &context.device;
+    let queue = &context.queue;
+    let renderer = Renderer::new(device).map_err(|e| e.to_string())?;
+    let records = crowd.animator.records().to_vec();
+    let uploaded;
+    let (palette, aabbs, bounds) = match gpu {
+        Some(g) => {
+            let bounds = g
+                .read_bounds(0..records.len())
+                .map_err(|e| e.to_string())?;
+            (g.palette_buffer(), g.bounds_buffer(), bounds)
+        }
+        None => {
+            let pose = crowd.animator.evaluate_cpu().map_err(|e| e.to_string())?;
+            let palette_buffer = sinew::render::create_palette_buffer(device, pose.palette.len())
+                .map_err(|e| e.to_string())?;
+            sinew::render::write_palette(queue, &palette_buffer, 0, pose.palette)
+                .map_err(|e| e.to_string())?;
+            let aabb_buffer = sinew::render::create_aabb_buffer(device, pose.bounds.len())
+                .map_err(|e| e.to_string())?;
+            sinew::render::write_aabbs(queue, &aabb_buffer, 0, pose.bounds)
+                .map_err(|e| e.to_string())?;
+            let bounds = pose.bounds.to_vec();
+            uploaded = (palette_buffer, aabb_buffer);
+            (&uploaded.0, &uploaded.1, bounds)
+        }
+    };
+    let mut all = Aabb::EMPTY;
+    for b in &bounds {
+        all.merge(b);
+    }
+    if all.is_empty() {
+        return Err("the crowd's animated boxes are empty; nothing to frame".into());
+    }
+    let mut batch = SkinnedBatch::new(
+        device,
+        &renderer,
+        &SkinnedBatchDesc {
+            label: "crowd",
+            meshes: &rig.meshes,
+            mesh_colors: &[],
+            capacity: records.len() as u32,
+            palette,
+            aabbs,
+            preskin: false,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let instances: Vec<SkinnedInstance> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            SkinnedInstance::new(
+                r.palette_offset,
+                rig.joint_count() as u32,
+                i as u32,
+                TINTS[i % TINTS.len()],
+            )
+        })
+        .collect();
+    batch
+        .write_instances(queue, &instances)
+        .map_err(|e| e.to_string())?;
+    let (center, radius) = bounding_sphere(&all);
+    let floor = Vec3::new(center.x, all.min[1], center.z);
+    let ground = StaticMesh::ground_plane(
+        device,
+        queue,
+        &renderer,
+        floor,
+        radius * 2.2,
+        [0.55, 0.55, 0.52],
+    )
+    .map_err(|e| e.to_string())?;
+    let target = RenderTarget::new(device, &renderer, 1024, 768, 2048).map_err(|e| e.to_string())?;
+    let camera = Camera::frame_aabb(&all, Vec3::new(0.55, 0.55, 1.0), 0.7, target.aspect());
+    let batches = [&batch];
+    let statics = [&ground];
+    let scene = Scene {
+        shadow: Some(ShadowSettings::covering(all)),
+        skinned: &batches,
+        statics: &statics,
+        ..Scene::new(camera)
+    };
+    renderer
+        .render(device, queue, &target, &scene)
+        .map_err(|e| e.to_string())?;
+    target
+        .save_png(device, queue, out)
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}

@@ -1,0 +1,431 @@
+//! The fast evaluator: groups of four instances of one rig, one instance per SIMD lane, walk
+//! the skeleton once, parent before child. Per joint and for the four instances at once: sample
+//! each layer from the resampled clips (two frame records per lane, one lerp per channel; a
+//! channel that is constant over the clip is one load), blend the layers (override: normalized
+//! lerp with per-joint mask weights; additive), apply root-motion removal, turn the SQT into a
+//! 3x4 matrix, multiply by the parent's model matrix (or the instance's world transform), write
+//! `model × inverse bind` into each instance's palette and grow each instance's bounds.
+//!
+//! Lanes rather than joints: every instance runs the same joint sequence, so the hierarchy
+//! product, skinning and bounds, which dominate once sampling is O(1), vectorize as cleanly as
+//! sampling does; only sampling gathers per lane (each instance reads its own frame pair).
+
+use glam::{Affine3A, Quat, Vec3};
+
+use super::resampled::{CONSTANT, JointSlots, ResampledClips};
+use super::soa::{Affine4, F4, Sqt4, transpose};
+use crate::bake::{Aabb, MAX_JOINTS, NO_PARENT, Rig};
+use crate::cpu::hold_root;
+use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
+use crate::mask::JointMask;
+use crate::math::{Mat3x4Rows, Sqt};
+
+/// Weight 1 for every joint: the mask of layers without one.
+static NO_MASK: [f32; MAX_JOINTS] = [1.0; MAX_JOINTS];
+
+/// Per-rig data of the fast evaluator: the resampled clips and the per-joint constants of the
+/// rig, each already in all four lanes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FastRig {
+    pub(crate) clips: ResampledClips,
+    pub(crate) parents: Vec<u16>,
+    pub(crate) rest: Vec<Sqt4>,
+    pub(crate) rest_inv_scale: Vec<[F4; 3]>,
+    pub(crate) inverse_binds: Vec<Affine4>,
+    /// Joint-space vertex bounds as centre and half extent, `None` for joints without vertices.
+    pub(crate) bounds: Vec<Option<([F4; 3], [F4; 3])>>,
+}
+
+impl FastRig {
+    /// Bakes `rig` for the fast evaluator, resampling its clips at `rate` frames per second
+    /// (see [`ResampledClips::build`]).
+    pub fn new(rig: &Rig, rate: f32) -> Self {
+        let sk = &rig.skeleton;
+        Self {
+            clips: ResampledClips::build(&rig.clips, rate),
+            parents: sk.parents().to_vec(),
+            rest: sk
+                .rest_pose()
+                .iter()
+                .map(|s| Sqt4::splat(&sqt_to_arrays(s)))
+                .collect(),
+            rest_inv_scale: sk
+                .rest_pose()
+                .iter()
+                .map(|s| [0, 1, 2].map(|i| F4::splat(1.0 / s.scale[i])))
+                .collect(),
+            inverse_binds: sk
+                .inverse_binds()
+                .iter()
+                .map(|m| Affine4::splat(&Mat3x4Rows::from_affine(m)))
+                .collect(),
+            bounds: rig
+                .joint_bounds
+                .iter()
+                .map(|b| {
+                    (!b.is_empty()).then(|| {
+                        let c = [0, 1, 2].map(|i| F4::splat((b.min[i] + b.max[i]) * 0.5));
+                        let e = [0, 1, 2].map(|i| F4::splat((b.max[i] - b.min[i]) * 0.5));
+                        (c, e)
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// The resampled clips.
+    pub fn clips(&self) -> &ResampledClips {
+        &self.clips
+    }
+
+    /// Number of joints.
+    pub fn joint_count(&self) -> usize {
+        self.parents.len()
+    }
+}
+
+fn sqt_to_arrays(s: &Sqt) -> [[f32; 4]; 3] {
+    [
+        s.translation.extend(0.0).to_array(),
+        s.rotation.to_array(),
+        s.scale.extend(0.0).to_array(),
+    ]
+}
+
+/// One layer slot of a group: what each lane samples and with which weight.
+struct Slot<'a> {
+    /// Every lane plays the same clip (constants come from one table, pre-splatted).
+    uniform: bool,
+    /// Frame records `f` and `f + 1` of each lane's clip.
+    a: [&'a [F4]; 4],
+    b: [&'a [F4]; 4],
+    /// Each lane's weights of the two records, `(1 - alpha, alpha)`, in all four components,
+    /// and those of STEP channels (`(1, 0)`, or `(0, 1)` at the clip's end).
+    lerp: [(F4, F4); 4],
+    hold: [(F4, F4); 4],
+    /// Per-joint channel tables of each lane's clip.
+    slots: [&'a [JointSlots]; 4],
+    constants: [&'a [[F4; 3]]; 4],
+    constants4: &'a [Sqt4],
+    /// Per-joint mask weights of each lane.
+    masks: [&'a [f32]; 4],
+    any_mask: bool,
+    /// Layer weight of override lanes (0 for additive lanes) and of additive lanes.
+    w_override: F4,
+    w_additive: F4,
+    /// The same, as arrays while the slot is built.
+    weights: [[f32; 4]; 2],
+    any_override: bool,
+    any_additive: bool,
+    /// Every lane overrides at full weight without a mask: the sample replaces the pose.
+    full: bool,
+}
+
+impl Slot<'_> {
+    /// The four lanes' samples of joint `j`.
+    #[inline(always)]
+    fn sample(&self, j: usize) -> Sqt4 {
+        if self.uniform {
+            self.sample_uniform(j)
+        } else {
+            self.sample_mixed(j)
+        }
+    }
+
+    /// Lane `i`'s value of channel slot `slot`, interpolated unless `step`. Written
+    /// `a (1 - alpha) + b alpha`, which is exactly `a` or `b` at either end.
+    #[inline(always)]
+    fn lane_value(&self, i: usize, slot: usize, step: bool) -> F4 {
+        let (wa, wb) = if step { self.hold[i] } else { self.lerp[i] };
+        self.a[i][slot] * wa + self.b[i][slot] * wb
+    }
+
+    /// Channel slot `slot` of every lane, interpolated unless `step`, as lanes of xyzw.
+    #[inline(always)]
+    fn gather(&self, slot: u16, step: bool) -> [F4; 4] {
+        let s = slot as usize;
+        transpose([
+            self.lane_value(0, s, step),
+            self.lane_value(1, s, step),
+            self.lane_value(2, s, step),
+            self.lane_value(3, s, step),
+        ])
+    }
+
+    #[inline(always)]
+    fn sample_uniform(&self, j: usize) -> Sqt4 {
+        let js = self.slots[0][j];
+        let c = &self.constants4[j];
+        let step = |ch: usize| js.step & (1 << ch) != 0;
+        let t = if js.slot[0] == CONSTANT {
+            c.t
+        } else {
+            let [x, y, z, _] = self.gather(js.slot[0], step(0));
+            [x, y, z]
+        };
+        let r = if js.slot[1] == CONSTANT {
+            c.r
+        } else {
+            self.gather(js.slot[1], step(1))
+        };
+        let s = if js.slot[2] == CONSTANT {
+            c.s
+        } else {
+            let [x, y, z, _] = self.gather(js.slot[2], step(2));
+            [x, y, z]
+        };
+        Sqt4 { t, r, s }
+    }
+
+    #[inline(always)]
+    fn sample_mixed(&self, j: usize) -> Sqt4 {
+        let l = [
+            self.mixed_lane(0, j),
+            self.mixed_lane(1, j),
+            self.mixed_lane(2, j),
+            self.mixed_lane(3, j),
+        ];
+        let [tx, ty, tz, _] = transpose([l[0][0], l[1][0], l[2][0], l[3][0]]);
+        let r = transpose([l[0][1], l[1][1], l[2][1], l[3][1]]);
+        let [sx, sy, sz, _] = transpose([l[0][2], l[1][2], l[2][2], l[3][2]]);
+        Sqt4 {
+            t: [tx, ty, tz],
+            r,
+            s: [sx, sy, sz],
+        }
+    }
+
+    /// Lane `i`'s translation, rotation and scale of joint `j`, from its own clip.
+    #[inline(always)]
+    fn mixed_lane(&self, i: usize, j: usize) -> [F4; 3] {
+        let js = self.slots[i][j];
+        let c = &self.constants[i][j];
+        let channel = |ch: usize| {
+            if js.slot[ch] == CONSTANT {
+                c[ch]
+            } else {
+                self.lane_value(i, js.slot[ch] as usize, js.step & (1 << ch) != 0)
+            }
+        };
+        [channel(0), channel(1), channel(2)]
+    }
+}
+
+/// The four instances of a group (a group of fewer repeats its first instance in the spare
+/// lanes, whose results are not written).
+pub(crate) struct Group<'a> {
+    /// The records, one per lane.
+    pub records: [&'a InstanceRecord; 4],
+    /// Palette slices of the real lanes (`1..=4` of them), one entry per joint each.
+    pub palettes: &'a mut [&'a mut [Mat3x4Rows]],
+}
+
+/// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB.
+/// When `models` is given, lane 0's model matrices are written to it. Records must have been
+/// validated against `rig` and `masks`; `scratch` holds at least one entry per joint.
+pub(crate) fn evaluate_group(
+    rig: &Rig,
+    fast: &FastRig,
+    masks: &[JointMask],
+    group: Group<'_>,
+    mut models: Option<&mut [Affine3A]>,
+    scratch: &mut [Affine4],
+) -> [Aabb; 4] {
+    let n = fast.joint_count();
+    let recs = group.records;
+    let lib = &fast.clips;
+    let layer_count = recs.map(|r| (r.layer_count as usize).min(MAX_LAYERS));
+    let max_layers = layer_count.iter().copied().max().unwrap_or(0);
+
+    // Per slot: each lane's clip, frames, weight and mask; lanes without this slot take the
+    // first lane that has it with weight 0.
+    let mut slots: [Option<Slot<'_>>; MAX_LAYERS] = [None, None, None, None];
+    for (k, out) in slots.iter_mut().enumerate().take(max_layers) {
+        let Some(donor) = (0..4).find(|&i| k < layer_count[i]) else {
+            continue;
+        };
+        let layer = |i: usize| -> (&LayerRecord, bool) {
+            if k < layer_count[i] {
+                (&recs[i].layers[k], true)
+            } else {
+                (&recs[donor].layers[k], false)
+            }
+        };
+        let mut slot = Slot {
+            uniform: true,
+            a: [&[]; 4],
+            b: [&[]; 4],
+            lerp: [(F4::ZERO, F4::ZERO); 4],
+            hold: [(F4::ZERO, F4::ZERO); 4],
+            slots: [&[]; 4],
+            constants: [&[]; 4],
+            constants4: &[],
+            masks: [&NO_MASK; 4],
+            any_mask: false,
+            w_override: F4::ZERO,
+            w_additive: F4::ZERO,
+            weights: [[0.0; 4]; 2],
+            any_override: false,
+            any_additive: false,
+            full: true,
+        };
+        let first_clip = recs[donor].layers[k].clip as usize;
+        for i in 0..4 {
+            let (rec, real) = layer(i);
+            let clip = rec.clip as usize;
+            let (f, alpha) = lib.clips[clip].frame_at(rec.time);
+            let (a, b) = lib.frame_pair(clip, f);
+            let (js, c, c4) = lib.joint_tables(clip);
+            slot.a[i] = a;
+            slot.b[i] = b;
+            slot.lerp[i] = (F4::splat(1.0 - alpha), F4::splat(alpha));
+            let end = if alpha >= 1.0 { 1.0 } else { 0.0 };
+            slot.hold[i] = (F4::splat(1.0 - end), F4::splat(end));
+            slot.slots[i] = js;
+            slot.constants[i] = c;
+            if i == 0 {
+                slot.constants4 = c4;
+            }
+            slot.uniform &= clip == first_clip;
+            let weight = if real { rec.weight } else { 0.0 };
+            let mask = rec.flags & !LayerRecord::ADDITIVE;
+            if real && mask != 0 {
+                slot.masks[i] = &masks[mask as usize - 1].weights;
+                slot.any_mask = true;
+            }
+            let additive = rec.flags & LayerRecord::ADDITIVE != 0;
+            if additive {
+                slot.weights[1][i] = weight;
+                slot.any_additive |= real;
+            } else {
+                slot.weights[0][i] = weight;
+                slot.any_override |= real;
+            }
+            slot.full &= real && !additive && mask == 0 && weight >= 1.0;
+        }
+        slot.w_override = F4::new(slot.weights[0]);
+        slot.w_additive = F4::new(slot.weights[1]);
+        // A slot no lane can see: every weight <= 0 and no mask to flip a sign.
+        let unseen = !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
+        if !unseen {
+            *out = Some(slot);
+        }
+    }
+    let active: &[Option<Slot<'_>>] = &slots[..max_layers];
+    // When the bottom visible layer replaces the pose, start from its sample, not the rest pose.
+    let bottom = active.iter().position(Option::is_some).unwrap_or(active.len());
+    let (first_full, rest_slots) = match active.get(bottom) {
+        Some(Some(slot)) if slot.full => (Some(slot), &active[bottom + 1..]),
+        _ => (None, active),
+    };
+
+    const HOLD: u32 = InstanceRecord::HOLD_ROOT_XZ
+        | InstanceRecord::HOLD_ROOT_XYZ
+        | InstanceRecord::HOLD_ROOT_YAW;
+    let hold_joint = recs.map(|r| {
+        if r.flags & HOLD != 0 {
+            (r.flags & InstanceRecord::ROOT_JOINT) as usize
+        } else {
+            usize::MAX
+        }
+    });
+    let any_hold = hold_joint.iter().any(|&h| h != usize::MAX);
+
+    let world = Affine4::from_lanes(recs.map(|r| &r.world));
+    let mut lo = [F4::splat(f32::INFINITY); 3];
+    let mut hi = [F4::splat(f32::NEG_INFINITY); 3];
+    let palettes = group.palettes;
+    let scratch = &mut scratch[..n];
+
+    for j in 0..n {
+        let mut pose = match first_full {
+            Some(slot) => slot.sample(j),
+            None => fast.rest[j],
+        };
+        for slot in rest_slots.iter().flatten() {
+            if slot.full {
+                pose = slot.sample(j);
+                continue;
+            }
+            let (mut wo, mut wa) = (slot.w_override, slot.w_additive);
+            if slot.any_mask {
+                let m = F4::new([
+                    slot.masks[0][j],
+                    slot.masks[1][j],
+                    slot.masks[2][j],
+                    slot.masks[3][j],
+                ]);
+                wo = wo * m;
+                wa = wa * m;
+                if wo.all_le_zero() && wa.all_le_zero() {
+                    continue;
+                }
+            }
+            let sample = slot.sample(j);
+            if slot.any_override {
+                pose = pose.blend_toward(&sample, wo.clamp01());
+            }
+            if slot.any_additive {
+                pose = pose.add_delta(
+                    &sample,
+                    &fast.rest[j],
+                    &fast.rest_inv_scale[j],
+                    wa.max(F4::ZERO),
+                );
+            }
+        }
+        if any_hold {
+            for (lane, &h) in hold_joint.iter().enumerate() {
+                if h == j {
+                    let trs = pose.lane(lane);
+                    let held = hold_root(rig, recs[lane].flags, j, arrays_to_sqt(&trs));
+                    pose.set_lane(lane, &sqt_to_arrays(&held));
+                }
+            }
+        }
+        let local = pose.to_affine();
+        let parent = fast.parents[j];
+        let model = if parent == NO_PARENT {
+            world.mul(&local)
+        } else {
+            scratch[parent as usize].mul(&local)
+        };
+        scratch[j] = model;
+        let skin = model.mul(&fast.inverse_binds[j]);
+        let rows = [skin.row_lanes(0), skin.row_lanes(1), skin.row_lanes(2)];
+        for (lane, palette) in palettes.iter_mut().enumerate() {
+            palette[j] = Mat3x4Rows {
+                rows: [
+                    rows[0][lane].to_array(),
+                    rows[1][lane].to_array(),
+                    rows[2][lane].to_array(),
+                ],
+            };
+        }
+        if let Some((center, extent)) = &fast.bounds[j] {
+            model.grow_aabb(center, extent, &mut lo, &mut hi);
+        }
+        if let Some(models) = models.as_deref_mut() {
+            models[j] = model.lane(0).to_affine();
+        }
+    }
+
+    [0, 1, 2, 3].map(|lane| {
+        if lo[0].lane(lane) > hi[0].lane(lane) {
+            Aabb::EMPTY
+        } else {
+            Aabb {
+                min: [lo[0].lane(lane), lo[1].lane(lane), lo[2].lane(lane), 0.0],
+                max: [hi[0].lane(lane), hi[1].lane(lane), hi[2].lane(lane), 0.0],
+            }
+        }
+    })
+}
+
+fn arrays_to_sqt(trs: &[[f32; 4]; 3]) -> Sqt {
+    Sqt {
+        translation: Vec3::new(trs[0][0], trs[0][1], trs[0][2]),
+        rotation: Quat::from_array(trs[1]),
+        scale: Vec3::new(trs[2][0], trs[2][1], trs[2][2]),
+    }
+}

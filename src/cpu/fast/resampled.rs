@@ -1,0 +1,335 @@
+//! The resampled clip format: every clip of a rig sampled once, at bake time, on a uniform time
+//! grid, so that finding the keys around a time is `frame = ⌊t · rate⌋` and interpolating is one
+//! lerp per channel.
+//!
+//! Per clip, frame-major: frame `f` is one contiguous record holding the value of every channel
+//! that changes over the clip (joint by joint, translation, rotation, scale, each an `[f32; 4]`);
+//! a channel that holds one value for the whole clip (a rest-pose fallback, a one-key track, or
+//! keys that never change) is stored once, beside the frames, and never interpolated. Rotations
+//! are sign-aligned frame to frame (`dot(q[f], q[f + 1]) >= 0`), so the lerp between two frames
+//! takes the shorter arc with no test at run time.
+//!
+//! The grid: a clip whose animated tracks all have evenly spaced keys on one common grid of
+//! `r` keys per second (the usual exporter output: 24, 30 or 60 Hz) is sampled at `r · m`, the
+//! multiple of `r` nearest to the requested rate (at least `r`), so every key is a frame and the
+//! format is exact at key times. Any other clip is sampled at the requested rate. Values at the
+//! frames come from the exact sampler ([`crate::cpu::sample_track`]: slerp, cubic Hermite), so
+//! the only errors are those of interpolating linearly (rotations: normalized lerp) between
+//! frames; `tests/cpu_fast.rs` measures them.
+//!
+//! STEP tracks are sampled at the frame times and held, not interpolated, until the next frame:
+//! a STEP key that lies on the grid changes the value exactly at its time, one between frames
+//! changes it at the next frame, up to `1 / rate` seconds late.
+
+use crate::bake::ClipLibrary;
+use crate::cpu::sample_track;
+use crate::import::{Channel, Interpolation};
+
+use super::soa::{F4, Sqt4};
+
+/// The rate clips are resampled at when none is asked for (frames per second).
+pub const DEFAULT_RATE: f32 = 30.0;
+/// The lowest resampling rate accepted; lower requests are raised to it.
+pub const MIN_RATE: f32 = 1.0;
+/// The highest resampling rate accepted; higher requests are lowered to it.
+pub const MAX_RATE: f32 = 240.0;
+
+/// Clips with CUBICSPLINE tracks are resampled at this multiple of the requested rate (at most
+/// [`MAX_RATE`]): a chord of a cubic strays from it as the square of its length.
+pub const CUBIC_RATE_FACTOR: f32 = 4.0;
+
+/// The most a rotation may turn between two frames (radians, 20°) before the clip's rate is
+/// doubled: normalized lerp then stays within 0.2 mrad of slerp.
+pub const MAX_FRAME_ANGLE: f32 = 20.0 * std::f32::consts::PI / 180.0;
+
+/// [`JointSlots::slot`] of a channel with one value for the whole clip.
+pub(crate) const CONSTANT: u16 = u16::MAX;
+
+/// Relative tolerance within which key intervals count as equal and key times as on a grid.
+const GRID_TOLERANCE: f64 = 1e-4;
+
+/// Where the three channels of one joint of one clip live.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct JointSlots {
+    /// Per channel (translation, rotation, scale): the index of its value inside a frame
+    /// record, or [`CONSTANT`].
+    pub slot: [u16; 3],
+    /// Bit `c` set: channel `c` is a STEP track (each frame's value held until the next).
+    pub step: u16,
+}
+
+/// How one clip was resampled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResampledClip {
+    /// Frames per second of the grid.
+    pub rate: f32,
+    /// Key spacing (keys per second) of the clip's common uniform key grid, when it has one:
+    /// then every key is a frame and sampling at a key time is exact.
+    pub key_grid: Option<f32>,
+    /// The clip's length in seconds (times are clamped to `0..=duration`).
+    pub duration: f32,
+    /// Number of frames (at least 2); frame `f` lies at `f / rate`, the last at or after
+    /// `duration` (holding the value at `duration`).
+    pub frame_count: u32,
+    /// `[f32; 4]` values per frame record: the channels that change over the clip.
+    pub frame_stride: u32,
+    /// Index of frame 0's record in the library's value array.
+    pub(crate) first: u32,
+}
+
+impl ResampledClip {
+    /// Frame index `f` and blend factor `alpha` of time `t`: the value at `t` is
+    /// `lerp(frame[f], frame[f + 1], alpha)`. Times within 1e-4 of a frame snap to it, so a key
+    /// time stored in `f32` samples that key, not a blend of its neighbours.
+    #[inline]
+    pub fn frame_at(&self, t: f32) -> (u32, f32) {
+        let x = t.clamp(0.0, self.duration) * self.rate;
+        let nearest = (x + 0.5) as u32;
+        let x = if (x - nearest as f32).abs() <= 1e-4 {
+            nearest as f32
+        } else {
+            x
+        };
+        let f = (x as u32).min(self.frame_count - 2);
+        (f, (x - f as f32).min(1.0))
+    }
+}
+
+/// Every clip of one rig in the resampled format: the baked input of the fast evaluator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResampledClips {
+    pub(crate) joint_count: usize,
+    pub(crate) clips: Vec<ResampledClip>,
+    /// Per clip × joint.
+    pub(crate) slots: Vec<JointSlots>,
+    /// Per clip × joint: `[translation, rotation, scale]` at time 0 (the value of constant
+    /// channels).
+    pub(crate) constants: Vec<[F4; 3]>,
+    /// The same values in every lane, for groups whose lanes all play the clip.
+    pub(crate) constants4: Vec<Sqt4>,
+    /// All frame records of all clips.
+    pub(crate) values: Vec<F4>,
+}
+
+impl ResampledClips {
+    /// Resamples every clip of `lib` at `rate` frames per second (see the module doc for the
+    /// grid rule). `rate` is clamped into `MIN_RATE..=MAX_RATE`; NaN means [`DEFAULT_RATE`].
+    pub fn build(lib: &ClipLibrary, rate: f32) -> Self {
+        let rate = sanitize_rate(rate);
+        let joints = lib.joint_count();
+        let mut out = Self {
+            joint_count: joints,
+            clips: Vec::with_capacity(lib.clip_count()),
+            slots: Vec::with_capacity(lib.clip_count() * joints),
+            constants: Vec::with_capacity(lib.clip_count() * joints),
+            constants4: Vec::with_capacity(lib.clip_count() * joints),
+            values: Vec::new(),
+        };
+        for clip in 0..lib.clip_count() {
+            out.add_clip(lib, clip, rate);
+        }
+        out
+    }
+
+    fn add_clip(&mut self, lib: &ClipLibrary, clip: usize, rate: f32) {
+        let joints = self.joint_count;
+        let duration = lib.clips()[clip].duration.max(0.0);
+        let key_grid = key_grid(lib, clip);
+        // Cubic splines bend between keys: four times the frames keep the chords close.
+        let cubic = (0..joints).any(|j| {
+            Channel::ALL.iter().any(|&ch| {
+                let d = lib.track(clip, j, ch);
+                d.key_count > 1 && d.interpolation == Interpolation::CubicSpline as u32
+            })
+        });
+        let rate = if cubic {
+            (rate * CUBIC_RATE_FACTOR).min(MAX_RATE)
+        } else {
+            rate
+        };
+        let mut clip_rate = match key_grid {
+            Some(grid) => grid * (rate / grid).round().max(1.0),
+            None => rate,
+        };
+        // Normalized lerp strays from slerp as the cube of the angle: double the rate (keys stay
+        // on frames) while some rotation turns too far between two frames.
+        while clip_rate * 2.0 <= MAX_RATE
+            && max_frame_angle(lib, clip, duration, clip_rate) > MAX_FRAME_ANGLE
+        {
+            clip_rate *= 2.0;
+        }
+        let frames = frame_count(duration, clip_rate);
+        let frame_time = |f: usize| ((f as f64 / f64::from(clip_rate)) as f32).min(duration);
+        // Sample every channel at every frame; keep those that change.
+        let mut animated: Vec<Vec<[f32; 4]>> = Vec::new();
+        let mut samples = vec![[0.0f32; 4]; frames];
+        for joint in 0..joints {
+            let mut slots = JointSlots {
+                slot: [CONSTANT; 3],
+                step: 0,
+            };
+            let mut constant = [[0.0f32; 4]; 3];
+            for channel in Channel::ALL {
+                let c = channel as usize;
+                let desc = lib.track(clip, joint, channel);
+                let rotation = channel == Channel::Rotation;
+                for (f, s) in samples.iter_mut().enumerate() {
+                    *s = sample_track(lib, desc, rotation, frame_time(f)).to_array();
+                }
+                if rotation {
+                    for f in 1..frames {
+                        let (a, b) = (samples[f - 1], samples[f]);
+                        if a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0 {
+                            samples[f] = b.map(|x| -x);
+                        }
+                    }
+                }
+                constant[c] = samples[0];
+                if desc.key_count > 1 && samples.iter().any(|s| *s != samples[0]) {
+                    slots.slot[c] = animated.len() as u16;
+                    if desc.interpolation == Interpolation::Step as u32 {
+                        slots.step |= 1 << c;
+                    }
+                    animated.push(samples.clone());
+                }
+            }
+            self.slots.push(slots);
+            self.constants.push(constant.map(F4::new));
+            self.constants4.push(Sqt4::splat(&constant));
+        }
+        let first = self.values.len() as u32;
+        self.values.reserve(frames * animated.len());
+        for f in 0..frames {
+            self.values.extend(animated.iter().map(|track| F4::new(track[f])));
+        }
+        self.clips.push(ResampledClip {
+            rate: clip_rate,
+            key_grid,
+            duration,
+            frame_count: frames as u32,
+            frame_stride: animated.len() as u32,
+            first,
+        });
+    }
+
+    /// Number of clips.
+    pub fn clip_count(&self) -> usize {
+        self.clips.len()
+    }
+
+    /// How each clip was resampled.
+    pub fn clips(&self) -> &[ResampledClip] {
+        &self.clips
+    }
+
+    /// Bytes of clip data (frames, constants and per-joint channel tables).
+    pub fn byte_size(&self) -> usize {
+        self.values.len() * 16
+            + self.constants.len() * 48
+            + self.constants4.len() * std::mem::size_of::<Sqt4>()
+            + self.slots.len() * std::mem::size_of::<JointSlots>()
+    }
+
+    /// Frame records `f` and `f + 1` of `clip`.
+    #[inline]
+    pub(crate) fn frame_pair(&self, clip: usize, f: u32) -> (&[F4], &[F4]) {
+        let c = &self.clips[clip];
+        let stride = c.frame_stride as usize;
+        let start = c.first as usize + f as usize * stride;
+        let pair = &self.values[start..start + 2 * stride];
+        pair.split_at(stride)
+    }
+
+    /// The per-joint tables of `clip`: channel slots, constants, constants in every lane.
+    #[inline]
+    pub(crate) fn joint_tables(&self, clip: usize) -> (&[JointSlots], &[[F4; 3]], &[Sqt4]) {
+        let r = clip * self.joint_count..(clip + 1) * self.joint_count;
+        (
+            &self.slots[r.clone()],
+            &self.constants[r.clone()],
+            &self.constants4[r],
+        )
+    }
+}
+
+/// Number of frames covering `0..=duration` at `rate` (at least 2).
+fn frame_count(duration: f32, rate: f32) -> usize {
+    ((f64::from(duration) * f64::from(rate) - 1e-3).ceil().max(0.0) as usize + 1).max(2)
+}
+
+/// The largest angle (radians) any rotation of `clip` turns between two frames at `rate`.
+fn max_frame_angle(lib: &ClipLibrary, clip: usize, duration: f32, rate: f32) -> f32 {
+    let frames = frame_count(duration, rate);
+    let mut worst = 0.0f32;
+    for joint in 0..lib.joint_count() {
+        let desc = lib.track(clip, joint, Channel::Rotation);
+        if desc.key_count < 2 {
+            continue;
+        }
+        let at = |f: usize| {
+            let t = ((f as f64 / f64::from(rate)) as f32).min(duration);
+            sample_track(lib, desc, true, t)
+        };
+        let mut prev = at(0);
+        for f in 1..frames {
+            let q = at(f);
+            let cos = prev.dot(q).abs().min(1.0);
+            worst = worst.max(2.0 * cos.acos());
+            prev = q;
+        }
+    }
+    worst
+}
+
+/// `rate` clamped into `MIN_RATE..=MAX_RATE`, NaN replaced by [`DEFAULT_RATE`].
+pub fn sanitize_rate(rate: f32) -> f32 {
+    if rate.is_nan() {
+        DEFAULT_RATE
+    } else {
+        rate.clamp(MIN_RATE, MAX_RATE)
+    }
+}
+
+/// The coarsest uniform grid (keys per second, at most [`MAX_RATE`]) on which every key time
+/// of every track of `clip` with more than one key lies, when there is one: the key rate of an
+/// exporter's uniform sampling, or a multiple of it when some keys were dropped or shifted by a
+/// fraction of a frame (Fox's "Run": 24 Hz keys, a gap of 0.2 s, then 24 Hz keys again on the
+/// 120 Hz grid).
+fn key_grid(lib: &ClipLibrary, clip: usize) -> Option<f32> {
+    let mut times: Vec<f64> = Vec::new();
+    let mut min_step = f64::INFINITY;
+    for joint in 0..lib.joint_count() {
+        for channel in Channel::ALL {
+            let desc = lib.track(clip, joint, channel);
+            let n = desc.key_count as usize;
+            if n < 2 {
+                continue;
+            }
+            let t0 = desc.time_offset as usize;
+            let keys = &lib.times()[t0..t0 + n];
+            for w in keys.windows(2) {
+                min_step = min_step.min(f64::from(w[1]) - f64::from(w[0]));
+            }
+            times.extend(keys.iter().map(|&t| f64::from(t)));
+        }
+    }
+    if times.is_empty() || min_step <= 0.0 {
+        return None;
+    }
+    times.sort_unstable_by(f64::total_cmp);
+    times.dedup();
+    let mut base = 1.0 / min_step;
+    if (base - base.round()).abs() <= GRID_TOLERANCE * base {
+        base = base.round();
+    }
+    (1..=8)
+        .map(|m| base * m as f64)
+        .take_while(|&rate| rate <= f64::from(MAX_RATE) * (1.0 + GRID_TOLERANCE))
+        .find(|&rate| {
+            times.iter().all(|&t| {
+                let x = t * rate;
+                (x - x.round()).abs() <= 1e-3 + GRID_TOLERANCE * 1e-2 * x
+            })
+        })
+        .map(|rate| rate as f32)
+}

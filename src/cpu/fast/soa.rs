@@ -1,0 +1,513 @@
+//! Four-lane struct-of-arrays math for the fast evaluator: lane `i` of every value belongs to
+//! instance `i` of a group of four instances of one rig, so a joint's whole chain (blend, SQT to
+//! matrix, propagation, skinning, bounds) runs for four instances in the same instructions.
+//!
+//! [`F4`] wraps `wide::f32x4`, which maps each operation to one SSE instruction on the baseline
+//! x86-64 target (and to NEON or scalar code elsewhere) without `unsafe` here. Plain `[f32; 4]`
+//! arithmetic was tried first: LLVM's SLP vectorizer left per-lane branches and shuffles in the
+//! quaternion code and cost three times the instructions.
+
+use std::ops::{Add, Mul, Neg, Sub};
+
+use wide::f32x4;
+
+use crate::math::{Mat3x4Rows, QUAT_EPSILON};
+
+/// Four `f32` lanes.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct F4(f32x4);
+
+impl F4 {
+    /// All lanes 0.
+    pub const ZERO: Self = Self(f32x4::ZERO);
+    /// All lanes 1.
+    pub const ONE: Self = Self(f32x4::ONE);
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub fn splat(x: f32) -> Self {
+        Self(f32x4::splat(x))
+    }
+
+    /// Lanes from an array.
+    #[inline(always)]
+    pub fn new(lanes: [f32; 4]) -> Self {
+        Self(f32x4::new(lanes))
+    }
+
+    /// The lanes as an array.
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        self.0.to_array()
+    }
+
+    /// Lane `i`.
+    #[inline(always)]
+    pub fn lane(self, i: usize) -> f32 {
+        self.0.as_array()[i]
+    }
+
+    /// Lane-wise minimum (`o` where the lanes compare unordered).
+    #[inline(always)]
+    pub fn min(self, o: Self) -> Self {
+        Self(self.0.fast_min(o.0))
+    }
+
+    /// Lane-wise maximum (`o` where the lanes compare unordered).
+    #[inline(always)]
+    pub fn max(self, o: Self) -> Self {
+        Self(self.0.fast_max(o.0))
+    }
+
+    /// Lane-wise absolute value.
+    #[inline(always)]
+    pub fn abs(self) -> Self {
+        Self(self.0.abs())
+    }
+
+    /// Lane-wise `self * a + b` (two roundings; no fused multiply-add on the baseline target).
+    #[inline(always)]
+    pub fn mul_add(self, a: Self, b: Self) -> Self {
+        self * a + b
+    }
+
+    /// `self` with each lane's sign flipped where `sign`'s lane is negative (or -0).
+    #[inline(always)]
+    pub fn flip_sign_of(self, sign: Self) -> Self {
+        Self(self.0 ^ (sign.0 & f32x4::splat(-0.0)))
+    }
+
+    /// Lanes clamped to `[0, 1]`.
+    #[inline(always)]
+    pub fn clamp01(self) -> Self {
+        self.max(F4::ZERO).min(F4::ONE)
+    }
+
+    /// `2 / x` where `x > QUAT_EPSILON`, else 0 (the quaternion-to-matrix scale).
+    #[inline(always)]
+    fn two_over_or_zero(self) -> Self {
+        let ok = self.0.simd_gt(f32x4::splat(QUAT_EPSILON));
+        Self((f32x4::splat(2.0) / self.0) & ok)
+    }
+
+    /// `1 / sqrt(x)` where `x > QUAT_EPSILON`, else 0; and a mask of the zero lanes as 1.0.
+    #[inline(always)]
+    fn rsqrt_or_zero(self) -> (Self, Self) {
+        let ok = self.0.simd_gt(f32x4::splat(QUAT_EPSILON));
+        (
+            Self((f32x4::ONE / self.0.sqrt()) & ok),
+            Self(f32x4::ONE & !ok),
+        )
+    }
+
+    /// A lane mask: all bits set where the lane is `> 0`.
+    #[inline(always)]
+    pub fn is_positive(self) -> Self {
+        Self(self.0.simd_gt(f32x4::ZERO))
+    }
+
+    /// Lanes of `if_true` where this mask's lanes are set, of `if_false` elsewhere.
+    #[inline(always)]
+    pub fn select(self, if_true: Self, if_false: Self) -> Self {
+        Self(self.0.bitselect(if_true.0, if_false.0))
+    }
+
+    /// Whether every lane is `<= 0`.
+    #[inline(always)]
+    pub fn all_le_zero(self) -> bool {
+        !self.0.simd_gt(f32x4::ZERO).any()
+    }
+}
+
+impl From<[f32; 4]> for F4 {
+    #[inline(always)]
+    fn from(a: [f32; 4]) -> Self {
+        Self::new(a)
+    }
+}
+
+impl Add for F4 {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        Self(self.0 + o.0)
+    }
+}
+
+impl Sub for F4 {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        Self(self.0 - o.0)
+    }
+}
+
+impl Mul for F4 {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        Self(self.0 * o.0)
+    }
+}
+
+impl Neg for F4 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Self(-self.0)
+    }
+}
+
+/// Transposes four rows of four lanes: `out[c]` lane `r` is `rows[r]` lane `c`.
+#[inline(always)]
+pub fn transpose(rows: [F4; 4]) -> [F4; 4] {
+    f32x4::transpose(rows.map(|r| r.0)).map(F4)
+}
+
+/// Four SQT transforms, one per lane. The rotation need not be unit length: every consumer
+/// normalizes (see [`Sqt4::to_affine`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sqt4 {
+    /// Translation x, y, z.
+    pub t: [F4; 3],
+    /// Rotation x, y, z, w.
+    pub r: [F4; 4],
+    /// Scale x, y, z.
+    pub s: [F4; 3],
+}
+
+impl Sqt4 {
+    /// The same transform in every lane, from `[translation, rotation, scale]` (xyz_, xyzw, xyz_).
+    pub fn splat(trs: &[[f32; 4]; 3]) -> Self {
+        let [t, r, s] = trs;
+        Self {
+            t: [F4::splat(t[0]), F4::splat(t[1]), F4::splat(t[2])],
+            r: [
+                F4::splat(r[0]),
+                F4::splat(r[1]),
+                F4::splat(r[2]),
+                F4::splat(r[3]),
+            ],
+            s: [F4::splat(s[0]), F4::splat(s[1]), F4::splat(s[2])],
+        }
+    }
+
+    /// Override blend toward `target` by `w` (each lane in `[0, 1]`): translation and scale
+    /// `self (1 - w) + target w`, rotation the same on the shorter arc, left unnormalized.
+    /// `w = 0` keeps `self` and `w = 1` gives `target` exactly (up to the quaternion sign).
+    #[inline(always)]
+    pub fn blend_toward(&self, target: &Sqt4, w: F4) -> Sqt4 {
+        let keep = F4::ONE - w;
+        let wr = w.flip_sign_of(dot4(&self.r, &target.r));
+        let (a, b) = (self, target);
+        Sqt4 {
+            t: [
+                a.t[0] * keep + b.t[0] * w,
+                a.t[1] * keep + b.t[1] * w,
+                a.t[2] * keep + b.t[2] * w,
+            ],
+            r: [
+                a.r[0] * keep + b.r[0] * wr,
+                a.r[1] * keep + b.r[1] * wr,
+                a.r[2] * keep + b.r[2] * wr,
+                a.r[3] * keep + b.r[3] * wr,
+            ],
+            s: [
+                a.s[0] * keep + b.s[0] * w,
+                a.s[1] * keep + b.s[1] * w,
+                a.s[2] * keep + b.s[2] * w,
+            ],
+        }
+    }
+
+    /// Additive blend of `sample`'s difference from `rest` scaled by `w` (each lane `>= 0`):
+    /// `T + w (Ts - Tr)`, `R * nlerp(I, Rr⁻¹ Rs, w)` (normalized), `S * lerp(1, Ss / Sr, w)`.
+    /// `rest_inv_s` is `1 / Sr`. Lanes with `w = 0` come out unchanged, bit for bit.
+    #[inline(always)]
+    pub fn add_delta(&self, sample: &Sqt4, rest: &Sqt4, rest_inv_s: &[F4; 3], w: F4) -> Sqt4 {
+        let conj = [-rest.r[0], -rest.r[1], -rest.r[2], rest.r[3]];
+        let d = normalize4(quat_mul(&conj, &sample.r));
+        // nlerp(I, d, w) on the shorter arc: dot(I, d) = d.w.
+        let wd = w.flip_sign_of(d[3]);
+        let keep = F4::ONE - w;
+        let step = [d[0] * wd, d[1] * wd, d[2] * wd, d[3].mul_add(wd, keep)];
+        let r = normalize4(quat_mul(&self.r, &step));
+        let on = w.is_positive();
+        let (a, b) = (self, sample);
+        Sqt4 {
+            t: [
+                (b.t[0] - rest.t[0]).mul_add(w, a.t[0]),
+                (b.t[1] - rest.t[1]).mul_add(w, a.t[1]),
+                (b.t[2] - rest.t[2]).mul_add(w, a.t[2]),
+            ],
+            r: [
+                on.select(r[0], a.r[0]),
+                on.select(r[1], a.r[1]),
+                on.select(r[2], a.r[2]),
+                on.select(r[3], a.r[3]),
+            ],
+            s: [
+                a.s[0] * (b.s[0] * rest_inv_s[0]).mul_add(w, keep),
+                a.s[1] * (b.s[1] * rest_inv_s[1]).mul_add(w, keep),
+                a.s[2] * (b.s[2] * rest_inv_s[2]).mul_add(w, keep),
+            ],
+        }
+    }
+
+    /// `T * R * S` as four affine matrices, normalizing the rotation on the way (a rotation of
+    /// no length gives identity, like [`crate::math::normalize_or_identity`]).
+    #[inline(always)]
+    pub fn to_affine(&self) -> Affine4 {
+        let [x, y, z, w] = self.r;
+        let k = dot4(&self.r, &self.r).two_over_or_zero();
+        let (xk, yk, zk) = (x * k, y * k, z * k);
+        let (xx, yy, zz) = (x * xk, y * yk, z * zk);
+        let (xy, xz, yz) = (x * yk, x * zk, y * zk);
+        let (wx, wy, wz) = (w * xk, w * yk, w * zk);
+        let [sx, sy, sz] = self.s;
+        let one = F4::ONE;
+        Affine4 {
+            m: [
+                [
+                    (one - (yy + zz)) * sx,
+                    (xy - wz) * sy,
+                    (xz + wy) * sz,
+                    self.t[0],
+                ],
+                [
+                    (xy + wz) * sx,
+                    (one - (xx + zz)) * sy,
+                    (yz - wx) * sz,
+                    self.t[1],
+                ],
+                [
+                    (xz - wy) * sx,
+                    (yz + wx) * sy,
+                    (one - (xx + yy)) * sz,
+                    self.t[2],
+                ],
+            ],
+        }
+    }
+
+    /// Lane `lane` as `[translation, rotation, scale]`.
+    pub fn lane(&self, lane: usize) -> [[f32; 4]; 3] {
+        let l = |v: &[F4]| {
+            let mut out = [0.0; 4];
+            for (o, x) in out.iter_mut().zip(v) {
+                *o = x.lane(lane);
+            }
+            out
+        };
+        [l(&self.t), l(&self.r), l(&self.s)]
+    }
+
+    /// Replaces lane `lane` with `[translation, rotation, scale]`.
+    pub fn set_lane(&mut self, lane: usize, trs: &[[f32; 4]; 3]) {
+        let set = |v: &mut F4, x: f32| {
+            let mut a = v.to_array();
+            a[lane] = x;
+            *v = F4::new(a);
+        };
+        for i in 0..3 {
+            set(&mut self.t[i], trs[0][i]);
+            set(&mut self.s[i], trs[2][i]);
+        }
+        for i in 0..4 {
+            set(&mut self.r[i], trs[1][i]);
+        }
+    }
+}
+
+#[inline(always)]
+fn dot4(a: &[F4; 4], b: &[F4; 4]) -> F4 {
+    a[0] * b[0] + a[1] * b[1] + (a[2] * b[2] + a[3] * b[3])
+}
+
+#[inline(always)]
+fn normalize4(q: [F4; 4]) -> [F4; 4] {
+    // A rotation of no length becomes identity.
+    let (inv, w_fix) = dot4(&q, &q).rsqrt_or_zero();
+    [q[0] * inv, q[1] * inv, q[2] * inv, q[3].mul_add(inv, w_fix)]
+}
+
+/// Hamilton product `a * b` of four quaternion pairs (xyzw).
+#[inline(always)]
+fn quat_mul(a: &[F4; 4], b: &[F4; 4]) -> [F4; 4] {
+    let [ax, ay, az, aw] = *a;
+    let [bx, by, bz, bw] = *b;
+    [
+        aw * bx + ax * bw + (ay * bz - az * by),
+        aw * by + ay * bw + (az * bx - ax * bz),
+        aw * bz + az * bw + (ax * by - ay * bx),
+        aw * bw - ax * bx - (ay * by + az * bz),
+    ]
+}
+
+/// Four affine 3x4 matrices: `m[row][col]`, column 3 the translation (the layout of
+/// [`Mat3x4Rows`], one matrix per lane).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Affine4 {
+    /// Rows of the upper 3x4 block.
+    pub m: [[F4; 4]; 3],
+}
+
+impl Affine4 {
+    /// The same matrix in every lane.
+    pub fn splat(a: &Mat3x4Rows) -> Self {
+        Self {
+            m: a.rows.map(|row| row.map(F4::splat)),
+        }
+    }
+
+    /// Lane `i` taken from `mats[i]`.
+    #[inline(always)]
+    pub fn from_lanes(mats: [&Mat3x4Rows; 4]) -> Self {
+        let row = |r: usize| {
+            transpose([
+                F4::new(mats[0].rows[r]),
+                F4::new(mats[1].rows[r]),
+                F4::new(mats[2].rows[r]),
+                F4::new(mats[3].rows[r]),
+            ])
+        };
+        Self {
+            m: [row(0), row(1), row(2)],
+        }
+    }
+
+    /// Row `r` of every lane: `out[lane]` is that lane's row.
+    #[inline(always)]
+    pub fn row_lanes(&self, r: usize) -> [F4; 4] {
+        transpose(self.m[r])
+    }
+
+    /// Lane `lane` as palette rows.
+    pub fn lane(&self, lane: usize) -> Mat3x4Rows {
+        Mat3x4Rows {
+            rows: self.m.map(|row| row.map(|v| v.lane(lane))),
+        }
+    }
+
+    /// The affine product `self * b` (apply `b`, then `self`).
+    #[inline(always)]
+    pub fn mul(&self, b: &Affine4) -> Affine4 {
+        Affine4 {
+            m: [
+                mul_row(&self.m[0], &b.m),
+                mul_row(&self.m[1], &b.m),
+                mul_row(&self.m[2], &b.m),
+            ],
+        }
+    }
+
+    /// Grows the boxes `lo`..`hi` (one per lane) by the box `center ± extent` moved by each
+    /// lane's matrix: centre transformed, extent by the absolute matrix.
+    #[inline(always)]
+    pub fn grow_aabb(&self, center: &[F4; 3], extent: &[F4; 3], lo: &mut [F4; 3], hi: &mut [F4; 3]) {
+        for r in 0..3 {
+            let [a0, a1, a2, a3] = self.m[r];
+            let c = a0 * center[0] + a1 * center[1] + (a2 * center[2] + a3);
+            let e = a0.abs() * extent[0] + a1.abs() * extent[1] + a2.abs() * extent[2];
+            lo[r] = lo[r].min(c - e);
+            hi[r] = hi[r].max(c + e);
+        }
+    }
+}
+
+/// Row `a` of an affine matrix times the affine matrix `b`.
+#[inline(always)]
+fn mul_row(a: &[F4; 4], b: &[[F4; 4]; 3]) -> [F4; 4] {
+    let [a0, a1, a2, a3] = *a;
+    [
+        a0 * b[0][0] + a1 * b[1][0] + a2 * b[2][0],
+        a0 * b[0][1] + a1 * b[1][1] + a2 * b[2][1],
+        a0 * b[0][2] + a1 * b[1][2] + a2 * b[2][2],
+        a0 * b[0][3] + a1 * b[1][3] + (a2 * b[2][3] + a3),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Sqt;
+    use glam::{Affine3A, Quat, Vec3};
+
+    fn sqt(i: f32) -> Sqt {
+        Sqt {
+            translation: Vec3::new(1.0 + i, -2.0, 0.5 * i),
+            rotation: Quat::from_euler(glam::EulerRot::XYZ, 0.3 * i, -0.7, 1.1 + i),
+            scale: Vec3::new(1.0, 2.0 + i, 0.5),
+        }
+    }
+
+    fn lanes(s: [Sqt; 4]) -> Sqt4 {
+        let mut out = Sqt4::default();
+        for (i, s) in s.iter().enumerate() {
+            out.set_lane(
+                i,
+                &[
+                    s.translation.extend(0.0).to_array(),
+                    s.rotation.to_array(),
+                    s.scale.extend(0.0).to_array(),
+                ],
+            );
+        }
+        out
+    }
+
+    fn close(a: &Mat3x4Rows, b: &Affine3A) {
+        let b = Mat3x4Rows::from_affine(b);
+        for r in 0..3 {
+            for c in 0..4 {
+                assert!(
+                    (a.rows[r][c] - b.rows[r][c]).abs() < 1e-5,
+                    "{a:?} vs {b:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sqt_to_affine_matches_glam_even_for_unnormalized_rotations() {
+        let s = [sqt(0.0), sqt(1.0), sqt(2.0), sqt(3.0)];
+        let mut l = lanes(s);
+        for q in &mut l.r {
+            *q = *q * F4::new([1.0, 0.5, 2.0, 0.9]);
+        }
+        let m = l.to_affine();
+        for (i, s) in s.iter().enumerate() {
+            close(&m.lane(i), &s.to_affine());
+        }
+    }
+
+    #[test]
+    fn affine_product_matches_glam() {
+        let s = [sqt(0.0), sqt(1.0), sqt(2.0), sqt(3.0)];
+        let a = lanes(s).to_affine();
+        let b = lanes([s[3], s[2], s[1], s[0]]).to_affine();
+        let p = a.mul(&b);
+        for i in 0..4 {
+            close(&p.lane(i), &(s[i].to_affine() * s[3 - i].to_affine()));
+        }
+    }
+
+    #[test]
+    fn blends_match_the_scalar_operators() {
+        let a = [sqt(0.0), sqt(1.0), sqt(2.0), sqt(3.0)];
+        let b = [sqt(0.5), sqt(-1.0), sqt(2.5), sqt(7.0)];
+        let rest = sqt(0.25);
+        let w = F4::new([0.0, 0.3, 1.0, 0.7]);
+        let blended = lanes(a).blend_toward(&lanes(b), w);
+        let r4 = lanes([rest; 4]);
+        let inv = [0, 1, 2].map(|i| F4::splat(1.0 / rest.scale[i]));
+        let added = lanes(a).add_delta(&lanes(b), &r4, &inv, w);
+        for i in 0..4 {
+            let expect = a[i].blend_toward(&b[i], w.lane(i)).to_affine();
+            close(&blended.to_affine().lane(i), &expect);
+            let expect = a[i].add_delta(&b[i].delta_from(&rest), w.lane(i)).to_affine();
+            close(&added.to_affine().lane(i), &expect);
+        }
+    }
+}

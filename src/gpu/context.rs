@@ -1,0 +1,111 @@
+//! The device the GPU backend runs on: made headless here, or handed over by a host engine.
+
+use std::sync::{Arc, OnceLock};
+
+use super::pipeline::EvaluatePipeline;
+use crate::error::GpuError;
+
+/// A wgpu device and queue, with the adapter's description and the pipelines compiled for it
+/// (created on first use and shared by every [`crate::GpuBackend`] made from this context, since
+/// some drivers compile a pipeline only at its first dispatch, and slowly).
+#[derive(Debug)]
+pub struct GpuContext {
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// What the adapter says about itself.
+    pub adapter_info: wgpu::AdapterInfo,
+    pipeline: OnceLock<Arc<EvaluatePipeline>>,
+}
+
+impl GpuContext {
+    /// Creates a device without a surface. Honours `WGPU_BACKEND` (`vulkan`, `gl`, ...; a comma
+    /// list), otherwise tries Vulkan first and then every other backend. Limits above wgpu's
+    /// defaults are asked for only where the adapter offers more (storage binding and buffer
+    /// sizes); the evaluator works at the defaults.
+    pub fn new_headless() -> Result<Self, GpuError> {
+        let from_env = wgpu::Backends::from_env();
+        let attempts = match from_env {
+            Some(backends) => vec![backends],
+            None => vec![wgpu::Backends::VULKAN, wgpu::Backends::all()],
+        };
+        let mut reasons = Vec::new();
+        for backends in &attempts {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = *backends;
+            desc.flags = wgpu::InstanceFlags::default().with_env();
+            let instance = wgpu::Instance::new(desc);
+            let options = wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                force_fallback_adapter: false,
+                compatible_surface: None,
+                apply_limit_buckets: false,
+            };
+            match pollster::block_on(instance.request_adapter(&options)) {
+                Ok(adapter) => return Self::from_adapter(&adapter),
+                Err(e) => reasons.push(format!("{backends:?}: {e}")),
+            }
+        }
+        Err(GpuError::NoAdapter {
+            backends: std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "any".into()),
+            reason: reasons.join("; "),
+        })
+    }
+
+    /// Creates a device on `adapter` with the limits described in [`GpuContext::new_headless`].
+    pub fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self, GpuError> {
+        let offered = adapter.limits();
+        let defaults = wgpu::Limits::default();
+        let mut required = defaults.clone();
+        required.max_storage_buffer_binding_size = offered
+            .max_storage_buffer_binding_size
+            .max(defaults.max_storage_buffer_binding_size);
+        required.max_buffer_size = offered.max_buffer_size.max(defaults.max_buffer_size);
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("sinew device"),
+            required_features: wgpu::Features::empty(),
+            required_limits: required,
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|e| GpuError::RequestDevice(e.to_string()))?;
+        Ok(Self {
+            device,
+            queue,
+            adapter_info: adapter.get_info(),
+            pipeline: OnceLock::new(),
+        })
+    }
+
+    /// Wraps a device and queue a host engine already has. Nothing is created.
+    pub fn from_device(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            adapter_info: device.adapter_info(),
+            pipeline: OnceLock::new(),
+        }
+    }
+
+    /// `name (backend, driver driver_info)` of the adapter, for reports.
+    pub fn adapter_summary(&self) -> String {
+        let info = &self.adapter_info;
+        format!(
+            "{} ({:?}, {} {})",
+            info.name, info.backend, info.driver, info.driver_info
+        )
+    }
+
+    /// The evaluate pipeline of this device, compiled on first call.
+    pub fn evaluate_pipeline(&self) -> Result<Arc<EvaluatePipeline>, GpuError> {
+        if let Some(p) = self.pipeline.get() {
+            return Ok(p.clone());
+        }
+        let created = Arc::new(EvaluatePipeline::new(&self.device)?);
+        // Another thread may have won the race; either pipeline works, keep the stored one.
+        Ok(self.pipeline.get_or_init(|| created).clone())
+    }
+}

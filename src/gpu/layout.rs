@@ -1,0 +1,131 @@
+//! `#[repr(C)]` structs the evaluate kernel reads, byte for byte. Each one has a WGSL twin of the
+//! same name in `wgsl/common/layout.wgsl`; `tests/shaders.rs` checks every member offset against
+//! the parsed shader. The instance, layer, track, palette and box structs are the crate's own
+//! ([`crate::InstanceRecord`], [`crate::LayerRecord`], [`crate::TrackDesc`],
+//! [`crate::Mat3x4Rows`], [`crate::Aabb`]).
+
+use std::mem::{offset_of, size_of};
+
+use crate::math::Mat3x4Rows;
+
+/// What one dispatch evaluates: the head of the instance block, followed by the records.
+/// Keep in sync with `FrameHeader` in `wgsl/common/layout.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FrameHeader {
+    /// Records in this dispatch.
+    pub instance_count: u32,
+    /// Workgroups per row of the dispatch grid (instance = `y * grid_width + x`).
+    pub grid_width: u32,
+    /// Palette entry at the start of the bound palette window.
+    pub palette_base: u32,
+    /// Index of this dispatch's first record in the frame (where its AABBs go).
+    pub first_instance: u32,
+}
+
+const _: () = assert!(size_of::<FrameHeader>() == 16);
+const _: () = assert!(offset_of!(FrameHeader, instance_count) == 0);
+const _: () = assert!(offset_of!(FrameHeader, grid_width) == 4);
+const _: () = assert!(offset_of!(FrameHeader, palette_base) == 8);
+const _: () = assert!(offset_of!(FrameHeader, first_instance) == 12);
+
+/// Where one rig lives in the concatenated library arrays. Keep in sync with `RigDesc` in
+/// `wgsl/common/layout.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RigDesc {
+    /// First joint in the joint table.
+    pub joint_offset: u32,
+    /// Number of joints.
+    pub joint_count: u32,
+    /// Number of depth levels.
+    pub level_count: u32,
+    /// Number of clips.
+    pub clip_count: u32,
+    /// First track descriptor in the track table.
+    pub track_offset: u32,
+    /// Added to the rig's [`crate::TrackDesc::time_offset`]s: its first key time.
+    pub time_offset: u32,
+    /// Added to the rig's [`crate::TrackDesc::value_offset`]s: its first key value.
+    pub value_offset: u32,
+    /// Padding to 32 bytes.
+    pub pad: u32,
+}
+
+const _: () = assert!(size_of::<RigDesc>() == 32);
+const _: () = assert!(offset_of!(RigDesc, joint_offset) == 0);
+const _: () = assert!(offset_of!(RigDesc, joint_count) == 4);
+const _: () = assert!(offset_of!(RigDesc, level_count) == 8);
+const _: () = assert!(offset_of!(RigDesc, clip_count) == 12);
+const _: () = assert!(offset_of!(RigDesc, track_offset) == 16);
+const _: () = assert!(offset_of!(RigDesc, time_offset) == 20);
+const _: () = assert!(offset_of!(RigDesc, value_offset) == 24);
+const _: () = assert!(offset_of!(RigDesc, pad) == 28);
+
+/// One joint of one rig. Keep in sync with `JointDesc` in `wgsl/common/layout.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct JointDesc {
+    /// Parent joint in the rig ([`crate::NO_PARENT`] for roots).
+    pub parent: u32,
+    /// For joint `k < level_count` of a rig: the first joint of depth level `k`.
+    pub level_start: u32,
+    /// 1 when vertices follow the joint (`bounds_*` are valid), else 0.
+    pub has_bounds: u32,
+    /// Padding to 16 bytes.
+    pub pad: u32,
+    /// Rest translation (`w` unused).
+    pub rest_translation: [f32; 4],
+    /// Rest rotation, `xyzw`.
+    pub rest_rotation: [f32; 4],
+    /// Rest scale (`w` unused).
+    pub rest_scale: [f32; 4],
+    /// Inverse bind matrix.
+    pub inverse_bind: Mat3x4Rows,
+    /// Joint-space vertex bounds, minimum corner (`w` unused).
+    pub bounds_min: [f32; 4],
+    /// Joint-space vertex bounds, maximum corner (`w` unused).
+    pub bounds_max: [f32; 4],
+}
+
+const _: () = assert!(size_of::<JointDesc>() == 144);
+const _: () = assert!(offset_of!(JointDesc, parent) == 0);
+const _: () = assert!(offset_of!(JointDesc, level_start) == 4);
+const _: () = assert!(offset_of!(JointDesc, has_bounds) == 8);
+const _: () = assert!(offset_of!(JointDesc, pad) == 12);
+const _: () = assert!(offset_of!(JointDesc, rest_translation) == 16);
+const _: () = assert!(offset_of!(JointDesc, rest_rotation) == 32);
+const _: () = assert!(offset_of!(JointDesc, rest_scale) == 48);
+const _: () = assert!(offset_of!(JointDesc, inverse_bind) == 64);
+const _: () = assert!(offset_of!(JointDesc, bounds_min) == 112);
+const _: () = assert!(offset_of!(JointDesc, bounds_max) == 128);
+
+/// Library-wide numbers. Keep in sync with `LibraryParams` in `wgsl/common/layout.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LibraryParams {
+    /// Number of rigs.
+    pub rig_count: u32,
+    /// Number of masks.
+    pub mask_count: u32,
+    /// Index in the scalar array of mask 0's weights; mask `m` starts
+    /// [`crate::MAX_JOINTS`]` * m` later.
+    pub mask_offset: u32,
+    /// Padding to 16 bytes.
+    pub pad: u32,
+}
+
+const _: () = assert!(size_of::<LibraryParams>() == 16);
+const _: () = assert!(offset_of!(LibraryParams, rig_count) == 0);
+const _: () = assert!(offset_of!(LibraryParams, mask_count) == 4);
+const _: () = assert!(offset_of!(LibraryParams, mask_offset) == 8);
+const _: () = assert!(offset_of!(LibraryParams, pad) == 12);
+
+/// Bytes of one palette entry ([`Mat3x4Rows`]).
+pub const PALETTE_ENTRY_BYTES: u64 = size_of::<Mat3x4Rows>() as u64;
+/// Bytes of one instance record ([`crate::InstanceRecord`]).
+pub const INSTANCE_RECORD_BYTES: u64 = size_of::<crate::InstanceRecord>() as u64;
+/// Bytes of one AABB ([`crate::Aabb`]).
+pub const AABB_BYTES: u64 = size_of::<crate::Aabb>() as u64;
+/// Bytes of a [`FrameHeader`], where the records of a dispatch start.
+pub const FRAME_HEADER_BYTES: u64 = size_of::<FrameHeader>() as u64;

@@ -1,0 +1,276 @@
+//! Every rig and mask uploaded once into shared storage buffers: several rigs concatenated, with
+//! a per-rig descriptor of where its joints, tracks, key times and key values start.
+
+use glam::Affine3A;
+use wgpu::util::DeviceExt;
+
+use super::layout::{JointDesc, LibraryParams, RigDesc};
+use super::pipeline::EvaluatePipeline;
+use super::scope::capture;
+use crate::bake::{MAX_JOINTS, Rig, TrackDesc};
+use crate::error::{EvalError, GpuError};
+use crate::instance::{InstanceRecord, MAX_LAYERS};
+use crate::mask::JointMask;
+use crate::math::Mat3x4Rows;
+
+/// What the CPU keeps of an uploaded rig: enough to check instance records and to recover
+/// model matrices from palette entries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RigSummary {
+    /// Number of joints.
+    pub joint_count: usize,
+    /// Number of clips.
+    pub clip_count: usize,
+    /// Inverse bind matrix of each joint, as uploaded.
+    pub inverse_binds: Vec<Affine3A>,
+}
+
+/// The uploaded rigs and masks, and the bind group (group 0) that exposes them to the kernel.
+#[derive(Debug)]
+pub struct GpuLibrary {
+    rigs: Vec<RigSummary>,
+    mask_lengths: Vec<usize>,
+    bind_group: wgpu::BindGroup,
+    bytes: u64,
+}
+
+/// The arrays of the library, before upload.
+struct LibraryData {
+    rigs: Vec<RigDesc>,
+    joints: Vec<JointDesc>,
+    tracks: Vec<TrackDesc>,
+    scalars: Vec<f32>,
+    values: Vec<[f32; 4]>,
+    params: LibraryParams,
+}
+
+fn to_u32(n: usize, limit: &'static str) -> Result<u32, GpuError> {
+    u32::try_from(n).map_err(|_| GpuError::LimitExceeded {
+        limit,
+        needed: n as u64,
+        available: u64::from(u32::MAX),
+    })
+}
+
+fn joint_desc(rig: &Rig, j: usize) -> JointDesc {
+    let skeleton = &rig.skeleton;
+    let rest = skeleton.rest_pose()[j];
+    let bounds = rig.joint_bounds.get(j).filter(|b| !b.is_empty());
+    JointDesc {
+        parent: u32::from(skeleton.parents()[j]),
+        level_start: if j < skeleton.level_count() {
+            u32::from(skeleton.level_starts()[j])
+        } else {
+            0
+        },
+        has_bounds: u32::from(bounds.is_some()),
+        pad: 0,
+        rest_translation: rest.translation.extend(0.0).to_array(),
+        rest_rotation: rest.rotation.to_array(),
+        rest_scale: rest.scale.extend(0.0).to_array(),
+        inverse_bind: Mat3x4Rows::from_affine(&skeleton.inverse_binds()[j]),
+        bounds_min: bounds.map_or([0.0; 4], |b| b.min),
+        bounds_max: bounds.map_or([0.0; 4], |b| b.max),
+    }
+}
+
+impl LibraryData {
+    fn build(rigs: &[Rig], masks: &[JointMask]) -> Result<Self, GpuError> {
+        let mut data = Self {
+            rigs: Vec::with_capacity(rigs.len()),
+            joints: Vec::new(),
+            tracks: Vec::new(),
+            scalars: Vec::new(),
+            values: Vec::new(),
+            params: LibraryParams::default(),
+        };
+        for rig in rigs {
+            let lib = &rig.clips;
+            data.rigs.push(RigDesc {
+                joint_offset: to_u32(data.joints.len(), "joint table length")?,
+                joint_count: to_u32(rig.joint_count(), "joint count")?,
+                level_count: to_u32(rig.skeleton.level_count(), "level count")?,
+                clip_count: to_u32(lib.clip_count(), "clip count")?,
+                track_offset: to_u32(data.tracks.len(), "track table length")?,
+                time_offset: to_u32(data.scalars.len(), "key time table length")?,
+                value_offset: to_u32(data.values.len(), "key value table length")?,
+                pad: 0,
+            });
+            data.joints
+                .extend((0..rig.joint_count()).map(|j| joint_desc(rig, j)));
+            data.tracks.extend_from_slice(lib.tracks());
+            data.scalars.extend_from_slice(lib.times());
+            data.values.extend_from_slice(lib.values());
+        }
+        data.params = LibraryParams {
+            rig_count: to_u32(rigs.len(), "rig count")?,
+            mask_count: to_u32(masks.len(), "mask count")?,
+            mask_offset: to_u32(data.scalars.len(), "key time table length")?,
+            pad: 0,
+        };
+        for mask in masks {
+            let start = data.scalars.len();
+            data.scalars.resize(start + MAX_JOINTS, 0.0);
+            for (slot, w) in data.scalars[start..].iter_mut().zip(&mask.weights) {
+                *slot = *w;
+            }
+        }
+        to_u32(data.scalars.len(), "scalar table length")?;
+        // Bindings may not be empty.
+        if data.rigs.is_empty() {
+            data.rigs.push(RigDesc::default());
+        }
+        if data.joints.is_empty() {
+            data.joints.push(JointDesc::default());
+        }
+        if data.tracks.is_empty() {
+            data.tracks.push(TrackDesc::default());
+        }
+        if data.scalars.is_empty() {
+            data.scalars.push(0.0);
+        }
+        if data.values.is_empty() {
+            data.values.push([0.0; 4]);
+        }
+        Ok(data)
+    }
+}
+
+impl GpuLibrary {
+    /// Uploads `rigs` and `masks` (mask indices are positions in `masks`) with `pipeline`'s
+    /// library layout. Fails when an array exceeds the device's storage binding size.
+    pub fn new(
+        device: &wgpu::Device,
+        pipeline: &EvaluatePipeline,
+        rigs: &[Rig],
+        masks: &[JointMask],
+    ) -> Result<Self, GpuError> {
+        let data = LibraryData::build(rigs, masks)?;
+        let max_binding = device.limits().max_storage_buffer_binding_size;
+        let arrays: [(&str, &[u8]); 5] = [
+            ("sinew rig table", bytemuck::cast_slice(&data.rigs)),
+            ("sinew joint table", bytemuck::cast_slice(&data.joints)),
+            ("sinew track table", bytemuck::cast_slice(&data.tracks)),
+            (
+                "sinew key times and mask weights",
+                bytemuck::cast_slice(&data.scalars),
+            ),
+            ("sinew key values", bytemuck::cast_slice(&data.values)),
+        ];
+        let mut bytes = 0;
+        for (_, contents) in &arrays {
+            let len = contents.len() as u64;
+            bytes += len;
+            if len > max_binding {
+                return Err(GpuError::LimitExceeded {
+                    limit: "max_storage_buffer_binding_size",
+                    needed: len,
+                    available: max_binding,
+                });
+            }
+        }
+        let bind_group =
+            capture(device, || {
+                let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("sinew library params"),
+                    contents: bytemuck::bytes_of(&data.params),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                let buffers: Vec<wgpu::Buffer> = arrays
+                    .iter()
+                    .map(|(label, contents)| {
+                        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some(label),
+                            contents,
+                            usage: wgpu::BufferUsages::STORAGE,
+                        })
+                    })
+                    .collect();
+                let mut entries = vec![wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                }];
+                entries.extend(buffers.iter().zip(1..).map(|(buffer, binding)| {
+                    wgpu::BindGroupEntry {
+                        binding,
+                        resource: buffer.as_entire_binding(),
+                    }
+                }));
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("sinew library bind group"),
+                    layout: &pipeline.library_layout,
+                    entries: &entries,
+                })
+            })?;
+        Ok(Self {
+            rigs: rigs
+                .iter()
+                .map(|rig| RigSummary {
+                    joint_count: rig.joint_count(),
+                    clip_count: rig.clips.clip_count(),
+                    inverse_binds: rig.skeleton.inverse_binds().to_vec(),
+                })
+                .collect(),
+            mask_lengths: masks.iter().map(|m| m.weights.len()).collect(),
+            bind_group,
+            bytes,
+        })
+    }
+
+    /// The bind group of pipeline group 0.
+    pub fn bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind_group
+    }
+
+    /// The uploaded rigs.
+    pub fn rigs(&self) -> &[RigSummary] {
+        &self.rigs
+    }
+
+    /// Bytes of storage the library occupies.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Checks that `record` names an uploaded rig, existing clips and masks (of the rig's
+    /// length) and finite numbers; returns the rig's joint count.
+    pub fn validate(&self, record: &InstanceRecord) -> Result<usize, EvalError> {
+        let rig = self
+            .rigs
+            .get(record.rig as usize)
+            .ok_or(EvalError::NoSuchRig {
+                rig: record.rig,
+                rig_count: self.rigs.len(),
+            })?;
+        if record.layer_count as usize > MAX_LAYERS {
+            return Err(EvalError::BadLayer {
+                reason: format!("{} layers, at most {MAX_LAYERS}", record.layer_count),
+            });
+        }
+        for layer in record.layers() {
+            if layer.clip as usize >= rig.clip_count {
+                return Err(EvalError::NoSuchClip {
+                    clip: layer.clip,
+                    clip_count: rig.clip_count,
+                });
+            }
+            if let Some(m) = layer.mask
+                && self.mask_lengths.get(m as usize) != Some(&rig.joint_count)
+            {
+                return Err(EvalError::NoSuchMask {
+                    mask: m,
+                    mask_count: self.mask_lengths.len(),
+                });
+            }
+            if !layer.time.is_finite() || !layer.weight.is_finite() {
+                return Err(EvalError::BadLayer {
+                    reason: format!(
+                        "clip {} has time {} weight {}",
+                        layer.clip, layer.time, layer.weight
+                    ),
+                });
+            }
+        }
+        Ok(rig.joint_count)
+    }
+}

@@ -1,0 +1,31 @@
+//! The GPU backend: every per-joint operation (keyframe search, interpolation, layer blending,
+//! hierarchy propagation, skin matrices, animated AABBs) for all instances of all rigs in one
+//! WGSL compute dispatch per frame.
+//!
+//! [`GpuContext`] holds the device; [`GpuBackend`] uploads rigs and masks once
+//! ([`library`](GpuBackend::new)), owns the palette and AABB buffers, and evaluates a frame of
+//! [`crate::InstanceRecord`]s. The kernel is `wgsl/evaluate.wgsl`, assembled from one file per
+//! stage by [`evaluate_shader_source`].
+
+mod backend;
+mod context;
+pub mod layout;
+mod library;
+mod palette;
+mod pipeline;
+mod pose;
+mod readback;
+mod scope;
+mod shader;
+
+pub use backend::{FrameStats, GpuBackend, GpuOptions};
+pub use context::GpuContext;
+pub use library::{GpuLibrary, RigSummary};
+pub use palette::{BoundsBuffer, Palette};
+pub use pipeline::EvaluatePipeline;
+pub use pose::GpuPose;
+pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
+pub use scope::capture;
+pub use shader::{
+    EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE, evaluate_shader_source,
+};

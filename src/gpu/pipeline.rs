@@ -1,0 +1,116 @@
+//! The evaluate compute pipeline and its two bind group layouts: the library (group 0, bound
+//! once) and one frame's instances and outputs (group 1).
+
+use std::num::NonZeroU64;
+
+use super::layout::{
+    AABB_BYTES, FRAME_HEADER_BYTES, INSTANCE_RECORD_BYTES, JointDesc, LibraryParams,
+    PALETTE_ENTRY_BYTES, RigDesc,
+};
+use super::scope::capture;
+use super::shader::{EVALUATE_ENTRY_POINT, evaluate_shader_source};
+use crate::bake::TrackDesc;
+use crate::error::GpuError;
+
+/// The compiled evaluate kernel of one device.
+#[derive(Debug)]
+pub struct EvaluatePipeline {
+    /// Layout of group 0: library params, rigs, joints, tracks, scalars, key values.
+    pub library_layout: wgpu::BindGroupLayout,
+    /// Layout of group 1: instance block, palette, AABBs.
+    pub frame_layout: wgpu::BindGroupLayout,
+    /// The pipeline.
+    pub pipeline: wgpu::ComputePipeline,
+}
+
+fn size(bytes: u64) -> Option<NonZeroU64> {
+    NonZeroU64::new(bytes)
+}
+
+fn entry(binding: u32, ty: wgpu::BufferBindingType, min: u64) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: size(min),
+        },
+        count: None,
+    }
+}
+
+fn read_only(binding: u32, min: u64) -> wgpu::BindGroupLayoutEntry {
+    entry(
+        binding,
+        wgpu::BufferBindingType::Storage { read_only: true },
+        min,
+    )
+}
+
+fn read_write(binding: u32, min: u64) -> wgpu::BindGroupLayoutEntry {
+    entry(
+        binding,
+        wgpu::BufferBindingType::Storage { read_only: false },
+        min,
+    )
+}
+
+impl EvaluatePipeline {
+    /// Compiles the module and creates the pipeline. wgpu errors come back as
+    /// [`GpuError::Validation`].
+    pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
+        capture(device, || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("sinew evaluate module"),
+                source: wgpu::ShaderSource::Wgsl(evaluate_shader_source().into()),
+            });
+            let library_layout =
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("sinew library layout"),
+                    entries: &[
+                        entry(
+                            0,
+                            wgpu::BufferBindingType::Uniform,
+                            size_of::<LibraryParams>() as u64,
+                        ),
+                        read_only(1, size_of::<RigDesc>() as u64),
+                        read_only(2, size_of::<JointDesc>() as u64),
+                        read_only(3, size_of::<TrackDesc>() as u64),
+                        read_only(4, 4),
+                        read_only(5, 16),
+                    ],
+                });
+            let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("sinew frame layout"),
+                entries: &[
+                    read_only(0, FRAME_HEADER_BYTES + INSTANCE_RECORD_BYTES),
+                    read_write(1, PALETTE_ENTRY_BYTES),
+                    read_write(2, AABB_BYTES),
+                ],
+            });
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("sinew evaluate pipeline layout"),
+                bind_group_layouts: &[Some(&library_layout), Some(&frame_layout)],
+                immediate_size: 0,
+            });
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("sinew evaluate pipeline"),
+                layout: Some(&layout),
+                module: &module,
+                entry_point: Some(EVALUATE_ENTRY_POINT),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &[],
+                    // Every workgroup value is written before it is read.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            });
+            Self {
+                library_layout,
+                frame_layout,
+                pipeline,
+            }
+        })
+    }
+}

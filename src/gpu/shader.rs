@@ -1,0 +1,40 @@
+//! The WGSL of the evaluate pipeline, assembled from one file per stage (`wgsl/`) in pipeline
+//! order after the shared layout and math.
+
+/// The WGSL files of the evaluate module, in the order they are concatenated.
+pub const EVALUATE_SOURCES: [(&str, &str); 8] = [
+    (
+        "common/layout.wgsl",
+        include_str!("../../wgsl/common/layout.wgsl"),
+    ),
+    (
+        "common/math.wgsl",
+        include_str!("../../wgsl/common/math.wgsl"),
+    ),
+    ("sample.wgsl", include_str!("../../wgsl/sample.wgsl")),
+    ("blend.wgsl", include_str!("../../wgsl/blend.wgsl")),
+    ("propagate.wgsl", include_str!("../../wgsl/propagate.wgsl")),
+    ("skin.wgsl", include_str!("../../wgsl/skin.wgsl")),
+    ("aabb.wgsl", include_str!("../../wgsl/aabb.wgsl")),
+    ("evaluate.wgsl", include_str!("../../wgsl/evaluate.wgsl")),
+];
+
+/// Name of the evaluation entry point.
+pub const EVALUATE_ENTRY_POINT: &str = "evaluate";
+
+/// Invocations per workgroup of the evaluate kernel (`WORKGROUP_SIZE` in `wgsl/evaluate.wgsl`).
+pub const EVALUATE_WORKGROUP_SIZE: u32 = 32;
+
+/// The whole evaluate module: every file of [`EVALUATE_SOURCES`], each preceded by a comment
+/// naming it.
+pub fn evaluate_shader_source() -> String {
+    let mut source = String::new();
+    for (name, text) in EVALUATE_SOURCES {
+        source.push_str("// ---- wgsl/");
+        source.push_str(name);
+        source.push_str(" ----\n");
+        source.push_str(text);
+        source.push('\n');
+    }
+    source
+}

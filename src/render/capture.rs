@@ -1,0 +1,229 @@
+//! Offscreen capture: texture and buffer readback through a MAP_READ staging buffer, and PNG
+//! files.
+
+use std::path::Path;
+
+use super::error::{RenderError, capture};
+
+/// An 8-bit RGBA image, rows top to bottom, no padding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RgbaImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub pixels: Vec<u8>,
+}
+
+impl RgbaImage {
+    /// The RGBA value at `(x, y)`; transparent black outside the image.
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        if x >= self.width || y >= self.height {
+            return [0; 4];
+        }
+        let i = ((y * self.width + x) * 4) as usize;
+        let mut out = [0; 4];
+        out.copy_from_slice(&self.pixels[i..i + 4]);
+        out
+    }
+
+    /// Writes the image as an 8-bit sRGB RGBA PNG.
+    pub fn save_png(&self, path: impl AsRef<Path>) -> Result<(), RenderError> {
+        let path = path.as_ref();
+        let fail = |reason: String| RenderError::Image {
+            path: path.display().to_string(),
+            reason,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create folder: {e}")))?;
+        }
+        let file =
+            std::fs::File::create(path).map_err(|e| fail(format!("cannot create file: {e}")))?;
+        let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), self.width, self.height);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
+        let mut writer = encoder
+            .write_header()
+            .map_err(|e| fail(format!("cannot write PNG header: {e}")))?;
+        writer
+            .write_image_data(&self.pixels)
+            .map_err(|e| fail(format!("cannot write PNG data: {e}")))?;
+        writer
+            .finish()
+            .map_err(|e| fail(format!("cannot finish PNG: {e}")))
+    }
+
+    /// Reads an 8-bit RGBA or RGB PNG.
+    pub fn load_png(path: impl AsRef<Path>) -> Result<Self, RenderError> {
+        let path = path.as_ref();
+        let fail = |reason: String| RenderError::Image {
+            path: path.display().to_string(),
+            reason,
+        };
+        let file = std::fs::File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?;
+        let decoder = png::Decoder::new(std::io::BufReader::new(file));
+        let mut reader = decoder
+            .read_info()
+            .map_err(|e| fail(format!("not a PNG: {e}")))?;
+        let size = reader
+            .output_buffer_size()
+            .ok_or_else(|| fail("image too large".into()))?;
+        let mut data = vec![0; size];
+        let info = reader
+            .next_frame(&mut data)
+            .map_err(|e| fail(format!("cannot decode: {e}")))?;
+        if info.bit_depth != png::BitDepth::Eight {
+            return Err(fail(format!("bit depth {:?}, expected 8", info.bit_depth)));
+        }
+        data.truncate(info.buffer_size());
+        let pixels = match info.color_type {
+            png::ColorType::Rgba => data,
+            png::ColorType::Rgb => data
+                .chunks_exact(3)
+                .flat_map(|c| [c[0], c[1], c[2], 255])
+                .collect(),
+            other => return Err(fail(format!("colour type {other:?}, expected RGBA or RGB"))),
+        };
+        Ok(Self {
+            width: info.width,
+            height: info.height,
+            pixels,
+        })
+    }
+}
+
+/// Copies an RGBA8 texture (one of the `Rgba8*` formats, `COPY_SRC` usage) to the CPU: a copy
+/// into a MAP_READ buffer whose rows are padded to 256 bytes, then the padding removed.
+pub fn read_texture_rgba8(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<RgbaImage, RenderError> {
+    let format = texture.format();
+    if !matches!(
+        format,
+        wgpu::TextureFormat::Rgba8Unorm | wgpu::TextureFormat::Rgba8UnormSrgb
+    ) {
+        return Err(RenderError::invalid(
+            "texture readback",
+            format!("format {format:?} is not Rgba8Unorm(Srgb)"),
+        ));
+    }
+    let (width, height) = (texture.width(), texture.height());
+    let row = width * 4;
+    let padded =
+        row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let size = u64::from(padded) * u64::from(height);
+    let staging = capture(device, || {
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("sinew texture readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("sinew texture readback"),
+        });
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &staging,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(height),
+                },
+            },
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+        );
+        queue.submit([encoder.finish()]);
+        Ok(staging)
+    })?;
+    let bytes = map_read(device, &staging, 0, size)?;
+    let mut pixels = Vec::with_capacity((row * height) as usize);
+    for r in bytes.chunks_exact(padded as usize) {
+        pixels.extend_from_slice(&r[..row as usize]);
+    }
+    Ok(RgbaImage {
+        width,
+        height,
+        pixels,
+    })
+}
+
+/// Copies `size` bytes from `offset` of `buffer` (which needs `COPY_SRC`) to the CPU. `offset`
+/// and `size` must be multiples of 4.
+pub fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> Result<Vec<u8>, RenderError> {
+    if size == 0 {
+        return Ok(Vec::new());
+    }
+    if !offset.is_multiple_of(4) || !size.is_multiple_of(4) || offset + size > buffer.size() {
+        return Err(RenderError::invalid(
+            "buffer readback",
+            format!(
+                "range {offset}..{} of a {}-byte buffer is not 4-byte aligned or out of bounds",
+                offset + size,
+                buffer.size()
+            ),
+        ));
+    }
+    let staging = capture(device, || {
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("sinew buffer readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("sinew buffer readback"),
+        });
+        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+        queue.submit([encoder.finish()]);
+        Ok(staging)
+    })?;
+    map_read(device, &staging, 0, size)
+}
+
+/// Maps `buffer` for reading, waits, and copies the bytes out.
+fn map_read(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> Result<Vec<u8>, RenderError> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    buffer.map_async(wgpu::MapMode::Read, offset..offset + size, move |result| {
+        // The receiver waits below; if it is gone there is nobody to tell.
+        let _ = sender.send(result);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| RenderError::Readback(e.to_string()))?;
+    receiver
+        .recv()
+        .map_err(|e| RenderError::Readback(format!("map callback never ran: {e}")))?
+        .map_err(|e| RenderError::Readback(e.to_string()))?;
+    let bytes = buffer
+        .get_mapped_range(offset..offset + size)
+        .map_err(|e| RenderError::Readback(e.to_string()))?
+        .to_vec();
+    buffer.unmap();
+    Ok(bytes)
+}

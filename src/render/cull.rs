@@ -1,0 +1,124 @@
+//! GPU frustum culling (`wgsl/render/cull.wgsl`): one dispatch per batch tests every instance's
+//! animated AABB against the camera frustum and compacts the visible instance indices, counting
+//! them atomically into the `instance_count` of the batch's indirect draws. The CPU never
+//! looks at an instance. [`aabb_in_frustum`] is the CPU twin of the test.
+
+use glam::{Vec3, Vec4};
+
+use super::error::{RenderError, capture};
+use super::layout::{CullParams, DrawIndexedArgs, SkinnedInstance};
+use super::shader::cull_source;
+use super::util::{Lazy, shader_module, storage_entry, uniform_entry};
+use crate::bake::Aabb;
+
+/// Invocations per workgroup of the culling kernel (`WORKGROUP_SIZE` in `cull.wgsl`).
+pub const CULL_WORKGROUP_SIZE: u32 = 64;
+
+/// Whether the box may be visible in the frustum `planes` (normals inside, as
+/// [`Camera::frustum_planes`](super::Camera::frustum_planes) gives them): false when it is empty
+/// or NaN, or lies entirely on the outer side of one plane. Conservative: every box that
+/// intersects the frustum passes, and so can a box near a frustum corner that does not. Twin of
+/// `aabb_in_frustum` in `cull.wgsl`.
+pub fn aabb_in_frustum(planes: &[Vec4; 6], aabb: &Aabb) -> bool {
+    let (lo, hi) = (Vec3::from(aabb.min3()), Vec3::from(aabb.max3()));
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z) {
+        return false;
+    }
+    planes.iter().all(|plane| {
+        let n = plane.truncate();
+        let corner = Vec3::select(n.cmpge(Vec3::ZERO), hi, lo);
+        n.dot(corner) + plane.w >= 0.0
+    })
+}
+
+/// The culling kernel's layout and pipeline.
+#[derive(Debug)]
+pub(crate) struct CullPass {
+    pub(crate) layout: wgpu::BindGroupLayout,
+    pipeline: Lazy<wgpu::ComputePipeline>,
+}
+
+impl CullPass {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
+        let c = wgpu::ShaderStages::COMPUTE;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sinew cull layout"),
+            entries: &[
+                storage_entry(0, c, true, std::mem::size_of::<SkinnedInstance>() as u64),
+                storage_entry(1, c, true, std::mem::size_of::<Aabb>() as u64),
+                uniform_entry(2, c, std::mem::size_of::<CullParams>() as u64),
+                storage_entry(3, c, false, 4),
+                storage_entry(4, c, false, std::mem::size_of::<DrawIndexedArgs>() as u64),
+            ],
+        });
+        Self {
+            layout,
+            pipeline: Lazy::default(),
+        }
+    }
+
+    pub(crate) fn pipeline(
+        &self,
+        device: &wgpu::Device,
+    ) -> Result<&wgpu::ComputePipeline, RenderError> {
+        self.pipeline.get(|| {
+            let module = shader_module(device, "sinew cull shader", cull_source())?;
+            capture(device, || {
+                let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("sinew cull pipeline layout"),
+                    bind_group_layouts: &[Some(&self.layout)],
+                    immediate_size: 0,
+                });
+                Ok(
+                    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some("sinew cull pipeline"),
+                        layout: Some(&layout),
+                        module: &module,
+                        entry_point: Some("cull"),
+                        compilation_options: Default::default(),
+                        cache: None,
+                    }),
+                )
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::Camera;
+
+    fn aabb(lo: Vec3, hi: Vec3) -> Aabb {
+        Aabb {
+            min: lo.extend(0.0).to_array(),
+            max: hi.extend(0.0).to_array(),
+        }
+    }
+
+    #[test]
+    fn boxes_inside_straddling_and_outside() {
+        let camera = Camera::look_at(Vec3::Z * 5.0, Vec3::ZERO, Vec3::Y, 1.0, 1.0, 0.1, 50.0);
+        let planes = camera.frustum_planes();
+        assert!(aabb_in_frustum(
+            &planes,
+            &aabb(Vec3::splat(-0.5), Vec3::splat(0.5))
+        ));
+        assert!(aabb_in_frustum(
+            &planes,
+            &aabb(Vec3::new(-100.0, -0.1, -0.1), Vec3::new(100.0, 0.1, 0.1))
+        ));
+        assert!(!aabb_in_frustum(
+            &planes,
+            &aabb(Vec3::new(50.0, 0.0, 0.0), Vec3::new(51.0, 1.0, 1.0))
+        ));
+        assert!(!aabb_in_frustum(
+            &planes,
+            &aabb(Vec3::new(0.0, 0.0, 6.0), Vec3::new(1.0, 1.0, 7.0))
+        ));
+        assert!(!aabb_in_frustum(&planes, &Aabb::EMPTY));
+        let nan = aabb(Vec3::splat(f32::NAN), Vec3::ONE);
+        assert!(!aabb_in_frustum(&planes, &nan));
+    }
+}

@@ -1,0 +1,116 @@
+//! Errors of the render passes, and the error scopes that turn wgpu validation errors into them.
+
+use std::fmt;
+
+/// Something the renderer could not do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RenderError {
+    /// wgpu rejected a pipeline, bind group, buffer, copy or draw (captured by an error scope).
+    Validation(String),
+    /// The device ran out of memory while creating a resource or running a pass.
+    OutOfMemory(String),
+    /// Reading a buffer or texture back failed (mapping refused or the device lost).
+    Readback(String),
+    /// An input the renderer was given cannot be drawn.
+    InvalidInput {
+        /// The object (a mesh, a batch, a buffer) being set up or drawn.
+        object: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// A buffer or binding would need more of a device limit than the device has.
+    LimitExceeded {
+        /// The wgpu limit, by its field name.
+        limit: &'static str,
+        /// What the data needs.
+        needed: u64,
+        /// What the device allows.
+        available: u64,
+    },
+    /// A PNG could not be written or read.
+    Image {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl RenderError {
+    pub(crate) fn invalid(object: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::InvalidInput {
+            object: object.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Validation(e) => write!(f, "wgpu validation error: {e}"),
+            Self::OutOfMemory(e) => write!(f, "GPU out of memory: {e}"),
+            Self::Readback(e) => write!(f, "GPU readback failed: {e}"),
+            Self::InvalidInput { object, reason } => write!(f, "{object}: {reason}"),
+            Self::LimitExceeded {
+                limit,
+                needed,
+                available,
+            } => write!(
+                f,
+                "device limit {limit} is {available}, but the data needs {needed}"
+            ),
+            Self::Image { path, reason } => write!(f, "{path}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// Runs `work` inside validation and out-of-memory error scopes of `device` (scopes are per
+/// thread) and returns its value, or the first error wgpu reported.
+pub(crate) fn capture<T>(
+    device: &wgpu::Device,
+    work: impl FnOnce() -> Result<T, RenderError>,
+) -> Result<T, RenderError> {
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let value = work();
+    let validation_error = pollster::block_on(validation.pop());
+    let memory_error = pollster::block_on(memory.pop());
+    if let Some(e) = validation_error {
+        return Err(RenderError::Validation(error_text(&e)));
+    }
+    if let Some(e) = memory_error {
+        return Err(RenderError::OutOfMemory(error_text(&e)));
+    }
+    value
+}
+
+/// The full text of a wgpu error, its sources included.
+fn error_text(e: &wgpu::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// Checks that a storage binding of `bytes` fits the device.
+pub(crate) fn check_storage_size(device: &wgpu::Device, bytes: u64) -> Result<(), RenderError> {
+    let limits = device.limits();
+    let available = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    if bytes > available {
+        return Err(RenderError::LimitExceeded {
+            limit: "max_storage_buffer_binding_size",
+            needed: bytes,
+            available,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Rendering animated characters with wgpu: the skinned vertex pass, crowds with GPU frustum
+//! culling and indirect draws, shadow mapping, compute pre-skinning, a bone overlay and
+//! offscreen capture to PNG.
+//!
+//! Every function takes the host's `&wgpu::Device` and `&wgpu::Queue`; nothing here creates a
+//! device. The renderer reads the palette (one [`Mat3x4Rows`](crate::Mat3x4Rows) per joint and
+//! instance, world transform included) and the animated boxes from `&wgpu::Buffer`s: the ones
+//! the GPU evaluator writes, or ones filled from [`CpuBackend`](crate::CpuBackend) results with
+//! [`create_palette_buffer`] / [`write_palette`] and [`create_aabb_buffer`] / [`write_aabbs`].
+//!
+//! ```no_run
+//! # fn demo(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), Box<dyn std::error::Error>> {
+//! use sinew::render::{Camera, Renderer, RenderTarget, Scene, SkinnedBatch, SkinnedBatchDesc,
+//!     SkinnedInstance};
+//! let rig = sinew::bake_rigs(&sinew::import_file("assets/humanoid.glb")?)?.remove(0);
+//! let joints = rig.joint_count();
+//! let mut cpu = sinew::CpuBackend::new(vec![rig.clone()], Vec::new());
+//! let world = glam::Affine3A::IDENTITY;
+//! let records = [sinew::InstanceRecord::new(0, 0, &world, &[sinew::Layer::clip(0, 0.5)])?];
+//! let mut palette = vec![sinew::Mat3x4Rows::IDENTITY; joints];
+//! let mut aabbs = [sinew::Aabb::EMPTY];
+//! cpu.evaluate(&records, &mut palette, &mut aabbs)?;
+//!
+//! let renderer = Renderer::new(device)?;
+//! let palette_buffer = sinew::render::create_palette_buffer(device, joints)?;
+//! sinew::render::write_palette(queue, &palette_buffer, 0, &palette)?;
+//! let aabb_buffer = sinew::render::create_aabb_buffer(device, 1)?;
+//! sinew::render::write_aabbs(queue, &aabb_buffer, 0, &aabbs)?;
+//! let mut batch = SkinnedBatch::new(device, &renderer, &SkinnedBatchDesc {
+//!     label: "hero", meshes: &rig.meshes, mesh_colors: &[], capacity: 1,
+//!     palette: &palette_buffer, aabbs: &aabb_buffer, preskin: false,
+//! })?;
+//! batch.write_instances(queue, &[SkinnedInstance::new(0, joints as u32, 0, [0.8, 0.5, 0.3])])?;
+//! let target = RenderTarget::new(device, &renderer, 256, 256, 1024)?;
+//! let camera = Camera::frame_aabb(&aabbs[0], glam::Vec3::new(0.3, 0.2, 1.0), 0.8, 1.0);
+//! let batches = [&batch];
+//! renderer.render(device, queue, &target, &Scene { skinned: &batches, ..Scene::new(camera) })?;
+//! target.save_png(device, queue, "hero.png")?;
+//! # Ok(()) }
+//! ```
+//!
+//! A host with its own renderer needs only the palette: include [`skinning_wgsl`] (or
+//! [`SKINNING_WGSL`]) in its vertex shader, bind the palette with [`palette_layout_entry`] or
+//! [`create_palette_bind_group_layout`], and call `sinew_skin_linear` or
+//! `sinew_skin_dual_quat` with the instance's palette offset (see
+//! `examples/host_renderer.rs`).
+//!
+//! Dual-quaternion skinning is a pipeline variant (the `DUAL_QUATERNION` override constant):
+//! each influence's palette matrix is converted to a dual quaternion in the shader, per vertex.
+
+mod bones;
+mod camera;
+mod capture;
+mod cull;
+mod error;
+mod layout;
+mod preskin;
+mod renderer;
+mod shader;
+mod skinned_pass;
+mod skinning;
+mod static_pass;
+mod target;
+mod upload;
+mod util;
+
+pub use bones::{BoneOverlay, bind_space_origins};
+pub use camera::{Camera, DirectionalLight, ShadowSettings, bounding_sphere, frustum_planes};
+pub use capture::{RgbaImage, read_buffer, read_texture_rgba8};
+pub use cull::{CULL_WORKGROUP_SIZE, aabb_in_frustum};
+pub use error::RenderError;
+pub use layout::{
+    BoneParams, CullParams, DrawIndexedArgs, FrameUniforms, MeshParams, PreskinParams,
+    SkinnedInstance, SkinnedVertex, StaticInstance, StaticVertex, normals_or_smooth,
+};
+pub use preskin::PRESKIN_WORKGROUP_SIZE;
+pub use renderer::{Renderer, Scene};
+pub use shader::{
+    SKINNING_WGSL, bones_source, cull_source, layout_source, preskin_source, render_sources,
+    skinned_source, skinning_wgsl, static_source,
+};
+pub use skinned_pass::{SkinnedBatch, SkinnedBatchDesc};
+pub use skinning::{
+    DualQuat, MIN_WEIGHT_SUM, PALETTE_ENTRY_SIZE, Skinned, SkinningMode, create_palette_bind_group,
+    create_palette_bind_group_layout, palette_layout_entry, skin_vertex, skin_vertex_dual_quat,
+    skin_vertex_linear,
+};
+pub use static_pass::{StaticMesh, StaticMeshDesc};
+pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};
+pub use upload::{create_aabb_buffer, create_palette_buffer, write_aabbs, write_palette};

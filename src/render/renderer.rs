@@ -1,0 +1,279 @@
+//! The renderer: every pass's layouts and pipelines for one device, and the frame it records
+//! from a [`Scene`]: visibility (GPU culling) and pre-skinning dispatches, the shadow pass, then
+//! the main pass (static meshes, skinned batches, bone overlays).
+
+use glam::Vec3;
+
+use super::bones::{BoneOverlay, BonePass};
+use super::camera::{Camera, DirectionalLight, ShadowSettings};
+use super::cull::CullPass;
+use super::error::{RenderError, capture};
+use super::layout::FrameUniforms;
+use super::preskin::PreskinPass;
+use super::skinned_pass::{PassKind, SkinnedBatch, SkinnedPass, VertexSource};
+use super::skinning::SkinningMode;
+use super::static_pass::{StaticMesh, StaticPass};
+use super::target::{FrameLayouts, RenderTarget};
+
+/// Layouts and pipelines of every render pass for one device. Pipelines are created on first
+/// use (some drivers compile slowly) and shared by every target and batch made from this
+/// renderer; it may be shared across threads.
+#[derive(Debug)]
+pub struct Renderer {
+    frame: FrameLayouts,
+    pub(crate) skinned: SkinnedPass,
+    pub(crate) statics: StaticPass,
+    pub(crate) cull: CullPass,
+    pub(crate) preskin: PreskinPass,
+    pub(crate) bones: BonePass,
+}
+
+/// What one frame draws and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Scene<'a> {
+    /// The camera (also the culling frustum).
+    pub camera: Camera,
+    /// The light.
+    pub light: DirectionalLight,
+    /// Shadow mapping, or `None` for no shadows.
+    pub shadow: Option<ShadowSettings>,
+    /// Background colour (linear).
+    pub clear_color: wgpu::Color,
+    /// Skinned batches: one indirect draw per mesh each.
+    pub skinned: &'a [&'a SkinnedBatch],
+    /// Static meshes: one instanced draw each.
+    pub statics: &'a [&'a StaticMesh],
+    /// Bone overlays, drawn last, over everything.
+    pub bones: &'a [&'a BoneOverlay],
+    /// Linear blend or dual-quaternion skinning.
+    pub skinning: SkinningMode,
+    /// Skin each vertex once in a compute pass and let the shadow and main passes read the
+    /// result (needs batches created with `preskin`), instead of skinning in both vertex stages.
+    pub preskin: bool,
+    /// Cull instances against the camera frustum on the GPU. The shadow pass draws the same
+    /// visible list, so casters outside the view cast no shadow.
+    pub cull: bool,
+}
+
+impl<'a> Scene<'a> {
+    /// A scene seen by `camera` with the default light, no shadow, a grey background and
+    /// nothing in it; linear skinning in the vertex shader, culling on.
+    pub fn new(camera: Camera) -> Self {
+        Self {
+            camera,
+            light: DirectionalLight::default(),
+            shadow: None,
+            clear_color: wgpu::Color {
+                r: 0.05,
+                g: 0.06,
+                b: 0.08,
+                a: 1.0,
+            },
+            skinned: &[],
+            statics: &[],
+            bones: &[],
+            skinning: SkinningMode::Linear,
+            preskin: false,
+            cull: true,
+        }
+    }
+
+    /// The frame uniforms of this scene on `target`.
+    pub fn frame_uniforms(&self, target: &RenderTarget) -> FrameUniforms {
+        let light_view_proj = self
+            .shadow
+            .map(|s| self.light.view_projection(&s.bounds))
+            .unwrap_or_default();
+        let direction = self.light.direction.try_normalize().unwrap_or(Vec3::NEG_Y);
+        FrameUniforms {
+            view_proj: self.camera.view_projection().to_cols_array_2d(),
+            light_view_proj: light_view_proj.to_cols_array_2d(),
+            light_direction: direction.extend(0.0).to_array(),
+            light_color: self.light.color.extend(1.0).to_array(),
+            ambient_color: self.light.ambient.extend(1.0).to_array(),
+            shadow: [
+                if self.shadow.is_some() { 1.0 } else { 0.0 },
+                self.shadow.map_or(0.0, |s| s.depth_bias),
+                1.0 / target.shadow_size() as f32,
+                0.0,
+            ],
+        }
+    }
+}
+
+impl Renderer {
+    /// Creates the layouts (pipelines come on first use).
+    pub fn new(device: &wgpu::Device) -> Result<Self, RenderError> {
+        capture(device, || {
+            Ok(Self {
+                frame: FrameLayouts::new(device),
+                skinned: SkinnedPass::new(device),
+                statics: StaticPass::new(device),
+                cull: CullPass::new(device),
+                preskin: PreskinPass::new(device),
+                bones: BonePass::new(device),
+            })
+        })
+    }
+
+    pub(crate) fn frame_layouts(&self) -> &FrameLayouts {
+        &self.frame
+    }
+
+    /// Records `scene` into `encoder`, writing the frame's uniforms with `queue` (so submit the
+    /// encoder before rendering another scene into the same target). Errors that wgpu reports
+    /// only at submission are caught by [`Renderer::render`], not here.
+    pub fn encode(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &RenderTarget,
+        scene: &Scene<'_>,
+    ) -> Result<(), RenderError> {
+        if scene.preskin
+            && let Some(batch) = scene.skinned.iter().find(|b| !b.has_preskin())
+        {
+            return Err(RenderError::invalid(
+                format!("skinned batch {:?}", batch.label()),
+                "drawn pre-skinned but created without `preskin`",
+            ));
+        }
+        let source = if scene.preskin {
+            VertexSource::Preskinned
+        } else {
+            VertexSource::InShader(scene.skinning)
+        };
+        // Every pipeline first, so a creation error stops the frame before anything is recorded.
+        let frame = &self.frame;
+        let has_skinned = !scene.skinned.is_empty();
+        let has_static = !scene.statics.is_empty();
+        let skinned_main = has_skinned
+            .then(|| self.skinned.pipeline(device, frame, PassKind::Main, source))
+            .transpose()?;
+        let static_main = has_static
+            .then(|| self.statics.pipeline(device, frame, PassKind::Main))
+            .transpose()?;
+        let bones = (!scene.bones.is_empty())
+            .then(|| self.bones.pipeline(device, frame))
+            .transpose()?;
+        let shadows = match scene.shadow {
+            Some(_) => Some((
+                has_skinned
+                    .then(|| {
+                        self.skinned
+                            .pipeline(device, frame, PassKind::Shadow, source)
+                    })
+                    .transpose()?,
+                has_static
+                    .then(|| self.statics.pipeline(device, frame, PassKind::Shadow))
+                    .transpose()?,
+            )),
+            None => None,
+        };
+
+        queue.write_buffer(
+            &target.uniforms,
+            0,
+            bytemuck::bytes_of(&scene.frame_uniforms(target)),
+        );
+        let planes = scene.camera.frustum_planes();
+        for batch in scene.skinned {
+            batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&planes))?;
+            if scene.preskin {
+                batch.encode_preskin(device, encoder, self, scene.skinning)?;
+            }
+        }
+
+        if let Some((skinned_shadow, static_shadow)) = shadows {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("sinew shadow pass"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &target.shadow_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &target.shadow_group, &[]);
+            if let Some(pipeline) = static_shadow {
+                pass.set_pipeline(pipeline);
+                for mesh in scene.statics {
+                    mesh.draw(&mut pass);
+                }
+            }
+            if let Some(pipeline) = skinned_shadow {
+                for batch in scene.skinned {
+                    batch.draw(&mut pass, pipeline, source);
+                }
+            }
+        }
+
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("sinew main pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &target.color_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(scene.clear_color),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &target.depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_bind_group(0, &target.main_group, &[]);
+        if let Some(pipeline) = static_main {
+            pass.set_pipeline(pipeline);
+            for mesh in scene.statics {
+                mesh.draw(&mut pass);
+            }
+        }
+        if let Some(pipeline) = skinned_main {
+            for batch in scene.skinned {
+                batch.draw(&mut pass, pipeline, source);
+            }
+        }
+        if let Some(pipeline) = bones {
+            pass.set_pipeline(pipeline);
+            for overlay in scene.bones {
+                overlay.draw(&mut pass);
+            }
+        }
+        Ok(())
+    }
+
+    /// Records and submits `scene` into `target`, with wgpu's validation errors captured.
+    pub fn render(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        target: &RenderTarget,
+        scene: &Scene<'_>,
+    ) -> Result<(), RenderError> {
+        capture(device, || {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("sinew frame"),
+            });
+            self.encode(device, queue, &mut encoder, target, scene)?;
+            queue.submit([encoder.finish()]);
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,90 @@
+//! The upload path: palettes and animated boxes evaluated on the CPU ([`crate::CpuBackend`])
+//! written into storage buffers shaped like the ones the GPU evaluator fills, so the renderer
+//! reads either through the same `&wgpu::Buffer`.
+
+use crate::bake::Aabb;
+use crate::math::Mat3x4Rows;
+
+use super::error::{RenderError, check_storage_size};
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::COPY_SRC);
+
+/// A palette buffer of `entries` [`Mat3x4Rows`] (at least one), usable as a read-only storage
+/// binding and as a copy source and destination.
+pub fn create_palette_buffer(
+    device: &wgpu::Device,
+    entries: usize,
+) -> Result<wgpu::Buffer, RenderError> {
+    let size = (entries.max(1) * std::mem::size_of::<Mat3x4Rows>()) as u64;
+    check_storage_size(device, size)?;
+    Ok(device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("sinew palette"),
+        size,
+        usage: STORAGE,
+        mapped_at_creation: false,
+    }))
+}
+
+/// Writes `palette` into `buffer` from entry `first_entry` on.
+pub fn write_palette(
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    first_entry: usize,
+    palette: &[Mat3x4Rows],
+) -> Result<(), RenderError> {
+    write(queue, buffer, "palette", first_entry, palette)
+}
+
+/// An AABB buffer of `count` boxes (at least one): `array<Aabb>` in WGSL.
+pub fn create_aabb_buffer(
+    device: &wgpu::Device,
+    count: usize,
+) -> Result<wgpu::Buffer, RenderError> {
+    let size = (count.max(1) * std::mem::size_of::<Aabb>()) as u64;
+    check_storage_size(device, size)?;
+    Ok(device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("sinew animated aabbs"),
+        size,
+        usage: STORAGE,
+        mapped_at_creation: false,
+    }))
+}
+
+/// Writes `aabbs` into `buffer` from box `first` on.
+pub fn write_aabbs(
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    first: usize,
+    aabbs: &[Aabb],
+) -> Result<(), RenderError> {
+    write(queue, buffer, "aabb buffer", first, aabbs)
+}
+
+fn write<T: bytemuck::Pod>(
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    what: &str,
+    first: usize,
+    items: &[T],
+) -> Result<(), RenderError> {
+    let stride = std::mem::size_of::<T>() as u64;
+    let offset = first as u64 * stride;
+    let size = items.len() as u64 * stride;
+    if offset + size > buffer.size() {
+        return Err(RenderError::invalid(
+            what,
+            format!(
+                "writing {} entries at {first} needs {} bytes; the buffer has {}",
+                items.len(),
+                offset + size,
+                buffer.size()
+            ),
+        ));
+    }
+    if !items.is_empty() {
+        queue.write_buffer(buffer, offset, bytemuck::cast_slice(items));
+    }
+    Ok(())
+}

@@ -1,0 +1,124 @@
+//! Bone attachments: an entity (a sword, a hat) following a joint of another, animated entity,
+//! with a local offset.
+//!
+//! Its world transform is right in the same frame as the pose it follows, with no one-frame lag:
+//! after the control pass has written the target's instance record, the animator evaluates
+//! **only the chain from the skeleton root to that joint** on the CPU — [`crate::cpu::blend_joint`]
+//! for each ancestor, then parent-to-child products — with exactly the record the GPU (or the
+//! CPU backend) evaluates. Reading the joint back from the GPU instead would stall the frame on
+//! a readback, or lag it by one; the chain costs O(depth) per attachment, independent of the
+//! skeleton's size and of how many characters there are.
+
+use glam::{Affine3A, Quat, Vec3};
+use hecs::Entity;
+
+use crate::bake::{MAX_JOINTS, NO_PARENT, Rig};
+use crate::cpu::{blend_joint, hold_root};
+use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
+use crate::mask::JointMask;
+
+/// Keeps its entity on joint `joint` of the animated entity `target`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attachment {
+    /// The entity followed (it must have [`crate::runtime::Animated`]).
+    pub target: Entity,
+    /// The joint followed, by name.
+    pub joint: String,
+    /// Offset from the joint, in the joint's space.
+    pub offset_translation: Vec3,
+    /// Rotation from the joint, in the joint's space.
+    pub offset_rotation: Quat,
+    /// `(rig, joint index)` that `joint` was last resolved to.
+    resolved: Option<(u32, u16)>,
+    world: Affine3A,
+}
+
+impl Attachment {
+    /// Follows `joint` of `target` with no offset.
+    pub fn new(target: Entity, joint: &str) -> Self {
+        Self {
+            target,
+            joint: joint.to_string(),
+            offset_translation: Vec3::ZERO,
+            offset_rotation: Quat::IDENTITY,
+            resolved: None,
+            world: Affine3A::IDENTITY,
+        }
+    }
+
+    /// The same attachment with an offset from the joint.
+    pub fn with_offset(mut self, translation: Vec3, rotation: Quat) -> Self {
+        self.offset_translation = translation;
+        self.offset_rotation = rotation;
+        self
+    }
+
+    /// The world matrix computed in the last update (exact, including any shear the joint's
+    /// matrix has; the entity's [`crate::runtime::Transform`] holds its decomposition).
+    pub fn world(&self) -> Affine3A {
+        self.world
+    }
+
+    /// The joint index on `rig` (number `rig_index`), resolved by name once per rig.
+    pub(crate) fn joint_index(&mut self, rig_index: u32, rig: &Rig) -> Option<usize> {
+        match self.resolved {
+            Some((r, j)) if r == rig_index => Some(j as usize),
+            _ => {
+                let j = rig.skeleton.find_joint(&self.joint)?;
+                self.resolved = Some((rig_index, j as u16));
+                Some(j)
+            }
+        }
+    }
+
+    /// Computes the world matrix from the target's record.
+    pub(crate) fn solve(
+        &mut self,
+        rig: &Rig,
+        masks: &[JointMask],
+        record: &InstanceRecord,
+        joint: usize,
+    ) -> Affine3A {
+        let model = joint_model(rig, masks, record, joint);
+        self.world = model
+            * Affine3A::from_rotation_translation(self.offset_rotation, self.offset_translation);
+        self.world
+    }
+}
+
+/// The model matrix (world × root-to-joint chain) of `joint` for `record`, evaluating only the
+/// joint's ancestors: the same numbers [`crate::cpu::evaluate_pose_with_flags`] produces for it.
+pub fn joint_model(
+    rig: &Rig,
+    masks: &[JointMask],
+    record: &InstanceRecord,
+    joint: usize,
+) -> Affine3A {
+    let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
+    let mut count = 0;
+    for (slot, layer) in layers.iter_mut().zip(record.layers()) {
+        *slot = layer;
+        count += 1;
+    }
+    let layers = &layers[..count];
+    let parents = rig.skeleton.parents();
+    let mut chain = [0u16; MAX_JOINTS];
+    let mut depth = 0;
+    let mut at = joint;
+    loop {
+        chain[depth] = at as u16;
+        depth += 1;
+        match parents[at] {
+            NO_PARENT => break,
+            p if depth < MAX_JOINTS => at = p as usize,
+            _ => break,
+        }
+    }
+    let mut model = record.world.to_affine();
+    for &j in chain[..depth].iter().rev() {
+        let j = j as usize;
+        let local = hold_root(rig, record.flags, j, blend_joint(rig, masks, layers, j));
+        model *= local.to_affine();
+    }
+    model
+}

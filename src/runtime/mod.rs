@@ -1,0 +1,61 @@
+//! The animation runtime: per-instance CPU work that turns gameplay intent into one
+//! [`crate::InstanceRecord`] per character per frame — clocks, layers, cross-fades, state
+//! machines, blend spaces, events, root motion and bone attachments — as hecs components driven
+//! by one system, [`Animator::update`]. Nothing here touches per-joint data, except sampling the
+//! root joint for root motion and the root-to-joint chain of an attachment.
+//!
+//! ```
+//! use sinew::runtime::{Animated, Animator, Transform};
+//! # fn rigs() -> Vec<sinew::Rig> { Vec::new() }
+//!
+//! let mut animator = Animator::new(rigs())?;
+//! let mut world = hecs::World::new();
+//! # if !animator.rigs().is_empty() {
+//! let walk = animator.playback(0, "walk")?;
+//! world.spawn((Animated::new(0), Transform::IDENTITY, walk));
+//! # }
+//! animator.update(&mut world, 1.0 / 60.0)?;
+//! let records = animator.records(); // upload to the GPU pipeline, or:
+//! let pose = animator.evaluate_cpu()?;
+//! for event in animator.drain_events() {
+//!     println!("{:?}: {} on clip {}", event.entity, event.name, event.clip);
+//! }
+//! # Ok::<(), sinew::runtime::RuntimeError>(())
+//! ```
+
+mod attachment;
+mod blend_space;
+mod error;
+mod events;
+mod layers;
+mod motion;
+mod parameters;
+mod persistence;
+mod playback;
+mod registry;
+mod root_motion;
+mod state_machine;
+mod system;
+mod transform;
+mod transition;
+
+pub use attachment::{Attachment, joint_model};
+pub use blend_space::{BlendSample, BlendSpace, BlendSpaceDef, BlendWeights, MAX_BLEND_CLIPS};
+pub use error::RuntimeError;
+pub use events::{Event, EventDef};
+pub use layers::{ClipLayer, Layers, MAX_EXTRA_LAYERS, MaskSpec};
+pub use motion::{Contribution, Contributions, MAX_CONTRIBUTIONS, Motion, MotionContext};
+pub use parameters::{
+    Compare, Condition, FLOAT_EQUALITY, MAX_PARAMETERS, ParamId, ParameterDef, ParameterKind,
+    Parameters, Value,
+};
+pub use persistence::{
+    AnimatorConfig, BaseConfig, BlendSpaceConfig, ControllerConfig, EventConfig, LayerConfig,
+    MaskConfig, RootMotionConfig, StateMachineConfig,
+};
+pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
+pub use root_motion::{RootMotion, RootTranslation};
+pub use state_machine::{StateDef, StateMachine, StateMachineDef, StateMotion, TransitionDef};
+pub use system::{Animated, Animator, EvaluatedPose};
+pub use transform::Transform;
+pub use transition::{CrossFade, MAX_FADES};

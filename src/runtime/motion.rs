@@ -1,0 +1,236 @@
+//! What an entity's base plays, and how that reaches the instance record.
+//!
+//! A [`Motion`] is a clip or a blend space. Every frame the base driver ([`crate::runtime::Playback`],
+//! [`crate::runtime::CrossFade`] or [`crate::runtime::StateMachine`]) resolves into weighted clip
+//! samples, [`Contribution`]s, bottom first. A contribution's weight `cₖ` is its linear share of
+//! the blended base pose; the rest pose keeps `c_rest = 1 - Σ cᵢ`. Events and root motion read
+//! the contributions; [`Contributions::write_layers`] turns them into override layers with
+//! weights `wₖ = cₖ / (c_rest + Σ_{i≤k} cᵢ)`, which applied bottom first reproduce the shares
+//! exactly for translation and scale (and as a chain of nlerps for rotation).
+
+use glam::Vec2;
+
+use super::blend_space::{BlendSpace, MAX_BLEND_CLIPS};
+use super::playback::Step;
+use super::transition::MAX_FADES;
+use crate::instance::{Layer, LayerRecord};
+
+/// What a base plays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Motion {
+    /// A clip of the entity's rig.
+    Clip(u32),
+    /// A blend space registered for the entity's rig, and its input point.
+    BlendSpace {
+        /// Index from [`crate::runtime::Animator::add_blend_space`].
+        space: u32,
+        /// Where the blend is read (a state machine refreshes it from its parameters).
+        input: Vec2,
+    },
+}
+
+/// One clip's share of an entity's base pose this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contribution {
+    /// Clip index.
+    pub clip: u32,
+    /// Sample time in seconds.
+    pub time: f32,
+    /// Linear share of the base pose, 0 to 1.
+    pub weight: f32,
+    /// The clip's travel this frame, in seconds.
+    pub step: Step,
+    /// Whether the clip's events fire (in a blend space, only its heaviest clip's do).
+    pub events: bool,
+}
+
+/// Most contributions one base can produce before the layer budget is applied.
+pub const MAX_CONTRIBUTIONS: usize = MAX_FADES * MAX_BLEND_CLIPS;
+
+/// The contributions of one base, bottom first, in a fixed-size array (no allocation).
+#[derive(Clone, Copy, Debug)]
+pub struct Contributions {
+    items: [Contribution; MAX_CONTRIBUTIONS],
+    len: usize,
+}
+
+impl Default for Contributions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Contributions {
+    /// None.
+    pub const fn new() -> Self {
+        Self {
+            items: [Contribution {
+                clip: 0,
+                time: 0.0,
+                weight: 0.0,
+                step: Step::still(0.0, 0.0, super::LoopMode::Loop),
+                events: false,
+            }; MAX_CONTRIBUTIONS],
+            len: 0,
+        }
+    }
+
+    /// Removes them all.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Adds one on top; weights of zero (or less) and overflow are ignored.
+    pub fn push(&mut self, c: Contribution) {
+        if c.weight > 0.0 && self.len < MAX_CONTRIBUTIONS {
+            self.items[self.len] = c;
+            self.len += 1;
+        }
+    }
+
+    /// The contributions, bottom first.
+    pub fn as_slice(&self) -> &[Contribution] {
+        &self.items[..self.len]
+    }
+
+    /// Number of contributions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none (the base is the rest pose).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keeps at most `budget` contributions: while over, the lightest one is dropped and the
+    /// others scaled so that the rest pose's share stays the same. A fallback that pops by the
+    /// dropped weight; [`crate::runtime::CrossFade`] normally keeps within budget without it.
+    pub fn limit(&mut self, budget: usize) {
+        while self.len > budget.max(1) {
+            let items = &mut self.items[..self.len];
+            let total: f32 = items.iter().map(|c| c.weight).sum();
+            let (lightest, dropped) = items
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i, c.weight))
+                .fold((0, f32::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
+            let scale = if total - dropped > 0.0 {
+                total / (total - dropped)
+            } else {
+                1.0
+            };
+            for c in items.iter_mut() {
+                c.weight *= scale;
+            }
+            self.items.copy_within(lightest + 1..self.len, lightest);
+            self.len -= 1;
+        }
+    }
+
+    /// Writes the contributions as bottom-first override layers into `out` (which must hold
+    /// [`Contributions::len`] entries) and returns how many were written.
+    pub fn write_layers(&self, out: &mut [LayerRecord]) -> usize {
+        let total: f32 = self.as_slice().iter().map(|c| c.weight).sum();
+        let mut below = (1.0 - total).max(0.0);
+        let mut written = 0;
+        for (c, slot) in self.as_slice().iter().zip(out.iter_mut()) {
+            below += c.weight;
+            *slot = Layer {
+                clip: c.clip,
+                time: c.time,
+                weight: (c.weight / below).min(1.0),
+                mask: None,
+                mode: crate::BlendMode::Override,
+            }
+            .to_record();
+            written += 1;
+        }
+        written
+    }
+}
+
+/// What resolving a motion needs from its rig: clip durations and blend spaces.
+#[derive(Clone, Copy, Debug)]
+pub struct MotionContext<'a> {
+    /// Duration of each clip of the rig, seconds.
+    pub durations: &'a [f32],
+    /// The rig's blend spaces.
+    pub spaces: &'a [BlendSpace],
+}
+
+impl MotionContext<'_> {
+    /// Duration of `clip`, if it exists.
+    #[inline]
+    pub fn duration(&self, clip: u32) -> Option<f32> {
+        self.durations.get(clip as usize).copied()
+    }
+
+    /// The timeline length of `motion` for its clock: a clip's duration, or 1 (normalized
+    /// phase) for a blend space, with the phase rate `1 / Σ wᵢ·durationᵢ` as the second value.
+    /// `None` when the motion names a clip or space that does not exist.
+    pub fn timeline(&self, motion: &Motion) -> Option<(f32, f32)> {
+        match *motion {
+            Motion::Clip(clip) => self.duration(clip).map(|d| (d, 1.0)),
+            Motion::BlendSpace { space, input } => {
+                let weights = self.spaces.get(space as usize)?.weights(input);
+                let mut length = 0.0;
+                for (clip, w) in weights.iter() {
+                    length += w * self.duration(clip)?;
+                }
+                (length > 0.0).then(|| (1.0, 1.0 / length))
+            }
+        }
+    }
+
+    /// Pushes the contributions of `motion` at clock time `time` (seconds for a clip, phase for
+    /// a blend space) with overall `weight` and this frame's `step`. Returns false when the
+    /// motion names a clip or space that does not exist.
+    pub fn contribute(
+        &self,
+        motion: &Motion,
+        time: f32,
+        step: Step,
+        weight: f32,
+        out: &mut Contributions,
+    ) -> bool {
+        match *motion {
+            Motion::Clip(clip) => {
+                if self.duration(clip).is_none() {
+                    return false;
+                }
+                out.push(Contribution {
+                    clip,
+                    time,
+                    weight,
+                    step,
+                    events: true,
+                });
+                true
+            }
+            Motion::BlendSpace { space, input } => {
+                let Some(space) = self.spaces.get(space as usize) else {
+                    return false;
+                };
+                let weights = space.weights(input);
+                let heaviest = weights
+                    .iter()
+                    .fold((u32::MAX, 0.0), |a, b| if b.1 > a.1 { b } else { a })
+                    .0;
+                for (clip, w) in weights.iter() {
+                    let Some(d) = self.duration(clip) else {
+                        return false;
+                    };
+                    out.push(Contribution {
+                        clip,
+                        time: time * d,
+                        weight: weight * w,
+                        step: step.scaled(d),
+                        events: clip == heaviest,
+                    });
+                }
+                true
+            }
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! Playback: a clip and the clock that moves through it. A clock advances by `speed × dt`
+//! (negative speed plays backwards) and then loops, clamps or ping-pongs at the ends; pausing
+//! stops it, scrubbing sets its time. Each entity owns its clock, so entities sharing a rig
+//! animate independently.
+//!
+//! Every advance also returns the [`Step`] it took: the travel on an *unwrapped* timeline where
+//! loops and ping-pong legs are one straight line. Events ([`Step::for_each_crossing`]) and
+//! root motion read the step, so neither needs to special-case wrap-around.
+
+/// What a clock does at the ends of its timeline.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopMode {
+    /// Wrap around: past the end starts again at 0 (and before 0 at the end).
+    #[default]
+    Loop,
+    /// Stop at either end.
+    Clamp,
+    /// Bounce between the ends: forward to the end, backward to 0, forward again.
+    PingPong,
+}
+
+/// A position on a timeline of some length (a clip's duration, or 1 for a blend space's
+/// normalized phase) and how it moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    /// Position on the timeline, from 0 to its length.
+    pub time: f32,
+    /// Timeline units per second of `dt`; negative plays backwards.
+    pub speed: f32,
+    /// What happens at the ends.
+    pub mode: LoopMode,
+    /// A paused clock does not move.
+    pub paused: bool,
+    /// On a ping-pong clock: whether it is on the backward leg.
+    reversed: bool,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Self::new(LoopMode::Loop)
+    }
+}
+
+impl Clock {
+    /// A clock at time 0, speed 1.
+    pub const fn new(mode: LoopMode) -> Self {
+        Self {
+            time: 0.0,
+            speed: 1.0,
+            mode,
+            paused: false,
+            reversed: false,
+        }
+    }
+
+    /// The same clock at `speed`.
+    pub const fn with_speed(mut self, speed: f32) -> Self {
+        self.speed = speed;
+        self
+    }
+
+    /// Whether a ping-pong clock is on its backward leg (its time is decreasing at speed > 0).
+    pub fn is_reversed(&self) -> bool {
+        self.reversed
+    }
+
+    /// Moves the clock by `speed × dt` on a timeline of length `period` and returns the step.
+    pub fn advance(&mut self, period: f32, dt: f32) -> Step {
+        let travel = if self.paused { 0.0 } else { self.speed * dt };
+        self.travel(period, travel)
+    }
+
+    /// Moves the clock by `travel` timeline units (sign gives the direction).
+    pub fn travel(&mut self, period: f32, travel: f32) -> Step {
+        if !usable(period) {
+            self.time = 0.0;
+            return Step::still(0.0, 0.0, self.mode);
+        }
+        // Out-of-range or NaN times (from scrubbing, or a changed clip) start at the nearest end.
+        self.time = if self.time >= 0.0 {
+            self.time.min(period)
+        } else {
+            0.0
+        };
+        let travel = if travel.is_finite() { travel } else { 0.0 };
+        match self.mode {
+            LoopMode::Loop => {
+                let from = self.time;
+                let to = from + travel;
+                self.time = wrap(to, period);
+                Step::new(from, to, period, self.mode)
+            }
+            LoopMode::Clamp => {
+                let from = self.time;
+                let to = (from + travel).clamp(0.0, period);
+                self.time = to;
+                Step::new(from, to, period, self.mode)
+            }
+            LoopMode::PingPong => {
+                // Unwrapped position p on a cycle of 2 × period: time = p on the forward leg,
+                // 2 × period - p on the backward leg (both exact in floating point).
+                let cycle = 2.0 * period;
+                let from = if self.reversed {
+                    cycle - self.time
+                } else {
+                    self.time
+                };
+                let to = from + travel;
+                let p = wrap(to, cycle);
+                self.reversed = p >= period;
+                self.time = if self.reversed { cycle - p } else { p };
+                Step::new(from, to, period, self.mode)
+            }
+        }
+    }
+
+    /// Jumps to `time` (clamped to `0..=period`) without passing the timeline in between, and
+    /// returns the straight step from the old time to the new one. The step is only for callers
+    /// that want events fired on scrub; playback ignores it.
+    pub fn scrub(&mut self, period: f32, time: f32) -> Step {
+        let period = if period > 0.0 { period } else { 0.0 };
+        let from = self.time.clamp(0.0, period);
+        let to = if time.is_finite() {
+            time.clamp(0.0, period)
+        } else {
+            from
+        };
+        self.time = to;
+        Step::new(from, to, period, LoopMode::Clamp)
+    }
+}
+
+/// Whether `period` can be a timeline length.
+fn usable(period: f32) -> bool {
+    period > 0.0 && period.is_finite()
+}
+
+/// `x` wrapped into `0..period`. The common cases (at most one period out) are one exact
+/// subtraction or a rounding addition like `rem_euclid`'s; the rest is `rem_euclid`.
+#[inline]
+fn wrap(x: f32, period: f32) -> f32 {
+    let r = if (0.0..period).contains(&x) {
+        x
+    } else if x >= period && x < 2.0 * period {
+        x - period
+    } else if x < 0.0 && x >= -period {
+        x + period
+    } else {
+        x.rem_euclid(period)
+    };
+    if r < period { r } else { 0.0 }
+}
+
+/// One clip playing as an entity's base motion: the simplest animated entity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Playback {
+    /// Clip index in the rig's [`crate::ClipLibrary`].
+    pub clip: u32,
+    /// Its clock, in seconds of the clip.
+    pub clock: Clock,
+}
+
+impl Playback {
+    /// Plays `clip` from the start, looping, at speed 1.
+    pub const fn new(clip: u32) -> Self {
+        Self {
+            clip,
+            clock: Clock::new(LoopMode::Loop),
+        }
+    }
+
+    /// The same playback at `speed` (negative plays backwards).
+    pub const fn with_speed(mut self, speed: f32) -> Self {
+        self.clock.speed = speed;
+        self
+    }
+
+    /// The same playback with loop mode `mode`.
+    pub const fn with_mode(mut self, mode: LoopMode) -> Self {
+        self.clock.mode = mode;
+        self
+    }
+
+    /// The same playback starting at `time` seconds.
+    pub const fn with_time(mut self, time: f32) -> Self {
+        self.clock.time = time;
+        self
+    }
+
+    /// Current time in seconds.
+    pub fn time(&self) -> f32 {
+        self.clock.time
+    }
+
+    /// Stops the clock.
+    pub fn pause(&mut self) {
+        self.clock.paused = true;
+    }
+
+    /// Restarts a paused clock.
+    pub fn resume(&mut self) {
+        self.clock.paused = false;
+    }
+
+    /// Sets the time (seconds; clamped to the clip on the next update). Fires no events: use
+    /// [`crate::runtime::Animator::scrub`] to fire the events passed over.
+    pub fn scrub(&mut self, time: f32) {
+        self.clock.time = time;
+    }
+}
+
+/// Most timeline cycles one step reports events for: a step spanning more (a huge `dt` on a short
+/// clip) reports the crossings of its last `MAX_EVENT_CYCLES` cycles only.
+pub const MAX_EVENT_CYCLES: u32 = 1024;
+
+/// The travel of a clock during one update, on an unwrapped timeline: `from` and `to` are
+/// positions where a loop continues past `period` instead of wrapping, and a ping-pong cycle is
+/// `2 × period` long (forward leg, then backward leg). `from == to` for a clock that did not
+/// move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    /// Unwrapped position before the update.
+    pub from: f32,
+    /// Unwrapped position after the update.
+    pub to: f32,
+    /// Length of the timeline.
+    pub period: f32,
+    /// How unwrapped positions map to timeline times.
+    pub mode: LoopMode,
+}
+
+impl Step {
+    /// A step from `from` to `to`.
+    pub const fn new(from: f32, to: f32, period: f32, mode: LoopMode) -> Self {
+        Self {
+            from,
+            to,
+            period,
+            mode,
+        }
+    }
+
+    /// A clock that stayed at `time`.
+    pub const fn still(time: f32, period: f32, mode: LoopMode) -> Self {
+        Self::new(time, time, period, mode)
+    }
+
+    /// The same step on a timeline `factor` times as long (a blend space's normalized phase
+    /// step, seen by one of its clips).
+    pub fn scaled(&self, factor: f32) -> Self {
+        Self::new(
+            self.from * factor,
+            self.to * factor,
+            self.period * factor,
+            self.mode,
+        )
+    }
+
+    /// Whether the clock did not move.
+    pub fn is_still(&self) -> bool {
+        self.from == self.to
+    }
+
+    /// Timeline time at unwrapped position `u`.
+    pub fn time_at(&self, u: f32) -> f32 {
+        if !usable(self.period) {
+            return 0.0;
+        }
+        match self.mode {
+            LoopMode::Loop => wrap(u, self.period),
+            LoopMode::Clamp => u.clamp(0.0, self.period),
+            LoopMode::PingPong => {
+                let p = wrap(u, 2.0 * self.period);
+                if p >= self.period {
+                    2.0 * self.period - p
+                } else {
+                    p
+                }
+            }
+        }
+    }
+
+    /// Net number of times a looping step passed the end of the timeline (negative when it
+    /// passed the start going backwards); 0 for other modes.
+    pub fn wraps(&self) -> i32 {
+        if self.mode != LoopMode::Loop || !usable(self.period) {
+            return 0;
+        }
+        ((self.to / self.period).floor() - (self.from / self.period).floor()) as i32
+    }
+
+    /// Calls `visit(i)` for each time `times[i]` (ascending, within `0..=period`) that the step
+    /// crosses, once per crossing, in playback order. A crossing is reaching the time: the
+    /// position the step starts at does not count, the one it ends at does. On a loop, times 0
+    /// and `period` are the same instant (each fires at every wrap); on a ping-pong clock every
+    /// other time is crossed twice per cycle, once per leg.
+    pub fn for_each_crossing(&self, times: &[f32], mut visit: impl FnMut(usize)) {
+        if self.from == self.to || times.is_empty() || !usable(self.period) {
+            return;
+        }
+        let forward = self.to > self.from;
+        let (lo, hi) = if forward {
+            (self.from, self.to)
+        } else {
+            (self.to, self.from)
+        };
+        // Half-open window (lo, hi] forward, [lo, hi) backward, shifted into each cycle.
+        let hit = |x: f32, lo: f32, hi: f32| {
+            if forward {
+                x > lo && x <= hi
+            } else {
+                x >= lo && x < hi
+            }
+        };
+        let n = times.len();
+        if self.mode == LoopMode::Clamp {
+            for k in 0..n {
+                let i = if forward { k } else { n - 1 - k };
+                if hit(times[i], lo, hi) {
+                    visit(i);
+                }
+            }
+            return;
+        }
+        let ping_pong = self.mode == LoopMode::PingPong;
+        let cycle = if ping_pong {
+            2.0 * self.period
+        } else {
+            self.period
+        };
+        // Positions within one cycle, ascending: the times, then (ping-pong) the backward leg's
+        // `cycle - t` for the times strictly inside the timeline.
+        let per_cycle = if ping_pong { 2 * n } else { n };
+        let position = |k: usize| -> Option<(f32, usize)> {
+            if k < n {
+                return Some((times[k], k));
+            }
+            let i = 2 * n - 1 - k;
+            let t = times[i];
+            (t > 0.0 && t < self.period).then_some((cycle - t, i))
+        };
+        // Backward windows include their low end, which may be the end of the cycle before.
+        let mut first = (lo / cycle).floor() as i64 - i64::from(!forward);
+        let mut last = (hi / cycle).floor() as i64;
+        let cap = i64::from(MAX_EVENT_CYCLES);
+        if last - first > cap {
+            if forward {
+                first = last - cap;
+            } else {
+                last = first + cap;
+            }
+        }
+        let cycles = (last - first + 1) as usize;
+        for c in 0..cycles {
+            let c = if forward {
+                first + c as i64
+            } else {
+                last - c as i64
+            };
+            // Shift the window, not the positions: exact for the cycle a loop just wrapped from.
+            let shift = c as f32 * cycle;
+            let (lo_c, hi_c) = (lo - shift, hi - shift);
+            for k in 0..per_cycle {
+                let k = if forward { k } else { per_cycle - 1 - k };
+                if let Some((x, i)) = position(k)
+                    && hit(x, lo_c, hi_c)
+                {
+                    visit(i);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Root motion: the root joint's movement in the clips moves the entity instead of the pose.
+//!
+//! Each update, every base contribution's root displacement over its [`Step`] is sampled on the
+//! CPU (one joint, per instance: [`crate::cpu::sample_track`]) and blended by the contributions'
+//! weights — so cross-fades and blend spaces blend velocities, and a base fading in from the
+//! rest pose starts moving gradually. The displacement of a step is `F(to) - F(from)` for the
+//! unwrapped root position `F(u) = root(time(u)) + wraps(u) × (root(end) - root(start))`: a
+//! looping step that wraps takes the two segments either side of the seam plus one clip
+//! displacement per extra loop, so no motion is lost or doubled at the seam.
+//!
+//! The blended displacement (in the root joint's parent space, made world-oriented by the
+//! entity's transform) is added to the entity's [`Transform`]; an optional yaw (rotation about
+//! +Y) turns it. The pose itself keeps the root at its rest value through the instance record's
+//! [`crate::InstanceRecord::flags`], which the evaluators apply after blending.
+//!
+//! Only the base contributes root motion; extra layers do not.
+
+use glam::{Affine3A, Quat, Vec3};
+
+use super::motion::Contribution;
+use super::playback::Step;
+use super::transform::Transform;
+use crate::Channel;
+use crate::bake::{NO_PARENT, Rig};
+use crate::cpu::sample_track;
+use crate::instance::InstanceRecord;
+
+/// Which parts of the root joint's translation become entity motion.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RootTranslation {
+    /// The ground plane (X and Z); the pose keeps the root's height changes (bobbing).
+    #[default]
+    Xz,
+    /// All three axes.
+    Xyz,
+}
+
+/// Extracts root motion from an entity's base and applies it to its [`Transform`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootMotion {
+    /// The root joint (usually the skeleton's first joint).
+    pub joint: u16,
+    /// Which translation axes move the entity.
+    pub translation: RootTranslation,
+    /// Whether the root's yaw turns the entity too.
+    pub yaw: bool,
+    last_translation: Vec3,
+    last_yaw: f32,
+}
+
+impl RootMotion {
+    /// Root motion of `joint` along `translation`, with yaw extraction if `yaw`.
+    pub const fn new(joint: u16, translation: RootTranslation, yaw: bool) -> Self {
+        Self {
+            joint,
+            translation,
+            yaw,
+            last_translation: Vec3::ZERO,
+            last_yaw: 0.0,
+        }
+    }
+
+    /// The world-space translation applied in the last update.
+    pub fn last_translation(&self) -> Vec3 {
+        self.last_translation
+    }
+
+    /// The yaw (radians about +Y) applied in the last update.
+    pub fn last_yaw(&self) -> f32 {
+        self.last_yaw
+    }
+
+    /// The [`InstanceRecord::flags`] that hold the extracted motion out of the pose.
+    pub fn flags(&self) -> u32 {
+        let translation = match self.translation {
+            RootTranslation::Xz => InstanceRecord::HOLD_ROOT_XZ,
+            RootTranslation::Xyz => InstanceRecord::HOLD_ROOT_XYZ,
+        };
+        let yaw = if self.yaw {
+            InstanceRecord::HOLD_ROOT_YAW
+        } else {
+            0
+        };
+        (u32::from(self.joint) & InstanceRecord::ROOT_JOINT) | translation | yaw
+    }
+
+    /// Blends the root displacement of `contributions` and moves `transform` by it.
+    /// `rest_models` are the rig's rest-pose model matrices (for the root's parent space).
+    pub(crate) fn apply(
+        &mut self,
+        rig: &Rig,
+        rest_models: &[Affine3A],
+        contributions: &[Contribution],
+        transform: &mut Transform,
+    ) {
+        let joint = self.joint as usize;
+        if joint >= rig.joint_count() {
+            self.last_translation = Vec3::ZERO;
+            self.last_yaw = 0.0;
+            return;
+        }
+        let mut local = Vec3::ZERO;
+        let mut yaw = 0.0;
+        for c in contributions {
+            if c.step.is_still() {
+                continue;
+            }
+            local += c.weight * translation_delta(rig, c.clip, joint, &c.step);
+            if self.yaw {
+                yaw += c.weight * yaw_delta(rig, c.clip, joint, &c.step);
+            }
+        }
+        if self.translation == RootTranslation::Xz {
+            local.y = 0.0;
+        }
+        let parent = rig.skeleton.parents()[joint];
+        if parent != NO_PARENT {
+            local = rest_models[parent as usize].transform_vector3(local);
+        }
+        let world = transform.to_affine().transform_vector3(local);
+        transform.translation += world;
+        if self.yaw && yaw != 0.0 {
+            transform.rotation = (transform.rotation * Quat::from_rotation_y(yaw)).normalize();
+        }
+        self.last_translation = world;
+        self.last_yaw = yaw;
+    }
+}
+
+/// Root translation of `clip` at `time`.
+#[inline]
+fn root_translation(rig: &Rig, clip: u32, joint: usize, time: f32) -> Vec3 {
+    let track = rig.clips.track(clip as usize, joint, Channel::Translation);
+    sample_track(&rig.clips, track, false, time).truncate()
+}
+
+/// Root yaw (radians about +Y) of `clip` at `time`.
+#[inline]
+fn root_yaw(rig: &Rig, clip: u32, joint: usize, time: f32) -> f32 {
+    let track = rig.clips.track(clip as usize, joint, Channel::Rotation);
+    let q = sample_track(&rig.clips, track, true, time);
+    2.0 * q.y.atan2(q.w)
+}
+
+/// `F(to) - F(from)` for the unwrapped root translation (see the module documentation).
+fn translation_delta(rig: &Rig, clip: u32, joint: usize, step: &Step) -> Vec3 {
+    let at = |u: f32| root_translation(rig, clip, joint, step.time_at(u));
+    let mut delta = at(step.to) - at(step.from);
+    let wraps = step.wraps();
+    if wraps != 0 {
+        let cycle = root_translation(rig, clip, joint, step.period)
+            - root_translation(rig, clip, joint, 0.0);
+        delta += cycle * wraps as f32;
+    }
+    delta
+}
+
+/// The yaw counterpart of [`translation_delta`], each angle difference taken the short way.
+fn yaw_delta(rig: &Rig, clip: u32, joint: usize, step: &Step) -> f32 {
+    let at = |u: f32| root_yaw(rig, clip, joint, step.time_at(u));
+    let mut delta = short_angle(at(step.to) - at(step.from));
+    let wraps = step.wraps();
+    if wraps != 0 {
+        let cycle =
+            short_angle(root_yaw(rig, clip, joint, step.period) - root_yaw(rig, clip, joint, 0.0));
+        delta += cycle * wraps as f32;
+    }
+    delta
+}
+
+/// `a` wrapped into `(-π, π]`.
+fn short_angle(a: f32) -> f32 {
+    use std::f32::consts::{PI, TAU};
+    let r = (a + PI).rem_euclid(TAU) - PI;
+    if r <= -PI { r + TAU } else { r }
+}

@@ -1,0 +1,290 @@
+//! Cross-fades: a component that fades an entity's base from what it plays now to a new
+//! [`Motion`] over a duration, interruptibly and without pops.
+//!
+//! It keeps a small stack of fades, oldest at the bottom. Each entry plays its motion on its own
+//! clock (every clip keeps advancing while it fades in or out) and has a fade-in weight `f` that
+//! rises from 0 to 1 at `1 / duration` per second. The base pose is the bottom entry, then each
+//! entry above blended over it by its `f` — so entry `k`'s share is `fₖ · Π_{j>k} (1 - fⱼ)`.
+//!
+//! - **Starting a fade** pushes an entry at `f = 0`: the pose does not change at that instant,
+//!   whatever was in flight. A fade started mid-fade therefore blends from the current blended
+//!   result, with no pop.
+//! - Entries below keep fading in at their own rate. When any entry reaches `f = 1` everything
+//!   under it has no share left and is dropped.
+//! - **Zero duration** is an instant cut: the stack becomes the new motion alone.
+//! - **Layer budget.** The stack flattens into at most the instance record's free override
+//!   layers. When a new fade would need more, it waits at `f = 0` (its clock running) while the
+//!   oldest fade is collapsed: the entry just above the bottom completes its fade-in at the new
+//!   fade's rate, the bottom entry's share shrinks continuously to zero and is dropped, and the
+//!   new fade then starts. Bursts of interruptions thus never pop; they cost at most one fade
+//!   duration of delay per excess entry. A waiting fade that is itself interrupted is replaced.
+//!   Only blend spaces can still exceed the budget — one that widens mid-fade, or a fade between
+//!   two whose clips together do not fit — and then the lightest clips are dropped, with a pop
+//!   of their weight (see [`crate::runtime::Contributions::limit`]); clip-to-clip fades never.
+
+use super::motion::{Contributions, Motion, MotionContext};
+use super::playback::{Clock, Step};
+use crate::instance::MAX_LAYERS;
+
+/// Most entries in a fade stack: one per layer, plus a fade waiting for room.
+pub const MAX_FADES: usize = MAX_LAYERS + 1;
+
+/// One entry of the stack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Fade {
+    motion: Motion,
+    clock: Clock,
+    /// Fade-in weight, 0 to 1.
+    weight: f32,
+    /// Fade-in rate, weight per second.
+    rate: f32,
+    /// Started since the last advance: its clock has not moved yet.
+    fresh: bool,
+}
+
+/// This frame's clock steps of a stack's entries, from [`CrossFade::advance`].
+pub(crate) type FadeSteps = [Step; MAX_FADES];
+
+/// The cross-fading base motion of an entity (see the module documentation). Laid out so that
+/// the count and the first entry share a cache line.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrossFade {
+    len: u32,
+    fades: [Fade; MAX_FADES],
+}
+
+impl Default for CrossFade {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CrossFade {
+    /// Nothing playing: the rest pose (a first fade fades in from it).
+    pub const fn new() -> Self {
+        let empty = Fade {
+            motion: Motion::Clip(0),
+            clock: Clock::new(super::LoopMode::Loop),
+            weight: 0.0,
+            rate: 0.0,
+            fresh: true,
+        };
+        Self {
+            fades: [empty; MAX_FADES],
+            len: 0,
+        }
+    }
+
+    /// `motion` playing at full weight on `clock`.
+    pub fn playing(motion: Motion, clock: Clock) -> Self {
+        let mut out = Self::new();
+        out.fade_to(motion, clock, 0.0);
+        out
+    }
+
+    /// Starts fading to `motion`, played on `clock` (for a blend space the clock runs on the
+    /// normalized phase, 0 to 1), over `duration` seconds; 0 or less cuts instantly.
+    pub fn fade_to(&mut self, motion: Motion, clock: Clock, duration: f32) {
+        if !(duration.is_finite() && duration > 0.0) {
+            self.fades[0] = Fade {
+                motion,
+                clock,
+                weight: 1.0,
+                rate: 0.0,
+                fresh: true,
+            };
+            self.len = 1;
+            return;
+        }
+        let fade = Fade {
+            motion,
+            clock,
+            weight: 0.0,
+            rate: 1.0 / duration,
+            fresh: true,
+        };
+        let len = self.len as usize;
+        if len > 0 && self.fades[len - 1].weight <= 0.0 {
+            // The top fade has not started showing: replacing it changes nothing visible.
+            self.fades[len - 1] = fade;
+            return;
+        }
+        if len == MAX_FADES {
+            // Unreachable while the budget logic holds; keep the newest rather than refuse.
+            self.fades.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.fades[self.len as usize] = fade;
+        self.len += 1;
+    }
+
+    /// Number of entries on the stack (1 when not fading, 0 when empty).
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether nothing plays.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether a fade is in progress (the newest entry is not yet at full weight).
+    pub fn is_fading(&self) -> bool {
+        self.top().is_some_and(|f| f.weight < 1.0)
+    }
+
+    /// The newest motion (the one faded to last) and its clock.
+    pub fn current(&self) -> Option<(&Motion, &Clock)> {
+        self.top().map(|f| (&f.motion, &f.clock))
+    }
+
+    /// Mutable clock of the newest motion.
+    pub fn current_clock_mut(&mut self) -> Option<&mut Clock> {
+        self.top_mut().map(|f| &mut f.clock)
+    }
+
+    /// The newest motion's fade-in weight (1 when not fading).
+    pub fn current_weight(&self) -> f32 {
+        self.top().map_or(0.0, |f| f.weight)
+    }
+
+    /// Sets the input point of every entry playing blend space `space`.
+    pub fn set_blend_input(&mut self, space: u32, input: glam::Vec2) {
+        for f in &mut self.fades[..self.len as usize] {
+            if let Motion::BlendSpace { space: s, input: i } = &mut f.motion
+                && *s == space
+            {
+                *i = input;
+            }
+        }
+    }
+
+    /// Mutable access to every entry's motion, bottom first (to refresh blend inputs).
+    pub(crate) fn motions_mut(&mut self) -> impl Iterator<Item = &mut Motion> {
+        self.fades[..self.len as usize]
+            .iter_mut()
+            .map(|f| &mut f.motion)
+    }
+
+    /// Advances fade weights and clocks by `dt`, keeping the stack within `budget` layers, and
+    /// writes each entry's clock step to `steps`.
+    pub(crate) fn advance(
+        &mut self,
+        ctx: &MotionContext,
+        dt: f32,
+        budget: usize,
+        steps: &mut FadeSteps,
+    ) {
+        if self.len == 0 {
+            return;
+        }
+        let top = self.len as usize - 1;
+        // A fade that has not started waits while it would not fit, and the bottom collapses.
+        let held = top >= 2 && self.fades[top].weight <= 0.0 && {
+            let needed: usize = self.fades[..=top]
+                .iter()
+                .map(|f| slots(ctx, &f.motion))
+                .sum();
+            needed > budget
+        };
+        let collapse_rate = if held { self.fades[top].rate } else { 0.0 };
+        for (i, f) in self.fades[..self.len as usize].iter_mut().enumerate() {
+            if held && i == top {
+                continue;
+            }
+            let rate = if i == 1 {
+                f.rate.max(collapse_rate)
+            } else {
+                f.rate
+            };
+            f.weight = (f.weight + rate * dt).min(1.0);
+        }
+        // Everything under the highest full-weight entry has no share left.
+        if let Some(full) = self.fades[..self.len as usize]
+            .iter()
+            .rposition(|f| f.weight >= 1.0)
+            && full > 0
+        {
+            self.fades.copy_within(full..self.len as usize, 0);
+            self.len -= full as u32;
+        }
+        for (f, step) in self.fades[..self.len as usize]
+            .iter_mut()
+            .zip(steps.iter_mut())
+        {
+            f.fresh = false;
+            *step = match ctx.timeline(&f.motion) {
+                Some((period, rate)) => f.clock.advance(period, dt * rate),
+                None => Step::still(f.clock.time, 0.0, f.clock.mode),
+            };
+        }
+    }
+
+    /// The newest entry's clock step in `steps` (still when it started after the advance).
+    pub(crate) fn current_step(&self, steps: &FadeSteps) -> Option<Step> {
+        let f = self.top()?;
+        Some(if f.fresh {
+            Step::still(f.clock.time, 0.0, f.clock.mode)
+        } else {
+            steps[self.len as usize - 1]
+        })
+    }
+
+    /// Pushes this frame's contributions, bottom first, with the steps from
+    /// [`CrossFade::advance`]. Returns false when an entry names a clip or blend space that does
+    /// not exist (it contributes nothing).
+    pub(crate) fn contribute(
+        &self,
+        ctx: &MotionContext,
+        steps: &FadeSteps,
+        out: &mut Contributions,
+    ) -> bool {
+        let mut valid = true;
+        let mut above = 1.0;
+        // Shares are products over the entries above, so walk top-down, then emit bottom-up.
+        let mut shares = [0.0f32; MAX_FADES];
+        for (share, f) in shares[..self.len as usize]
+            .iter_mut()
+            .zip(&self.fades[..self.len as usize])
+            .rev()
+        {
+            *share = f.weight * above;
+            above *= 1.0 - f.weight;
+        }
+        for ((f, &share), step) in self.fades[..self.len as usize]
+            .iter()
+            .zip(&shares)
+            .zip(steps)
+        {
+            if share > 0.0 {
+                let step = if f.fresh {
+                    Step::still(f.clock.time, 0.0, f.clock.mode)
+                } else {
+                    *step
+                };
+                valid &= ctx.contribute(&f.motion, f.clock.time, step, share, out);
+            }
+        }
+        valid
+    }
+
+    fn top(&self) -> Option<&Fade> {
+        self.fades[..self.len as usize].last()
+    }
+
+    fn top_mut(&mut self) -> Option<&mut Fade> {
+        self.fades[..self.len as usize].last_mut()
+    }
+}
+
+/// Layers `motion` needs at its current input.
+fn slots(ctx: &MotionContext, motion: &Motion) -> usize {
+    match motion {
+        Motion::Clip(_) => 1,
+        Motion::BlendSpace { space, input } => ctx
+            .spaces
+            .get(*space as usize)
+            .map_or(1, |s| s.weights(*input).len),
+    }
+}

@@ -1,0 +1,629 @@
+//! The fast CPU evaluator ([`FastCpuBackend`]) against the exact one: its measured error bound on
+//! every rig of `assets/` and `../shared/gltf`, exactness at the key times of uniformly keyed
+//! clips, layers, masks, additive blending, root-motion flags, many instances, and the same
+//! input validation as [`CpuBackend`].
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{assert_matrix_close, repo, repo_assets, shared_assets};
+use glam::{Affine3A, Quat, Vec3, Vec3A};
+use sinew::cpu::evaluate_pose_with_flags;
+use sinew::cpu::fast::{DEFAULT_RATE, MAX_RATE, MIN_RATE};
+use sinew::{
+    Aabb, BlendMode, CpuBackend, EvalError, FastCpuBackend, InstanceRecord, JointMask, Layer,
+    Mat3x4Rows, Rig, bake_rigs, import_file,
+};
+
+/// The largest virtual-vertex displacement, in metres, between the fast evaluator at
+/// [`DEFAULT_RATE`] and the exact one, over every clip of every rig in `assets/` and
+/// `../shared/gltf` (see [`virtual_vertex_error`]). Measured: see the doc of
+/// `sinew::cpu::fast`; this is that with some margin.
+const FAST_ERROR_BOUND_M: f32 = 1e-3;
+
+/// Distance of the virtual vertices from their joint, in metres (ACL's default).
+const VIRTUAL_VERTEX_M: f32 = 0.03;
+
+fn rigs_of(path: &Path) -> Vec<Rig> {
+    bake_rigs(&import_file(path).unwrap()).unwrap()
+}
+
+fn humanoid() -> Rig {
+    rigs_of(&repo().join("assets/humanoid.glb")).remove(0)
+}
+
+/// Rig units per metre: glTF is in metres, but Fox is modelled in centimetres.
+fn units_per_metre(path: &Path) -> f32 {
+    if path.file_stem().is_some_and(|s| s == "Fox") {
+        100.0
+    } else {
+        1.0
+    }
+}
+
+fn world() -> Affine3A {
+    Affine3A::from_scale_rotation_translation(
+        Vec3::splat(1.0),
+        Quat::from_rotation_y(0.7),
+        Vec3::new(3.0, -1.0, 2.0),
+    )
+}
+
+/// Model matrices and palette of one instance, exactly.
+fn exact(rig: &Rig, masks: &[JointMask], rec: &InstanceRecord) -> (Vec<Affine3A>, Vec<Mat3x4Rows>) {
+    let n = rig.joint_count();
+    let mut models = vec![Affine3A::IDENTITY; n];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+    let layers: Vec<Layer> = rec.layers().collect();
+    evaluate_pose_with_flags(
+        rig,
+        masks,
+        &layers,
+        rec.flags,
+        &rec.world.to_affine(),
+        &mut models,
+        &mut palette,
+    );
+    (models, palette)
+}
+
+/// Model matrices, palette and AABB of one instance, fast.
+fn fast(backend: &FastCpuBackend, rec: &InstanceRecord) -> (Vec<Affine3A>, Vec<Mat3x4Rows>, Aabb) {
+    let n = backend.rigs()[rec.rig as usize].joint_count();
+    let mut models = vec![Affine3A::IDENTITY; n];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+    let aabb = backend.evaluate_one(rec, &mut models, &mut palette).unwrap();
+    (models, palette, aabb)
+}
+
+/// ACL's error metric for one joint: the largest displacement between the exact and the
+/// approximate model-space position of the joint and of three virtual vertices on its axes.
+/// `offsets` places each vertex in the joint's local space, at the distance that lies 3 cm
+/// away in the rest pose (so a rig whose joints carry a scale, like RobotExpressive's ×100
+/// armature, is measured in model-space centimetres all the same).
+fn virtual_vertex_error(exact: &Affine3A, approx: &Affine3A, offsets: [f32; 3]) -> f32 {
+    let mut worst = (exact.translation - approx.translation).length();
+    for (axis, k) in offsets.into_iter().enumerate() {
+        let pe: Vec3A = exact.translation + exact.matrix3.col(axis) * k;
+        let pa: Vec3A = approx.translation + approx.matrix3.col(axis) * k;
+        worst = worst.max((pe - pa).length());
+    }
+    worst
+}
+
+/// Per joint, the local offsets of its virtual vertices: `d` over the rest pose's model-space
+/// length of each axis.
+fn virtual_vertex_offsets(rig: &Rig, d: f32) -> Vec<[f32; 3]> {
+    let rest = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
+    let (models, _) = exact(rig, &[], &rest);
+    models
+        .iter()
+        .map(|m| [0, 1, 2].map(|axis| d / m.matrix3.col(axis).length().max(1e-6)))
+        .collect()
+}
+
+fn assert_palettes_close(got: &[Mat3x4Rows], expected: &[Mat3x4Rows], what: &str) {
+    assert_eq!(got.len(), expected.len());
+    for (j, (g, e)) in got.iter().zip(expected).enumerate() {
+        assert_matrix_close(
+            &g.to_cols_array(),
+            &e.to_cols_array(),
+            &format!("{what} joint {j}"),
+        );
+    }
+}
+
+fn assert_aabb_close(got: &Aabb, expected: &Aabb, tol: f32, what: &str) {
+    for i in 0..3 {
+        for (g, e) in [(got.min[i], expected.min[i]), (got.max[i], expected.max[i])] {
+            assert!(
+                g == e || (g - e).abs() <= tol * e.abs().max(1.0),
+                "{what}: AABB differs\n  got      {got:?}\n  expected {expected:?}"
+            );
+        }
+    }
+}
+
+fn every_asset() -> Vec<PathBuf> {
+    let mut files = repo_assets();
+    files.extend(shared_assets());
+    files
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error bound
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn fast_evaluation_stays_within_the_error_bound_on_every_asset() {
+    let mut worst_all = 0.0f32;
+    for path in every_asset() {
+        let upm = units_per_metre(&path);
+        let mut worst_file = (0.0f32, String::new());
+        for (r, rig) in rigs_of(&path).into_iter().enumerate() {
+            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+            let offsets = virtual_vertex_offsets(&rig, VIRTUAL_VERTEX_M * upm);
+            let clips = backend.fast_rigs()[0].clips().clips().to_vec();
+            for (c, clip) in clips.iter().enumerate() {
+                // Eight times per frame interval, plus the end.
+                let steps = ((clip.duration * clip.rate * 8.0).ceil() as usize).max(8);
+                for s in 0..=steps {
+                    let t = clip.duration * s as f32 / steps as f32;
+                    let rec =
+                        InstanceRecord::new(0, 0, &world(), &[Layer::clip(c as u32, t)]).unwrap();
+                    let (me, _) = exact(&rig, &[], &rec);
+                    let (mf, _, _) = fast(&backend, &rec);
+                    for (j, (e, f)) in me.iter().zip(&mf).enumerate() {
+                        let err = virtual_vertex_error(e, f, offsets[j]) / upm;
+                        if err > worst_file.0 {
+                            worst_file = (err, format!("rig {r} clip {c} t {t:.4} joint {j}"));
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "{:>28}: {:.4} mm ({})",
+            path.file_name().unwrap().to_string_lossy(),
+            worst_file.0 * 1e3,
+            worst_file.1
+        );
+        assert!(
+            worst_file.0 <= FAST_ERROR_BOUND_M,
+            "{}: virtual-vertex error {} m exceeds {FAST_ERROR_BOUND_M} m at {}",
+            path.display(),
+            worst_file.0,
+            worst_file.1
+        );
+        worst_all = worst_all.max(worst_file.0);
+    }
+    eprintln!("worst: {:.4} mm", worst_all * 1e3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exactness at keys
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn uniformly_keyed_clips_are_exact_at_their_key_times() {
+    let mut checked = 0;
+    for path in every_asset() {
+        for rig in rigs_of(&path) {
+            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+            let clips = backend.fast_rigs()[0].clips().clips().to_vec();
+            for (c, clip) in clips.iter().enumerate() {
+                let Some(grid) = clip.key_grid else { continue };
+                let keys = (clip.duration * grid).round() as usize;
+                for k in 0..=keys {
+                    let t = k as f32 / grid;
+                    let rec =
+                        InstanceRecord::new(0, 0, &world(), &[Layer::clip(c as u32, t)]).unwrap();
+                    let (_, pe) = exact(&rig, &[], &rec);
+                    let (_, pf, _) = fast(&backend, &rec);
+                    let what = format!("{} clip {c} key {k} (t = {t})", path.display());
+                    assert_palettes_close(&pf, &pe, &what);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} key times checked");
+}
+
+#[test]
+fn keyed_grids_and_rates_are_detected() {
+    let rig = humanoid();
+    let backend = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE);
+    for clip in backend.fast_rigs()[0].clips().clips() {
+        assert_eq!(clip.key_grid, Some(30.0), "{clip:?}");
+        // 30 Hz, or a power-of-two multiple where a rotation turns fast.
+        let m = clip.rate / 30.0;
+        assert!(m >= 1.0 && m.fract() == 0.0 && (m as u32).is_power_of_two(), "{clip:?}");
+        assert_eq!(
+            clip.frame_count,
+            (clip.duration * clip.rate).round() as u32 + 1,
+            "{clip:?}"
+        );
+    }
+    // A coarse grid is refined to a multiple near the requested rate, keeping every key.
+    let rig = rigs_of(&repo().join("assets/synthetic/fan.glb")).remove(0);
+    let backend = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE);
+    let clip = &backend.fast_rigs()[0].clips().clips()[0];
+    assert_eq!(clip.key_grid, Some(4.0));
+    assert_eq!(clip.rate, 32.0);
+}
+
+#[test]
+fn requested_rates_are_clamped() {
+    let rig = humanoid();
+    assert_eq!(FastCpuBackend::new(vec![rig.clone()], vec![], 0.0).rate(), MIN_RATE);
+    assert_eq!(FastCpuBackend::new(vec![rig.clone()], vec![], 1e9).rate(), MAX_RATE);
+    assert_eq!(
+        FastCpuBackend::new(vec![rig], vec![], f32::NAN).rate(),
+        DEFAULT_RATE
+    );
+}
+
+#[test]
+fn step_tracks_hold_between_frames() {
+    let Some(dir) = common::shared() else { return };
+    let path = dir.join("gltf/InterpolationTest.glb");
+    let rig = rigs_of(&path).remove(0);
+    let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+    let mut checked = 0;
+    for (c, info) in rig.clips.clips().iter().enumerate() {
+        if !info.name.starts_with("Step") {
+            continue;
+        }
+        // Keys every 0.5 s lie on the 30 Hz grid: the held value is exact everywhere.
+        for s in 0..=80 {
+            let t = s as f32 * 0.025;
+            let rec = InstanceRecord::new(0, 0, &world(), &[Layer::clip(c as u32, t)]).unwrap();
+            let (_, pe) = exact(&rig, &[], &rec);
+            let (_, pf, _) = fast(&backend, &rec);
+            assert_palettes_close(&pf, &pe, &format!("{} t {t}", info.name));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 3 * 81);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layers, masks, additive, root motion
+// ---------------------------------------------------------------------------------------------
+
+/// Layer stacks on the humanoid (clips keyed at 30 Hz, so every time below is a key and the two
+/// evaluators must agree to rounding).
+fn layer_cases(rig: &Rig, masks: &mut Vec<JointMask>) -> Vec<(String, Vec<Layer>)> {
+    let upper = JointMask::from_subtrees(&rig.skeleton, &["Spine1"]).unwrap();
+    masks.push(upper.clone());
+    masks.push(upper.inverted());
+    let mut half = JointMask::uniform(&rig.skeleton, 0.5);
+    half.weights[0] = 0.0;
+    masks.push(half);
+    let l = |clip: u32, time: f32, weight: f32, mask: Option<u32>, mode: BlendMode| Layer {
+        clip,
+        time,
+        weight,
+        mask,
+        mode,
+    };
+    use BlendMode::{Additive, Override};
+    vec![
+        ("rest".into(), vec![]),
+        ("one clip".into(), vec![l(1, 0.5, 1.0, None, Override)]),
+        (
+            "cross-fade".into(),
+            vec![l(1, 0.4, 1.0, None, Override), l(2, 0.3, 0.3, None, Override)],
+        ),
+        (
+            "partial base over rest".into(),
+            vec![l(0, 1.0, 0.6, None, Override)],
+        ),
+        (
+            "masked upper body".into(),
+            vec![l(1, 0.5, 1.0, None, Override), l(3, 0.8, 1.0, Some(0), Override)],
+        ),
+        (
+            "masked half weights".into(),
+            vec![
+                l(2, 0.2, 1.0, Some(1), Override),
+                l(1, 0.6, 0.8, Some(2), Override),
+            ],
+        ),
+        (
+            "additive".into(),
+            vec![l(1, 0.5, 1.0, None, Override), l(3, 1.0, 0.5, None, Additive)],
+        ),
+        (
+            "masked additive over four layers".into(),
+            vec![
+                l(0, 1.2, 1.0, None, Override),
+                l(2, 0.1, 0.5, None, Override),
+                l(3, 0.7, 1.0, Some(0), Additive),
+                l(1, 0.9, 0.25, Some(2), Additive),
+            ],
+        ),
+        (
+            "zero and negative weights".into(),
+            vec![l(1, 0.5, 0.0, None, Override), l(2, 0.5, -1.0, None, Additive)],
+        ),
+        (
+            "weight above one".into(),
+            vec![l(1, 0.5, 2.0, None, Override), l(3, 0.5, 1.5, None, Additive)],
+        ),
+    ]
+}
+
+#[test]
+fn layer_stacks_match_the_exact_evaluator_at_key_times() {
+    let rig = humanoid();
+    let mut masks = Vec::new();
+    let cases = layer_cases(&rig, &mut masks);
+    let backend = FastCpuBackend::new(vec![rig.clone()], masks.clone(), DEFAULT_RATE);
+    for (name, layers) in &cases {
+        let rec = InstanceRecord::new(0, 0, &world(), layers).unwrap();
+        let (_, pe) = exact(&rig, &masks, &rec);
+        let (_, pf, _) = fast(&backend, &rec);
+        assert_palettes_close(&pf, &pe, name);
+    }
+}
+
+#[test]
+fn root_motion_flags_match_the_exact_evaluator() {
+    let rig = humanoid();
+    let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+    let root = rig.skeleton.find_joint("Hips").unwrap() as u32;
+    let layers = [
+        Layer::clip(1, 0.3),
+        Layer {
+            weight: 0.4,
+            ..Layer::clip(2, 0.6)
+        },
+    ];
+    for hold in [
+        InstanceRecord::HOLD_ROOT_XZ,
+        InstanceRecord::HOLD_ROOT_XYZ,
+        InstanceRecord::HOLD_ROOT_YAW,
+        InstanceRecord::HOLD_ROOT_XZ | InstanceRecord::HOLD_ROOT_YAW,
+    ] {
+        for joint in [0, root] {
+            let mut rec = InstanceRecord::new(0, 0, &world(), &layers).unwrap();
+            rec.flags = hold | joint;
+            let (_, pe) = exact(&rig, &[], &rec);
+            let (_, pf, _) = fast(&backend, &rec);
+            assert_palettes_close(&pf, &pe, &format!("flags {:#x}", rec.flags));
+            // And the flags change something.
+            rec.flags = 0;
+            let (_, free) = exact(&rig, &[], &rec);
+            assert!(
+                free.iter().zip(&pf).any(|(a, b)| a != b),
+                "flags {hold:#x} on joint {joint} changed nothing"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many instances
+// ---------------------------------------------------------------------------------------------
+
+/// Two rigs, interleaved, with every layer case, different clips per instance (lanes of one
+/// group play different clips), root-motion flags, world transforms, a count that is not a
+/// multiple of four and palette offsets in scrambled order.
+fn crowd() -> (Vec<Rig>, Vec<JointMask>, Vec<InstanceRecord>, usize) {
+    let human = humanoid();
+    let rig64 = rigs_of(&repo().join("assets/synthetic/rig64.glb")).remove(0);
+    let mut masks = Vec::new();
+    let cases = layer_cases(&human, &mut masks);
+    let rigs = vec![human, rig64];
+    let mut records = Vec::new();
+    let mut offset = 0u32;
+    let mut offsets = Vec::new();
+    for i in 0..67usize {
+        let rig = if i % 5 == 3 { 1 } else { 0 };
+        let n = rigs[rig].joint_count() as u32;
+        offsets.push((offset, rig));
+        offset += n + (i % 3) as u32;
+    }
+    // Scramble which record gets which palette block.
+    let mut perm: Vec<usize> = (0..offsets.len()).collect();
+    let len = perm.len();
+    for i in 0..len {
+        perm.swap(i, (i * 7 + 3) % len);
+    }
+    for (i, &p) in perm.iter().enumerate() {
+        let (off, rig) = offsets[p];
+        let w = Affine3A::from_rotation_translation(
+            Quat::from_rotation_y(i as f32 * 0.3),
+            Vec3::new(i as f32, 0.0, -(i as f32)),
+        );
+        let layers = if rig == 0 {
+            // Shift the clips and key times per instance: lanes of a group differ.
+            let (_, base) = &cases[i % cases.len()];
+            base.iter()
+                .map(|l| Layer {
+                    clip: (l.clip + i as u32) % 4,
+                    time: l.time + (i % 4) as f32 / 30.0,
+                    ..*l
+                })
+                .collect::<Vec<_>>()
+        } else {
+            vec![
+                Layer::clip((i % 2) as u32, (i % 30) as f32 / 30.0),
+                Layer {
+                    weight: 0.3,
+                    ..Layer::clip(1, (i % 45) as f32 / 30.0)
+                },
+            ]
+        };
+        let mut rec = InstanceRecord::new(rig as u32, off, &w, &layers).unwrap();
+        if i % 4 == 1 {
+            rec.flags = InstanceRecord::HOLD_ROOT_XZ | InstanceRecord::HOLD_ROOT_YAW;
+        }
+        records.push(rec);
+    }
+    (rigs, masks, records, offset as usize)
+}
+
+#[test]
+fn many_instances_match_the_exact_backend() {
+    let (rigs, masks, records, palette_len) = crowd();
+    let mut exact = CpuBackend::new(rigs.clone(), masks.clone());
+    let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
+    let mut pe = vec![Mat3x4Rows::IDENTITY; palette_len];
+    let mut pf = vec![Mat3x4Rows::IDENTITY; palette_len];
+    let mut ae = vec![Aabb::EMPTY; records.len()];
+    let mut af = vec![Aabb::EMPTY; records.len()];
+    exact.evaluate(&records, &mut pe, &mut ae).unwrap();
+    fast.evaluate(&records, &mut pf, &mut af).unwrap();
+    for (i, rec) in records.iter().enumerate() {
+        let n = rigs[rec.rig as usize].joint_count();
+        let r = rec.palette_offset as usize..rec.palette_offset as usize + n;
+        let what = format!("instance {i}");
+        assert_palettes_close(&pf[r.clone()], &pe[r.clone()], &what);
+        assert_aabb_close(&af[i], &ae[i], 1e-4, &what);
+        // The batch and the single-instance path agree exactly.
+        let (_, one, aabb) = self::fast(&fast, rec);
+        assert_eq!(&pf[r], &one[..], "{what}");
+        assert_eq!(af[i], aabb, "{what}");
+    }
+    // Gaps between blocks are left alone.
+    let used: usize = records
+        .iter()
+        .map(|r| rigs[r.rig as usize].joint_count())
+        .sum();
+    let untouched = pf.iter().filter(|m| **m == Mat3x4Rows::IDENTITY).count();
+    assert!(untouched >= palette_len - used);
+}
+
+#[test]
+fn large_batches_split_across_cores_match_the_single_instance_path() {
+    let rig = rigs_of(&repo().join("assets/synthetic/rig64.glb")).remove(0);
+    let n = rig.joint_count();
+    let mut fast = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE);
+    let records: Vec<InstanceRecord> = (0..1001)
+        .map(|i| {
+            let t = (i as f32 * 0.618).fract();
+            let layers = [
+                Layer::clip(0, t),
+                Layer {
+                    weight: 0.3,
+                    ..Layer::clip(1, t * 1.5)
+                },
+            ];
+            InstanceRecord::new(0, (i * n) as u32, &Affine3A::IDENTITY, &layers).unwrap()
+        })
+        .collect();
+    let mut palette = vec![Mat3x4Rows::IDENTITY; records.len() * n];
+    let mut aabbs = vec![Aabb::EMPTY; records.len()];
+    fast.evaluate(&records, &mut palette, &mut aabbs).unwrap();
+    for (i, rec) in records.iter().enumerate().step_by(37) {
+        let (_, one, aabb) = self::fast(&fast, rec);
+        assert_eq!(&palette[i * n..(i + 1) * n], &one[..], "instance {i}");
+        assert_eq!(aabbs[i], aabb, "instance {i}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------
+
+fn one_rig_backend() -> (FastCpuBackend, usize) {
+    let rig = humanoid();
+    let n = rig.joint_count();
+    (FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE), n)
+}
+
+fn rec(rig: u32, offset: u32, layers: &[Layer]) -> InstanceRecord {
+    InstanceRecord::new(rig, offset, &Affine3A::IDENTITY, layers).unwrap()
+}
+
+fn run(backend: &mut FastCpuBackend, records: &[InstanceRecord], palette: usize) -> EvalError {
+    let mut p = vec![Mat3x4Rows::IDENTITY; palette];
+    let mut a = vec![Aabb::EMPTY; records.len()];
+    backend.evaluate(records, &mut p, &mut a).unwrap_err()
+}
+
+#[test]
+fn fast_backend_rejects_an_unknown_rig() {
+    let (mut b, n) = one_rig_backend();
+    let err = run(&mut b, &[rec(1, 0, &[])], n);
+    assert_eq!(
+        err,
+        EvalError::NoSuchRig {
+            rig: 1,
+            rig_count: 1
+        }
+    );
+}
+
+#[test]
+fn fast_backend_rejects_an_unknown_clip() {
+    let (mut b, n) = one_rig_backend();
+    let err = run(&mut b, &[rec(0, 0, &[Layer::clip(9, 0.0)])], n);
+    assert_eq!(
+        err,
+        EvalError::NoSuchClip {
+            clip: 9,
+            clip_count: 4
+        }
+    );
+}
+
+#[test]
+fn fast_backend_rejects_an_unknown_mask() {
+    let (mut b, n) = one_rig_backend();
+    let layer = Layer {
+        mask: Some(0),
+        ..Layer::clip(0, 0.0)
+    };
+    let err = run(&mut b, &[rec(0, 0, &[layer])], n);
+    assert_eq!(
+        err,
+        EvalError::NoSuchMask {
+            mask: 0,
+            mask_count: 0
+        }
+    );
+}
+
+#[test]
+fn fast_backend_rejects_overlapping_palette_ranges() {
+    let (mut b, n) = one_rig_backend();
+    let err = run(&mut b, &[rec(0, 0, &[]), rec(0, n as u32 - 1, &[])], 3 * n);
+    assert_eq!(
+        err,
+        EvalError::PaletteOverlap {
+            instance: 1,
+            offset: n as u32 - 1
+        }
+    );
+}
+
+#[test]
+fn fast_backend_rejects_a_palette_too_small() {
+    let (mut b, n) = one_rig_backend();
+    let err = run(&mut b, &[rec(0, 0, &[]), rec(0, n as u32, &[])], 2 * n - 1);
+    assert_eq!(
+        err,
+        EvalError::OutputSize {
+            expected: 2 * n,
+            found: 2 * n - 1
+        }
+    );
+}
+
+#[test]
+fn fast_backend_rejects_an_aabb_slice_of_the_wrong_length() {
+    let (mut b, n) = one_rig_backend();
+    let mut p = vec![Mat3x4Rows::IDENTITY; n];
+    let mut a = vec![Aabb::EMPTY; 2];
+    let err = b.evaluate(&[rec(0, 0, &[])], &mut p, &mut a).unwrap_err();
+    assert_eq!(
+        err,
+        EvalError::OutputSize {
+            expected: 1,
+            found: 2
+        }
+    );
+}
+
+#[test]
+fn fast_backend_rejects_a_non_finite_layer_time() {
+    let (mut b, n) = one_rig_backend();
+    let err = run(&mut b, &[rec(0, 0, &[Layer::clip(0, f32::NAN)])], n);
+    assert!(matches!(err, EvalError::BadLayer { .. }), "{err:?}");
+}
+
+#[test]
+fn evaluate_one_rejects_short_outputs() {
+    let (b, n) = one_rig_backend();
+    let mut models = vec![Affine3A::IDENTITY; n - 1];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+    let err = b
+        .evaluate_one(&rec(0, 0, &[]), &mut models, &mut palette)
+        .unwrap_err();
+    assert!(matches!(err, EvalError::OutputSize { .. }), "{err:?}");
+}

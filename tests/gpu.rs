@@ -1,0 +1,1083 @@
+//! The GPU pipeline against the CPU evaluator (its oracle), on every real asset, blends with
+//! masks and additive layers, synthetic extremes (a 256-joint chain, a 256-joint fan), random
+//! crowds, AABBs against skinned vertices, dispatch counts, palette growth and the `pose` command.
+//!
+//! One device and one pipeline serve the whole file: some drivers compile a pipeline only at its
+//! first dispatch, and slowly. Without an adapter the tests print why and pass, except under
+//! `REQUIRE_GPU=1`, where a missing adapter fails them. `WGPU_BACKEND` picks the backend.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+
+use glam::{Affine3A, Mat4, Quat, Vec3, Vec4};
+use sinew::gpu::GpuOptions;
+use sinew::import::{RawClip, RawMesh, RawNode, RawSkin, RawTrack};
+use sinew::report::PoseReport;
+use sinew::{
+    Aabb, BlendMode, Channel, CpuBackend, EvalError, GpuBackend, GpuContext, GpuError,
+    InstanceRecord, Interpolation, JointMask, Layer, Mat3x4Rows, PaletteBlock, RawAsset, Rig, Sqt,
+};
+
+// ---------------------------------------------------------------------------------------------
+// The shared device.
+
+struct Gpu {
+    context: GpuContext,
+}
+
+static GPU: LazyLock<Option<Gpu>> = LazyLock::new(|| {
+    let required = std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1");
+    let context = match GpuContext::new_headless() {
+        Ok(c) => c,
+        Err(e) => {
+            assert!(!required, "REQUIRE_GPU=1 but no GPU adapter: {e}");
+            eprintln!("skipping GPU tests: {e}");
+            return None;
+        }
+    };
+    // Creating the pipeline and running it once: drivers that compile lazily do it here.
+    let start = Instant::now();
+    let rig = chain_rig(4);
+    let mut backend = GpuBackend::new(&context, &[rig], &[]).unwrap();
+    let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, 0.5)]).unwrap();
+    backend.evaluate(&[record]).unwrap();
+    backend.read_bounds(0..1).unwrap();
+    let first: Duration = start.elapsed();
+    eprintln!(
+        "GPU tests on {}: first dispatch (pipeline creation and compile) took {first:.2?}",
+        context.adapter_summary()
+    );
+    Some(Gpu { context })
+});
+
+/// The shared context, or `None` (after printing why) when no adapter exists.
+fn gpu() -> Option<&'static GpuContext> {
+    GPU.as_ref().map(|g| &g.context)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic randomness.
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // SplitMix64.
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn world(&mut self) -> Affine3A {
+        let axis = Vec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), 1.0).normalize();
+        Affine3A::from_scale_rotation_translation(
+            Vec3::new(
+                self.range(0.5, 2.0),
+                self.range(0.5, 2.0),
+                self.range(0.5, 2.0),
+            ),
+            Quat::from_axis_angle(axis, self.range(-3.0, 3.0)),
+            Vec3::new(
+                self.range(-50.0, 50.0),
+                self.range(-5.0, 5.0),
+                self.range(-50.0, 50.0),
+            ),
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assets.
+
+fn load(path: &Path) -> Vec<Rig> {
+    let asset = sinew::import_file(path).unwrap_or_else(|e| panic!("{e}"));
+    sinew::bake_rigs(&asset).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn shared_file(name: &str) -> Option<PathBuf> {
+    common::shared().map(|s| s.join("gltf").join(name))
+}
+
+fn repo_file(name: &str) -> Option<PathBuf> {
+    let path = common::repo().join("assets").join(name);
+    path.is_file().then_some(path)
+}
+
+/// A rig read from `assets/` when the file is there, else `fallback`.
+fn repo_rig_or(name: &str, fallback: impl FnOnce() -> Rig) -> Rig {
+    match repo_file(name) {
+        Some(path) => load(&path).remove(0),
+        None => {
+            eprintln!("assets/{name} not found: using an equivalent rig built in the test");
+            fallback()
+        }
+    }
+}
+
+/// An in-memory skinned rig over `parents` (each before its children), with a clip of every
+/// interpolation mode and one vertex per joint.
+fn synthetic_rig(name: &str, parents: &[Option<usize>], offset: Vec3) -> Rig {
+    let n = parents.len();
+    let mut asset = RawAsset {
+        file: format!("<{name}>"),
+        ..Default::default()
+    };
+    for (j, &parent) in parents.iter().enumerate() {
+        asset.nodes.push(RawNode {
+            name: format!("{name}{j}"),
+            parent,
+            rest: Sqt {
+                translation: if parent.is_some() { offset } else { Vec3::ZERO },
+                rotation: Quat::from_rotation_z(0.02 * (j % 7) as f32),
+                scale: Vec3::ONE,
+            },
+        });
+    }
+    let mut globals: Vec<Affine3A> = Vec::with_capacity(n);
+    for (j, node) in asset.nodes.iter().enumerate() {
+        let local = node.rest.to_affine();
+        let g = parents[j].map_or(local, |p| globals[p] * local);
+        globals.push(g);
+    }
+    asset.skins.push(RawSkin {
+        name: Some(name.to_string()),
+        joints: (0..n).collect(),
+        inverse_binds: globals.iter().map(|g| Mat4::from(g.inverse())).collect(),
+        skeleton_root: Some(0),
+        mesh_nodes: Vec::new(),
+    });
+    let times = [0.0, 0.4, 1.0, 1.5];
+    let rot = |j: usize, k: usize| {
+        Quat::from_euler(
+            glam::EulerRot::XYZ,
+            0.3 * ((j + k) % 5) as f32 - 0.6,
+            0.2 * k as f32,
+            0.1 * (j % 3) as f32,
+        )
+    };
+    let track = |target, channel, interpolation, values: Vec<Vec4>| RawTrack {
+        target,
+        channel,
+        interpolation,
+        times: times.to_vec(),
+        values,
+    };
+    let linear = (0..n)
+        .map(|j| {
+            track(
+                j,
+                Channel::Rotation,
+                Interpolation::Linear,
+                (0..4).map(|k| Vec4::from(rot(j, k))).collect(),
+            )
+        })
+        .collect();
+    let step = (0..n)
+        .step_by(3)
+        .map(|j| {
+            track(
+                j,
+                Channel::Translation,
+                Interpolation::Step,
+                (0..4)
+                    .map(|k| (offset * (1.0 + 0.1 * k as f32)).extend(0.0))
+                    .collect(),
+            )
+        })
+        .collect();
+    let cubic = (0..n)
+        .map(|j| {
+            track(
+                j,
+                Channel::Scale,
+                Interpolation::CubicSpline,
+                (0..4)
+                    .flat_map(|k| {
+                        let v = Vec4::new(1.0 + 0.05 * k as f32, 1.0, 1.0 - 0.03 * k as f32, 0.0);
+                        [Vec4::splat(0.1), v, Vec4::splat(-0.2)]
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    asset.clips = vec![
+        RawClip {
+            name: "linear".into(),
+            tracks: linear,
+        },
+        RawClip {
+            name: "step".into(),
+            tracks: step,
+        },
+        RawClip {
+            name: "cubic".into(),
+            tracks: cubic,
+        },
+    ];
+    let positions: Vec<[f32; 3]> = globals
+        .iter()
+        .map(|g| (g.translation + glam::Vec3A::new(0.01, 0.02, 0.0)).to_array())
+        .collect();
+    asset.meshes.push(RawMesh {
+        name: format!("{name} mesh"),
+        node: 0,
+        skin: 0,
+        normals: vec![[0.0, 1.0, 0.0]; n],
+        uvs: vec![[0.0; 2]; n],
+        tangents: None,
+        joints: (0..n).map(|j| [j as u16, 0, 0, 0]).collect(),
+        weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+        indices: Vec::new(),
+        positions,
+    });
+    Rig::from_skin(&asset, 0).unwrap()
+}
+
+fn chain_rig(n: usize) -> Rig {
+    let parents: Vec<Option<usize>> = (0..n).map(|j| j.checked_sub(1)).collect();
+    synthetic_rig("chain", &parents, Vec3::new(0.0, 0.1, 0.0))
+}
+
+fn fan_rig(n: usize) -> Rig {
+    let parents: Vec<Option<usize>> = (0..n).map(|j| (j > 0).then_some(0)).collect();
+    synthetic_rig("fan", &parents, Vec3::new(0.3, 0.0, 0.1))
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU == CPU.
+
+/// Times worth sampling in a clip of length `d`: before the first key, on and between keys,
+/// after the last.
+fn sample_times(rig: &Rig, clip: usize) -> Vec<f32> {
+    let d = rig.clips.clips()[clip].duration;
+    let mut times = vec![
+        -0.25 * d,
+        0.0,
+        0.07 * d,
+        0.25 * d,
+        d / 3.0,
+        0.5 * d,
+        0.61 * d,
+        0.75 * d,
+        0.93 * d,
+        d,
+        1.3 * d,
+    ];
+    // Exact key times of the first animated track.
+    if let Some(desc) = rig.clips.tracks()[clip * rig.joint_count() * 3..]
+        .iter()
+        .take(rig.joint_count() * 3)
+        .find(|t| t.time_offset != 0 && t.key_count > 2)
+    {
+        let t0 = desc.time_offset as usize;
+        times.push(rig.clips.times()[t0 + 1]);
+        times.push(rig.clips.times()[t0 + desc.key_count as usize - 2]);
+    }
+    times
+}
+
+/// Palette length covering every record.
+fn palette_len(backend_rigs: &[Rig], records: &[InstanceRecord]) -> usize {
+    records
+        .iter()
+        .map(|r| r.palette_offset as usize + backend_rigs[r.rig as usize].joint_count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Records laid out one after the other in the palette.
+fn pack(rigs: &[Rig], items: &[(u32, u32, Affine3A, Vec<Layer>)]) -> Vec<InstanceRecord> {
+    let mut offset = 0;
+    items
+        .iter()
+        .map(|(rig, flags, world, layers)| {
+            let mut rec = InstanceRecord::new(*rig, offset, world, layers).unwrap();
+            rec.flags = *flags;
+            offset += rigs[*rig as usize].joint_count() as u32;
+            rec
+        })
+        .collect()
+}
+
+/// Tolerance of element `i` of column-major `b`: [`common::MATRIX_TOLERANCE`] relative to the
+/// largest magnitude in its column (a scaled axis, or the translation), at least 1.
+///
+/// GPU and CPU round differently (fused multiply-adds, quaternion product order), and a few ULP
+/// in a local rotation move a joint 20 to 100 units down the chain by about 1e-5 of that
+/// distance. An element that cancels to near zero beside entries of 50 cannot be held to 1e-4 of
+/// its own size; it can be held to 1e-4 of its column's.
+fn element_tolerance(b: &[f32; 16], i: usize) -> f32 {
+    let column = &b[i / 4 * 4..i / 4 * 4 + 3];
+    let scale = column.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+    common::MATRIX_TOLERANCE * scale
+}
+
+fn matrix_close(a: &[f32; 16], b: &[f32; 16]) -> bool {
+    (0..16).all(|i| (a[i] - b[i]).abs() <= element_tolerance(b, i))
+}
+
+/// Asserts [`matrix_close`], printing both matrices and the offending element on failure.
+fn assert_transform_close(a: &[f32; 16], b: &[f32; 16], what: &str) {
+    for i in 0..16 {
+        let tol = element_tolerance(b, i);
+        assert!(
+            (a[i] - b[i]).abs() <= tol,
+            "{what}: element {i} differs by {} (tolerance {tol})\n  got      {a:?}\n  expected {b:?}",
+            (a[i] - b[i]).abs()
+        );
+    }
+}
+
+/// Asserts that `gpu` contains `cpu` within the AABB tolerance and is close to it.
+fn assert_bounds_match(gpu: &Aabb, cpu: &Aabb, what: &str) {
+    if cpu.is_empty() {
+        assert!(gpu.is_empty(), "{what}: CPU box is empty, GPU box {gpu:?}");
+        return;
+    }
+    for i in 0..3 {
+        let tol = |v: f32| common::AABB_TOLERANCE * v.abs().max(1.0);
+        let ok = gpu.min[i] <= cpu.min[i] + tol(cpu.min[i])
+            && gpu.max[i] >= cpu.max[i] - tol(cpu.max[i])
+            && (gpu.min[i] - cpu.min[i]).abs() <= tol(cpu.min[i])
+            && (gpu.max[i] - cpu.max[i]).abs() <= tol(cpu.max[i]);
+        assert!(
+            ok,
+            "{what}: axis {i}\n  GPU {gpu:?}\n  CPU {cpu:?}\n  min diff {} max diff {}",
+            gpu.min[i] - cpu.min[i],
+            gpu.max[i] - cpu.max[i]
+        );
+    }
+}
+
+/// CPU palette and AABBs of `records` (in record order).
+fn cpu_evaluate(
+    rigs: &[Rig],
+    masks: &[JointMask],
+    records: &[InstanceRecord],
+) -> (Vec<Mat3x4Rows>, Vec<Aabb>) {
+    // The CPU backend wants ascending palette offsets: evaluate a sorted copy.
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    order.sort_by_key(|&i| records[i].palette_offset);
+    let sorted: Vec<InstanceRecord> = order.iter().map(|&i| records[i]).collect();
+    let mut palette = vec![Mat3x4Rows::IDENTITY; palette_len(rigs, records)];
+    let mut sorted_bounds = vec![Aabb::EMPTY; records.len()];
+    CpuBackend::new(rigs.to_vec(), masks.to_vec())
+        .evaluate(&sorted, &mut palette, &mut sorted_bounds)
+        .unwrap();
+    let mut bounds = vec![Aabb::EMPTY; records.len()];
+    for (k, &i) in order.iter().enumerate() {
+        bounds[i] = sorted_bounds[k];
+    }
+    (palette, bounds)
+}
+
+/// Evaluates `records` on `backend` and on the CPU and asserts that every palette entry and
+/// every AABB agree. `describe(i)` names record `i` in failures.
+fn assert_backend_matches_cpu(
+    backend: &mut GpuBackend,
+    rigs: &[Rig],
+    masks: &[JointMask],
+    records: &[InstanceRecord],
+    describe: &dyn Fn(usize) -> String,
+) {
+    let len = palette_len(rigs, records);
+    backend.reserve_palette(len as u32).unwrap();
+    backend.evaluate(records).unwrap();
+    let gpu_palette = backend.read_palette(0..len as u32).unwrap();
+    let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
+    let (cpu_palette, cpu_bounds) = cpu_evaluate(rigs, masks, records);
+    for (i, rec) in records.iter().enumerate() {
+        let n = rigs[rec.rig as usize].joint_count();
+        let start = rec.palette_offset as usize;
+        for j in 0..n {
+            let g = gpu_palette[start + j].to_cols_array();
+            let c = cpu_palette[start + j].to_cols_array();
+            if !matrix_close(&g, &c) {
+                assert_transform_close(&g, &c, &format!("{} joint {j}", describe(i)));
+            }
+        }
+        assert_bounds_match(&gpu_bounds[i], &cpu_bounds[i], &describe(i));
+    }
+}
+
+fn all_assets() -> Vec<PathBuf> {
+    let mut files = common::shared_assets();
+    files.extend(common::repo_assets());
+    files
+}
+
+#[test]
+fn every_asset_matches_cpu_on_every_clip_and_time() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(1);
+    let files = all_assets();
+    assert!(!files.is_empty());
+    for path in files {
+        let rigs = load(&path);
+        let mut items = Vec::new();
+        for (r, rig) in rigs.iter().enumerate() {
+            items.push((r as u32, 0, Affine3A::IDENTITY, Vec::new()));
+            for clip in 0..rig.clips.clip_count() {
+                for (k, t) in sample_times(rig, clip).into_iter().enumerate() {
+                    let world = if k % 2 == 0 {
+                        Affine3A::IDENTITY
+                    } else {
+                        rng.world()
+                    };
+                    items.push((r as u32, 0, world, vec![Layer::clip(clip as u32, t)]));
+                }
+            }
+        }
+        let records = pack(&rigs, &items);
+        let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+            let (r, _, _, layers) = &items[i];
+            format!("{name} rig {r} layers {layers:?}")
+        });
+        // Model matrices recovered by readback agree with the CPU's.
+        let chosen: Vec<usize> = (0..records.len()).step_by(7).collect();
+        for read in backend.read_instances(&records, &chosen).unwrap() {
+            let rec = &records[read.record];
+            let rig = &rigs[rec.rig as usize];
+            let n = rig.joint_count();
+            let mut models = vec![Affine3A::IDENTITY; n];
+            let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+            let layers: Vec<Layer> = rec.layers().collect();
+            sinew::cpu::evaluate_pose(
+                rig,
+                &[],
+                &layers,
+                &rec.world.to_affine(),
+                &mut models,
+                &mut palette,
+            );
+            assert_eq!(read.models.len(), n);
+            for (j, (got, expected)) in read.models.iter().zip(&models).enumerate() {
+                assert_transform_close(
+                    &Mat4::from(*got).to_cols_array(),
+                    &Mat4::from(*expected).to_cols_array(),
+                    &format!("{name} record {} joint {j} model", read.record),
+                );
+            }
+        }
+    }
+}
+
+/// A few masks of `rig`: a subtree, its inverse, a uniform half and a random one.
+fn masks_for(rig: &Rig, rng: &mut Rng) -> Vec<JointMask> {
+    let sk = &rig.skeleton;
+    let mid = sk.names()[sk.joint_count() / 3].clone();
+    let subtree = JointMask::from_subtrees(sk, &[&mid]).unwrap();
+    let inverted = subtree.inverted();
+    let random = JointMask {
+        weights: (0..sk.joint_count()).map(|_| rng.range(0.0, 1.0)).collect(),
+    };
+    vec![subtree, inverted, JointMask::uniform(sk, 0.5), random]
+}
+
+/// 1 to 4 random layers of `rig` (masks `mask_base..mask_base + mask_count`).
+fn random_layers(
+    rig: &Rig,
+    rng: &mut Rng,
+    mask_base: u32,
+    mask_count: u32,
+    layers: usize,
+) -> Vec<Layer> {
+    let clips = rig.clips.clip_count();
+    (0..layers)
+        .map(|k| {
+            let clip = rng.below(clips) as u32;
+            let d = rig.clips.clips()[clip as usize].duration;
+            let weight = match rng.below(6) {
+                0 => 1.0,
+                1 => 0.0,
+                2 => 1.25,
+                _ => rng.range(0.05, 0.95),
+            };
+            Layer {
+                clip,
+                time: rng.range(-0.1 * d, 1.1 * d),
+                weight: if k == 0 { 1.0 } else { weight },
+                mask: (k > 0 && mask_count > 0 && rng.below(2) == 0)
+                    .then(|| mask_base + rng.below(mask_count as usize) as u32),
+                mode: if k > 0 && rng.below(3) == 0 {
+                    BlendMode::Additive
+                } else {
+                    BlendMode::Override
+                },
+            }
+        })
+        .collect()
+}
+
+/// Random root-motion flags for a rig of `n` joints (0 half the time).
+fn random_flags(rng: &mut Rng, n: usize) -> u32 {
+    if rng.below(2) == 0 {
+        return 0;
+    }
+    let joint = rng.below(n.min(256)) as u32;
+    let holds = [
+        InstanceRecord::HOLD_ROOT_XZ,
+        InstanceRecord::HOLD_ROOT_XYZ,
+        InstanceRecord::HOLD_ROOT_YAW,
+        InstanceRecord::HOLD_ROOT_XZ | InstanceRecord::HOLD_ROOT_YAW,
+    ];
+    joint | holds[rng.below(holds.len())]
+}
+
+fn blend_rigs() -> Vec<Rig> {
+    let mut rigs = Vec::new();
+    for name in ["Fox.glb", "RobotExpressive.glb", "CesiumMan.glb"] {
+        if let Some(path) = shared_file(name) {
+            rigs.extend(load(&path));
+        }
+    }
+    if let Some(path) = repo_file("humanoid.glb") {
+        rigs.extend(load(&path));
+    }
+    rigs.push(chain_rig(40));
+    rigs
+}
+
+#[test]
+fn layered_blends_with_masks_additive_layers_and_root_holds_match_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(2);
+    let rigs = blend_rigs();
+    let mut masks = Vec::new();
+    let mut mask_ranges = Vec::new();
+    for rig in &rigs {
+        let m = masks_for(rig, &mut rng);
+        mask_ranges.push((masks.len() as u32, m.len() as u32));
+        masks.extend(m);
+    }
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        let (base, count) = mask_ranges[r];
+        for k in 0..120 {
+            let layers = random_layers(rig, &mut rng, base, count, 2 + k % 3);
+            let flags = random_flags(&mut rng, rig.joint_count());
+            items.push((r as u32, flags, rng.world(), layers));
+        }
+    }
+    let records = pack(&rigs, &items);
+    let mut backend = GpuBackend::new(ctx, &rigs, &masks).unwrap();
+    assert_backend_matches_cpu(&mut backend, &rigs, &masks, &records, &|i| {
+        let (r, flags, _, layers) = &items[i];
+        format!(
+            "rig {} flags {flags:#x} layers {layers:?}",
+            rigs[*r as usize].name
+        )
+    });
+}
+
+#[test]
+fn synthetic_chain_and_fan_of_256_joints_match_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(3);
+    let rigs = vec![
+        repo_rig_or("synthetic/chain256.glb", || chain_rig(256)),
+        repo_rig_or("synthetic/fan.glb", || fan_rig(256)),
+    ];
+    assert_eq!(rigs[0].joint_count(), 256);
+    assert_eq!(rigs[0].skeleton.level_count(), 256);
+    assert_eq!(rigs[1].joint_count(), 256);
+    assert_eq!(rigs[1].skeleton.level_count(), 2);
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        for clip in 0..rig.clips.clip_count() {
+            for t in sample_times(rig, clip) {
+                items.push((r as u32, 0, rng.world(), vec![Layer::clip(clip as u32, t)]));
+            }
+        }
+        for _ in 0..8 {
+            let layers = random_layers(rig, &mut rng, 0, 0, 2);
+            items.push((r as u32, 0, rng.world(), layers));
+        }
+    }
+    let records = pack(&rigs, &items);
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        let (r, _, _, layers) = &items[i];
+        format!("rig {} layers {layers:?}", rigs[*r as usize].name)
+    });
+}
+
+fn crowd_rigs() -> Vec<Rig> {
+    let mut rigs = Vec::new();
+    for name in [
+        "Fox.glb",
+        "CesiumMan.glb",
+        "RiggedFigure.glb",
+        "RiggedSimple.glb",
+    ] {
+        if let Some(path) = shared_file(name) {
+            rigs.extend(load(&path));
+        }
+    }
+    rigs.push(repo_rig_or("synthetic/rig64.glb", || chain_rig(64)));
+    rigs.push(repo_rig_or("humanoid.glb", || fan_rig(57)));
+    rigs
+}
+
+#[test]
+fn random_crowd_of_mixed_rigs_in_any_order_matches_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(4);
+    let rigs = crowd_rigs();
+    let masks: Vec<JointMask> = rigs
+        .iter()
+        .map(|r| masks_for(r, &mut rng).remove(0))
+        .collect();
+    let mut backend = GpuBackend::new(ctx, &rigs, &masks).unwrap();
+    // Churn the allocator so blocks land in holes, out of record order.
+    let mut blocks: Vec<(u32, PaletteBlock)> = Vec::new();
+    let mut records = Vec::new();
+    let mut described = Vec::new();
+    while records.len() < 1200 {
+        let r = rng.below(rigs.len()) as u32;
+        let block = backend.allocate(r).unwrap();
+        if rng.below(5) == 0 {
+            blocks.push((r, block));
+            continue;
+        }
+        let rig = &rigs[r as usize];
+        let count = 1 + rng.below(3);
+        let layers = random_layers(rig, &mut rng, r, 1, count);
+        let mut rec = InstanceRecord::new(r, block.offset, &rng.world(), &layers).unwrap();
+        rec.flags = random_flags(&mut rng, rig.joint_count());
+        described.push(format!("rig {} layers {layers:?}", rig.name));
+        records.push(rec);
+        if rng.below(4) == 0
+            && let Some((_, b)) = blocks.pop()
+        {
+            backend.free(b).unwrap();
+        }
+    }
+    assert!(
+        records
+            .windows(2)
+            .any(|w| w[0].palette_offset > w[1].palette_offset),
+        "the crowd should not be in palette order"
+    );
+    assert_backend_matches_cpu(&mut backend, &rigs, &masks, &records, &|i| {
+        format!("crowd record {i}: {}", described[i])
+    });
+    assert_eq!(backend.dispatches_last_frame(), 1);
+}
+
+#[test]
+fn gpu_aabb_contains_every_skinned_vertex() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(5);
+    for path in all_assets() {
+        let rigs = load(&path);
+        if rigs.iter().all(|r| r.meshes.is_empty()) {
+            continue;
+        }
+        let mut items = Vec::new();
+        for (r, rig) in rigs.iter().enumerate() {
+            if rig.meshes.is_empty() {
+                continue;
+            }
+            items.push((r as u32, 0, rng.world(), Vec::new()));
+            for clip in 0..rig.clips.clip_count() {
+                let d = rig.clips.clips()[clip].duration;
+                for t in [0.0, 0.37 * d, 0.8 * d] {
+                    items.push((r as u32, 0, rng.world(), vec![Layer::clip(clip as u32, t)]));
+                }
+            }
+        }
+        let records = pack(&rigs, &items);
+        let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+        let len = palette_len(&rigs, &records);
+        backend.reserve_palette(len as u32).unwrap();
+        backend.evaluate(&records).unwrap();
+        let palette = backend.read_palette(0..len as u32).unwrap();
+        let bounds = backend.read_bounds(0..records.len()).unwrap();
+        for (i, rec) in records.iter().enumerate() {
+            let rig = &rigs[rec.rig as usize];
+            let skin: Vec<Affine3A> = palette[rec.palette_offset as usize..][..rig.joint_count()]
+                .iter()
+                .map(Mat3x4Rows::to_affine)
+                .collect();
+            let b = bounds[i];
+            for mesh in &rig.meshes {
+                for (v, p) in mesh.positions.iter().enumerate() {
+                    let p = Vec3::from(*p);
+                    let mut q = Vec3::ZERO;
+                    for k in 0..4 {
+                        let w = mesh.weights[v][k];
+                        if w > 0.0 {
+                            q += skin[mesh.joints[v][k] as usize].transform_point3(p) * w;
+                        }
+                    }
+                    let tol = common::AABB_TOLERANCE * q.abs().max_element().max(1.0);
+                    assert!(
+                        b.contains(q, tol),
+                        "{} record {i} mesh {} vertex {v} at {q} outside {b:?}",
+                        path.display(),
+                        mesh.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn dispatch_count_does_not_grow_with_instance_count() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(6);
+    let rigs = vec![chain_rig(3)];
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    let mut counts = Vec::new();
+    for n in [1_000usize, 100_000] {
+        let items: Vec<_> = (0..n)
+            .map(|_| {
+                let count = 1 + rng.below(2);
+                let layers = random_layers(&rigs[0], &mut rng, 0, 0, count);
+                (0u32, 0u32, rng.world(), layers)
+            })
+            .collect();
+        let records = pack(&rigs, &items);
+        backend.reserve_palette((3 * n) as u32).unwrap();
+        let start = Instant::now();
+        backend.evaluate(&records).unwrap();
+        backend.wait().unwrap();
+        eprintln!(
+            "{n} instances of a 3-joint rig: {:.2?} (upload + dispatch + wait), {} dispatch(es), {:.1} bytes written per joint",
+            start.elapsed(),
+            backend.dispatches_last_frame(),
+            backend.bytes_written_per_joint()
+        );
+        counts.push(backend.dispatches_last_frame());
+        assert_eq!(backend.last_frame().joints, 3 * n as u64);
+        let per_joint = backend.bytes_written_per_joint();
+        assert!(
+            (per_joint - (48.0 + 32.0 / 3.0)).abs() < 1e-9,
+            "{per_joint}"
+        );
+        // Spot-check records spread over the whole grid (both grid dimensions at 100k).
+        let chosen: Vec<usize> = (0..40).map(|k| k * (n - 1) / 39).collect();
+        let read = backend.read_instances(&records, &chosen).unwrap();
+        for got in read {
+            let rec = &records[got.record];
+            let mut models = vec![Affine3A::IDENTITY; 3];
+            let mut palette = vec![Mat3x4Rows::IDENTITY; 3];
+            let layers: Vec<Layer> = rec.layers().collect();
+            let aabb = sinew::cpu::evaluate_pose(
+                &rigs[0],
+                &[],
+                &layers,
+                &rec.world.to_affine(),
+                &mut models,
+                &mut palette,
+            );
+            for (j, (g, c)) in got.palette.iter().zip(&palette).enumerate() {
+                assert_transform_close(
+                    &g.to_cols_array(),
+                    &c.to_cols_array(),
+                    &format!("{n} instances, record {} joint {j}", got.record),
+                );
+            }
+            assert_bounds_match(
+                &got.bounds,
+                &aabb,
+                &format!("{n} instances, record {}", got.record),
+            );
+        }
+    }
+    assert_eq!(
+        counts[0], counts[1],
+        "dispatches at 1,000 vs 100,000 instances"
+    );
+    assert_eq!(counts[0], 1);
+}
+
+#[test]
+fn palette_growth_and_reuse_keep_existing_blocks() {
+    let Some(ctx) = gpu() else { return };
+    let rigs = vec![chain_rig(24)];
+    let options = GpuOptions {
+        initial_palette_entries: 64,
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let a = backend.allocate(0).unwrap();
+    let b = backend.allocate(0).unwrap();
+    assert_eq!((a.offset, b.offset), (0, 24));
+    let world = Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0));
+    let records = [
+        InstanceRecord::new(0, a.offset, &world, &[Layer::clip(0, 0.3)]).unwrap(),
+        InstanceRecord::new(0, b.offset, &world, &[Layer::clip(2, 0.9)]).unwrap(),
+    ];
+    backend.evaluate(&records).unwrap();
+    let before = backend.read_palette(0..48).unwrap();
+    // Twenty more blocks: the palette grows (several times) by copying on the GPU.
+    let more: Vec<PaletteBlock> = (0..20).map(|_| backend.allocate(0).unwrap()).collect();
+    assert!(backend.palette_capacity() >= 22 * 24);
+    assert_eq!(backend.read_palette(0..48).unwrap(), before);
+    // Free A and a middle block; first fit reuses A's entries; B is untouched by a frame that
+    // does not include it.
+    backend.free(a).unwrap();
+    assert!(matches!(backend.free(a), Err(GpuError::BadBlock { .. })));
+    backend.free(more[5]).unwrap();
+    let c = backend.allocate(0).unwrap();
+    assert_eq!(c.offset, a.offset);
+    let frame = [InstanceRecord::new(0, c.offset, &world, &[Layer::clip(1, 1.2)]).unwrap()];
+    backend.evaluate(&frame).unwrap();
+    assert_eq!(backend.read_palette(24..48).unwrap(), before[24..48]);
+    let (cpu, _) = cpu_evaluate(&rigs, &[], &frame);
+    let gpu = backend.read_palette(0..24).unwrap();
+    for j in 0..24 {
+        assert_transform_close(
+            &gpu[j].to_cols_array(),
+            &cpu[j].to_cols_array(),
+            &format!("reused block joint {j}"),
+        );
+    }
+    for blk in more
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 5)
+        .map(|(_, b)| *b)
+    {
+        backend.free(blk).unwrap();
+    }
+    backend.free(b).unwrap();
+    backend.free(c).unwrap();
+}
+
+#[test]
+fn palette_allocator_churn_never_overlaps_or_leaks() {
+    // No device needed: the bookkeeping behind `GpuBackend::allocate` and `free`.
+    let mut rng = Rng(8);
+    let mut a = sinew::PaletteAllocator::with_capacity(1024);
+    let mut live: Vec<PaletteBlock> = Vec::new();
+    for step in 0..20_000 {
+        if live.len() < 60 && rng.below(3) != 0 {
+            live.push(a.allocate(1 + rng.below(67) as u32).unwrap());
+        } else if !live.is_empty() {
+            let i = rng.below(live.len());
+            assert!(a.free(live.swap_remove(i)));
+        }
+        if step % 500 == 0 {
+            let mut sorted = live.clone();
+            sorted.sort_by_key(|b| b.offset);
+            for w in sorted.windows(2) {
+                assert!(w[0].end() <= w[1].offset, "{w:?} overlap");
+            }
+            assert!(sorted.last().is_none_or(|b| b.end() <= a.capacity()));
+            assert_eq!(a.used(), live.iter().map(|b| b.len).sum::<u32>());
+        }
+    }
+    for b in live.drain(..) {
+        assert!(a.free(b));
+    }
+    assert_eq!((a.used(), a.free_ranges()), (0, 1));
+    assert!(
+        a.capacity() <= 4 * 60 * 67,
+        "capacity grew to {}",
+        a.capacity()
+    );
+}
+
+#[test]
+fn palette_larger_than_one_binding_is_evaluated_in_windows() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(7);
+    let rigs = crowd_rigs();
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let mut items = Vec::new();
+    for _ in 0..300 {
+        let r = rng.below(rigs.len());
+        let count = 1 + rng.below(2);
+        let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
+        items.push((r as u32, 0, rng.world(), layers));
+    }
+    let mut records = pack(&rigs, &items);
+    let len = palette_len(&rigs, &records);
+    assert!(len * 48 > 4 * (64 << 10), "palette of {len} entries");
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        format!("windowed record {i}")
+    });
+    let windows = backend.dispatches_last_frame();
+    assert!(windows >= 4, "{windows} dispatches");
+    // Out of palette order: more dispatches, same results.
+    records.swap(0, 150);
+    records.swap(10, 290);
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        format!("windowed, shuffled record {i}")
+    });
+    assert!(backend.dispatches_last_frame() > windows);
+}
+
+#[test]
+fn bad_records_are_typed_errors() {
+    let Some(ctx) = gpu() else { return };
+    let rigs = vec![chain_rig(5)];
+    let masks = vec![
+        JointMask::uniform(&rigs[0].skeleton, 0.5),
+        JointMask {
+            weights: vec![1.0; 3],
+        },
+    ];
+    let mut backend = GpuBackend::new(ctx, &rigs, &masks).unwrap();
+    let world = Affine3A::IDENTITY;
+    let ok = InstanceRecord::new(0, 0, &world, &[Layer::clip(0, 0.1)]).unwrap();
+    backend.evaluate(&[ok]).unwrap();
+    let eval_err = |backend: &mut GpuBackend, rec: InstanceRecord| match backend.evaluate(&[rec]) {
+        Err(GpuError::Eval(e)) => e,
+        other => panic!("expected an evaluation error, got {other:?}"),
+    };
+    let bad_rig = InstanceRecord { rig: 3, ..ok };
+    assert!(matches!(
+        eval_err(&mut backend, bad_rig),
+        EvalError::NoSuchRig { rig: 3, .. }
+    ));
+    let bad_clip = InstanceRecord::new(0, 0, &world, &[Layer::clip(9, 0.1)]).unwrap();
+    assert!(matches!(
+        eval_err(&mut backend, bad_clip),
+        EvalError::NoSuchClip { clip: 9, .. }
+    ));
+    let mut masked = Layer::clip(0, 0.1);
+    masked.mask = Some(1);
+    let wrong_mask = InstanceRecord::new(0, 0, &world, &[masked]).unwrap();
+    assert!(matches!(
+        eval_err(&mut backend, wrong_mask),
+        EvalError::NoSuchMask { mask: 1, .. }
+    ));
+    let nan = InstanceRecord::new(0, 0, &world, &[Layer::clip(0, f32::NAN)]).unwrap();
+    assert!(matches!(
+        eval_err(&mut backend, nan),
+        EvalError::BadLayer { .. }
+    ));
+    let beyond = InstanceRecord {
+        palette_offset: backend.palette_capacity() - 2,
+        ..ok
+    };
+    assert!(matches!(
+        eval_err(&mut backend, beyond),
+        EvalError::OutputSize { .. }
+    ));
+    assert!(
+        backend
+            .read_palette(0..backend.palette_capacity() + 1)
+            .is_err()
+    );
+    // An empty frame is fine and dispatches nothing.
+    backend.evaluate(&[]).unwrap();
+    assert_eq!(backend.dispatches_last_frame(), 0);
+}
+
+#[test]
+fn wgpu_validation_errors_come_back_as_gpu_errors() {
+    let Some(ctx) = gpu() else { return };
+    let device = &ctx.device;
+    let result = sinew::gpu::capture(device, || {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("invalid: map-read storage"),
+            size: 16,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    });
+    assert!(matches!(result, Err(GpuError::Validation(_))), "{result:?}");
+}
+
+#[test]
+fn a_host_device_is_used_as_given() {
+    let Some(ctx) = gpu() else { return };
+    let host = GpuContext::from_device(&ctx.device, &ctx.queue);
+    let rigs = vec![fan_rig(9)];
+    let mut backend = GpuBackend::new(&host, &rigs, &[]).unwrap();
+    let records = pack(
+        &rigs,
+        &[(
+            0,
+            0,
+            Affine3A::from_rotation_y(0.7),
+            vec![Layer::clip(0, 0.8)],
+        )],
+    );
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|_| {
+        "host device".into()
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line.
+
+#[test]
+fn pose_command_on_gpu_matches_the_fox_reference() {
+    let Some(_) = gpu() else { return };
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let text = std::fs::read_to_string(shared.join("reference-poses/Fox.anim1.json")).unwrap();
+    let reference: PoseReport = serde_json::from_str(&text).unwrap();
+    let times: Vec<String> = reference
+        .times
+        .iter()
+        .map(|t| t.unwrap().to_string())
+        .collect();
+    let run = |backend: &str| -> PoseReport {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+            .args(["pose", shared.join("gltf/Fox.glb").to_str().unwrap()])
+            .args([
+                "--anim",
+                "1",
+                "--times",
+                &times.join(","),
+                "--backend",
+                backend,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "--backend {backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let gpu_report = run("gpu");
+    let cpu_report = run("cpu");
+    for (name, expected) in [("reference", &reference), ("CPU backend", &cpu_report)] {
+        assert_eq!(gpu_report.skins.len(), expected.skins.len());
+        for (gs, es) in gpu_report.skins.iter().zip(&expected.skins) {
+            assert_eq!(gs.joints, es.joints);
+            assert_eq!(gs.frames.len(), es.frames.len());
+            for (gf, ef) in gs.frames.iter().zip(&es.frames) {
+                for j in 0..gs.joints.len() {
+                    let at = format!("GPU vs {name}: t={:?} joint {}", ef.t, gs.joints[j]);
+                    common::assert_matrix_close(&gf.world[j], &ef.world[j], &format!("{at} world"));
+                    common::assert_matrix_close(&gf.skin[j], &ef.skin[j], &format!("{at} skin"));
+                }
+            }
+        }
+    }
+}

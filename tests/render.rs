@@ -1,0 +1,1097 @@
+//! The render passes: a reference image of the default rig, Fox.glb's silhouette against its
+//! animated AABB, GPU culling against the CPU frustum test, dual-quaternion against linear
+//! skinning, pre-skinning against CPU skinning, the bone overlay, and input errors.
+//!
+//! One device and one renderer serve the whole file (pipelines compile on first use and are
+//! shared). Without an adapter the GPU tests print why and pass, except under `REQUIRE_GPU=1`,
+//! where a missing adapter fails them. `WGPU_BACKEND` picks the backend. `SINEW_BLESS=1`
+//! rewrites the reference images in `tests/reference/` instead of comparing with them. Every
+//! image a test renders is also written to `target/render-tests/` for inspection.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use glam::{Affine3A, Quat, Vec3};
+use sinew::render::{
+    BoneOverlay, Camera, DirectionalLight, RenderError, RenderTarget, Renderer, RgbaImage, Scene,
+    ShadowSettings, SkinnedBatch, SkinnedBatchDesc, SkinnedInstance, SkinningMode, StaticMesh,
+    aabb_in_frustum, bounding_sphere, skin_vertex,
+};
+use sinew::{Aabb, CpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows, Rig, SkinnedMesh};
+
+// ---------------------------------------------------------------------------------------------
+// Tolerances, stated once.
+
+/// A pixel "differs" when any channel differs by more than this (of 255).
+const PIXEL_THRESHOLD: u8 = 8;
+/// The reference image test passes when at most this fraction of pixels differ.
+const REFERENCE_TOLERANCE: f64 = 0.01;
+/// Pre-skinned vertices against CPU skinning: `|a - b| <= 1e-4 * max(1, |b|)`.
+const SKIN_TOLERANCE: f32 = 1e-4;
+
+// ---------------------------------------------------------------------------------------------
+// The shared device.
+
+struct Gpu {
+    context: GpuContext,
+    renderer: Renderer,
+}
+
+static GPU: LazyLock<Option<Gpu>> = LazyLock::new(|| {
+    let required = std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1");
+    let context = match GpuContext::new_headless() {
+        Ok(c) => c,
+        Err(e) => {
+            assert!(!required, "REQUIRE_GPU=1 but no GPU adapter: {e}");
+            eprintln!("skipping render tests: {e}");
+            return None;
+        }
+    };
+    eprintln!("render tests on {}", context.adapter_summary());
+    let renderer = Renderer::new(&context.device).unwrap();
+    Some(Gpu { context, renderer })
+});
+
+/// The shared device and renderer, or `None` (after printing why) when no adapter exists.
+fn gpu() -> Option<&'static Gpu> {
+    GPU.as_ref()
+}
+
+impl Gpu {
+    fn device(&self) -> &wgpu::Device {
+        &self.context.device
+    }
+
+    fn queue(&self) -> &wgpu::Queue {
+        &self.context.queue
+    }
+
+    fn backend_name(&self) -> String {
+        format!("{:?}", self.context.adapter_info.backend).to_lowercase()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+/// Deterministic randomness (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+}
+
+fn humanoid() -> Option<Rig> {
+    let path = common::repo().join("assets/humanoid.glb");
+    if !path.is_file() {
+        eprintln!("skipping: {} not found", path.display());
+        return None;
+    }
+    let asset = sinew::import_file(&path).unwrap();
+    Some(sinew::bake_rigs(&asset).unwrap().remove(0))
+}
+
+fn fox() -> Option<Rig> {
+    let path = common::shared()?.join("gltf/Fox.glb");
+    let asset = sinew::import_file(&path).unwrap();
+    Some(
+        sinew::bake_rigs(&asset)
+            .unwrap()
+            .into_iter()
+            .find(|r| !r.meshes.is_empty())
+            .unwrap(),
+    )
+}
+
+/// Instances of one rig evaluated on the CPU and uploaded: palette blocks one after another,
+/// AABB `i` for instance `i`.
+struct Posed {
+    palette: Vec<Mat3x4Rows>,
+    aabbs: Vec<Aabb>,
+    palette_buffer: wgpu::Buffer,
+    aabb_buffer: wgpu::Buffer,
+    instances: Vec<SkinnedInstance>,
+}
+
+fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
+    let joints = rig.joint_count();
+    let records: Vec<InstanceRecord> = poses
+        .iter()
+        .enumerate()
+        .map(|(i, (clip, time, world))| {
+            InstanceRecord::new(0, (i * joints) as u32, world, &[Layer::clip(*clip, *time)])
+                .unwrap()
+        })
+        .collect();
+    let mut palette = vec![Mat3x4Rows::IDENTITY; joints * poses.len()];
+    let mut aabbs = vec![Aabb::EMPTY; poses.len()];
+    CpuBackend::new(vec![rig.clone()], Vec::new())
+        .evaluate(&records, &mut palette, &mut aabbs)
+        .unwrap();
+    let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), palette.len()).unwrap();
+    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &palette).unwrap();
+    let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), aabbs.len()).unwrap();
+    sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
+    let instances = (0..poses.len())
+        .map(|i| {
+            let tint = [
+                0.85 - 0.1 * (i % 3) as f32,
+                0.6,
+                0.4 + 0.15 * (i % 2) as f32,
+            ];
+            SkinnedInstance::new((i * joints) as u32, joints as u32, i as u32, tint)
+        })
+        .collect();
+    Posed {
+        palette,
+        aabbs,
+        palette_buffer,
+        aabb_buffer,
+        instances,
+    }
+}
+
+fn batch(gpu: &Gpu, meshes: &[SkinnedMesh], posed: &Posed, preskin: bool) -> SkinnedBatch {
+    let mut batch = SkinnedBatch::new(
+        gpu.device(),
+        &gpu.renderer,
+        &SkinnedBatchDesc {
+            label: "test",
+            meshes,
+            mesh_colors: &[[1.0, 1.0, 1.0], [0.5, 0.7, 1.0]],
+            capacity: posed.instances.len() as u32,
+            palette: &posed.palette_buffer,
+            aabbs: &posed.aabb_buffer,
+            preskin,
+        },
+    )
+    .unwrap();
+    batch
+        .write_instances(gpu.queue(), &posed.instances)
+        .unwrap();
+    batch
+}
+
+fn union(aabbs: &[Aabb]) -> Aabb {
+    let mut all = Aabb::EMPTY;
+    for a in aabbs {
+        all.merge(a);
+    }
+    all
+}
+
+/// Renders `scene` at `size`² and returns the image, also written to
+/// `target/render-tests/NAME-BACKEND.png`.
+fn render(gpu: &Gpu, name: &str, size: u32, scene: &Scene<'_>) -> RgbaImage {
+    let target = RenderTarget::new(gpu.device(), &gpu.renderer, size, size, 1024).unwrap();
+    gpu.renderer
+        .render(gpu.device(), gpu.queue(), &target, scene)
+        .unwrap();
+    let image = target.read_rgba8(gpu.device(), gpu.queue()).unwrap();
+    let path = output_dir().join(format!("{name}-{}.png", gpu.backend_name()));
+    image.save_png(&path).unwrap();
+    image
+}
+
+fn output_dir() -> PathBuf {
+    common::repo().join("target/render-tests")
+}
+
+/// Fraction of pixels where some channel differs by more than `threshold`.
+fn differing_fraction(a: &RgbaImage, b: &RgbaImage, threshold: u8) -> f64 {
+    assert_eq!(
+        (a.width, a.height),
+        (b.width, b.height),
+        "image sizes differ"
+    );
+    let differing = a
+        .pixels
+        .chunks_exact(4)
+        .zip(b.pixels.chunks_exact(4))
+        .filter(|(p, q)| {
+            p.iter()
+                .zip(q.iter())
+                .any(|(x, y)| x.abs_diff(*y) > threshold)
+        })
+        .count();
+    differing as f64 / (a.width * a.height) as f64
+}
+
+/// The pixel coordinates a box covers on screen (its eight corners projected), as
+/// `(x0, y0, x1, y1)`.
+fn screen_rect(camera: &Camera, aabb: &Aabb, size: u32) -> (f32, f32, f32, f32) {
+    let mut rect = (
+        f32::INFINITY,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NEG_INFINITY,
+    );
+    for i in 0..8 {
+        let c = Vec3::new(
+            if i & 1 == 0 { aabb.min[0] } else { aabb.max[0] },
+            if i & 2 == 0 { aabb.min[1] } else { aabb.max[1] },
+            if i & 4 == 0 { aabb.min[2] } else { aabb.max[2] },
+        );
+        let (x, y, in_front) = camera.to_pixel(c, size, size);
+        assert!(in_front, "box corner {c} is behind the camera");
+        rect = (rect.0.min(x), rect.1.min(y), rect.2.max(x), rect.3.max(y));
+    }
+    rect
+}
+
+/// A single-triangle skinned mesh bound to joint 0, for tests that only need something to draw.
+fn triangle_mesh() -> SkinnedMesh {
+    SkinnedMesh {
+        name: "triangle".into(),
+        positions: vec![[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0]],
+        normals: vec![[0.0, 0.0, 1.0]; 3],
+        uvs: vec![[0.0; 2]; 3],
+        tangents: None,
+        joints: vec![[0; 4]; 3],
+        weights: vec![[1.0, 0.0, 0.0, 0.0]; 3],
+        indices: vec![0, 1, 2],
+        bind_aabb: Aabb::EMPTY,
+        joint_bounds: Vec::new(),
+    }
+}
+
+fn camera_for(aabb: &Aabb) -> Camera {
+    Camera::frame_aabb(aabb, Vec3::new(0.45, 0.3, 1.0), 0.7, 1.0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Without a GPU.
+
+#[test]
+fn render_shaders_validate_with_naga() {
+    for (name, source) in sinew::render::render_sources() {
+        let module = naga::front::wgsl::parse_str(&source)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
+    }
+}
+
+#[test]
+fn bone_overlay_joint_origins_are_the_model_matrices_origins() {
+    let mut rigs: Vec<Rig> = humanoid().into_iter().collect();
+    rigs.extend(fox());
+    for rig in rigs {
+        let origins = sinew::render::bind_space_origins(&rig.skeleton);
+        let n = rig.joint_count();
+        let world = Affine3A::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::X);
+        let mut models = vec![Affine3A::IDENTITY; n];
+        let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+        sinew::cpu::evaluate_pose(
+            &rig,
+            &[],
+            &[Layer::clip(0, 0.3)],
+            &world,
+            &mut models,
+            &mut palette,
+        );
+        let scale = bounding_sphere(&rig.joint_bounds.iter().fold(Aabb::EMPTY, |mut a, b| {
+            a.merge(b);
+            a
+        }))
+        .1
+        .max(1.0);
+        for (j, ((entry, origin), model)) in palette.iter().zip(&origins).zip(&models).enumerate() {
+            let got = entry.to_affine().transform_point3(*origin);
+            let expected = Vec3::from(model.translation);
+            assert!(
+                got.abs_diff_eq(expected, 1e-4 * scale.max(expected.abs().max_element())),
+                "{}: joint {j}: palette x bind origin = {got}, model origin = {expected}",
+                rig.name
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The default rig against a committed reference image.
+
+/// The reference scene: the default rig walking, lit, shadowed on a ground plane, 256².
+fn humanoid_reference(gpu: &Gpu, rig: &Rig) -> RgbaImage {
+    let walk = rig.clips.find_clip("walk").unwrap_or(0) as u32;
+    let posed = pose(gpu, rig, &[(walk, 0.4, Affine3A::IDENTITY)]);
+    let batch = batch(gpu, &rig.meshes, &posed, false);
+    let aabb = posed.aabbs[0];
+    let (center, radius) = bounding_sphere(&aabb);
+    let floor = Vec3::new(center.x, aabb.min[1], center.z);
+    let ground = StaticMesh::ground_plane(
+        gpu.device(),
+        gpu.queue(),
+        &gpu.renderer,
+        floor,
+        radius * 2.0,
+        [0.5, 0.5, 0.48],
+    )
+    .unwrap();
+    let mut shadow_bounds = aabb;
+    shadow_bounds.grow(floor + Vec3::new(radius, 0.0, radius));
+    shadow_bounds.grow(floor - Vec3::new(radius, 0.0, radius));
+    let batches = [&batch];
+    let statics = [&ground];
+    let scene = Scene {
+        shadow: Some(ShadowSettings::covering(shadow_bounds)),
+        skinned: &batches,
+        statics: &statics,
+        ..Scene::new(camera_for(&aabb))
+    };
+    render(gpu, "humanoid_walk", 256, &scene)
+}
+
+#[test]
+fn humanoid_walk_matches_the_reference_image() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = humanoid() else { return };
+    let image = humanoid_reference(gpu, &rig);
+    let reference = common::repo().join("tests/reference/humanoid_walk.png");
+    if std::env::var("SINEW_BLESS").is_ok_and(|v| v == "1") {
+        image.save_png(&reference).unwrap();
+        eprintln!("blessed {}", reference.display());
+        return;
+    }
+    let expected = RgbaImage::load_png(&reference)
+        .unwrap_or_else(|e| panic!("{e}\nrun with SINEW_BLESS=1 to create the reference image"));
+    let fraction = differing_fraction(&image, &expected, PIXEL_THRESHOLD);
+    eprintln!(
+        "{:.3}% of pixels differ from the reference by more than {PIXEL_THRESHOLD}/255",
+        fraction * 100.0
+    );
+    assert!(
+        fraction <= REFERENCE_TOLERANCE,
+        "{:.3}% of pixels differ by more than {PIXEL_THRESHOLD}/255 from {} (tolerance {}%); \
+         the render is in {}; if the change is intended, rerun with SINEW_BLESS=1",
+        fraction * 100.0,
+        reference.display(),
+        REFERENCE_TOLERANCE * 100.0,
+        output_dir().display()
+    );
+    // The character is posed and lit: many distinct colours, not a flat silhouette.
+    let mut colours: Vec<[u8; 4]> = image
+        .pixels
+        .chunks_exact(4)
+        .map(|p| [p[0], p[1], p[2], p[3]])
+        .collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(
+        colours.len() > 50,
+        "only {} distinct colours",
+        colours.len()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fox.glb: the silhouette stays inside the projected animated AABB and moves with the clip.
+
+#[test]
+fn fox_pixels_lie_inside_the_projected_aabb_and_the_silhouette_moves() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = fox() else { return };
+    let clip = rig.clips.find_clip("Walk").unwrap_or(0) as u32;
+    let times = [0.1, 0.5];
+    let posed = pose(
+        gpu,
+        &rig,
+        &[
+            (clip, times[0], Affine3A::IDENTITY),
+            (clip, times[1], Affine3A::IDENTITY),
+        ],
+    );
+    let camera = camera_for(&union(&posed.aabbs));
+    let size = 256;
+    let black = wgpu::Color::BLACK;
+    let mut masks = Vec::new();
+    for (i, time) in times.iter().enumerate() {
+        let one = Posed {
+            instances: vec![posed.instances[i]],
+            palette: Vec::new(),
+            aabbs: Vec::new(),
+            palette_buffer: posed.palette_buffer.clone(),
+            aabb_buffer: posed.aabb_buffer.clone(),
+        };
+        let batch = batch(gpu, &rig.meshes, &one, false);
+        let batches = [&batch];
+        let scene = Scene {
+            clear_color: black,
+            skinned: &batches,
+            ..Scene::new(camera)
+        };
+        let image = render(gpu, &format!("fox_walk_{time}"), size, &scene);
+        let (x0, y0, x1, y1) = screen_rect(&camera, &posed.aabbs[i], size);
+        let mut mask = vec![false; (size * size) as usize];
+        for y in 0..size {
+            for x in 0..size {
+                let p = image.pixel(x, y);
+                if p[..3] == [0, 0, 0] {
+                    continue;
+                }
+                mask[(y * size + x) as usize] = true;
+                let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+                assert!(
+                    cx >= x0 - 1.0 && cx <= x1 + 1.0 && cy >= y0 - 1.0 && cy <= y1 + 1.0,
+                    "t = {time}: pixel ({x}, {y}) = {p:?} lies outside the projected AABB \
+                     ({x0:.1}, {y0:.1})..({x1:.1}, {y1:.1})"
+                );
+            }
+        }
+        let covered = mask.iter().filter(|&&m| m).count();
+        assert!(
+            covered > (size * size / 50) as usize,
+            "t = {time}: the fox covers only {covered} pixels"
+        );
+        masks.push(mask);
+    }
+    let changed = masks[0]
+        .iter()
+        .zip(&masks[1])
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(
+        changed > (size * size / 200) as usize,
+        "the silhouette changed in only {changed} pixels between t = {} and t = {}",
+        times[0],
+        times[1]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU culling against the CPU frustum test.
+
+#[test]
+fn gpu_culling_keeps_exactly_the_boxes_the_cpu_frustum_test_keeps() {
+    let Some(gpu) = gpu() else { return };
+    let count = 3000;
+    let mut rng = Rng(7);
+    let camera = Camera::look_at(
+        Vec3::new(0.0, 2.0, 12.0),
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::Y,
+        0.9,
+        1.5,
+        0.5,
+        40.0,
+    );
+    let planes = camera.frustum_planes();
+    let inv = camera.view_projection().inverse();
+    let mut aabbs = Vec::with_capacity(count);
+    let mut must_keep = Vec::new();
+    let mut must_cull = Vec::new();
+    for i in 0..count {
+        let half = Vec3::new(
+            rng.range(0.05, 1.5),
+            rng.range(0.05, 1.5),
+            rng.range(0.05, 1.5),
+        );
+        let center = match i % 3 {
+            // Around a point strictly inside the frustum: must be kept.
+            0 => {
+                let ndc = Vec3::new(
+                    rng.range(-0.95, 0.95),
+                    rng.range(-0.95, 0.95),
+                    rng.range(0.05, 0.98),
+                );
+                must_keep.push(i);
+                inv.project_point3(ndc)
+            }
+            // Anywhere in a large region around the frustum.
+            _ => Vec3::new(
+                rng.range(-60.0, 60.0),
+                rng.range(-40.0, 40.0),
+                rng.range(-60.0, 30.0),
+            ),
+        };
+        let aabb = Aabb {
+            min: (center - half).extend(0.0).to_array(),
+            max: (center + half).extend(0.0).to_array(),
+        };
+        if planes.iter().any(|p| {
+            (0..8).all(|k| {
+                let c = Vec3::new(
+                    if k & 1 == 0 { aabb.min[0] } else { aabb.max[0] },
+                    if k & 2 == 0 { aabb.min[1] } else { aabb.max[1] },
+                    if k & 4 == 0 { aabb.min[2] } else { aabb.max[2] },
+                );
+                p.truncate().dot(c) + p.w < -1e-3
+            })
+        }) {
+            must_cull.push(i);
+        }
+        aabbs.push(aabb);
+    }
+    // Empty and NaN boxes are culled.
+    aabbs[1] = Aabb::EMPTY;
+    aabbs[2].min[0] = f32::NAN;
+    must_cull.extend([1, 2]);
+
+    let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), count).unwrap();
+    sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
+    let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), 1).unwrap();
+    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &[Mat3x4Rows::IDENTITY]).unwrap();
+    // Instance i reads box count-1-i: the kernel must follow `aabb_index`.
+    let instances: Vec<SkinnedInstance> = (0..count)
+        .map(|i| SkinnedInstance::new(0, 1, (count - 1 - i) as u32, [1.0; 3]))
+        .collect();
+    let meshes = [triangle_mesh(), triangle_mesh()];
+    let mut batch = SkinnedBatch::new(
+        gpu.device(),
+        &gpu.renderer,
+        &SkinnedBatchDesc {
+            label: "cull test",
+            meshes: &meshes,
+            mesh_colors: &[],
+            capacity: count as u32,
+            palette: &palette_buffer,
+            aabbs: &aabb_buffer,
+            preskin: false,
+        },
+    )
+    .unwrap();
+    batch.write_instances(gpu.queue(), &instances).unwrap();
+    let batches = [&batch];
+    let scene = Scene {
+        skinned: &batches,
+        ..Scene::new(camera)
+    };
+    let target = RenderTarget::new(gpu.device(), &gpu.renderer, 32, 32, 16).unwrap();
+    gpu.renderer
+        .render(gpu.device(), gpu.queue(), &target, &scene)
+        .unwrap();
+
+    let mut visible = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
+    let args = batch.read_draw_args(gpu.device(), gpu.queue()).unwrap();
+    for (k, a) in args.iter().enumerate() {
+        assert_eq!(
+            a.instance_count as usize,
+            visible.len(),
+            "draw {k} counts {} instances, the visible list has {}",
+            a.instance_count,
+            visible.len()
+        );
+        assert_eq!(a.index_count, 3);
+    }
+    visible.sort_unstable();
+    let before = visible.len();
+    visible.dedup();
+    assert_eq!(before, visible.len(), "an instance was listed twice");
+    let box_of = |instance: usize| count - 1 - instance;
+    let kept: Vec<bool> = {
+        let mut k = vec![false; count];
+        for &i in &visible {
+            k[i as usize] = true;
+        }
+        k
+    };
+    let mut disagreements = Vec::new();
+    for (instance, &gpu_keeps) in kept.iter().enumerate() {
+        let aabb = &aabbs[box_of(instance)];
+        let cpu = aabb_in_frustum(&planes, aabb);
+        if cpu != gpu_keeps {
+            // Only a box within rounding of a plane may go either way.
+            let margin = planes
+                .iter()
+                .map(|p| {
+                    let n = p.truncate();
+                    let corner = Vec3::select(
+                        n.cmpge(Vec3::ZERO),
+                        Vec3::from(aabb.max3()),
+                        Vec3::from(aabb.min3()),
+                    );
+                    (n.dot(corner) + p.w).abs()
+                })
+                .fold(f32::INFINITY, f32::min);
+            disagreements.push((instance, cpu, margin));
+        }
+    }
+    assert!(
+        disagreements.iter().all(|d| d.2 < 1e-4),
+        "GPU and CPU culling disagree on {} instances; the first (instance, cpu keeps, distance \
+         to the nearest plane): {:?}",
+        disagreements.len(),
+        &disagreements[..disagreements.len().min(10)]
+    );
+    for &b in &must_keep {
+        let instance = count - 1 - b;
+        assert!(
+            kept[instance],
+            "box {b} holds a point inside the frustum but was culled"
+        );
+    }
+    for &b in &must_cull {
+        let instance = count - 1 - b;
+        assert!(
+            !kept[instance],
+            "box {b} lies outside the frustum but was kept"
+        );
+    }
+    let culled = count - visible.len();
+    assert!(
+        culled > count / 4 && visible.len() > count / 4,
+        "{} of {count} kept",
+        visible.len()
+    );
+
+    // Culling off: every instance, in order.
+    let scene = Scene {
+        cull: false,
+        ..scene
+    };
+    gpu.renderer
+        .render(gpu.device(), gpu.queue(), &target, &scene)
+        .unwrap();
+    let all = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
+    assert_eq!(all, (0..count as u32).collect::<Vec<_>>());
+}
+
+#[test]
+fn culled_crowd_renders_like_the_unculled_crowd() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = humanoid() else { return };
+    let clips = rig.clips.clip_count() as u32;
+    let mut poses = Vec::new();
+    for row in 0..6 {
+        for col in 0..8 {
+            let world = Affine3A::from_rotation_translation(
+                Quat::from_rotation_y(0.3 * (row * 8 + col) as f32),
+                Vec3::new(col as f32 * 1.2 - 4.2, 0.0, -(row as f32) * 1.5),
+            );
+            poses.push(((row * 8 + col) as u32 % clips, 0.13 * col as f32, world));
+        }
+    }
+    let posed = pose(gpu, &rig, &poses);
+    let batch = batch(gpu, &rig.meshes, &posed, false);
+    let camera = Camera::look_at(
+        Vec3::new(0.0, 2.5, 5.0),
+        Vec3::new(0.0, 0.8, -2.0),
+        Vec3::Y,
+        0.9,
+        1.0,
+        0.1,
+        60.0,
+    );
+    let batches = [&batch];
+    let mut scene = Scene {
+        skinned: &batches,
+        shadow: Some(ShadowSettings::covering(union(&posed.aabbs))),
+        ..Scene::new(camera)
+    };
+    let culled = render(gpu, "crowd_culled", 256, &scene);
+    let kept = batch.read_visible(gpu.device(), gpu.queue()).unwrap().len();
+    scene.cull = false;
+    scene.shadow = None;
+    let unculled_unshadowed = render(gpu, "crowd_unculled_unshadowed", 256, &scene);
+    scene.shadow = Some(ShadowSettings::covering(union(&posed.aabbs)));
+    let unculled = render(gpu, "crowd_unculled", 256, &scene);
+    assert!(
+        kept < poses.len() && kept > 4,
+        "culling kept {kept} of {}",
+        poses.len()
+    );
+    // Culled-away characters cast no shadow into the view here, so the frames are equal.
+    let fraction = differing_fraction(&culled, &unculled, PIXEL_THRESHOLD);
+    assert!(
+        fraction <= 0.002,
+        "{:.3}% of pixels differ",
+        fraction * 100.0
+    );
+    // Shadows darken some pixels.
+    let shadowed = differing_fraction(&unculled, &unculled_unshadowed, PIXEL_THRESHOLD);
+    assert!(
+        shadowed > 0.01,
+        "shadows changed only {:.3}% of pixels",
+        shadowed * 100.0
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Skinning: pre-skinned against CPU, dual quaternion against linear.
+
+/// Pre-skins `posed` with `mode` and compares every vertex of every instance and mesh with the
+/// CPU twin. Returns the pre-skinned vertices per mesh.
+fn check_preskin(
+    gpu: &Gpu,
+    meshes: &[SkinnedMesh],
+    joints: usize,
+    posed: &Posed,
+    mode: SkinningMode,
+) -> Vec<Vec<sinew::render::StaticVertex>> {
+    let batch = batch(gpu, meshes, posed, true);
+    let batches = [&batch];
+    let scene = Scene {
+        skinned: &batches,
+        preskin: true,
+        skinning: mode,
+        cull: false,
+        ..Scene::new(camera_for(&union(&posed.aabbs)))
+    };
+    let target = RenderTarget::new(gpu.device(), &gpu.renderer, 32, 32, 16).unwrap();
+    gpu.renderer
+        .render(gpu.device(), gpu.queue(), &target, &scene)
+        .unwrap();
+    let mut out = Vec::new();
+    for (m, mesh) in meshes.iter().enumerate() {
+        let skinned = batch.read_preskinned(gpu.device(), gpu.queue(), m).unwrap();
+        let n = mesh.vertex_count();
+        assert_eq!(skinned.len(), n * posed.instances.len());
+        let normals =
+            sinew::render::normals_or_smooth(&mesh.positions, &mesh.normals, &mesh.indices);
+        for (i, inst) in posed.instances.iter().enumerate() {
+            let block = &posed.palette[inst.palette_offset as usize..][..joints];
+            for (v, got) in skinned[i * n..][..n].iter().enumerate() {
+                let expected = skin_vertex(
+                    mode,
+                    block,
+                    mesh.joints[v],
+                    mesh.weights[v],
+                    Vec3::from(mesh.positions[v]),
+                    Vec3::from(normals[v]),
+                );
+                for (what, a, b) in [
+                    ("position", Vec3::from(got.position), expected.position),
+                    ("normal", Vec3::from(got.normal), expected.normal),
+                ] {
+                    for (x, y) in a.to_array().into_iter().zip(b.to_array()) {
+                        assert!(
+                            (x - y).abs() <= SKIN_TOLERANCE * y.abs().max(1.0),
+                            "{mode:?} mesh {m} instance {i} vertex {v} {what}: GPU {a}, CPU {b}, \
+                             difference {}",
+                            (a - b).abs()
+                        );
+                    }
+                }
+            }
+        }
+        out.push(skinned);
+    }
+    out
+}
+
+fn three_poses(rig: &Rig) -> Vec<(u32, f32, Affine3A)> {
+    let clips = rig.clips.clip_count() as u32;
+    vec![
+        (0, 0.2, Affine3A::IDENTITY),
+        (
+            1 % clips,
+            0.45,
+            Affine3A::from_rotation_translation(
+                Quat::from_rotation_y(1.2),
+                Vec3::new(2.0, 0.0, -1.0),
+            ),
+        ),
+        (
+            (clips - 1),
+            0.8,
+            Affine3A::from_scale_rotation_translation(
+                Vec3::splat(1.5),
+                Quat::from_rotation_x(0.3),
+                Vec3::new(-1.0, 0.5, 0.0),
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn preskinned_vertices_equal_cpu_skinning() {
+    let Some(gpu) = gpu() else { return };
+    let mut rigs: Vec<Rig> = humanoid().into_iter().collect();
+    rigs.extend(fox());
+    if rigs.is_empty() {
+        return;
+    }
+    for rig in &rigs {
+        let posed = pose(gpu, rig, &three_poses(rig));
+        check_preskin(
+            gpu,
+            &rig.meshes,
+            rig.joint_count(),
+            &posed,
+            SkinningMode::Linear,
+        );
+        check_preskin(
+            gpu,
+            &rig.meshes,
+            rig.joint_count(),
+            &posed,
+            SkinningMode::DualQuaternion,
+        );
+    }
+}
+
+#[test]
+fn preskin_leaves_zero_weight_and_out_of_range_vertices_in_bind_pose() {
+    let Some(gpu) = gpu() else { return };
+    let mut mesh = triangle_mesh();
+    mesh.positions.push([0.3, 0.2, 0.1]);
+    mesh.normals.push([0.0, 1.0, 0.0]);
+    mesh.uvs.push([0.0; 2]);
+    mesh.joints = vec![[0, 0, 0, 0], [1, 0, 0, 0], [9, 9, 0, 0], [0, 1, 0, 0]];
+    mesh.weights = vec![
+        [0.0; 4],
+        [0.5, 0.5, 0.0, 0.0],
+        [0.5, 0.5, 0.0, 0.0],
+        [0.25, 0.75, 0.0, 0.0],
+    ];
+    mesh.indices = vec![0, 1, 2, 1, 3, 2];
+    let palette = [
+        Mat3x4Rows::from_affine(&Affine3A::from_rotation_translation(
+            Quat::from_rotation_z(0.5),
+            Vec3::new(1.0, 2.0, 3.0),
+        )),
+        Mat3x4Rows::from_affine(&Affine3A::from_rotation_translation(
+            Quat::from_rotation_x(-0.8),
+            Vec3::new(-1.0, 0.0, 0.5),
+        )),
+    ];
+    let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), 2).unwrap();
+    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &palette).unwrap();
+    let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), 1).unwrap();
+    let posed = Posed {
+        palette: palette.to_vec(),
+        aabbs: vec![Aabb {
+            min: [-2.0, -2.0, -2.0, 0.0],
+            max: [2.0, 2.0, 2.0, 0.0],
+        }],
+        palette_buffer,
+        aabb_buffer,
+        instances: vec![SkinnedInstance::new(0, 2, 0, [1.0; 3])],
+    };
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let skinned = check_preskin(gpu, std::slice::from_ref(&mesh), 2, &posed, mode);
+        assert_eq!(
+            skinned[0][0].position,
+            [0.0, 0.0, 0.0],
+            "zero weights: bind pose"
+        );
+    }
+}
+
+#[test]
+fn dual_quaternion_and_linear_skinning_agree_on_an_unscaled_pose() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = humanoid() else { return };
+    let walk = rig.clips.find_clip("walk").unwrap_or(0) as u32;
+    let posed = pose(gpu, &rig, &[(walk, 0.3, Affine3A::from_rotation_y(0.4))]);
+    for (j, m) in posed.palette.iter().enumerate() {
+        let a = m.to_affine().matrix3;
+        for c in [a.x_axis, a.y_axis, a.z_axis] {
+            assert!(
+                (c.length() - 1.0).abs() < 1e-4,
+                "joint {j} is scaled: {m:?}"
+            );
+        }
+    }
+    let joints = rig.joint_count();
+    let linear = check_preskin(gpu, &rig.meshes, joints, &posed, SkinningMode::Linear);
+    let dual = check_preskin(
+        gpu,
+        &rig.meshes,
+        joints,
+        &posed,
+        SkinningMode::DualQuaternion,
+    );
+    let (_, radius) = bounding_sphere(&posed.aabbs[0]);
+    let mut worst: f32 = 0.0;
+    for (m, mesh) in rig.meshes.iter().enumerate() {
+        for (v, ((l, q), weights)) in linear[m]
+            .iter()
+            .zip(&dual[m])
+            .zip(&mesh.weights)
+            .enumerate()
+        {
+            let d = Vec3::from(l.position).distance(Vec3::from(q.position));
+            worst = worst.max(d);
+            let rigid = weights.iter().any(|&w| w >= 0.9999);
+            if rigid {
+                assert!(
+                    d <= 1e-4 * radius.max(1.0),
+                    "rigid vertex {v} differs by {d}"
+                );
+            }
+            assert!(
+                d <= 0.03 * radius,
+                "vertex {v} differs by {d} (radius {radius})"
+            );
+        }
+    }
+    eprintln!("dual quaternion vs linear: largest vertex difference {worst} (radius {radius})");
+
+    // And the images agree closely.
+    let batch = batch(gpu, &rig.meshes, &posed, false);
+    let batches = [&batch];
+    let mut scene = Scene {
+        skinned: &batches,
+        ..Scene::new(camera_for(&posed.aabbs[0]))
+    };
+    let lbs = render(gpu, "humanoid_linear", 192, &scene);
+    scene.skinning = SkinningMode::DualQuaternion;
+    let dq = render(gpu, "humanoid_dual_quaternion", 192, &scene);
+    let fraction = differing_fraction(&lbs, &dq, PIXEL_THRESHOLD);
+    assert!(
+        fraction <= 0.03,
+        "{:.3}% of pixels differ",
+        fraction * 100.0
+    );
+}
+
+#[test]
+fn preskinned_render_equals_in_shader_render() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = humanoid() else { return };
+    let posed = pose(gpu, &rig, &three_poses(&rig));
+    let batch = batch(gpu, &rig.meshes, &posed, true);
+    let batches = [&batch];
+    let all = union(&posed.aabbs);
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let mut scene = Scene {
+            skinned: &batches,
+            skinning: mode,
+            shadow: Some(ShadowSettings::covering(all)),
+            light: DirectionalLight::default(),
+            ..Scene::new(camera_for(&all))
+        };
+        let in_shader = render(gpu, &format!("three_in_shader_{mode:?}"), 192, &scene);
+        scene.preskin = true;
+        let preskinned = render(gpu, &format!("three_preskinned_{mode:?}"), 192, &scene);
+        let fraction = differing_fraction(&in_shader, &preskinned, PIXEL_THRESHOLD);
+        assert!(
+            fraction <= 0.002,
+            "{mode:?}: {:.3}% of pixels differ",
+            fraction * 100.0
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bone overlay.
+
+#[test]
+fn bone_overlay_draws_lines_over_the_character() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = humanoid() else { return };
+    let posed = pose(gpu, &rig, &[(0, 0.5, Affine3A::IDENTITY)]);
+    let batch = batch(gpu, &rig.meshes, &posed, false);
+    let colour = [0.0, 1.0, 0.0];
+    let overlay = BoneOverlay::new(
+        gpu.device(),
+        &gpu.renderer,
+        &rig.skeleton,
+        &posed.palette_buffer,
+        0,
+        colour,
+    )
+    .unwrap();
+    assert_eq!(overlay.bone_count() as usize, rig.joint_count() - 1);
+    let batches = [&batch];
+    let overlays = [&overlay];
+    let camera = camera_for(&posed.aabbs[0]);
+    let scene = Scene {
+        skinned: &batches,
+        bones: &overlays,
+        ..Scene::new(camera)
+    };
+    let size = 256;
+    let image = render(gpu, "humanoid_bones", size, &scene);
+    let (x0, y0, x1, y1) = screen_rect(&camera, &posed.aabbs[0], size);
+    let mut green = 0;
+    for y in 0..size {
+        for x in 0..size {
+            if image.pixel(x, y) == [0, 255, 0, 255] {
+                green += 1;
+                assert!(
+                    (x as f32) >= x0 - 1.0
+                        && (x as f32) <= x1 + 1.0
+                        && (y as f32) >= y0 - 1.0
+                        && (y as f32) <= y1 + 1.0,
+                    "bone pixel ({x}, {y}) outside the character's box"
+                );
+            }
+        }
+    }
+    assert!(green > 200, "only {green} bone pixels");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+#[test]
+fn invalid_inputs_are_typed_errors() {
+    let Some(gpu) = gpu() else { return };
+    let palette = sinew::render::create_palette_buffer(gpu.device(), 1).unwrap();
+    let aabbs = sinew::render::create_aabb_buffer(gpu.device(), 1).unwrap();
+    let mut bad = triangle_mesh();
+    bad.indices = vec![0, 1, 7];
+    let desc = SkinnedBatchDesc {
+        label: "bad",
+        meshes: std::slice::from_ref(&bad),
+        mesh_colors: &[],
+        capacity: 1,
+        palette: &palette,
+        aabbs: &aabbs,
+        preskin: false,
+    };
+    let err = SkinnedBatch::new(gpu.device(), &gpu.renderer, &desc).unwrap_err();
+    assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+    assert!(err.to_string().contains("index 7"), "{err}");
+
+    let good = [triangle_mesh()];
+    let mut batch = SkinnedBatch::new(
+        gpu.device(),
+        &gpu.renderer,
+        &SkinnedBatchDesc {
+            meshes: &good,
+            ..desc
+        },
+    )
+    .unwrap();
+    let two = [SkinnedInstance::new(0, 1, 0, [1.0; 3]); 2];
+    let err = batch.write_instances(gpu.queue(), &two).unwrap_err();
+    assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+
+    // Drawing pre-skinned without pre-skin buffers.
+    batch.write_instances(gpu.queue(), &two[..1]).unwrap();
+    let batches = [&batch];
+    let target = RenderTarget::new(gpu.device(), &gpu.renderer, 16, 16, 16).unwrap();
+    let camera = Camera::look_at(Vec3::Z, Vec3::ZERO, Vec3::Y, 1.0, 1.0, 0.1, 10.0);
+    let scene = Scene {
+        skinned: &batches,
+        preskin: true,
+        ..Scene::new(camera)
+    };
+    let err = gpu
+        .renderer
+        .render(gpu.device(), gpu.queue(), &target, &scene)
+        .unwrap_err();
+    assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+
+    // A palette write past the end of its buffer.
+    let err = sinew::render::write_palette(gpu.queue(), &palette, 1, &[Mat3x4Rows::IDENTITY])
+        .unwrap_err();
+    assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+
+    // A zero-sized target.
+    let err = RenderTarget::new(gpu.device(), &gpu.renderer, 0, 16, 16).unwrap_err();
+    assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+}

@@ -1,0 +1,1733 @@
+//! The animation runtime (`sinew::runtime`): playback, layers, cross-fades, state machines,
+//! blend spaces, events, root motion, attachments, the system's bookkeeping and persistence.
+//! Rigs are built here from raw data so that every expected number can be worked out by hand.
+
+mod common;
+
+use std::collections::VecDeque;
+
+use glam::{Affine3A, Quat, Vec2, Vec3, Vec4};
+use hecs::{Entity, World};
+use sinew::import::{RawClip, RawNode, RawSkin, RawTrack};
+use sinew::runtime::{
+    Animated, Animator, AnimatorConfig, Attachment, BlendSample, BlendSpace, BlendSpaceDef,
+    ClipLayer, Clock, Compare, Condition, ControllerConfig, CrossFade, Layers, LoopMode, MaskSpec,
+    Motion, ParameterDef, ParameterKind, Playback, RootTranslation, RuntimeError, StateDef,
+    StateMachine, StateMachineDef, StateMotion, Transform, TransitionDef, Value,
+};
+use sinew::{BlendMode, Channel, InstanceRecord, Interpolation, MAX_LAYERS, RawAsset, Rig, Sqt};
+
+const DT: f32 = 1.0 / 60.0;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------------------------
+
+fn node(name: &str, parent: Option<usize>, t: Vec3) -> RawNode {
+    RawNode {
+        name: name.to_string(),
+        parent,
+        rest: Sqt {
+            translation: t,
+            rotation: Quat::IDENTITY,
+            scale: Vec3::ONE,
+        },
+    }
+}
+
+fn translation(target: usize, times: &[f32], values: &[Vec3]) -> RawTrack {
+    RawTrack {
+        target,
+        channel: Channel::Translation,
+        interpolation: Interpolation::Linear,
+        times: times.to_vec(),
+        values: values.iter().map(|v| v.extend(0.0)).collect(),
+    }
+}
+
+fn rotation(target: usize, times: &[f32], axis: Vec3, angles: &[f32]) -> RawTrack {
+    RawTrack {
+        target,
+        channel: Channel::Rotation,
+        interpolation: Interpolation::Linear,
+        times: times.to_vec(),
+        values: angles
+            .iter()
+            .map(|&a| Vec4::from(Quat::from_axis_angle(axis, a)))
+            .collect(),
+    }
+}
+
+fn clip(name: &str, tracks: Vec<RawTrack>) -> RawClip {
+    RawClip {
+        name: name.to_string(),
+        tracks,
+    }
+}
+
+/// Nodes: 0 Root, 1 Hips, 2 Spine, 3 Chest, 4 Arm, 5 Leg. Root moves along +Z in walk (1 m per
+/// 1 s cycle, bobbing in Y) and run (1.8 m per 0.6 s cycle); turn yaws the root by 0.5 rad.
+fn test_asset() -> RawAsset {
+    let nodes = vec![
+        node("Root", None, Vec3::ZERO),
+        node("Hips", Some(0), Vec3::new(0.0, 1.0, 0.0)),
+        node("Spine", Some(1), Vec3::new(0.0, 0.2, 0.0)),
+        node("Chest", Some(2), Vec3::new(0.0, 0.3, 0.0)),
+        node("Arm", Some(3), Vec3::new(0.3, 0.0, 0.0)),
+        node("Leg", Some(1), Vec3::new(0.1, -0.5, 0.0)),
+    ];
+    let (x, z) = (Vec3::X, Vec3::Z);
+    let clips = vec![
+        clip(
+            "idle",
+            vec![
+                rotation(2, &[0.0, 0.5, 1.0], x, &[0.0, 0.1, 0.0]),
+                translation(0, &[0.0, 1.0], &[Vec3::ZERO, Vec3::ZERO]),
+            ],
+        ),
+        clip(
+            "walk",
+            vec![
+                translation(
+                    0,
+                    &[0.0, 0.5, 1.0],
+                    &[
+                        Vec3::ZERO,
+                        Vec3::new(0.0, 0.05, 0.5),
+                        Vec3::new(0.0, 0.0, 1.0),
+                    ],
+                ),
+                rotation(5, &[0.0, 0.5, 1.0], x, &[0.5, -0.5, 0.5]),
+                rotation(2, &[0.0, 0.5, 1.0], x, &[0.05, 0.0, 0.05]),
+            ],
+        ),
+        clip(
+            "run",
+            vec![
+                translation(
+                    0,
+                    &[0.0, 0.3, 0.6],
+                    &[
+                        Vec3::ZERO,
+                        Vec3::new(0.0, 0.1, 0.9),
+                        Vec3::new(0.0, 0.0, 1.8),
+                    ],
+                ),
+                rotation(5, &[0.0, 0.3, 0.6], x, &[0.9, -0.9, 0.9]),
+                rotation(2, &[0.0, 0.3, 0.6], x, &[0.3, 0.2, 0.3]),
+            ],
+        ),
+        clip(
+            "wave",
+            vec![rotation(4, &[0.0, 1.0, 2.0], z, &[0.0, 1.2, 0.0])],
+        ),
+        clip(
+            "turn",
+            vec![
+                rotation(0, &[0.0, 1.0], Vec3::Y, &[0.0, 0.5]),
+                translation(0, &[0.0, 1.0], &[Vec3::ZERO, Vec3::new(0.0, 0.0, 1.0)]),
+            ],
+        ),
+        clip(
+            "breathe",
+            vec![translation(
+                3,
+                &[0.0, 0.5, 1.0],
+                &[
+                    Vec3::new(0.0, 0.3, 0.0),
+                    Vec3::new(0.0, 0.35, 0.0),
+                    Vec3::new(0.0, 0.3, 0.0),
+                ],
+            )],
+        ),
+    ];
+    RawAsset {
+        file: "<test rig>".to_string(),
+        skins: vec![RawSkin {
+            name: Some("body".to_string()),
+            joints: (0..nodes.len()).collect(),
+            inverse_binds: vec![glam::Mat4::IDENTITY; nodes.len()],
+            skeleton_root: None,
+            mesh_nodes: Vec::new(),
+        }],
+        nodes,
+        clips,
+        meshes: Vec::new(),
+    }
+}
+
+fn test_rig() -> Rig {
+    Rig::from_skin(&test_asset(), 0).unwrap()
+}
+
+fn animator() -> Animator {
+    Animator::new(vec![test_rig()]).unwrap()
+}
+
+fn clip_id(animator: &Animator, name: &str) -> u32 {
+    animator.clip(0, name).unwrap()
+}
+
+fn joint(animator: &Animator, name: &str) -> usize {
+    animator.joint(0, name).unwrap() as usize
+}
+
+fn run(animator: &mut Animator, world: &mut World, frames: usize, dt: f32) {
+    for _ in 0..frames {
+        animator.update(world, dt).unwrap();
+    }
+}
+
+fn spawn_playing(world: &mut World, playback: Playback) -> Entity {
+    world.spawn((Animated::new(0), Transform::IDENTITY, playback))
+}
+
+fn record(animator: &Animator, world: &World, entity: Entity) -> InstanceRecord {
+    *animator
+        .record_of(world, entity)
+        .expect("entity has a record")
+}
+
+/// Model matrices of every joint of `entity`'s last record, from the CPU evaluator.
+fn models(animator: &Animator, world: &World, entity: Entity) -> Vec<Affine3A> {
+    let rec = record(animator, world, entity);
+    let rig = &animator.rigs()[rec.rig as usize];
+    let layers: Vec<_> = rec.layers().collect();
+    let n = rig.joint_count();
+    let mut models = vec![Affine3A::IDENTITY; n];
+    let mut palette = vec![sinew::Mat3x4Rows::IDENTITY; n];
+    sinew::cpu::evaluate_pose_with_flags(
+        rig,
+        animator.masks(),
+        &layers,
+        rec.flags,
+        &rec.world.to_affine(),
+        &mut models,
+        &mut palette,
+    );
+    models
+}
+
+/// `entity`'s palette entries from [`Animator::evaluate_cpu`] (the `CpuBackend`).
+fn palette(animator: &mut Animator, world: &World, entity: Entity) -> Vec<[f32; 12]> {
+    let rec = record(animator, world, entity);
+    let n = animator.rigs()[rec.rig as usize].joint_count();
+    let pose = animator.evaluate_cpu().unwrap();
+    let start = rec.palette_offset as usize;
+    pose.palette[start..start + n]
+        .iter()
+        .map(|m| bytemuck::cast(m.rows))
+        .collect()
+}
+
+/// Largest element difference between two palettes.
+fn distance(a: &[[f32; 12]], b: &[[f32; 12]]) -> f32 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| x.iter().zip(y).map(|(p, q)| (p - q).abs()))
+        .fold(0.0, f32::max)
+}
+
+fn drain(animator: &mut Animator) -> Vec<String> {
+    animator
+        .drain_events()
+        .map(|e| e.name.to_string())
+        .collect()
+}
+
+fn assert_close(a: f32, b: f32, tol: f32, what: &str) {
+    assert!(
+        (a - b).abs() <= tol,
+        "{what}: got {a}, expected {b} (difference {})",
+        (a - b).abs()
+    );
+}
+
+fn float(name: &str, default: Option<f32>) -> ParameterDef {
+    ParameterDef {
+        name: name.to_string(),
+        kind: ParameterKind::Float,
+        default: default.map(|d| Value::Float(f64::from(d))),
+    }
+}
+
+fn param(name: &str, kind: ParameterKind) -> ParameterDef {
+    ParameterDef {
+        name: name.to_string(),
+        kind,
+        default: None,
+    }
+}
+
+fn speed_is(op: Compare, value: f32) -> Condition {
+    Condition::new("speed", op, Value::Float(f64::from(value)))
+}
+
+/// idle ⇄ walk ⇄ run on a float `speed`, with fades of 0.2 / 0.3 / 0.25 s.
+fn locomotion() -> StateMachineDef {
+    StateMachineDef::new("locomotion")
+        .parameter(float("speed", Some(0.0)))
+        .clip_state("idle", "idle")
+        .clip_state("walk", "walk")
+        .clip_state("run", "run")
+        .transition(
+            TransitionDef::new("idle", "walk")
+                .fade(0.2)
+                .when(speed_is(Compare::Gt, 0.5)),
+        )
+        .transition(
+            TransitionDef::new("walk", "run")
+                .fade(0.3)
+                .when(speed_is(Compare::Ge, 3.0)),
+        )
+        .transition(
+            TransitionDef::new("walk", "idle")
+                .fade(0.2)
+                .when(speed_is(Compare::Le, 0.5)),
+        )
+        .transition(
+            TransitionDef::new("run", "idle")
+                .fade(0.25)
+                .when(speed_is(Compare::Le, 0.5)),
+        )
+        .transition(
+            TransitionDef::new("run", "walk")
+                .fade(0.3)
+                .when(speed_is(Compare::Lt, 3.0)),
+        )
+}
+
+/// Registers `def` and spawns an entity driven by it.
+fn spawn_machine(
+    animator: &mut Animator,
+    world: &mut World,
+    def: &StateMachineDef,
+) -> (u32, Entity) {
+    let id = animator.add_state_machine(0, def).unwrap();
+    let sm = animator.state_machine(id).unwrap();
+    (id, world.spawn((Animated::new(0), Transform::IDENTITY, sm)))
+}
+
+fn state_of(animator: &Animator, world: &World, entity: Entity) -> String {
+    let sm = world.get::<&StateMachine>(entity).unwrap();
+    animator
+        .state_name(sm.machine(), sm.state())
+        .unwrap()
+        .to_string()
+}
+
+fn set(animator: &Animator, world: &mut World, entity: Entity, name: &str, value: Value) {
+    animator.set_parameter(world, entity, name, value).unwrap();
+}
+
+fn playback_time(world: &World, entity: Entity) -> f32 {
+    world.get::<&Playback>(entity).unwrap().time()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Playback
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn looping_playback_wraps_past_the_end() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = spawn_playing(&mut world, Playback::new(clip_id(&a, "walk")));
+    run(&mut a, &mut world, 13, 0.1);
+    assert_close(playback_time(&world, e), 0.3, 1e-5, "walk time after 1.3 s");
+    assert_close(
+        record(&a, &world, e).layers[0].time,
+        0.3,
+        1e-5,
+        "record time",
+    );
+}
+
+#[test]
+fn clamped_playback_stops_at_either_end() {
+    let mut a = animator();
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let forward = spawn_playing(&mut world, Playback::new(walk).with_mode(LoopMode::Clamp));
+    let backward = spawn_playing(
+        &mut world,
+        Playback::new(walk)
+            .with_mode(LoopMode::Clamp)
+            .with_speed(-2.0)
+            .with_time(0.5),
+    );
+    run(&mut a, &mut world, 25, 0.1);
+    assert_eq!(playback_time(&world, forward), 1.0);
+    assert_eq!(playback_time(&world, backward), 0.0);
+}
+
+#[test]
+fn negative_speed_plays_backwards_and_loops() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = spawn_playing(
+        &mut world,
+        Playback::new(clip_id(&a, "walk"))
+            .with_speed(-1.0)
+            .with_time(0.2),
+    );
+    run(&mut a, &mut world, 5, 0.1);
+    assert_close(
+        playback_time(&world, e),
+        0.7,
+        1e-5,
+        "time after -0.5 s from 0.2",
+    );
+}
+
+#[test]
+fn ping_pong_bounces_between_the_ends() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = spawn_playing(
+        &mut world,
+        Playback::new(clip_id(&a, "walk")).with_mode(LoopMode::PingPong),
+    );
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        run(&mut a, &mut world, 5, 0.1);
+        times.push(playback_time(&world, e));
+    }
+    // 0.5 forward, 1.0 at the end, 0.5 coming back, 0.0 at the start, 0.5 forward again.
+    for (got, want) in times.iter().zip([0.5, 1.0, 0.5, 0.0, 0.5]) {
+        assert_close(*got, want, 1e-5, "ping-pong time");
+    }
+    assert!(!world.get::<&Playback>(e).unwrap().clock.is_reversed());
+}
+
+#[test]
+fn paused_playback_holds_and_scrub_sets_the_time() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = spawn_playing(&mut world, Playback::new(clip_id(&a, "walk")));
+    run(&mut a, &mut world, 3, 0.1);
+    world.get::<&mut Playback>(e).unwrap().pause();
+    run(&mut a, &mut world, 3, 0.1);
+    assert_close(playback_time(&world, e), 0.3, 1e-5, "paused time");
+    world.get::<&mut Playback>(e).unwrap().scrub(0.9);
+    a.update(&mut world, 0.1).unwrap();
+    assert_close(
+        playback_time(&world, e),
+        0.9,
+        1e-6,
+        "scrubbed, still paused",
+    );
+    world.get::<&mut Playback>(e).unwrap().resume();
+    a.update(&mut world, 0.2).unwrap();
+    assert_close(playback_time(&world, e), 0.1, 1e-5, "resumed and wrapped");
+}
+
+#[test]
+fn entities_sharing_a_rig_animate_independently() {
+    let mut a = animator();
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let slow = spawn_playing(&mut world, Playback::new(walk).with_speed(0.5));
+    let fast = spawn_playing(&mut world, Playback::new(walk).with_speed(2.0));
+    run(&mut a, &mut world, 2, 0.1);
+    assert_close(playback_time(&world, slow), 0.1, 1e-6, "slow");
+    assert_close(playback_time(&world, fast), 0.4, 1e-6, "fast");
+    let (r1, r2) = (record(&a, &world, slow), record(&a, &world, fast));
+    assert_ne!(r1.palette_offset, r2.palette_offset);
+    let leg = joint(&a, "Leg");
+    let (m1, m2) = (models(&a, &world, slow), models(&a, &world, fast));
+    assert!(
+        !m1[leg].abs_diff_eq(m2[leg], 1e-3),
+        "different times give different poses"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layers
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn masked_override_layer_moves_only_its_subtree() {
+    let mut a = animator();
+    let upper = a
+        .add_mask(0, &MaskSpec::subtrees("upper", &["Chest"]))
+        .unwrap();
+    let mut world = World::new();
+    let idle = clip_id(&a, "idle");
+    let wave = clip_id(&a, "wave");
+    let plain = spawn_playing(&mut world, Playback::new(idle));
+    let waving = spawn_playing(&mut world, Playback::new(idle));
+    world
+        .insert_one(
+            waving,
+            Layers::from_layers(&[ClipLayer::new(wave).with_mask(upper)]).unwrap(),
+        )
+        .unwrap();
+    run(&mut a, &mut world, 30, DT);
+    let rec = record(&a, &world, waving);
+    assert_eq!(rec.layer_count, 2);
+    assert_eq!(rec.layers[1].to_layer().mask, Some(upper));
+    let (p, w) = (models(&a, &world, plain), models(&a, &world, waving));
+    let arm = joint(&a, "Arm");
+    let leg = joint(&a, "Leg");
+    assert!(!p[arm].abs_diff_eq(w[arm], 1e-3), "the arm waves");
+    assert!(p[leg].abs_diff_eq(w[leg], 1e-6), "the leg does not");
+}
+
+#[test]
+fn additive_layer_adds_its_delta_at_its_weight() {
+    let mut a = animator();
+    let mut world = World::new();
+    let idle = clip_id(&a, "idle");
+    let breathe = clip_id(&a, "breathe");
+    let e = spawn_playing(&mut world, Playback::new(idle).with_time(0.0));
+    world
+        .insert_one(
+            e,
+            Layers::from_layers(&[ClipLayer::additive(breathe).with_weight(0.5)]).unwrap(),
+        )
+        .unwrap();
+    world.get::<&mut Playback>(e).unwrap().pause();
+    // Breathe runs 0.5 s: the chest is 0.05 above rest there; half of it at weight 0.5.
+    a.update(&mut world, 0.5).unwrap();
+    let rec = record(&a, &world, e);
+    assert_eq!(rec.layers[1].to_layer().mode, BlendMode::Additive);
+    let m = models(&a, &world, e);
+    let chest = joint(&a, "Chest");
+    let spine = joint(&a, "Spine");
+    let local = m[spine].inverse() * m[chest];
+    assert_close(local.translation.y, 0.3 + 0.025, 1e-5, "chest height");
+}
+
+#[test]
+fn layer_weight_fades_to_its_target() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = spawn_playing(&mut world, Playback::new(clip_id(&a, "idle")));
+    let mut layer = ClipLayer::new(clip_id(&a, "wave")).with_weight(0.0);
+    layer.fade_weight(1.0, 0.5);
+    world
+        .insert_one(e, Layers::from_layers(&[layer]).unwrap())
+        .unwrap();
+    run(&mut a, &mut world, 5, 0.05);
+    assert_close(
+        record(&a, &world, e).layers[1].weight,
+        0.5,
+        1e-5,
+        "half way",
+    );
+    run(&mut a, &mut world, 10, 0.05);
+    assert_eq!(record(&a, &world, e).layers[1].weight, 1.0);
+}
+
+#[test]
+fn too_many_layers_and_unknown_mask_joints_are_errors() {
+    let a = animator();
+    let layers = [ClipLayer::new(0); MAX_LAYERS];
+    assert!(matches!(
+        Layers::from_layers(&layers),
+        Err(RuntimeError::TooManyLayers { .. })
+    ));
+    let mut a = a;
+    assert!(matches!(
+        a.add_mask(0, &MaskSpec::subtrees("bad", &["Tail"])),
+        Err(RuntimeError::UnknownJoint { .. })
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-fades
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn cross_fade_blends_both_clips_while_both_advance() {
+    let mut a = animator();
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let run_clip = clip_id(&a, "run");
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.cross_fade(0, "walk").unwrap(),
+    ));
+    a.update(&mut world, 0.1).unwrap();
+    world
+        .get::<&mut CrossFade>(e)
+        .unwrap()
+        .fade_to(Motion::Clip(run_clip), Clock::default(), 0.4);
+    run(&mut a, &mut world, 2, 0.1);
+    let rec = record(&a, &world, e);
+    assert_eq!(rec.layer_count, 2);
+    assert_eq!((rec.layers[0].clip, rec.layers[1].clip), (walk, run_clip));
+    assert_eq!(rec.layers[0].weight, 1.0);
+    assert_close(rec.layers[1].weight, 0.5, 1e-5, "run half faded in");
+    assert_close(rec.layers[0].time, 0.3, 1e-5, "walk keeps playing");
+    assert_close(rec.layers[1].time, 0.2, 1e-5, "run plays from its start");
+    run(&mut a, &mut world, 3, 0.1);
+    let rec = record(&a, &world, e);
+    assert_eq!((rec.layer_count, rec.layers[0].clip), (1, run_clip));
+}
+
+#[test]
+fn interrupting_a_fade_mid_way_does_not_pop() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.cross_fade(0, "idle").unwrap(),
+    ));
+    let walk = clip_id(&a, "walk");
+    let run_clip = clip_id(&a, "run");
+    run(&mut a, &mut world, 10, DT);
+    world
+        .get::<&mut CrossFade>(e)
+        .unwrap()
+        .fade_to(Motion::Clip(walk), Clock::default(), 0.5);
+    let mut poses = Vec::new();
+    for _ in 0..15 {
+        a.update(&mut world, DT).unwrap();
+        poses.push(palette(&mut a, &world, e));
+    }
+    // Mid-fade (walk at half weight), fade to a third clip.
+    world
+        .get::<&mut CrossFade>(e)
+        .unwrap()
+        .fade_to(Motion::Clip(run_clip), Clock::default(), 0.5);
+    for _ in 0..2 {
+        a.update(&mut world, DT).unwrap();
+        poses.push(palette(&mut a, &world, e));
+    }
+    let n = poses.len();
+    let before = distance(&poses[n - 4], &poses[n - 3]);
+    let across = distance(&poses[n - 3], &poses[n - 2]);
+    let after = distance(&poses[n - 2], &poses[n - 1]);
+    assert!(
+        across <= 1.5 * before.max(after) + 1e-5,
+        "the pose jumped by {across} across the interruption; frame steps are {before} before \
+         and {after} after"
+    );
+    assert_eq!(
+        record(&a, &world, e).layer_count,
+        3,
+        "idle, walk and run all blend"
+    );
+}
+
+#[test]
+fn interruptions_beyond_the_layer_budget_stay_continuous() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.cross_fade(0, "idle").unwrap(),
+        // Two extra layers leave two for the base.
+        Layers::from_layers(&[
+            ClipLayer::additive(clip_id(&a, "breathe")).with_weight(0.3),
+            ClipLayer::additive(clip_id(&a, "breathe")).with_weight(0.2),
+        ])
+        .unwrap(),
+    ));
+    run(&mut a, &mut world, 5, DT);
+    let mut poses = vec![palette(&mut a, &world, e)];
+    let clips = ["walk", "run", "wave", "turn", "walk"];
+    let mut steps = Vec::new();
+    for (i, name) in clips.iter().enumerate() {
+        let c = clip_id(&a, name);
+        world
+            .get::<&mut CrossFade>(e)
+            .unwrap()
+            .fade_to(Motion::Clip(c), Clock::default(), 0.3);
+        for _ in 0..(4 + i) {
+            a.update(&mut world, DT).unwrap();
+            assert!(record(&a, &world, e).layer_count as usize <= MAX_LAYERS);
+            poses.push(palette(&mut a, &world, e));
+            steps.push(distance(&poses[poses.len() - 2], &poses[poses.len() - 1]));
+        }
+    }
+    // A pop would be a step far larger than the fade steps around it.
+    let typical = {
+        let mut sorted = steps.clone();
+        sorted.sort_by(f32::total_cmp);
+        sorted[sorted.len() / 2]
+    };
+    let worst = steps.iter().copied().fold(0.0, f32::max);
+    assert!(
+        worst <= 4.0 * typical + 1e-4,
+        "largest frame step {worst} vs median {typical}: {steps:?}"
+    );
+}
+
+#[test]
+fn zero_duration_fade_is_an_instant_cut() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.cross_fade(0, "walk").unwrap(),
+    ));
+    run(&mut a, &mut world, 3, DT);
+    let run_clip = clip_id(&a, "run");
+    world
+        .get::<&mut CrossFade>(e)
+        .unwrap()
+        .fade_to(Motion::Clip(run_clip), Clock::default(), 0.0);
+    a.update(&mut world, DT).unwrap();
+    let rec = record(&a, &world, e);
+    assert_eq!(rec.layer_count, 1);
+    assert_eq!(rec.layers[0].clip, run_clip);
+    assert_eq!(rec.layers[0].weight, 1.0);
+    assert!(rec.layers[0].time.is_finite());
+    assert!(!world.get::<&CrossFade>(e).unwrap().is_fading());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+fn events_animator() -> Animator {
+    let mut a = animator();
+    a.add_event(0, "walk", 0.25, "left").unwrap();
+    a.add_event(0, "walk", 0.75, "right").unwrap();
+    a
+}
+
+#[test]
+fn events_fire_once_per_crossing_across_loop_wraps() {
+    let mut a = events_animator();
+    let mut world = World::new();
+    spawn_playing(&mut world, Playback::new(clip_id(&a, "walk")));
+    // 0.07 s steps do not divide the clip: wraps land anywhere.
+    run(&mut a, &mut world, 30, 0.07);
+    assert_eq!(drain(&mut a), ["left", "right", "left", "right"]);
+}
+
+#[test]
+fn one_large_step_fires_every_loop_it_spans() {
+    let mut a = events_animator();
+    let mut world = World::new();
+    let e = spawn_playing(&mut world, Playback::new(clip_id(&a, "walk")));
+    a.update(&mut world, 3.6).unwrap();
+    let events: Vec<_> = a
+        .drain_events()
+        .map(|ev| (ev.entity, ev.name.to_string(), ev.clip))
+        .collect();
+    let names: Vec<_> = events.iter().map(|e| e.1.as_str()).collect();
+    assert_eq!(
+        names,
+        ["left", "right", "left", "right", "left", "right", "left"]
+    );
+    assert!(
+        events
+            .iter()
+            .all(|ev| ev.0 == e && ev.2 == clip_id(&a, "walk"))
+    );
+}
+
+#[test]
+fn reverse_playback_fires_events_in_reverse_order() {
+    let mut a = events_animator();
+    let mut world = World::new();
+    spawn_playing(
+        &mut world,
+        Playback::new(clip_id(&a, "walk")).with_speed(-1.0),
+    );
+    run(&mut a, &mut world, 20, 0.1);
+    assert_eq!(drain(&mut a), ["right", "left", "right", "left"]);
+}
+
+#[test]
+fn ping_pong_fires_events_on_both_legs() {
+    let mut a = events_animator();
+    let mut world = World::new();
+    spawn_playing(
+        &mut world,
+        Playback::new(clip_id(&a, "walk")).with_mode(LoopMode::PingPong),
+    );
+    run(&mut a, &mut world, 40, 0.05);
+    assert_eq!(drain(&mut a), ["left", "right", "right", "left"]);
+}
+
+#[test]
+fn events_at_the_loop_seam_fire_once_per_wrap() {
+    let mut a = animator();
+    a.add_event(0, "walk", 0.0, "start").unwrap();
+    a.add_event(0, "walk", 1.0, "end").unwrap();
+    let mut world = World::new();
+    spawn_playing(&mut world, Playback::new(clip_id(&a, "walk")));
+    run(&mut a, &mut world, 30, 0.1); // exactly three cycles, landing on the seam
+    let events = drain(&mut a);
+    assert_eq!(events.iter().filter(|e| *e == "start").count(), 3);
+    assert_eq!(events.iter().filter(|e| *e == "end").count(), 3);
+}
+
+#[test]
+fn scrubbing_fires_no_events_unless_asked() {
+    let mut a = events_animator();
+    let mut world = World::new();
+    let e = spawn_playing(&mut world, Playback::new(clip_id(&a, "walk")));
+    world.get::<&mut Playback>(e).unwrap().pause();
+    a.update(&mut world, DT).unwrap();
+    world.get::<&mut Playback>(e).unwrap().scrub(0.9);
+    a.scrub(&mut world, e, 0.5, false).unwrap();
+    a.update(&mut world, DT).unwrap();
+    assert!(drain(&mut a).is_empty(), "silent scrubs");
+    a.scrub(&mut world, e, 0.1, true).unwrap();
+    assert_eq!(drain(&mut a), ["left"]);
+    assert_close(playback_time(&world, e), 0.1, 1e-6, "scrubbed time");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Root motion
+// ---------------------------------------------------------------------------------------------
+
+fn spawn_walker(a: &Animator, world: &mut World, name: &str, transform: Transform) -> Entity {
+    world.spawn((
+        Animated::new(0),
+        transform,
+        a.playback(0, name).unwrap(),
+        a.root_motion(0, "Root", RootTranslation::Xz, false)
+            .unwrap(),
+    ))
+}
+
+#[test]
+fn root_motion_over_loops_sums_to_the_clip_displacement() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = spawn_walker(&a, &mut world, "walk", Transform::IDENTITY);
+    // Uneven steps that cross the seam: 0.13 × 10 = 1.3 s, then 0.7 s to complete two loops.
+    run(&mut a, &mut world, 10, 0.13);
+    a.update(&mut world, 0.7).unwrap();
+    let t = world.get::<&Transform>(e).unwrap().translation;
+    // walk moves 1 m (last key - first key) per loop.
+    common::assert_vec_close(&t.to_array(), &[0.0, 0.0, 2.0], 1e-5, "after two loops");
+    // One step spanning 2.5 loops.
+    a.update(&mut world, 2.5).unwrap();
+    let t = world.get::<&Transform>(e).unwrap().translation;
+    common::assert_vec_close(&t.to_array(), &[0.0, 0.0, 4.5], 1e-5, "after 4.5 loops");
+}
+
+#[test]
+fn root_motion_is_removed_from_the_pose() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = spawn_walker(&a, &mut world, "walk", Transform::IDENTITY);
+    run(&mut a, &mut world, 20, DT);
+    let moved = world.get::<&Transform>(e).unwrap().translation;
+    assert!(moved.z > 0.3, "the entity moved forward ({moved})");
+    let root = joint(&a, "Root");
+    let rec = record(&a, &world, e);
+    assert_eq!(rec.flags & InstanceRecord::ROOT_JOINT, root as u32);
+    assert_ne!(rec.flags & InstanceRecord::HOLD_ROOT_XZ, 0);
+    // The root's model translation is the entity's, plus the rest XZ (zero) and the clip's Y bob.
+    let m = models(&a, &world, e)[root];
+    assert_close(m.translation.x, moved.x, 1e-5, "root x");
+    assert_close(m.translation.z, moved.z, 1e-5, "root z");
+    assert!(m.translation.y > 0.0, "the vertical bob stays in the pose");
+    // The same through the CPU backend (inverse binds are identity: palette = model).
+    let p = palette(&mut a, &world, e)[root];
+    assert_close(p[11], moved.z, 1e-5, "palette root z");
+}
+
+#[test]
+fn root_motion_follows_the_entity_orientation() {
+    let mut a = animator();
+    let mut world = World::new();
+    let facing_x =
+        Transform::IDENTITY.with_rotation(Quat::from_rotation_y(std::f32::consts::FRAC_PI_2));
+    let e = spawn_walker(&a, &mut world, "walk", facing_x);
+    run(&mut a, &mut world, 5, 0.1);
+    let t = world.get::<&Transform>(e).unwrap().translation;
+    common::assert_vec_close(
+        &t.to_array(),
+        &[0.5, 0.0, 0.0],
+        1e-5,
+        "half a loop toward +X",
+    );
+}
+
+#[test]
+fn root_yaw_turns_the_entity_and_leaves_the_pose() {
+    let mut a = animator();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.playback(0, "turn").unwrap(),
+        a.root_motion(0, "Root", RootTranslation::Xz, true).unwrap(),
+    ));
+    run(&mut a, &mut world, 10, 0.1);
+    let rotation = world.get::<&Transform>(e).unwrap().rotation;
+    common::assert_quat_close(rotation, Quat::from_rotation_y(0.5), "yaw after one loop");
+    let root = joint(&a, "Root");
+    let m = models(&a, &world, e)[root];
+    let (_, pose_rotation, _) = m.to_scale_rotation_translation();
+    common::assert_quat_close(pose_rotation, rotation, "the pose adds no yaw of its own");
+}
+
+#[test]
+fn root_motion_blends_with_the_blend_weights() {
+    let mut a = animator();
+    let space = a
+        .add_blend_space(
+            0,
+            "gait",
+            &BlendSpaceDef {
+                x: "speed".to_string(),
+                y: None,
+                samples: vec![sample("walk", 1.0, 0.0), sample("run", 3.0, 0.0)],
+            },
+        )
+        .unwrap();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.blend_space_fade(0, space, Vec2::new(2.0, 0.0)).unwrap(),
+        a.root_motion(0, "Root", RootTranslation::Xz, false)
+            .unwrap(),
+    ));
+    run(&mut a, &mut world, 60, DT);
+    // Half walk (1 m per 1 s), half run (1.8 m per 0.6 s), on a shared phase of
+    // 0.5 × 1 + 0.5 × 0.6 = 0.8 s per cycle: (0.5 × 1 + 0.5 × 1.8) / 0.8 = 1.75 m/s.
+    let t = world.get::<&Transform>(e).unwrap().translation;
+    assert_close(t.z, 1.75, 1e-4, "distance after 1 s");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attachments
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn attachment_follows_the_joint_in_the_same_frame() {
+    let mut a = animator();
+    let mut world = World::new();
+    let walker = spawn_walker(&a, &mut world, "walk", Transform::from_translation(Vec3::X));
+    world
+        .insert_one(
+            walker,
+            Layers::from_layers(&[ClipLayer::new(clip_id(&a, "wave"))]).unwrap(),
+        )
+        .unwrap();
+    let offset =
+        Affine3A::from_rotation_translation(Quat::from_rotation_z(0.3), Vec3::new(0.1, 0.0, 0.0));
+    let sword = world.spawn((
+        Transform::IDENTITY,
+        Attachment::new(walker, "Arm")
+            .with_offset(Vec3::new(0.1, 0.0, 0.0), Quat::from_rotation_z(0.3)),
+    ));
+    for _ in 0..7 {
+        a.update(&mut world, 0.05).unwrap();
+        let arm = joint(&a, "Arm");
+        let expected = models(&a, &world, walker)[arm] * offset;
+        let got = world.get::<&Attachment>(sword).unwrap().world();
+        common::assert_matrix_close(
+            &glam::Mat4::from(got).to_cols_array(),
+            &glam::Mat4::from(expected).to_cols_array(),
+            "attachment vs the CPU model matrix",
+        );
+        // And against the CPU backend's palette (identity inverse binds: palette = model).
+        let p = palette(&mut a, &world, walker)[arm];
+        let backend = sinew::Mat3x4Rows {
+            rows: bytemuck::cast(p),
+        }
+        .to_affine()
+            * offset;
+        common::assert_matrix_close(
+            &glam::Mat4::from(got).to_cols_array(),
+            &glam::Mat4::from(backend).to_cols_array(),
+            "attachment vs CpuBackend",
+        );
+        let t = world.get::<&Transform>(sword).unwrap().translation;
+        common::assert_vec_close(
+            &t.to_array(),
+            &expected.translation.to_array(),
+            1e-4,
+            "attachment transform",
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// State machines
+// ---------------------------------------------------------------------------------------------
+
+/// Runs frames until the entity's state machine finishes its transition; returns the count.
+fn frames_until_settled(a: &mut Animator, world: &mut World, e: Entity) -> usize {
+    let mut frames = 0;
+    while world.get::<&StateMachine>(e).unwrap().is_transitioning() {
+        a.update(world, DT).unwrap();
+        frames += 1;
+        assert!(frames < 1000, "the transition never ends");
+    }
+    frames
+}
+
+#[test]
+fn float_parameter_walks_idle_walk_run_idle_with_the_configured_fades() {
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &locomotion());
+    run(&mut a, &mut world, 5, DT);
+    assert_eq!(state_of(&a, &world, e), "idle");
+    assert_eq!(record(&a, &world, e).layer_count, 1);
+    for (speed, state, fade, from, to) in [
+        (1.5, "walk", 0.2, "idle", "walk"),
+        (4.0, "run", 0.3, "walk", "run"),
+        (0.0, "idle", 0.25, "run", "idle"),
+    ] {
+        set(&a, &mut world, e, "speed", Value::Float(speed));
+        a.update(&mut world, DT).unwrap();
+        assert_eq!(state_of(&a, &world, e), state);
+        a.update(&mut world, DT).unwrap();
+        let rec = record(&a, &world, e);
+        assert_eq!(rec.layer_count, 2, "{from} → {to} blends both");
+        assert_eq!(rec.layers[0].clip, clip_id(&a, from));
+        assert_eq!(rec.layers[1].clip, clip_id(&a, to));
+        assert_close(rec.layers[1].weight, DT / fade, 1e-4, "first fade step");
+        let frames = frames_until_settled(&mut a, &mut world, e) + 1;
+        let expected = (fade / DT).round() as usize;
+        assert!(
+            frames.abs_diff(expected) <= 1,
+            "{from} → {to} took {frames} frames, expected {expected}"
+        );
+        let rec = record(&a, &world, e);
+        assert_eq!((rec.layer_count, rec.layers[0].clip), (1, clip_id(&a, to)));
+    }
+}
+
+#[test]
+fn triggers_fire_once_and_are_consumed() {
+    let def = StateMachineDef::new("jumper")
+        .parameter(param("jump", ParameterKind::Trigger))
+        .clip_state("idle", "idle")
+        .state(StateDef {
+            name: "jump".to_string(),
+            motion: StateMotion::Clip("wave".to_string()),
+            speed: 4.0,
+            mode: LoopMode::Clamp,
+        })
+        .transition(TransitionDef::new("idle", "jump").when(Condition::trigger("jump")))
+        .transition(TransitionDef::new("jump", "idle").after(1.0));
+    let mut a = animator();
+    let mut world = World::new();
+    let (id, e) = spawn_machine(&mut a, &mut world, &def);
+    let jump = a.parameter(id, "jump").unwrap();
+    world
+        .get::<&mut StateMachine>(e)
+        .unwrap()
+        .params_mut()
+        .trigger(jump)
+        .unwrap();
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "jump");
+    assert_eq!(
+        world.get::<&StateMachine>(e).unwrap().params().get(jump),
+        None
+    );
+    // The 2 s clip at speed 4 ends after 0.5 s; then back to idle, and no second jump.
+    run(&mut a, &mut world, 35, DT);
+    assert_eq!(state_of(&a, &world, e), "idle");
+    run(&mut a, &mut world, 60, DT);
+    assert_eq!(state_of(&a, &world, e), "idle");
+}
+
+#[test]
+fn any_state_transitions_fire_from_every_state_but_not_into_themselves() {
+    let def = locomotion()
+        .parameter(param("stunned", ParameterKind::Bool))
+        .clip_state("stun", "wave")
+        .transition(TransitionDef::from_any("stun").when(Condition::new(
+            "stunned",
+            Compare::Eq,
+            Value::Bool(true),
+        )));
+    for start_speed in [0.0, 1.5, 4.0] {
+        let mut a = animator();
+        let mut world = World::new();
+        let (_, e) = spawn_machine(&mut a, &mut world, &def);
+        set(&a, &mut world, e, "speed", Value::Float(start_speed));
+        run(&mut a, &mut world, 80, DT);
+        let before = state_of(&a, &world, e);
+        set(&a, &mut world, e, "stunned", Value::Bool(true));
+        a.update(&mut world, DT).unwrap();
+        assert_eq!(state_of(&a, &world, e), "stun", "from {before}");
+        run(&mut a, &mut world, 30, DT);
+        let sm = *world.get::<&StateMachine>(e).unwrap();
+        assert_eq!(state_of(&a, &world, e), "stun");
+        assert!(
+            sm.state_time() > 0.2,
+            "stun was not restarted every frame (state time {})",
+            sm.state_time()
+        );
+    }
+}
+
+#[test]
+fn exit_time_waits_for_the_end_of_the_clip() {
+    let def = StateMachineDef::new("once")
+        .clip_state("wave", "wave")
+        .clip_state("idle", "idle")
+        .transition(TransitionDef::new("wave", "idle").after(1.0));
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &def);
+    run(&mut a, &mut world, 19, 0.1); // 1.9 s of the 2 s clip
+    assert_eq!(state_of(&a, &world, e), "wave");
+    run(&mut a, &mut world, 2, 0.1);
+    assert_eq!(state_of(&a, &world, e), "idle");
+}
+
+#[test]
+fn exit_time_can_be_a_fraction_of_the_clip() {
+    let def = StateMachineDef::new("half")
+        .clip_state("wave", "wave")
+        .clip_state("idle", "idle")
+        .transition(TransitionDef::new("wave", "idle").after(0.5));
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &def);
+    run(&mut a, &mut world, 9, 0.1);
+    assert_eq!(state_of(&a, &world, e), "wave");
+    run(&mut a, &mut world, 2, 0.1);
+    assert_eq!(state_of(&a, &world, e), "idle");
+}
+
+/// 0: any → hit (trigger), 1: idle → walk (slow fade), 2: walk → run.
+fn priorities() -> StateMachineDef {
+    StateMachineDef::new("priorities")
+        .parameter(float("speed", Some(0.0)))
+        .parameter(param("hit", ParameterKind::Trigger))
+        .clip_state("idle", "idle")
+        .clip_state("walk", "walk")
+        .clip_state("run", "run")
+        .clip_state("hit", "wave")
+        .transition(
+            TransitionDef::from_any("hit")
+                .fade(0.1)
+                .when(Condition::trigger("hit")),
+        )
+        .transition(
+            TransitionDef::new("idle", "walk")
+                .fade(0.5)
+                .when(speed_is(Compare::Gt, 0.5)),
+        )
+        .transition(
+            TransitionDef::new("walk", "run")
+                .fade(0.2)
+                .when(speed_is(Compare::Gt, 3.0)),
+        )
+}
+
+#[test]
+fn a_higher_priority_transition_interrupts_one_in_flight() {
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &priorities());
+    set(&a, &mut world, e, "speed", Value::Float(1.0));
+    run(&mut a, &mut world, 10, DT);
+    assert!(world.get::<&StateMachine>(e).unwrap().is_transitioning());
+    let before = palette(&mut a, &world, e);
+    set(&a, &mut world, e, "hit", Value::Bool(true));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "hit", "interrupted mid-fade");
+    let rec = record(&a, &world, e);
+    assert_eq!(
+        rec.layer_count, 2,
+        "idle and walk still blend, hit starts at weight 0"
+    );
+    let after = palette(&mut a, &world, e);
+    assert!(
+        distance(&before, &after) < 0.05,
+        "no pop at the interruption"
+    );
+}
+
+#[test]
+fn a_lower_priority_transition_waits_for_the_one_in_flight() {
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &priorities());
+    set(&a, &mut world, e, "speed", Value::Float(5.0));
+    run(&mut a, &mut world, 10, DT);
+    assert_eq!(
+        state_of(&a, &world, e),
+        "walk",
+        "walk → run may not interrupt idle → walk"
+    );
+    frames_until_settled(&mut a, &mut world, e);
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "run");
+}
+
+#[test]
+fn conditions_on_unset_parameters_are_false() {
+    let def = StateMachineDef::new("unset")
+        .parameter(param("speed", ParameterKind::Float))
+        .parameter(param("armed", ParameterKind::Bool))
+        .clip_state("idle", "idle")
+        .clip_state("walk", "walk")
+        .clip_state("wave", "wave")
+        .transition(TransitionDef::new("idle", "walk").when(speed_is(Compare::Ne, 0.0)))
+        .transition(TransitionDef::new("idle", "wave").when(Condition::new(
+            "armed",
+            Compare::Ne,
+            Value::Bool(true),
+        )));
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &def);
+    run(&mut a, &mut world, 5, DT);
+    assert_eq!(
+        state_of(&a, &world, e),
+        "idle",
+        "neither != holds on unset parameters"
+    );
+    set(&a, &mut world, e, "speed", Value::Float(2.0));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "walk");
+}
+
+#[test]
+fn a_transition_without_conditions_fires_at_once() {
+    let def = StateMachineDef::new("chain")
+        .clip_state("idle", "idle")
+        .clip_state("walk", "walk")
+        .transition(TransitionDef::new("idle", "walk"));
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &def);
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "walk");
+}
+
+#[test]
+fn conditions_on_one_transition_are_anded_and_the_first_passing_fires() {
+    let def = StateMachineDef::new("and")
+        .parameter(float("speed", Some(0.0)))
+        .parameter(param("grounded", ParameterKind::Bool))
+        .parameter(param("gear", ParameterKind::Int))
+        .clip_state("idle", "idle")
+        .clip_state("walk", "walk")
+        .clip_state("run", "run")
+        .transition(
+            TransitionDef::new("idle", "run")
+                .when(speed_is(Compare::Gt, 1.0))
+                .when(Condition::new("gear", Compare::Ge, Value::Int(2))),
+        )
+        .transition(
+            TransitionDef::new("idle", "walk")
+                .when(speed_is(Compare::Gt, 1.0))
+                .when(Condition::new("grounded", Compare::Eq, Value::Bool(true))),
+        );
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &def);
+    set(&a, &mut world, e, "speed", Value::Float(2.0));
+    set(&a, &mut world, e, "gear", Value::Int(1));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(
+        state_of(&a, &world, e),
+        "idle",
+        "one condition of each fails"
+    );
+    set(&a, &mut world, e, "grounded", Value::Bool(true));
+    set(&a, &mut world, e, "gear", Value::Int(2));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(
+        state_of(&a, &world, e),
+        "run",
+        "both pass: the first listed fires"
+    );
+}
+
+#[test]
+fn float_equality_uses_a_tolerance() {
+    let def = StateMachineDef::new("eq")
+        .parameter(float("speed", Some(0.0)))
+        .clip_state("idle", "idle")
+        .clip_state("walk", "walk")
+        .transition(TransitionDef::new("idle", "walk").when(speed_is(Compare::Eq, 1.0)));
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &def);
+    set(&a, &mut world, e, "speed", Value::Float(1.002));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "idle");
+    set(&a, &mut world, e, "speed", Value::Float(1.0005));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "walk");
+}
+
+#[test]
+fn bad_state_machine_definitions_are_typed_errors() {
+    let mut a = animator();
+    let check = |a: &mut Animator, def: StateMachineDef| a.add_state_machine(0, &def).unwrap_err();
+    assert!(matches!(
+        check(&mut a, StateMachineDef::new("empty")),
+        RuntimeError::EmptyStateMachine { .. }
+    ));
+    assert!(matches!(
+        check(
+            &mut a,
+            StateMachineDef::new("s")
+                .clip_state("idle", "idle")
+                .transition(TransitionDef::new("idle", "fly"))
+        ),
+        RuntimeError::UnknownState { .. }
+    ));
+    assert!(matches!(
+        check(
+            &mut a,
+            StateMachineDef::new("s")
+                .clip_state("idle", "idle")
+                .clip_state("idle", "walk")
+        ),
+        RuntimeError::DuplicateName { .. }
+    ));
+    assert!(matches!(
+        check(&mut a, StateMachineDef::new("s").clip_state("idle", "swim")),
+        RuntimeError::UnknownClip { .. }
+    ));
+    assert!(matches!(
+        check(
+            &mut a,
+            StateMachineDef::new("s")
+                .clip_state("idle", "idle")
+                .transition(TransitionDef::new("idle", "idle").when(speed_is(Compare::Gt, 1.0)))
+        ),
+        RuntimeError::UnknownParameter { .. }
+    ));
+    assert!(matches!(
+        check(
+            &mut a,
+            StateMachineDef::new("s")
+                .parameter(param("on", ParameterKind::Bool))
+                .clip_state("idle", "idle")
+                .transition(TransitionDef::new("idle", "idle").when(Condition::new(
+                    "on",
+                    Compare::Gt,
+                    Value::Bool(true)
+                )))
+        ),
+        RuntimeError::ParameterType { .. }
+    ));
+    assert!(matches!(
+        check(
+            &mut a,
+            StateMachineDef::new("s")
+                .clip_state("idle", "idle")
+                .transition(TransitionDef::new("idle", "idle").fade(-1.0))
+        ),
+        RuntimeError::InvalidValue { .. }
+    ));
+    let too_many = (0..=sinew::runtime::MAX_PARAMETERS).fold(
+        StateMachineDef::new("s").clip_state("idle", "idle"),
+        |d, i| d.parameter(param(&format!("p{i}"), ParameterKind::Int)),
+    );
+    assert!(matches!(
+        check(&mut a, too_many),
+        RuntimeError::TooManyParameters { .. }
+    ));
+}
+
+#[test]
+fn parameters_are_typed_and_named() {
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &locomotion());
+    assert!(matches!(
+        a.set_parameter(&mut world, e, "speed", Value::Bool(true)),
+        Err(RuntimeError::ParameterType { .. })
+    ));
+    assert!(matches!(
+        a.set_parameter(&mut world, e, "altitude", Value::Float(1.0)),
+        Err(RuntimeError::UnknownParameter { .. })
+    ));
+    assert!(matches!(
+        a.set_parameter(&mut world, e, "speed", Value::Float(f64::NAN)),
+        Err(RuntimeError::ParameterType { .. })
+    ));
+    assert!(
+        a.set_parameter(&mut world, e, "speed", Value::Int(2))
+            .is_ok()
+    );
+}
+
+#[test]
+fn state_machine_definitions_load_from_json() {
+    let text = r#"{
+        "name": "from_text",
+        "parameters": [{ "name": "speed", "kind": "float", "default": 0.0 }],
+        "states": [
+            { "name": "idle", "motion": { "clip": "idle" } },
+            { "name": "move", "motion": { "blend_space": {
+                "x": "speed",
+                "samples": [{ "clip": "walk", "x": 1.0 }, { "clip": "run", "x": 3.0 }]
+            } } }
+        ],
+        "transitions": [
+            { "from": "idle", "to": "move", "duration": 0.2,
+              "conditions": [{ "parameter": "speed", "op": ">", "value": 0.5 }] }
+        ]
+    }"#;
+    let def: StateMachineDef = serde_json::from_str(text).unwrap();
+    let mut a = animator();
+    let mut world = World::new();
+    let (_, e) = spawn_machine(&mut a, &mut world, &def);
+    set(&a, &mut world, e, "speed", Value::Float(2.0));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(state_of(&a, &world, e), "move");
+    frames_until_settled(&mut a, &mut world, e);
+    let rec = record(&a, &world, e);
+    let clips: Vec<u32> = rec.layers().map(|l| l.clip).collect();
+    assert_eq!(
+        clips,
+        [clip_id(&a, "walk"), clip_id(&a, "run")],
+        "the blend space plays"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blend spaces
+// ---------------------------------------------------------------------------------------------
+
+fn sample(clip: &str, x: f32, y: f32) -> BlendSample {
+    BlendSample {
+        clip: clip.to_string(),
+        x,
+        y,
+    }
+}
+
+#[test]
+fn blend_space_1d_weights_at_endpoints_and_midpoints() {
+    let space = BlendSpace::one_d(&[(10, 0.0), (11, 1.5), (12, 4.0)]).unwrap();
+    let check = |x: f32, expected: &[(u32, f32)]| {
+        let w = space.weights(Vec2::new(x, 0.0));
+        let sum: f32 = w.iter().map(|(_, w)| w).sum();
+        assert_close(sum, 1.0, 1e-6, "weights sum");
+        for &(clip, weight) in expected {
+            assert_close(
+                w.weight_of(clip),
+                weight,
+                1e-6,
+                &format!("clip {clip} at x = {x}"),
+            );
+        }
+    };
+    check(-1.0, &[(10, 1.0)]);
+    check(0.0, &[(10, 1.0)]);
+    check(0.75, &[(10, 0.5), (11, 0.5)]);
+    check(1.5, &[(11, 1.0)]);
+    check(2.75, &[(11, 0.5), (12, 0.5)]);
+    check(4.0, &[(12, 1.0)]);
+    check(9.0, &[(12, 1.0)]);
+    assert_eq!(space.weights(Vec2::new(0.75, 0.0)).len, 2);
+}
+
+#[test]
+fn blend_space_2d_weights_sum_to_one_and_hit_the_samples() {
+    let points = [
+        (0, Vec2::new(0.0, 0.0)),
+        (1, Vec2::new(0.0, 1.0)),
+        (2, Vec2::new(0.0, 3.0)),
+        (3, Vec2::new(-1.0, 0.0)),
+        (4, Vec2::new(1.0, 0.0)),
+        (5, Vec2::new(0.0, -1.0)),
+        (6, Vec2::new(1.0, 1.0)),
+    ];
+    let space = BlendSpace::two_d(&points).unwrap();
+    for &(clip, at) in &points {
+        let w = space.weights(at);
+        let sum: f32 = w.iter().map(|(_, w)| w).sum();
+        assert_close(sum, 1.0, 1e-5, "sum at a sample");
+        assert_close(w.weight_of(clip), 1.0, 1e-5, &format!("own weight at {at}"));
+    }
+    for p in [
+        Vec2::new(0.3, 0.2),
+        Vec2::new(-0.4, 1.1),
+        Vec2::new(0.5, 2.0),
+        Vec2::new(7.0, -3.0),
+    ] {
+        let w = space.weights(p);
+        let sum: f32 = w.iter().map(|(_, w)| w).sum();
+        assert_close(sum, 1.0, 1e-5, &format!("sum at {p}"));
+        assert!(w.len <= 3 && w.iter().all(|(_, w)| w > 0.0));
+        // Barycentric: the weighted sample positions give back the input (inside the hull).
+        if p.x.abs() < 1.0 && p.y > -1.0 && p.y < 1.0 {
+            let back = w
+                .iter()
+                .fold(Vec2::ZERO, |acc, (c, wt)| acc + points[c as usize].1 * wt);
+            assert!(back.abs_diff_eq(p, 1e-5), "{back} vs {p}");
+        }
+    }
+    assert!(matches!(
+        BlendSpace::two_d(&[(0, Vec2::ZERO), (1, Vec2::X), (2, Vec2::X * 2.0)]),
+        Err(RuntimeError::BadBlendSpace { .. })
+    ));
+}
+
+#[test]
+fn blend_space_clips_share_one_phase() {
+    let mut a = animator();
+    let space = a
+        .add_blend_space(
+            0,
+            "gait",
+            &BlendSpaceDef {
+                x: "speed".to_string(),
+                y: None,
+                samples: vec![sample("walk", 1.0, 0.0), sample("run", 3.0, 0.0)],
+            },
+        )
+        .unwrap();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.blend_space_fade(0, space, Vec2::new(1.5, 0.0)).unwrap(),
+    ));
+    for _ in 0..50 {
+        a.update(&mut world, 0.037).unwrap();
+        let rec = record(&a, &world, e);
+        assert_eq!(rec.layer_count, 2);
+        let (walk, run) = (rec.layers[0], rec.layers[1]);
+        assert_close(walk.time / 1.0, run.time / 0.6, 1e-5, "normalized phases");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The system
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn spawn_despawn_churn_keeps_the_palette_and_tracking_flat() {
+    let mut a = animator();
+    let walk = clip_id(&a, "walk");
+    let mut world = World::new();
+    let mut live = VecDeque::new();
+    let mut baseline = None;
+    for i in 0..100_000u32 {
+        let e = spawn_playing(
+            &mut world,
+            Playback::new(walk).with_speed(1.0 + (i % 7) as f32 * 0.1),
+        );
+        live.push_back(e);
+        if live.len() > 32 {
+            world.despawn(live.pop_front().unwrap()).unwrap();
+        }
+        a.update(&mut world, DT).unwrap();
+        assert_eq!(a.records().len(), live.len());
+        let state = (
+            a.palette().capacity(),
+            a.palette().used(),
+            a.tracked_entities(),
+        );
+        if i == 1_000 {
+            baseline = Some(state);
+        } else if let Some(b) = baseline {
+            assert_eq!(state, b, "cycle {i}: (capacity, used, tracked) drifted");
+        }
+    }
+    assert_eq!(a.tracked_entities(), 32);
+    assert_eq!(a.palette().used(), 32 * a.rigs()[0].joint_count() as u32);
+    // The records still evaluate.
+    a.evaluate_cpu().unwrap();
+}
+
+#[test]
+fn palette_blocks_of_live_entities_never_overlap() {
+    let mut a = animator();
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let entities: Vec<_> = (0..20)
+        .map(|_| spawn_playing(&mut world, Playback::new(walk)))
+        .collect();
+    a.update(&mut world, DT).unwrap();
+    for e in entities.iter().step_by(3) {
+        world.despawn(*e).unwrap();
+    }
+    for _ in 0..5 {
+        spawn_playing(&mut world, Playback::new(walk));
+    }
+    a.update(&mut world, DT).unwrap();
+    let n = a.rigs()[0].joint_count() as u32;
+    let mut offsets: Vec<u32> = a.records().iter().map(|r| r.palette_offset).collect();
+    offsets.sort_unstable();
+    assert!(offsets.windows(2).all(|w| w[1] - w[0] >= n));
+    a.evaluate_cpu().unwrap();
+}
+
+#[test]
+fn invalid_inputs_are_typed_errors() {
+    let mut a = animator();
+    let mut world = World::new();
+    assert!(matches!(
+        a.update(&mut world, f32::NAN),
+        Err(RuntimeError::InvalidValue { .. })
+    ));
+    assert!(matches!(
+        a.clip(0, "swim"),
+        Err(RuntimeError::UnknownClip { .. })
+    ));
+    assert!(matches!(
+        a.joint(0, "Tail"),
+        Err(RuntimeError::UnknownJoint { .. })
+    ));
+    assert!(matches!(
+        a.clip(3, "walk"),
+        Err(RuntimeError::UnknownRig { .. })
+    ));
+    assert!(matches!(
+        a.add_event(0, "walk", 2.0, "late"),
+        Err(RuntimeError::InvalidValue { .. })
+    ));
+    // A component naming a clip the rig lacks: reported, and the entity holds its rest pose.
+    let e = spawn_playing(&mut world, Playback::new(99));
+    assert!(matches!(
+        a.update(&mut world, DT),
+        Err(RuntimeError::InvalidComponent { .. })
+    ));
+    assert_eq!(record(&a, &world, e).layer_count, 0);
+    a.evaluate_cpu().unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Persistence
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn configuration_round_trips_through_json_and_runtime_state_resets() {
+    let mut a = animator();
+    let upper = a
+        .add_mask(0, &MaskSpec::subtrees("upper", &["Chest"]))
+        .unwrap();
+    a.add_mask(0, &MaskSpec::joints("legs", &["Leg"])).unwrap();
+    let machine = a.add_state_machine(0, &locomotion()).unwrap();
+    a.add_event(0, "walk", 0.25, "left").unwrap();
+    a.add_blend_space(
+        0,
+        "gait",
+        &BlendSpaceDef {
+            x: "speed".to_string(),
+            y: None,
+            samples: vec![sample("walk", 1.0, 0.0), sample("run", 3.0, 0.0)],
+        },
+    )
+    .unwrap();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.state_machine(machine).unwrap(),
+        Layers::from_layers(&[
+            ClipLayer::new(clip_id(&a, "wave"))
+                .with_mask(upper)
+                .with_weight(0.75),
+            ClipLayer::additive(clip_id(&a, "breathe")).with_speed(0.5),
+        ])
+        .unwrap(),
+        a.root_motion(0, "Root", RootTranslation::Xz, false)
+            .unwrap(),
+    ));
+    set(&a, &mut world, e, "speed", Value::Float(1.5));
+    run(&mut a, &mut world, 30, DT);
+    assert_eq!(state_of(&a, &world, e), "walk");
+
+    let config = a.config().to_json().unwrap();
+    let controller = a.controller(&world, e).unwrap().to_json().unwrap();
+    assert!(
+        config.contains("\"subtrees\"") && config.contains("\"Chest\""),
+        "{config}"
+    );
+    assert!(controller.contains("\"speed\": 1.5"), "{controller}");
+
+    let mut b = animator();
+    b.load_config(&AnimatorConfig::from_json(&config).unwrap())
+        .unwrap();
+    let mut world_b = World::new();
+    let loaded = world_b.spawn(());
+    b.apply_controller(
+        &mut world_b,
+        loaded,
+        &ControllerConfig::from_json(&controller).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(b.config().to_json().unwrap(), config);
+    assert_eq!(
+        b.controller(&world_b, loaded).unwrap().to_json().unwrap(),
+        controller
+    );
+
+    // Runtime state starts afresh: initial state, clocks at 0 — then the parameters act.
+    assert_eq!(state_of(&b, &world_b, loaded), "idle");
+    assert_eq!(
+        world_b.get::<&Layers>(loaded).unwrap().as_slice()[0]
+            .playback
+            .time(),
+        0.0
+    );
+    b.update(&mut world_b, DT).unwrap();
+    assert_eq!(state_of(&b, &world_b, loaded), "walk");
+    let rec = record(&b, &world_b, loaded);
+    let wave = rec.layers().find(|l| l.mask.is_some()).unwrap();
+    assert_eq!(wave.mask, Some(b.mask("upper").unwrap()));
+    assert_eq!(wave.weight, 0.75);
+    assert_ne!(rec.flags, 0, "root motion restored");
+}
+
+#[test]
+fn malformed_configuration_is_a_parse_error() {
+    assert!(matches!(
+        AnimatorConfig::from_json("{ \"masks\": 3 }"),
+        Err(RuntimeError::Parse { .. })
+    ));
+    assert!(matches!(
+        ControllerConfig::from_json("not json"),
+        Err(RuntimeError::Parse { .. })
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shipped humanoid, when present
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn humanoid_walks_with_root_motion_and_an_upper_body_wave() {
+    let path = common::repo().join("assets/humanoid.glb");
+    if !path.exists() {
+        eprintln!("skipping: {} not generated yet", path.display());
+        return;
+    }
+    let asset = sinew::import_file(&path).unwrap();
+    let rigs = sinew::bake_rigs(&asset).unwrap();
+    let mut a = Animator::new(rigs).unwrap();
+    let upper = a
+        .add_mask(0, &MaskSpec::subtrees("upper", &["Spine"]))
+        .unwrap();
+    let mut world = World::new();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.playback(0, "walk").unwrap(),
+        Layers::from_layers(&[ClipLayer::new(a.clip(0, "wave").unwrap()).with_mask(upper)])
+            .unwrap(),
+        a.root_motion(0, "Root", RootTranslation::Xz, false)
+            .unwrap(),
+    ));
+    let duration = a.rigs()[0].clips.clips()[a.clip(0, "walk").unwrap() as usize].duration;
+    let frames = (duration / DT).round() as usize;
+    run(&mut a, &mut world, frames, duration / frames as f32);
+    let moved = world.get::<&Transform>(e).unwrap().translation;
+    assert!(moved.z > 0.1, "walk moves the humanoid along +Z ({moved})");
+    let pose = a.evaluate_cpu().unwrap();
+    assert!(
+        pose.palette
+            .iter()
+            .all(|m| m.rows.iter().flatten().all(|x| x.is_finite()))
+    );
+}

@@ -1,0 +1,259 @@
+//! The assembled WGSL parses and validates with naga, and every struct shared with Rust has the
+//! same member offsets and size on both sides. No GPU needed.
+
+use std::mem::{offset_of, size_of};
+
+use sinew::gpu::evaluate_shader_source;
+use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc};
+use sinew::{Aabb, InstanceRecord, LayerRecord, Mat3x4Rows, TrackDesc};
+
+fn parse() -> naga::Module {
+    let source = evaluate_shader_source();
+    naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)))
+}
+
+fn validate(module: &naga::Module) -> naga::valid::ModuleInfo {
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(module)
+    .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&evaluate_shader_source())))
+}
+
+#[test]
+fn evaluate_module_parses_and_validates() {
+    let module = parse();
+    validate(&module);
+    let entry: Vec<&str> = module
+        .entry_points
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(entry, ["evaluate"]);
+}
+
+#[test]
+fn evaluate_kernel_fits_the_default_limits() {
+    let module = parse();
+    let info = validate(&module);
+    let ep = &module.entry_points[0];
+    let invocations: u32 = ep.workgroup_size.iter().product();
+    assert_eq!(
+        ep.workgroup_size,
+        [sinew::gpu::EVALUATE_WORKGROUP_SIZE, 1, 1]
+    );
+    assert!(
+        invocations <= 256,
+        "{invocations} invocations per workgroup"
+    );
+    let defaults = wgpu_default_limits();
+    let mut workgroup_bytes = 0;
+    let mut storage_buffers = 0;
+    for (_, var) in module.global_variables.iter() {
+        match var.space {
+            naga::AddressSpace::WorkGroup => {
+                workgroup_bytes += module.types[var.ty].inner.size(module.to_ctx());
+            }
+            naga::AddressSpace::Storage { .. } => storage_buffers += 1,
+            _ => {}
+        }
+    }
+    assert!(
+        workgroup_bytes <= defaults.0,
+        "{workgroup_bytes} bytes of workgroup memory"
+    );
+    assert!(
+        storage_buffers <= defaults.1,
+        "{storage_buffers} storage buffers"
+    );
+    let _ = info;
+}
+
+/// (workgroup storage bytes, storage buffers per stage) of wgpu's default limits.
+fn wgpu_default_limits() -> (u32, u32) {
+    (16384, 8)
+}
+
+/// Member offsets and span of struct `name` in the module.
+fn reflect(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+    for (_, ty) in module.types.iter() {
+        if ty.name.as_deref() == Some(name)
+            && let naga::TypeInner::Struct { members, span } = &ty.inner
+        {
+            return (
+                members
+                    .iter()
+                    .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                    .collect(),
+                *span,
+            );
+        }
+    }
+    panic!("struct {name} not found in the WGSL module");
+}
+
+fn check(module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]) {
+    let (members, span) = reflect(module, name);
+    assert_eq!(
+        span as usize, size,
+        "{name}: WGSL size {span}, Rust size {size}"
+    );
+    let rust: Vec<(String, u32)> = offsets
+        .iter()
+        .map(|&(n, o)| (n.to_string(), o as u32))
+        .collect();
+    assert_eq!(
+        members, rust,
+        "{name}: member offsets (WGSL left, Rust right)"
+    );
+}
+
+macro_rules! layout {
+    ($module:expr, $ty:ty, $name:literal, [$($field:ident),* $(,)?]) => {
+        check(
+            $module,
+            $name,
+            size_of::<$ty>(),
+            &[$((stringify!($field), offset_of!($ty, $field))),*],
+        )
+    };
+}
+
+#[test]
+fn shared_structs_match_rust_layouts() {
+    let m = &parse();
+    layout!(m, Mat3x4Rows, "Mat3x4Rows", [rows]);
+    layout!(m, LayerRecord, "LayerRecord", [clip, time, weight, flags]);
+    layout!(
+        m,
+        InstanceRecord,
+        "InstanceRecord",
+        [rig, palette_offset, layer_count, flags, world, layers]
+    );
+    layout!(
+        m,
+        TrackDesc,
+        "TrackDesc",
+        [time_offset, value_offset, key_count, interpolation]
+    );
+    layout!(m, Aabb, "Aabb", [min, max]);
+    layout!(
+        m,
+        FrameHeader,
+        "FrameHeader",
+        [instance_count, grid_width, palette_base, first_instance]
+    );
+    layout!(
+        m,
+        RigDesc,
+        "RigDesc",
+        [
+            joint_offset,
+            joint_count,
+            level_count,
+            clip_count,
+            track_offset,
+            time_offset,
+            value_offset,
+            pad
+        ]
+    );
+    layout!(
+        m,
+        JointDesc,
+        "JointDesc",
+        [
+            parent,
+            level_start,
+            has_bounds,
+            pad,
+            rest_translation,
+            rest_rotation,
+            rest_scale,
+            inverse_bind,
+            bounds_min,
+            bounds_max
+        ]
+    );
+    layout!(
+        m,
+        LibraryParams,
+        "LibraryParams",
+        [rig_count, mask_count, mask_offset, pad]
+    );
+}
+
+#[test]
+fn array_strides_match_rust_sizes() {
+    let m = &parse();
+    // Runtime arrays the host writes: their element stride is the Rust size.
+    let (members, _) = reflect(m, "InstanceBlock");
+    assert_eq!(members[1], ("records".to_string(), 16));
+    for (_, ty) in m.types.iter() {
+        if let naga::TypeInner::Array { base, stride, .. } = ty.inner {
+            let base_name = m.types[base].name.as_deref();
+            let expected = match base_name {
+                Some("InstanceRecord") => size_of::<InstanceRecord>(),
+                Some("LayerRecord") => size_of::<LayerRecord>(),
+                Some("TrackDesc") => size_of::<TrackDesc>(),
+                Some("Mat3x4Rows") => size_of::<Mat3x4Rows>(),
+                Some("Aabb") => size_of::<Aabb>(),
+                Some("RigDesc") => size_of::<RigDesc>(),
+                Some("JointDesc") => size_of::<JointDesc>(),
+                _ => continue,
+            };
+            assert_eq!(stride as usize, expected, "array of {base_name:?}");
+        }
+    }
+}
+
+#[test]
+fn constants_match_rust() {
+    let m = &parse();
+    let constant = |name: &str| -> u32 {
+        let (_, c) = m
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("constant {name} missing"));
+        match m.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            ref e => panic!("{name} = {e:?}"),
+        }
+    };
+    let (_, slerp) = m
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some("SLERP_SERIES_MIN_COS"))
+        .expect("SLERP_SERIES_MIN_COS");
+    assert_eq!(
+        m.global_expressions[slerp.init],
+        naga::Expression::Literal(naga::Literal::F32(sinew::math::SLERP_SERIES_MIN_COS))
+    );
+    assert_eq!(constant("MAX_JOINTS") as usize, sinew::MAX_JOINTS);
+    assert_eq!(constant("MAX_LAYERS") as usize, sinew::MAX_LAYERS);
+    assert_eq!(constant("NO_PARENT"), u32::from(sinew::NO_PARENT));
+    assert_eq!(constant("LAYER_ADDITIVE"), LayerRecord::ADDITIVE);
+    assert_eq!(constant("ROOT_JOINT"), InstanceRecord::ROOT_JOINT);
+    assert_eq!(constant("HOLD_ROOT_XZ"), InstanceRecord::HOLD_ROOT_XZ);
+    assert_eq!(constant("HOLD_ROOT_XYZ"), InstanceRecord::HOLD_ROOT_XYZ);
+    assert_eq!(constant("HOLD_ROOT_YAW"), InstanceRecord::HOLD_ROOT_YAW);
+    assert_eq!(
+        constant("INTERPOLATION_STEP"),
+        sinew::Interpolation::Step as u32
+    );
+    assert_eq!(
+        constant("INTERPOLATION_LINEAR"),
+        sinew::Interpolation::Linear as u32
+    );
+    assert_eq!(
+        constant("INTERPOLATION_CUBIC"),
+        sinew::Interpolation::CubicSpline as u32
+    );
+    assert_eq!(
+        constant("WORKGROUP_SIZE"),
+        sinew::gpu::EVALUATE_WORKGROUP_SIZE
+    );
+}

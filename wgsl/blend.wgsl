@@ -1,0 +1,74 @@
+// Stage 2, blend: an instance's layers combined in SQT space with per-joint masks, then
+// root-motion removal. Twins of `blend_joint` and `hold_root` in src/cpu/blend.rs.
+
+// The rest (bind-time node) pose of joint `index` of the concatenated joint table.
+fn rest_pose(index: u32) -> Sqt {
+    return Sqt(
+        joints[index].rest_translation.xyz,
+        joints[index].rest_rotation,
+        joints[index].rest_scale.xyz,
+    );
+}
+
+// Mask weight of `joint` for a layer with `flags` (1 when the layer has no mask, 0 when the
+// mask does not exist).
+fn mask_weight(flags: u32, joint: u32) -> f32 {
+    let mask = flags & ~LAYER_ADDITIVE;
+    if mask == 0u {
+        return 1.0;
+    }
+    if mask > library.mask_count {
+        return 0.0;
+    }
+    return scalars[library.mask_offset + (mask - 1u) * MAX_JOINTS + joint];
+}
+
+// The blended local transform of `joint` for instance `slot`: start from the rest pose, then
+// apply each layer, bottom first, with weight `layer.weight * mask[joint]`.
+fn blend_joint(rig: RigDesc, slot: u32, joint: u32, rest: Sqt) -> Sqt {
+    var pose = rest;
+    let count = min(frame.records[slot].layer_count, MAX_LAYERS);
+    for (var i = 0u; i < count; i++) {
+        let layer = frame.records[slot].layers[i];
+        let w = layer.weight * mask_weight(layer.flags, joint);
+        if w <= 0.0 || layer.clip >= rig.clip_count {
+            continue;
+        }
+        let sample = sample_joint(rig, layer.clip, joint, layer.time);
+        if (layer.flags & LAYER_ADDITIVE) != 0u {
+            pose = add_delta(pose, delta_from(sample, rest), w);
+        } else if w >= 1.0 {
+            pose = sample;
+        } else {
+            pose = blend_toward(pose, sample, w);
+        }
+    }
+    return pose;
+}
+
+// The rotation about +Y in q's swing-twist decomposition (identity when undefined).
+fn yaw_twist(q: vec4<f32>) -> vec4<f32> {
+    return normalize_or_identity(vec4<f32>(0.0, q.y, 0.0, q.w));
+}
+
+// Root-motion removal for the joint named by instance `flags`: puts the held parts of `pose`
+// back to the rest value; every other joint's pose is returned unchanged.
+fn hold_root(rest: Sqt, flags: u32, joint: u32, pose: Sqt) -> Sqt {
+    let hold = HOLD_ROOT_XZ | HOLD_ROOT_XYZ | HOLD_ROOT_YAW;
+    if (flags & hold) == 0u || (flags & ROOT_JOINT) != joint {
+        return pose;
+    }
+    var out = pose;
+    if (flags & HOLD_ROOT_XYZ) != 0u {
+        out.translation = rest.translation;
+    } else if (flags & HOLD_ROOT_XZ) != 0u {
+        out.translation.x = rest.translation.x;
+        out.translation.z = rest.translation.z;
+    }
+    if (flags & HOLD_ROOT_YAW) != 0u {
+        // pose = yaw * rest-of-pose; swap its yaw for the rest pose's.
+        let swapped = quat_mul(yaw_twist(rest.rotation), quat_conjugate(yaw_twist(pose.rotation)));
+        out.rotation = normalize_or_identity(quat_mul(swapped, pose.rotation));
+    }
+    return out;
+}

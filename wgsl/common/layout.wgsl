@@ -1,0 +1,120 @@
+// Structs shared with Rust and the bindings of the evaluate pipeline.
+//
+// Keep in sync with the Rust twins: `InstanceRecord` and `LayerRecord` (src/instance.rs),
+// `TrackDesc` (src/bake/clip_library.rs), `Mat3x4Rows` (src/math.rs), `Aabb`
+// (src/bake/skinned_mesh.rs) and `FrameHeader`, `RigDesc`, `JointDesc`, `LibraryParams`
+// (src/gpu/layout.rs). tests/shaders.rs compares every member offset and struct size.
+
+const MAX_JOINTS: u32 = 256u;
+const MAX_LAYERS: u32 = 4u;
+const NO_PARENT: u32 = 0xffffu;
+const LAYER_ADDITIVE: u32 = 0x80000000u;
+const ROOT_JOINT: u32 = 0xffu;
+const HOLD_ROOT_XZ: u32 = 0x100u;
+const HOLD_ROOT_XYZ: u32 = 0x200u;
+const HOLD_ROOT_YAW: u32 = 0x400u;
+const INTERPOLATION_STEP: u32 = 0u;
+const INTERPOLATION_LINEAR: u32 = 1u;
+const INTERPOLATION_CUBIC: u32 = 2u;
+const CHANNEL_TRANSLATION: u32 = 0u;
+const CHANNEL_ROTATION: u32 = 1u;
+const CHANNEL_SCALE: u32 = 2u;
+
+// A 3x4 affine matrix as three rows; row i is (m[0][i], m[1][i], m[2][i], m[3][i]).
+struct Mat3x4Rows {
+    rows: array<vec4<f32>, 3>,
+}
+
+struct LayerRecord {
+    clip: u32,
+    time: f32,
+    weight: f32,
+    // Bits 0..=30: mask index + 1 (0 = no mask); bit 31: additive.
+    flags: u32,
+}
+
+struct InstanceRecord {
+    rig: u32,
+    palette_offset: u32,
+    layer_count: u32,
+    // Root-motion removal: bits 0..=7 name a joint, HOLD_ROOT_* bits say what to hold at rest.
+    flags: u32,
+    world: Mat3x4Rows,
+    layers: array<LayerRecord, 4>,
+}
+
+struct TrackDesc {
+    time_offset: u32,
+    value_offset: u32,
+    key_count: u32,
+    interpolation: u32,
+}
+
+struct Aabb {
+    min: vec4<f32>,
+    max: vec4<f32>,
+}
+
+// One dispatch's instances: `records[i]` is evaluated by workgroup i (2D grid, `grid_width`
+// workgroups per row) and writes palette entries from `palette_offset - palette_base` and
+// `bounds[first_instance + i]`.
+struct FrameHeader {
+    instance_count: u32,
+    grid_width: u32,
+    palette_base: u32,
+    first_instance: u32,
+}
+
+struct InstanceBlock {
+    header: FrameHeader,
+    records: array<InstanceRecord>,
+}
+
+// Where one rig lives in the concatenated library arrays.
+struct RigDesc {
+    joint_offset: u32,
+    joint_count: u32,
+    level_count: u32,
+    clip_count: u32,
+    track_offset: u32,
+    time_offset: u32,
+    value_offset: u32,
+    pad: u32,
+}
+
+// One joint of one rig. `level_start` of joint k is the first joint of depth level k
+// (for k < level_count).
+struct JointDesc {
+    parent: u32,
+    level_start: u32,
+    has_bounds: u32,
+    pad: u32,
+    rest_translation: vec4<f32>,
+    rest_rotation: vec4<f32>,
+    rest_scale: vec4<f32>,
+    inverse_bind: Mat3x4Rows,
+    bounds_min: vec4<f32>,
+    bounds_max: vec4<f32>,
+}
+
+// Library-wide numbers. Mask m's weights start at `scalars[mask_offset + m * MAX_JOINTS]`.
+struct LibraryParams {
+    rig_count: u32,
+    mask_count: u32,
+    mask_offset: u32,
+    pad: u32,
+}
+
+// Group 0: the library, uploaded once.
+@group(0) @binding(0) var<uniform> library: LibraryParams;
+@group(0) @binding(1) var<storage, read> rigs: array<RigDesc>;
+@group(0) @binding(2) var<storage, read> joints: array<JointDesc>;
+@group(0) @binding(3) var<storage, read> tracks: array<TrackDesc>;
+// Key times of every rig, then the mask weights.
+@group(0) @binding(4) var<storage, read> scalars: array<f32>;
+@group(0) @binding(5) var<storage, read> key_values: array<vec4<f32>>;
+
+// Group 1: one frame's instances and outputs.
+@group(1) @binding(0) var<storage, read> frame: InstanceBlock;
+@group(1) @binding(1) var<storage, read_write> palette: array<Mat3x4Rows>;
+@group(1) @binding(2) var<storage, read_write> bounds: array<Aabb>;

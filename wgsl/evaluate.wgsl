@@ -1,0 +1,68 @@
+// The fused evaluation kernel: one workgroup per instance runs every stage in pipeline order
+// (sample + blend -> propagate -> skin -> animated AABB) with the joint matrices in workgroup
+// memory. The only per-joint global write is the 48-byte palette entry; the AABB is written
+// once per instance. Twin of `evaluate_pose` in src/cpu/mod.rs.
+
+const WORKGROUP_SIZE: u32 = 32u;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn evaluate(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    // Everything below up to the per-joint loops is uniform across the workgroup: it derives
+    // from the workgroup id and read-only storage, so the barriers sit in uniform control flow.
+    let header = frame.header;
+    let slot = group.y * header.grid_width + group.x;
+    if slot >= header.instance_count {
+        return;
+    }
+    let rig_index = frame.records[slot].rig;
+    if rig_index >= library.rig_count {
+        return;
+    }
+    let rig = rigs[rig_index];
+    let n = min(rig.joint_count, MAX_JOINTS);
+    let offset = frame.records[slot].palette_offset;
+    let base = offset - header.palette_base;
+    let writable = offset >= header.palette_base && base + n <= arrayLength(&palette);
+    let world = frame.records[slot].world;
+    let flags = frame.records[slot].flags;
+
+    if lane == 0u {
+        bounds_begin();
+    }
+    // Stages 1 and 2: sample and blend each joint's layers, hold the root's motion if asked;
+    // roots go under the world transform.
+    for (var j = lane; j < n; j += WORKGROUP_SIZE) {
+        let rest = rest_pose(rig.joint_offset + j);
+        let local = hold_root(rest, flags, j, blend_joint(rig, slot, j, rest));
+        begin_model(rig, j, sqt_to_affine(local), world);
+    }
+    workgroupBarrier();
+
+    // Stage 3: one depth level at a time (level 0, the roots, is done).
+    for (var level = 1u; level < rig.level_count; level++) {
+        propagate_level(rig, level, lane, WORKGROUP_SIZE);
+        workgroupBarrier();
+    }
+
+    // Stages 4 and 5: palette entries straight to global memory, bounds into workgroup atomics.
+    var lo = vec3<f32>(F32_MAX);
+    var hi = vec3<f32>(-F32_MAX);
+    for (var j = lane; j < n; j += WORKGROUP_SIZE) {
+        let model = wg_models[j];
+        if writable {
+            palette[base + j] = skin_joint(rig, j, model);
+        }
+        let b = joint_bounds(rig, j, model);
+        lo = min(lo, b.min.xyz);
+        hi = max(hi, b.max.xyz);
+    }
+    bounds_merge(lo, hi);
+    workgroupBarrier();
+    let out = header.first_instance + slot;
+    if lane == 0u && out < arrayLength(&bounds) {
+        bounds[out] = bounds_result();
+    }
+}

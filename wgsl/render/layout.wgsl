@@ -1,0 +1,122 @@
+// Structs the render passes share with Rust.
+//
+// Keep in sync with the Rust twins in src/render/layout.rs (`FrameUniforms`, `SkinnedInstance`,
+// `MeshParams`, `StaticVertex` as `PackedVertex`, `SkinnedVertex` as `PackedSkinnedVertex`,
+// `StaticInstance`, `CullParams`, `DrawIndexedArgs` as `DrawArgs`, `PreskinParams`,
+// `BoneParams`) and `Aabb` in src/bake/skinned_mesh.rs. A unit test in src/render/layout.rs
+// parses this file with naga and compares every member offset and struct size with Rust.
+
+// Per frame and render target: camera, light and shadow settings.
+struct FrameUniforms {
+    view_proj: mat4x4<f32>,
+    light_view_proj: mat4x4<f32>,
+    // xyz: the direction light travels in (unit length); w: unused.
+    light_direction: vec4<f32>,
+    // rgb: light colour times intensity; w: unused.
+    light_color: vec4<f32>,
+    // rgb: ambient colour; w: unused.
+    ambient_color: vec4<f32>,
+    // x: 1 when the shadow map is valid, y: depth bias, z: one shadow-map texel in uv, w: unused.
+    shadow: vec4<f32>,
+}
+
+// One drawn skinned instance.
+struct SkinnedInstance {
+    // First palette entry of the instance.
+    palette_offset: u32,
+    // Palette entries of the instance (the rig's joint count); joints at or past it are ignored.
+    joint_count: u32,
+    // Index of the instance's animated box in the AABB buffer.
+    aabb_index: u32,
+    pad: u32,
+    // Base colour (linear rgb, a unused), multiplied with the mesh colour.
+    color: vec4<f32>,
+}
+
+// One skinned mesh of a batch.
+struct MeshParams {
+    // Base colour (linear rgb, a unused).
+    color: vec4<f32>,
+    // Vertices of the mesh: the stride of one instance in the pre-skinned buffer.
+    vertex_count: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// A static (or pre-skinned) vertex. Plain f32 members: 4-byte aligned, 24 bytes.
+struct PackedVertex {
+    px: f32,
+    py: f32,
+    pz: f32,
+    nx: f32,
+    ny: f32,
+    nz: f32,
+}
+
+// A skinned vertex as the pre-skinning kernel reads it from the vertex buffer: 48 bytes.
+struct PackedSkinnedVertex {
+    px: f32,
+    py: f32,
+    pz: f32,
+    nx: f32,
+    ny: f32,
+    nz: f32,
+    // Joint indices as little-endian u16 pairs: (j0 | j1 << 16, j2 | j3 << 16).
+    joints01: u32,
+    joints23: u32,
+    weights: vec4<f32>,
+}
+
+// One instance of a static mesh: its world transform as three rows, and a colour.
+struct StaticInstance {
+    row0: vec4<f32>,
+    row1: vec4<f32>,
+    row2: vec4<f32>,
+    color: vec4<f32>,
+}
+
+// An animated bounding box (`Aabb` in src/bake/skinned_mesh.rs); empty when min > max.
+struct Aabb {
+    min: vec4<f32>,
+    max: vec4<f32>,
+}
+
+// The culling kernel's inputs.
+struct CullParams {
+    // Frustum planes (xyz normal pointing inside, w distance): left, right, bottom, top, near, far.
+    planes: array<vec4<f32>, 6>,
+    instance_count: u32,
+    // Indirect draws fed by the kernel: one per mesh of the batch.
+    draw_count: u32,
+    // Workgroups per row of the 2D dispatch grid.
+    grid_width: u32,
+    pad: u32,
+}
+
+// `wgpu::util::DrawIndexedIndirectArgs`, with the instance count counted up atomically.
+struct DrawArgs {
+    index_count: u32,
+    instance_count: atomic<u32>,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
+// The pre-skinning kernel's inputs.
+struct PreskinParams {
+    vertex_count: u32,
+    instance_count: u32,
+    // Workgroups per row of the 2D dispatch grid.
+    grid_width: u32,
+    pad: u32,
+}
+
+// The bone overlay of one instance.
+struct BoneParams {
+    palette_offset: u32,
+    joint_count: u32,
+    bone_count: u32,
+    pad: u32,
+    color: vec4<f32>,
+}

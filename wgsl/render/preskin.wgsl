@@ -1,0 +1,48 @@
+// Compute pre-skinning: skins every vertex of one mesh for every instance of a batch once per
+// frame into `skinned` (instance-major: entry `instance * vertex_count + vertex`), which the
+// shadow and main passes then read instead of skinning again. Assembled after layout.wgsl and
+// skinning.wgsl (with the palette at @group(0) @binding(0)).
+
+@group(0) @binding(1) var<storage, read> instances: array<SkinnedInstance>;
+@group(0) @binding(2) var<storage, read> vertices: array<PackedSkinnedVertex>;
+@group(0) @binding(3) var<uniform> params: PreskinParams;
+@group(0) @binding(4) var<storage, read_write> skinned: array<PackedVertex>;
+
+// Dual-quaternion skinning instead of linear blend skinning (a pipeline variant).
+override DUAL_QUATERNION: bool = false;
+
+const WORKGROUP_SIZE: u32 = 64u;
+
+@compute @workgroup_size(64)
+fn preskin(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let index = (group.y * params.grid_width + group.x) * WORKGROUP_SIZE + lane;
+    if (params.vertex_count == 0u) {
+        return;
+    }
+    let inst = index / params.vertex_count;
+    let vertex = index % params.vertex_count;
+    if (inst >= params.instance_count || inst >= arrayLength(&instances)
+        || vertex >= arrayLength(&vertices) || index >= arrayLength(&skinned)) {
+        return;
+    }
+    let v = vertices[vertex];
+    let joints = vec4<u32>(
+        v.joints01 & 0xffffu,
+        v.joints01 >> 16u,
+        v.joints23 & 0xffffu,
+        v.joints23 >> 16u,
+    );
+    let position = vec3<f32>(v.px, v.py, v.pz);
+    let normal = vec3<f32>(v.nx, v.ny, v.nz);
+    let record = instances[inst];
+    var s: SinewSkinned;
+    if (DUAL_QUATERNION) {
+        s = sinew_skin_dual_quat(record.palette_offset, record.joint_count, joints, v.weights, position, normal);
+    } else {
+        s = sinew_skin_linear(record.palette_offset, record.joint_count, joints, v.weights, position, normal);
+    }
+    skinned[index] = PackedVertex(s.position.x, s.position.y, s.position.z, s.normal.x, s.normal.y, s.normal.z);
+}

@@ -1,0 +1,193 @@
+// sinew skinning: linear blend and dual-quaternion skinning from the palette, for vertex and
+// compute shaders. Self-contained (no other sinew WGSL needed); every name starts with `sinew_`
+// or `Sinew`.
+//
+// The palette holds one 3x4 affine matrix per joint and instance, as three rows (keep in sync
+// with `Mat3x4Rows` in src/math.rs). Each entry already includes the instance's world
+// transform, so skinned positions come out in world space.
+//
+// This file declares no binding. Declare the palette next to it as
+//     @group(G) @binding(B) var<storage, read> sinew_palette: array<SinewBone>;
+// or take both from `sinew::render::skinning_wgsl(G, B)`.
+//
+// CPU twins of the skinning functions: src/render/skinning.rs.
+
+struct SinewBone {
+    row0: vec4<f32>,
+    row1: vec4<f32>,
+    row2: vec4<f32>,
+}
+
+struct SinewSkinned {
+    position: vec3<f32>,
+    normal: vec3<f32>,
+}
+
+// A rigid transform with scale, as skinning blends it: unit quaternion `real` (xyzw), dual part
+// `dual` (translation t as 0.5 * t * real) and the per-axis scale applied before the rotation.
+struct SinewDualQuat {
+    real: vec4<f32>,
+    dual: vec4<f32>,
+    scale: vec3<f32>,
+}
+
+// Vertices whose (in-range) weights sum to less than this keep their bind-space position.
+const SINEW_MIN_WEIGHT_SUM: f32 = 1e-6;
+
+fn sinew_transform_point(b: SinewBone, p: vec3<f32>) -> vec3<f32> {
+    let h = vec4<f32>(p, 1.0);
+    return vec3<f32>(dot(b.row0, h), dot(b.row1, h), dot(b.row2, h));
+}
+
+fn sinew_transform_vector(b: SinewBone, v: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(dot(b.row0.xyz, v), dot(b.row1.xyz, v), dot(b.row2.xyz, v));
+}
+
+fn sinew_normalize_or(v: vec3<f32>, fallback: vec3<f32>) -> vec3<f32> {
+    let len2 = dot(v, v);
+    if (len2 > 1e-20) {
+        return v * inverseSqrt(len2);
+    }
+    return fallback;
+}
+
+// The weights with every joint at or past `joint_count` zeroed: the bounds guard on joints.
+fn sinew_guard_weights(joint_count: u32, joints: vec4<u32>, weights: vec4<f32>) -> vec4<f32> {
+    return select(vec4<f32>(0.0), weights, joints < vec4<u32>(joint_count));
+}
+
+// Palette entry of `joint` for the instance whose block starts at `offset`; `joint` is clamped
+// into the block (its weight is zero when it was out of range).
+fn sinew_bone(offset: u32, joint_count: u32, joint: u32) -> SinewBone {
+    return sinew_palette[offset + min(joint, max(joint_count, 1u) - 1u)];
+}
+
+// Linear blend skinning: sum of weight x palette matrix, applied to the position and, through
+// its 3x3 part, to the normal (renormalized). A vertex whose weights sum to zero is left as is.
+fn sinew_skin_linear(
+    offset: u32,
+    joint_count: u32,
+    joints: vec4<u32>,
+    weights: vec4<f32>,
+    position: vec3<f32>,
+    normal: vec3<f32>,
+) -> SinewSkinned {
+    let w = sinew_guard_weights(joint_count, joints, weights);
+    let total = w.x + w.y + w.z + w.w;
+    if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
+        return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
+    }
+    let b0 = sinew_bone(offset, joint_count, joints.x);
+    let b1 = sinew_bone(offset, joint_count, joints.y);
+    let b2 = sinew_bone(offset, joint_count, joints.z);
+    let b3 = sinew_bone(offset, joint_count, joints.w);
+    let m = SinewBone(
+        b0.row0 * w.x + b1.row0 * w.y + b2.row0 * w.z + b3.row0 * w.w,
+        b0.row1 * w.x + b1.row1 * w.y + b2.row1 * w.z + b3.row1 * w.w,
+        b0.row2 * w.x + b1.row2 * w.y + b2.row2 * w.z + b3.row2 * w.w,
+    );
+    let n = sinew_transform_vector(m, normal);
+    return SinewSkinned(sinew_transform_point(m, position), sinew_normalize_or(n, normal));
+}
+
+// Hamilton product of quaternions stored xyzw.
+fn sinew_quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
+
+// Rotates `v` by the unit quaternion `q`.
+fn sinew_quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);
+}
+
+// The unit quaternion of a rotation matrix given by its columns.
+fn sinew_quat_from_columns(c0: vec3<f32>, c1: vec3<f32>, c2: vec3<f32>) -> vec4<f32> {
+    let trace = c0.x + c1.y + c2.z;
+    var q: vec4<f32>;
+    if (trace > 0.0) {
+        let s = sqrt(trace + 1.0) * 2.0;
+        q = vec4<f32>((c1.z - c2.y) / s, (c2.x - c0.z) / s, (c0.y - c1.x) / s, 0.25 * s);
+    } else if (c0.x > c1.y && c0.x > c2.z) {
+        let s = sqrt(1.0 + c0.x - c1.y - c2.z) * 2.0;
+        q = vec4<f32>(0.25 * s, (c1.x + c0.y) / s, (c2.x + c0.z) / s, (c1.z - c2.y) / s);
+    } else if (c1.y > c2.z) {
+        let s = sqrt(1.0 + c1.y - c0.x - c2.z) * 2.0;
+        q = vec4<f32>((c1.x + c0.y) / s, 0.25 * s, (c2.y + c1.z) / s, (c2.x - c0.z) / s);
+    } else {
+        let s = sqrt(1.0 + c2.z - c0.x - c1.y) * 2.0;
+        q = vec4<f32>((c2.x + c0.z) / s, (c2.y + c1.z) / s, 0.25 * s, (c0.y - c1.x) / s);
+    }
+    return normalize(q);
+}
+
+// Splits a palette entry into scale (column lengths, the first negated for a mirroring matrix),
+// rotation and translation, as a dual quaternion. Exact for rotation x scale + translation;
+// shear is lost.
+fn sinew_bone_to_dual_quat(b: SinewBone) -> SinewDualQuat {
+    let c0 = vec3<f32>(b.row0.x, b.row1.x, b.row2.x);
+    let c1 = vec3<f32>(b.row0.y, b.row1.y, b.row2.y);
+    let c2 = vec3<f32>(b.row0.z, b.row1.z, b.row2.z);
+    let t = vec3<f32>(b.row0.w, b.row1.w, b.row2.w);
+    var s = max(vec3<f32>(length(c0), length(c1), length(c2)), vec3<f32>(1e-12));
+    if (dot(c0, cross(c1, c2)) < 0.0) {
+        s.x = -s.x;
+    }
+    let real = sinew_quat_from_columns(c0 / s.x, c1 / s.y, c2 / s.z);
+    let dual = 0.5 * sinew_quat_mul(vec4<f32>(t, 0.0), real);
+    return SinewDualQuat(real, dual, s);
+}
+
+// Dual-quaternion skinning (Kavan et al.): the palette entries are converted to dual
+// quaternions here, in the shader, blended along the shortest arc relative to the heaviest
+// influence and normalized; scale is blended linearly and applied before the rotation. Agrees
+// with linear blend skinning for a single influence; avoids its volume loss at twisted joints.
+fn sinew_skin_dual_quat(
+    offset: u32,
+    joint_count: u32,
+    joints: vec4<u32>,
+    weights: vec4<f32>,
+    position: vec3<f32>,
+    normal: vec3<f32>,
+) -> SinewSkinned {
+    let w = sinew_guard_weights(joint_count, joints, weights);
+    let total = w.x + w.y + w.z + w.w;
+    if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
+        return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
+    }
+    let d0 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.x));
+    let d1 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.y));
+    let d2 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.z));
+    let d3 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.w));
+    var pivot = d0.real;
+    var heaviest = w.x;
+    if (w.y > heaviest) {
+        pivot = d1.real;
+        heaviest = w.y;
+    }
+    if (w.z > heaviest) {
+        pivot = d2.real;
+        heaviest = w.z;
+    }
+    if (w.w > heaviest) {
+        pivot = d3.real;
+    }
+    let k = vec4<f32>(
+        select(w.x, -w.x, dot(pivot, d0.real) < 0.0),
+        select(w.y, -w.y, dot(pivot, d1.real) < 0.0),
+        select(w.z, -w.z, dot(pivot, d2.real) < 0.0),
+        select(w.w, -w.w, dot(pivot, d3.real) < 0.0),
+    );
+    let real = d0.real * k.x + d1.real * k.y + d2.real * k.z + d3.real * k.w;
+    let dual = d0.dual * k.x + d1.dual * k.y + d2.dual * k.z + d3.dual * k.w;
+    let scale = (d0.scale * w.x + d1.scale * w.y + d2.scale * w.z + d3.scale * w.w) / total;
+    let len = length(real);
+    if (len < 1e-12) {
+        return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
+    }
+    let r = real / len;
+    let d = dual / len;
+    let t = 2.0 * (r.w * d.xyz - d.w * r.xyz + cross(r.xyz, d.xyz));
+    let p = sinew_quat_rotate(r, position * scale) + t;
+    let n = sinew_quat_rotate(r, normal / scale);
+    return SinewSkinned(p, sinew_normalize_or(n, normal));
+}

@@ -1,0 +1,82 @@
+// Stage 1, sample: the value of one track at one time. Twin of src/cpu/sample.rs.
+
+// Index k of the key pair [k, k + 1] around `t` among the `n` key times starting at
+// `scalars[first]`, for `t` strictly inside the key range and n >= 2. Tries the key a uniform
+// spacing predicts, then binary search; either way the unique k with
+// times[k] <= t < times[k + 1].
+fn find_key(first: u32, n: u32, t: f32) -> u32 {
+    let last = n - 1u;
+    let t0 = scalars[first];
+    let guess = min(u32((t - t0) / (scalars[first + last] - t0) * f32(last)), last - 1u);
+    if scalars[first + guess] <= t && t < scalars[first + guess + 1u] {
+        return guess;
+    }
+    var lo = 0u;
+    var hi = last;
+    while hi - lo > 1u {
+        let mid = (lo + hi) / 2u;
+        if scalars[first + mid] <= t {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// Samples track `desc` of `rig` at `time` (clamped to its first and last key). Rotations come
+// out as unit quaternions.
+fn sample_track(rig: RigDesc, desc: TrackDesc, rotation: bool, time: f32) -> vec4<f32> {
+    let n = desc.key_count;
+    let t0 = rig.time_offset + desc.time_offset;
+    let v0 = rig.value_offset + desc.value_offset;
+    let cubic = desc.interpolation == INTERPOLATION_CUBIC;
+    let stride = select(1u, 3u, cubic);
+    let centre = select(0u, 1u, cubic);
+    if n <= 1u || time <= scalars[t0] {
+        return key_values[v0 + centre];
+    }
+    if time >= scalars[t0 + n - 1u] {
+        return key_values[v0 + (n - 1u) * stride + centre];
+    }
+    let k = find_key(t0, n, time);
+    let time_k = scalars[t0 + k];
+    let dt = scalars[t0 + k + 1u] - time_k;
+    let u = (time - time_k) / dt;
+    let a = key_values[v0 + k * stride + centre];
+    if desc.interpolation == INTERPOLATION_STEP {
+        return a;
+    }
+    let b = key_values[v0 + (k + 1u) * stride + centre];
+    if desc.interpolation == INTERPOLATION_LINEAR {
+        if rotation {
+            return slerp_shortest(a, b, u);
+        }
+        return lerp4(a, b, u);
+    }
+    let out0 = key_values[v0 + k * 3u + 2u];
+    let in1 = key_values[v0 + (k + 1u) * 3u];
+    let v = hermite(a, out0, in1, b, dt, u);
+    if rotation {
+        return normalize_or_identity(v);
+    }
+    return v;
+}
+
+// Samples joint `joint` of clip `clip` of `rig` at `time`. The three channels go through one
+// loop so the track code is emitted once.
+fn sample_joint(rig: RigDesc, clip: u32, joint: u32, time: f32) -> Sqt {
+    let first = rig.track_offset + (clip * rig.joint_count + joint) * 3u;
+    var out = Sqt(vec3<f32>(0.0), QUAT_IDENTITY, vec3<f32>(1.0));
+    for (var channel = 0u; channel < 3u; channel++) {
+        let v = sample_track(rig, tracks[first + channel], channel == CHANNEL_ROTATION, time);
+        if channel == CHANNEL_TRANSLATION {
+            out.translation = v.xyz;
+        } else if channel == CHANNEL_ROTATION {
+            out.rotation = v;
+        } else {
+            out.scale = v.xyz;
+        }
+    }
+    return out;
+}
