@@ -1095,3 +1095,103 @@ fn invalid_inputs_are_typed_errors() {
     let err = RenderTarget::new(gpu.device(), &gpu.renderer, 0, 16, 16).unwrap_err();
     assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The main job: `sinew crowd`.
+
+/// Runs `sinew crowd --json` with `args` and returns its report.
+fn crowd_json(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .arg("crowd")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sinew crowd {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn crowd_reports_every_field_and_writes_a_varied_png() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    for backend in ["gpu", "cpu"] {
+        let png = dir.join(format!("crowd-{backend}.png"));
+        let _ = std::fs::remove_file(&png);
+        let report = crowd_json(&[
+            "--characters",
+            "36",
+            "--frames",
+            "3",
+            "--backend",
+            backend,
+            "--out",
+            png.to_str().unwrap(),
+        ]);
+        assert_eq!(report["characters"], 36, "{report}");
+        assert_eq!(report["frames"], 3, "{report}");
+        assert_eq!(report["backend"], backend, "{report}");
+        assert_eq!(report["joints_per_character"], 57, "{report}");
+        for stage in ["control", "upload", "compute", "render"] {
+            assert!(
+                report["stages_ms"][stage].as_f64().unwrap() >= 0.0,
+                "{report}"
+            );
+        }
+        for key in ["median", "p90"] {
+            assert!(report["frame_ms"][key].as_f64().unwrap() > 0.0, "{report}");
+        }
+        assert!(
+            report["joints_per_second"].as_f64().unwrap() > 0.0,
+            "{report}"
+        );
+        assert!(
+            report["bytes_written_per_joint"].as_f64().unwrap() >= 48.0,
+            "{report}"
+        );
+        // The characters are posed differently: the image has many distinct colours and is not
+        // just background and floor.
+        let image = RgbaImage::load_png(&png).unwrap();
+        let mut colours = std::collections::HashSet::new();
+        for px in image.pixels.chunks_exact(4) {
+            colours.insert([px[0] >> 3, px[1] >> 3, px[2] >> 3]);
+        }
+        assert!(
+            colours.len() > 50,
+            "{backend}: only {} colours",
+            colours.len()
+        );
+    }
+}
+
+#[test]
+fn crowd_dispatches_do_not_grow_with_the_character_count() {
+    if gpu().is_none() {
+        return;
+    }
+    let out = common::repo().join("target/render-tests/crowd-scale.png");
+    let report = |n: &str| {
+        crowd_json(&[
+            "--characters",
+            n,
+            "--frames",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let small = report("1000");
+    let large = report("10000");
+    assert_eq!(
+        small["dispatches_per_frame"], large["dispatches_per_frame"],
+        "1,000: {small}\n10,000: {large}"
+    );
+    assert!(small["dispatches_per_frame"].as_u64().unwrap() >= 1);
+}

@@ -13,8 +13,8 @@ use sinew::render::{
 };
 use sinew::runtime::{
     Animated, Animator, ClipLayer, Compare, Condition, Layers, MaskSpec, ParamId, ParameterDef,
-    ParameterKind, RootMotion, RootTranslation, StateMachine, StateMachineDef, TransitionDef,
-    Transform, Value,
+    ParameterKind, RootMotion, RootTranslation, StateMachine, StateMachineDef, Transform,
+    TransitionDef, Value,
 };
 use sinew::{Aabb, GpuBackend, GpuContext, Rig};
 
@@ -142,7 +142,9 @@ impl Crowd {
             let extent = if b.is_empty() {
                 1.0
             } else {
-                (b.max[0] - b.min[0]).max(b.max[2] - b.min[2]).max(b.max[1] - b.min[1] * 0.5)
+                (b.max[0] - b.min[0])
+                    .max(b.max[2] - b.min[2])
+                    .max(b.max[1] - b.min[1] * 0.5)
             };
             extent * 1.6
         };
@@ -261,7 +263,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let out = args.value("--out").unwrap_or("crowd.png");
     let rig = load_rig(args.value("--model"))?;
-    let model = args.value("--model").unwrap_or("assets/humanoid.glb").to_string();
+    let model = args
+        .value("--model")
+        .unwrap_or("assets/humanoid.glb")
+        .to_string();
 
     let context = GpuContext::new_headless().map_err(|e| e.to_string())?;
     let mut crowd = Crowd::new(rig.clone(), characters)?;
@@ -272,8 +277,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     let mut gpu = match backend {
         Backend::Gpu => {
-            let mut b = GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())
-                .map_err(|e| e.to_string())?;
+            let mut b =
+                GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())
+                    .map_err(|e| e.to_string())?;
             b.reserve_palette(crowd.animator.palette().capacity())
                 .map_err(|e| e.to_string())?;
             // The first dispatch compiles the pipeline (lazily, on software drivers): untimed.
@@ -285,14 +291,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Backend::Cpu => None,
     };
 
+    let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
+    let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
     let mut times = StageTimes::default();
     let mut dispatches = 0;
     let mut bytes_per_joint = 48.0;
     let start = Instant::now();
-    let mut progress = Progress {
-        start,
-        last: start,
-    };
+    let mut progress = Progress { start, last: start };
     for frame in 0..frames {
         let frame_start = Instant::now();
         let t = (PRE_ROLL_UPDATES + frame) as f32 * DT;
@@ -311,7 +316,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 times.upload.push(ms_since(upload));
                 let compute = Instant::now();
                 g.wait().map_err(|e| e.to_string())?;
-                times.compute.push(ms_since(compute));
+                let wall = ms_since(compute);
+                // GPU time of the pass where the adapter has timestamp queries, else wall time.
+                let gpu_ms = g.last_gpu_ms().map_err(|e| e.to_string())?;
+                times.compute.push(gpu_ms.unwrap_or(wall));
                 dispatches = g.dispatches_last_frame();
                 bytes_per_joint = g.bytes_written_per_joint();
             }
@@ -355,6 +363,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "joints_per_second": joints_per_second,
         "dispatches_per_frame": dispatches,
         "bytes_written_per_joint": bytes_per_joint,
+        "compute_clock": compute_clock,
     });
     if args.has("--json") {
         return super::print(&report.to_string());
@@ -365,7 +374,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let mut table = format!(
         "sinew crowd: {characters} x {model} ({joints} joints), {frames} frames, {} backend on {}\n  stage    median ms     p90 ms\n",
-        if backend == Backend::Gpu { "gpu" } else { "cpu" },
+        if backend == Backend::Gpu {
+            "gpu"
+        } else {
+            "cpu"
+        },
         context.adapter_summary()
     );
     table += &row("control", &times.control);
@@ -374,7 +387,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     table += &row("render", &times.render);
     table += &row("frame", &times.frame);
     table += &format!(
-        "  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  wrote {out}",
+        "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  wrote {out}",
         joints_per_second / 1e6
     );
     super::print(&table)
@@ -423,9 +436,7 @@ fn render_last_frame(
     let uploaded;
     let (palette, aabbs, bounds) = match gpu {
         Some(g) => {
-            let bounds = g
-                .read_bounds(0..records.len())
-                .map_err(|e| e.to_string())?;
+            let bounds = g.read_bounds(0..records.len()).map_err(|e| e.to_string())?;
             (g.palette_buffer(), g.bounds_buffer(), bounds)
         }
         None => {
@@ -490,7 +501,8 @@ fn render_last_frame(
         [0.55, 0.55, 0.52],
     )
     .map_err(|e| e.to_string())?;
-    let target = RenderTarget::new(device, &renderer, 1024, 768, 2048).map_err(|e| e.to_string())?;
+    let target =
+        RenderTarget::new(device, &renderer, 1024, 768, 2048).map_err(|e| e.to_string())?;
     let camera = Camera::frame_aabb(&all, Vec3::new(0.55, 0.55, 1.0), 0.7, target.aspect());
     let batches = [&batch];
     let statics = [&ground];

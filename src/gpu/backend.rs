@@ -95,6 +95,7 @@ pub struct GpuBackend {
     max_workgroups: u32,
     last_frame: FrameStats,
     plan: Vec<Dispatch>,
+    timer: Option<super::PassTimer>,
 }
 
 fn align_up(x: u64, alignment: u64) -> u64 {
@@ -152,6 +153,7 @@ impl GpuBackend {
             max_workgroups: limits.max_compute_workgroups_per_dimension.max(1),
             last_frame: FrameStats::default(),
             plan: Vec::new(),
+            timer: None,
         })
     }
 
@@ -417,6 +419,7 @@ impl GpuBackend {
         let pipeline = &self.pipeline;
         let library = &self.library;
         let frame_groups = &self.frame_groups;
+        let timer = self.timer.as_ref();
         let written = capture(device, || {
             let Some(mut view) = queue.write_buffer_with(buffer, 0, size) else {
                 return false;
@@ -444,7 +447,7 @@ impl GpuBackend {
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("sinew evaluate pass"),
-                    timestamp_writes: None,
+                    timestamp_writes: timer.map(|t| t.pass_writes()),
                 });
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
@@ -455,6 +458,9 @@ impl GpuBackend {
                     pass.set_bind_group(1, &frame_groups[g].1, &[]);
                     pass.dispatch_workgroups(width as u32, height as u32, 1);
                 }
+            }
+            if let Some(t) = timer {
+                t.resolve(&mut encoder);
             }
             queue.submit([encoder.finish()]);
             true
@@ -471,6 +477,23 @@ impl GpuBackend {
             upload_bytes: bytes,
         };
         Ok(())
+    }
+
+    /// Times the evaluate pass with GPU timestamp queries from now on. Returns `false` (and
+    /// changes nothing) when the device lacks `TIMESTAMP_QUERY`.
+    pub fn enable_timing(&mut self) -> bool {
+        if self.timer.is_none() {
+            self.timer = super::PassTimer::new(&self.device, &self.queue);
+        }
+        self.timer.is_some()
+    }
+
+    /// GPU milliseconds of the last frame's evaluate pass (waits for it), when timing is on.
+    pub fn last_gpu_ms(&self) -> Result<Option<f64>, GpuError> {
+        self.timer
+            .as_ref()
+            .map(|t| t.read_ms(&self.device, &self.queue))
+            .transpose()
     }
 
     /// Blocks until the GPU has finished every submitted frame.

@@ -62,9 +62,10 @@ impl GpuContext {
             .max_storage_buffer_binding_size
             .max(defaults.max_storage_buffer_binding_size);
         required.max_buffer_size = offered.max_buffer_size.max(defaults.max_buffer_size);
+        // Timestamp queries time the evaluate pass where offered; nothing needs them.
         let desc = wgpu::DeviceDescriptor {
             label: Some("sinew device"),
-            required_features: wgpu::Features::empty(),
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: required,
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,

@@ -17,6 +17,7 @@ mod pose;
 mod readback;
 mod scope;
 mod shader;
+mod timer;
 
 pub use backend::{FrameStats, GpuBackend, GpuOptions};
 pub use context::GpuContext;
@@ -26,6 +27,7 @@ pub use pipeline::EvaluatePipeline;
 pub use pose::GpuPose;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use scope::capture;
+pub use timer::PassTimer;
 pub use shader::{
     EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE, evaluate_shader_source,
 };
