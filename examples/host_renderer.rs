@@ -9,7 +9,7 @@
 //!
 //! Renders a few frames of three characters headless and writes the last one to `OUT.png`
 //! (default `target/host_renderer.png`). `--cpu` evaluates on the CPU and uploads the palette
-//! instead (the same buffer layout). Without a GPU adapter it prints why and exits 0.
+//! instead (the same buffer layout). Without a GPU adapter it prints why and exits 0 (fails under `REQUIRE_GPU=1`).
 
 use std::borrow::Cow;
 use std::process::ExitCode;
@@ -106,6 +106,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         match pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
         {
             Ok(adapter) => adapter,
+            Err(e) if std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+                return Err(format!("REQUIRE_GPU=1 but no GPU adapter: {e}").into());
+            }
             Err(e) => {
                 println!("host_renderer: no GPU adapter ({e}); nothing to render");
                 return Ok(());
