@@ -1,13 +1,15 @@
-//! CPU evaluator throughput in joints per second: sample 2 clips + cross-fade blend +
-//! local-to-model + skin matrices + animated AABB, every instance at its own time, all cores.
-//!
-//! Rigs: the 64-joint synthetic rig and the shipped humanoid from `assets/`, plus Fox from
-//! `../shared/gltf` when present.
+//! CPU and GPU evaluators side by side, in joints per second: every instance samples its clips,
+//! blends, propagates, writes skin matrices and its animated AABB. One layer (a single clip) and
+//! a two-layer cross-fade, at 1 to 100,000 instances, for Fox (`../shared/gltf`) and the 64-joint
+//! synthetic rig (`assets/synthetic`). A GPU iteration is one frame: upload the records, one
+//! dispatch, and wait for the GPU to finish. The GPU half is skipped without an adapter.
 
 use std::path::Path;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sinew::{Aabb, CpuBackend, InstanceRecord, Layer, Mat3x4Rows, Rig};
+use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows, Rig};
+
+const COUNTS: [usize; 5] = [1, 100, 1_000, 10_000, 100_000];
 
 fn load(path: &Path) -> Option<Rig> {
     let asset = sinew::import_file(path).ok()?;
@@ -17,9 +19,8 @@ fn load(path: &Path) -> Option<Rig> {
 fn rigs() -> Vec<(String, Rig)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     [
-        root.join("assets/synthetic/rig64.glb"),
-        root.join("assets/humanoid.glb"),
         root.join("../shared/gltf/Fox.glb"),
+        root.join("assets/synthetic/rig64.glb"),
     ]
     .iter()
     .filter_map(|p| {
@@ -29,44 +30,78 @@ fn rigs() -> Vec<(String, Rig)> {
     .collect()
 }
 
-/// `count` instances, each cross-fading clip 0 into clip 1 (or clip 0 with itself) at 30 %.
-fn crossfade_instances(rig: &Rig, count: usize) -> Vec<InstanceRecord> {
+/// `count` instances at spread-out times: clip 0 alone, or cross-fading into clip 1 at 30 %.
+fn instances(rig: &Rig, count: usize, layers: usize) -> Vec<InstanceRecord> {
     let joints = rig.joint_count() as u32;
     let clips = rig.clips.clips();
-    let second = (clips.len() > 1) as u32;
+    let second = u32::from(clips.len() > 1);
     (0..count)
         .map(|i| {
             let phase = (i as f32 * 0.618).fract();
-            let layers = [
+            let all = [
                 Layer::clip(0, phase * clips[0].duration),
                 Layer {
                     weight: 0.3,
                     ..Layer::clip(second, phase * clips[second as usize].duration)
                 },
             ];
-            InstanceRecord::new(0, i as u32 * joints, &glam::Affine3A::IDENTITY, &layers).unwrap()
+            InstanceRecord::new(
+                0,
+                i as u32 * joints,
+                &glam::Affine3A::IDENTITY,
+                &all[..layers],
+            )
+            .unwrap()
         })
         .collect()
 }
 
-fn evaluate(c: &mut Criterion) {
-    for (name, rig) in rigs() {
-        let mut group = c.benchmark_group(format!("cpu/{name}/crossfade"));
-        group.sample_size(10);
-        let joints = rig.joint_count();
-        let mut backend = CpuBackend::new(vec![rig.clone()], Vec::new());
-        for count in [1usize, 100, 1_000, 10_000, 100_000] {
-            let instances = crossfade_instances(&rig, count);
-            let mut palette = vec![Mat3x4Rows::IDENTITY; count * joints];
-            let mut aabbs = vec![Aabb::EMPTY; count];
-            group.throughput(Throughput::Elements((count * joints) as u64));
-            group.bench_function(BenchmarkId::from_parameter(count), |b| {
-                b.iter(|| backend.evaluate(&instances, &mut palette, &mut aabbs).unwrap())
-            });
+fn gpu_vs_cpu(c: &mut Criterion) {
+    let gpu = match GpuContext::new_headless() {
+        Ok(ctx) => {
+            eprintln!("GPU: {}", ctx.adapter_summary());
+            Some(ctx)
         }
-        group.finish();
+        Err(e) => {
+            eprintln!("skipping the GPU half: {e}");
+            None
+        }
+    };
+    for (name, rig) in rigs() {
+        let joints = rig.joint_count();
+        for (layers, label) in [(1, "1-layer"), (2, "crossfade")] {
+            let mut group = c.benchmark_group(format!("{name}/{label}"));
+            group.sample_size(10);
+            let mut cpu = CpuBackend::new(vec![rig.clone()], Vec::new());
+            let mut backend = gpu
+                .as_ref()
+                .map(|ctx| GpuBackend::new(ctx, std::slice::from_ref(&rig), &[]).unwrap());
+            for count in COUNTS {
+                let records = instances(&rig, count, layers);
+                group.throughput(Throughput::Elements((count * joints) as u64));
+                let mut palette = vec![Mat3x4Rows::IDENTITY; count * joints];
+                let mut bounds = vec![Aabb::EMPTY; count];
+                group.bench_with_input(BenchmarkId::new("cpu", count), &records, |b, records| {
+                    b.iter(|| cpu.evaluate(records, &mut palette, &mut bounds).unwrap());
+                });
+                if let Some(backend) = backend.as_mut() {
+                    backend.reserve_palette((count * joints) as u32).unwrap();
+                    group.bench_with_input(
+                        BenchmarkId::new("gpu", count),
+                        &records,
+                        |b, records| {
+                            b.iter(|| {
+                                backend.evaluate(records).unwrap();
+                                backend.wait().unwrap();
+                            });
+                        },
+                    );
+                }
+            }
+            group.finish();
+        }
     }
 }
 
-criterion_group!(benches, evaluate);
+criterion_group!(benches, gpu_vs_cpu);
 criterion_main!(benches);
