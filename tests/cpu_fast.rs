@@ -17,10 +17,14 @@ use sinew::{
 };
 
 /// The largest virtual-vertex displacement, in metres, between the fast evaluator at
-/// [`DEFAULT_RATE`] and the exact one, over every clip of every rig in `assets/` and
-/// `../shared/gltf` (see [`virtual_vertex_error`]). Measured: see the doc of
-/// `sinew::cpu::fast`; this is that with some margin.
-const FAST_ERROR_BOUND_M: f32 = 1e-3;
+/// [`DEFAULT_RATE`] and the exact one over every clip of the rigs sinew ships (`assets/`, see
+/// [`virtual_vertex_error`]). Measured 0.061 mm (chain256's cubic clip); asserted with margin.
+const SHIPPED_ERROR_BOUND_M: f32 = 0.1e-3;
+
+/// The same over the conformance assets in `../shared/gltf`. Measured 0.82 mm, on
+/// InterpolationTest's cubic-spline translation (tangents chosen to overshoot); 0.14 mm on
+/// RobotExpressive, 0.01 mm on Fox and CesiumMan.
+const CONFORMANCE_ERROR_BOUND_M: f32 = 1e-3;
 
 /// Distance of the virtual vertices from their joint, in metres (ACL's default).
 const VIRTUAL_VERTEX_M: f32 = 0.03;
@@ -73,7 +77,9 @@ fn fast(backend: &FastCpuBackend, rec: &InstanceRecord) -> (Vec<Affine3A>, Vec<M
     let n = backend.rigs()[rec.rig as usize].joint_count();
     let mut models = vec![Affine3A::IDENTITY; n];
     let mut palette = vec![Mat3x4Rows::IDENTITY; n];
-    let aabb = backend.evaluate_one(rec, &mut models, &mut palette).unwrap();
+    let aabb = backend
+        .evaluate_one(rec, &mut models, &mut palette)
+        .unwrap();
     (models, palette, aabb)
 }
 
@@ -138,7 +144,13 @@ fn every_asset() -> Vec<PathBuf> {
 #[test]
 fn fast_evaluation_stays_within_the_error_bound_on_every_asset() {
     let mut worst_all = 0.0f32;
+    let shipped = repo_assets();
     for path in every_asset() {
+        let bound = if shipped.contains(&path) {
+            SHIPPED_ERROR_BOUND_M
+        } else {
+            CONFORMANCE_ERROR_BOUND_M
+        };
         let upm = units_per_metre(&path);
         let mut worst_file = (0.0f32, String::new());
         for (r, rig) in rigs_of(&path).into_iter().enumerate() {
@@ -170,8 +182,8 @@ fn fast_evaluation_stays_within_the_error_bound_on_every_asset() {
             worst_file.1
         );
         assert!(
-            worst_file.0 <= FAST_ERROR_BOUND_M,
-            "{}: virtual-vertex error {} m exceeds {FAST_ERROR_BOUND_M} m at {}",
+            worst_file.0 <= bound,
+            "{}: virtual-vertex error {} m exceeds {bound} m at {}",
             path.display(),
             worst_file.0,
             worst_file.1
@@ -219,7 +231,10 @@ fn keyed_grids_and_rates_are_detected() {
         assert_eq!(clip.key_grid, Some(30.0), "{clip:?}");
         // 30 Hz, or a power-of-two multiple where a rotation turns fast.
         let m = clip.rate / 30.0;
-        assert!(m >= 1.0 && m.fract() == 0.0 && (m as u32).is_power_of_two(), "{clip:?}");
+        assert!(
+            m >= 1.0 && m.fract() == 0.0 && (m as u32).is_power_of_two(),
+            "{clip:?}"
+        );
         assert_eq!(
             clip.frame_count,
             (clip.duration * clip.rate).round() as u32 + 1,
@@ -237,8 +252,14 @@ fn keyed_grids_and_rates_are_detected() {
 #[test]
 fn requested_rates_are_clamped() {
     let rig = humanoid();
-    assert_eq!(FastCpuBackend::new(vec![rig.clone()], vec![], 0.0).rate(), MIN_RATE);
-    assert_eq!(FastCpuBackend::new(vec![rig.clone()], vec![], 1e9).rate(), MAX_RATE);
+    assert_eq!(
+        FastCpuBackend::new(vec![rig.clone()], vec![], 0.0).rate(),
+        MIN_RATE
+    );
+    assert_eq!(
+        FastCpuBackend::new(vec![rig.clone()], vec![], 1e9).rate(),
+        MAX_RATE
+    );
     assert_eq!(
         FastCpuBackend::new(vec![rig], vec![], f32::NAN).rate(),
         DEFAULT_RATE
@@ -295,7 +316,10 @@ fn layer_cases(rig: &Rig, masks: &mut Vec<JointMask>) -> Vec<(String, Vec<Layer>
         ("one clip".into(), vec![l(1, 0.5, 1.0, None, Override)]),
         (
             "cross-fade".into(),
-            vec![l(1, 0.4, 1.0, None, Override), l(2, 0.3, 0.3, None, Override)],
+            vec![
+                l(1, 0.4, 1.0, None, Override),
+                l(2, 0.3, 0.3, None, Override),
+            ],
         ),
         (
             "partial base over rest".into(),
@@ -303,7 +327,10 @@ fn layer_cases(rig: &Rig, masks: &mut Vec<JointMask>) -> Vec<(String, Vec<Layer>
         ),
         (
             "masked upper body".into(),
-            vec![l(1, 0.5, 1.0, None, Override), l(3, 0.8, 1.0, Some(0), Override)],
+            vec![
+                l(1, 0.5, 1.0, None, Override),
+                l(3, 0.8, 1.0, Some(0), Override),
+            ],
         ),
         (
             "masked half weights".into(),
@@ -314,7 +341,10 @@ fn layer_cases(rig: &Rig, masks: &mut Vec<JointMask>) -> Vec<(String, Vec<Layer>
         ),
         (
             "additive".into(),
-            vec![l(1, 0.5, 1.0, None, Override), l(3, 1.0, 0.5, None, Additive)],
+            vec![
+                l(1, 0.5, 1.0, None, Override),
+                l(3, 1.0, 0.5, None, Additive),
+            ],
         ),
         (
             "masked additive over four layers".into(),
@@ -327,11 +357,17 @@ fn layer_cases(rig: &Rig, masks: &mut Vec<JointMask>) -> Vec<(String, Vec<Layer>
         ),
         (
             "zero and negative weights".into(),
-            vec![l(1, 0.5, 0.0, None, Override), l(2, 0.5, -1.0, None, Additive)],
+            vec![
+                l(1, 0.5, 0.0, None, Override),
+                l(2, 0.5, -1.0, None, Additive),
+            ],
         ),
         (
             "weight above one".into(),
-            vec![l(1, 0.5, 2.0, None, Override), l(3, 0.5, 1.5, None, Additive)],
+            vec![
+                l(1, 0.5, 2.0, None, Override),
+                l(3, 0.5, 1.5, None, Additive),
+            ],
         ),
     ]
 }

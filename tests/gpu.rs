@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Rng;
+
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -61,30 +63,7 @@ fn gpu() -> Option<&'static GpuContext> {
 // ---------------------------------------------------------------------------------------------
 // Deterministic randomness.
 
-struct Rng(u64);
-
 impl Rng {
-    fn next(&mut self) -> u64 {
-        // SplitMix64.
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
     fn world(&mut self) -> Affine3A {
         let axis = Vec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), 1.0).normalize();
         Affine3A::from_scale_rotation_translation(

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::Rng;
+
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -1369,25 +1371,8 @@ fn two_channels_animating_a_node_outside_every_rig() {
 // Fuzzing: corrupted bytes may fail to import, but must never panic.
 // ---------------------------------------------------------------------------------------------
 
-/// SplitMix64: a small fixed-seed generator, so every run tries the same inputs.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Applies one deterministic corruption to `bytes` and says what it did.
-fn corrupt(bytes: &mut Vec<u8>, rng: &mut SplitMix64) -> String {
+fn corrupt(bytes: &mut Vec<u8>, rng: &mut Rng) -> String {
     let at = rng.below(bytes.len());
     match rng.below(5) {
         0 => {
@@ -1466,7 +1451,7 @@ impl FuzzOutcome {
 
 /// Corrupts `original` `rounds` times (one to three corruptions each) and imports each result.
 fn fuzz(name: &str, original: &[u8], seed: u64, rounds: usize) -> FuzzOutcome {
-    let mut rng = SplitMix64(seed);
+    let mut rng = Rng(seed);
     let mut outcome = FuzzOutcome::default();
     for round in 0..rounds {
         let mut bytes = original.to_vec();

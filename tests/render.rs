@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::Rng;
+
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
@@ -75,27 +77,6 @@ impl Gpu {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
-
-/// Deterministic randomness (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-}
 
 fn humanoid() -> Option<Rig> {
     let path = common::repo().join("assets/humanoid.glb");

@@ -67,36 +67,24 @@ impl fmt::Display for RenderError {
 
 impl std::error::Error for RenderError {}
 
-/// Runs `work` inside validation and out-of-memory error scopes of `device` (scopes are per
-/// thread) and returns its value, or the first error wgpu reported.
+impl From<crate::GpuError> for RenderError {
+    fn from(e: crate::GpuError) -> Self {
+        match e {
+            crate::GpuError::Validation(e) => Self::Validation(e),
+            crate::GpuError::OutOfMemory(e) => Self::OutOfMemory(e),
+            crate::GpuError::Readback(e) => Self::Readback(e),
+            other => Self::Validation(other.to_string()),
+        }
+    }
+}
+
+/// Runs `work` inside the device's validation and out-of-memory error scopes
+/// ([`crate::gpu::capture`]) and returns its value, or the first error wgpu reported.
 pub(crate) fn capture<T>(
     device: &wgpu::Device,
     work: impl FnOnce() -> Result<T, RenderError>,
 ) -> Result<T, RenderError> {
-    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let value = work();
-    let validation_error = pollster::block_on(validation.pop());
-    let memory_error = pollster::block_on(memory.pop());
-    if let Some(e) = validation_error {
-        return Err(RenderError::Validation(error_text(&e)));
-    }
-    if let Some(e) = memory_error {
-        return Err(RenderError::OutOfMemory(error_text(&e)));
-    }
-    value
-}
-
-/// The full text of a wgpu error, its sources included.
-fn error_text(e: &wgpu::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
+    crate::gpu::capture(device, work)?
 }
 
 /// Checks that a storage binding of `bytes` fits the device.
