@@ -31,15 +31,7 @@ struct Gpu {
 }
 
 static GPU: LazyLock<Option<Gpu>> = LazyLock::new(|| {
-    let required = std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let context = match GpuContext::new_headless() {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(!required, "REQUIRE_GPU=1 but no GPU adapter: {e}");
-            eprintln!("skipping GPU tests: {e}");
-            return None;
-        }
-    };
+    let context = common::headless_gpu("GPU tests")?;
     // Creating the pipeline and running it once: drivers that compile lazily do it here.
     let start = Instant::now();
     let rig = chain_rig(4);

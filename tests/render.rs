@@ -42,15 +42,7 @@ struct Gpu {
 }
 
 static GPU: LazyLock<Option<Gpu>> = LazyLock::new(|| {
-    let required = std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let context = match GpuContext::new_headless() {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(!required, "REQUIRE_GPU=1 but no GPU adapter: {e}");
-            eprintln!("skipping render tests: {e}");
-            return None;
-        }
-    };
+    let context = common::headless_gpu("render tests")?;
     eprintln!("render tests on {}", context.adapter_summary());
     let renderer = Renderer::new(&context.device).unwrap();
     Some(Gpu { context, renderer })

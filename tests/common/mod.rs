@@ -122,3 +122,18 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+/// A headless GPU context for a test file's shared device, or `None` after printing why when no
+/// adapter exists. Under `REQUIRE_GPU=1` a missing adapter fails instead, so GPU tests cannot
+/// pass by skipping.
+pub fn headless_gpu(what: &str) -> Option<sinew::GpuContext> {
+    let required = std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1");
+    match sinew::GpuContext::new_headless() {
+        Ok(context) => Some(context),
+        Err(e) => {
+            assert!(!required, "REQUIRE_GPU=1 but no GPU adapter: {e}");
+            eprintln!("skipping {what}: {e}");
+            None
+        }
+    }
+}
