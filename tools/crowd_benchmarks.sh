@@ -4,8 +4,7 @@
 # Usage: tools/crowd_benchmarks.sh [COUNTS...]   (default: 1000 10000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-counts=("${@:-1000 10000}")
-[ "$#" -eq 0 ] && counts=(1000 10000)
+if [ "$#" -eq 0 ]; then counts=(1000 10000); else counts=("$@"); fi
 cargo build --release --quiet
 bin=target/release/sinew
 out=$(mktemp -d)
