@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use glam::Vec3;
-use hecs::{Entity, World};
+use hecs::World;
 use sinew::render::{
     Camera, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
     SkinnedInstance, StaticMesh, bounding_sphere,
@@ -115,18 +115,19 @@ fn locomotion(rig: &Rig) -> StateMachineDef {
         )
 }
 
-/// The speed character `i` wants at time `t`: a slow wave through idle, walk and run, each
+/// The speed a character wants at time `t`: a slow wave through idle, walk and run, each
 /// character at its own phase.
-fn wanted_speed(i: usize, t: f32) -> f32 {
-    let phase = (i as f32 * 0.618_034).fract() * std::f32::consts::TAU;
+fn wanted_speed(phase: f32, t: f32) -> f32 {
     1.8 + 1.9 * (0.7 * t + phase).sin()
 }
 
-/// The simulated crowd: rig, animator, world and the characters' entities and speed parameter.
+/// The phase of a character's wanted speed (spread by its place in the crowd).
+struct SpeedPhase(f32);
+
+/// The simulated crowd: rig, animator, world and the characters' speed parameter.
 struct Crowd {
     animator: Animator,
     world: World,
-    entities: Vec<Entity>,
     speed: ParamId,
     joints: usize,
 }
@@ -172,7 +173,6 @@ impl Crowd {
         let root = animator.root_joint(0).map_err(|e| e.to_string())?;
         let side = (characters as f32).sqrt().ceil() as usize;
         let mut world = World::new();
-        let mut entities = Vec::with_capacity(characters);
         for i in 0..characters {
             let (row, col) = (i / side, i % side);
             let position = Vec3::new(
@@ -183,6 +183,7 @@ impl Crowd {
             let state_machine: StateMachine =
                 animator.state_machine(machine).map_err(|e| e.to_string())?;
             let entity = world.spawn((
+                SpeedPhase((i as f32 * 0.618_034).fract() * std::f32::consts::TAU),
                 Animated::new(0),
                 Transform::from_translation(position),
                 state_machine,
@@ -194,12 +195,10 @@ impl Crowd {
                     .insert_one(entity, layers)
                     .map_err(|e| e.to_string())?;
             }
-            entities.push(entity);
         }
         Ok(Self {
             animator,
             world,
-            entities,
             speed,
             joints,
         })
@@ -207,12 +206,10 @@ impl Crowd {
 
     /// Sets every character's speed for time `t` and advances the animator by one frame.
     fn control(&mut self, t: f32) -> Result<(), String> {
-        for (i, &entity) in self.entities.iter().enumerate() {
-            if let Ok(sm) = self.world.query_one_mut::<&mut StateMachine>(entity) {
-                sm.params_mut()
-                    .set_float(self.speed, wanted_speed(i, t))
-                    .map_err(|e| e.to_string())?;
-            }
+        for (phase, sm) in self.world.query_mut::<(&SpeedPhase, &mut StateMachine)>() {
+            sm.params_mut()
+                .set_float(self.speed, wanted_speed(phase.0, t))
+                .map_err(|e| e.to_string())?;
         }
         self.animator
             .update(&mut self.world, DT)
