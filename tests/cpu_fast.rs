@@ -193,6 +193,43 @@ fn fast_evaluation_stays_within_the_error_bound_on_every_asset() {
     eprintln!("worst: {:.4} mm", worst_all * 1e3);
 }
 
+#[test]
+fn cross_fades_stay_within_the_error_bound_on_the_shipped_rigs() {
+    // Measured 0.023 mm (0.22 mm before blend inputs were normalized).
+    let mut worst = 0.0f32;
+    for path in repo_assets() {
+        for rig in rigs_of(&path) {
+            let clips = rig.clips.clip_count() as u32;
+            if clips < 2 {
+                continue;
+            }
+            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+            let offsets = virtual_vertex_offsets(&rig, VIRTUAL_VERTEX_M);
+            for c in 0..clips {
+                let other = (c + 1) % clips;
+                for s in 0..=240 {
+                    let t = s as f32 / 240.0 * 2.0;
+                    let layers = [
+                        Layer::clip(c, t),
+                        Layer {
+                            weight: 0.3,
+                            ..Layer::clip(other, t * 0.7)
+                        },
+                    ];
+                    let rec = InstanceRecord::new(0, 0, &world(), &layers).unwrap();
+                    let (me, _) = exact(&rig, &[], &rec);
+                    let (mf, _, _) = fast(&backend, &rec);
+                    for (j, (e, f)) in me.iter().zip(&mf).enumerate() {
+                        worst = worst.max(virtual_vertex_error(e, f, offsets[j]));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("worst cross-fade error: {:.4} mm", worst * 1e3);
+    assert!(worst <= SHIPPED_ERROR_BOUND_M, "cross-fade error {worst} m");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exactness at keys
 // ---------------------------------------------------------------------------------------------
@@ -500,10 +537,11 @@ fn many_instances_match_the_exact_backend() {
         let what = format!("instance {i}");
         assert_palettes_close(&pf[r.clone()], &pe[r.clone()], &what);
         assert_aabb_close(&af[i], &ae[i], 1e-4, &what);
-        // The batch and the single-instance path agree exactly.
+        // The batch and the single-instance path agree (to rounding: an instance whose layer
+        // replaces the pose takes the blending path when a lane beside it blends).
         let (_, one, aabb) = self::fast(&fast, rec);
-        assert_eq!(&pf[r], &one[..], "{what}");
-        assert_eq!(af[i], aabb, "{what}");
+        assert_palettes_close(&pf[r], &one, &format!("{what} alone"));
+        assert_aabb_close(&af[i], &aabb, 1e-5, &format!("{what} alone"));
     }
     // Gaps between blocks are left alone.
     let used: usize = records

@@ -14,7 +14,7 @@ use glam::{Affine3A, Quat, Vec3};
 
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
 use super::soa::{Affine4, F4, Sqt4, transpose};
-use crate::bake::{Aabb, MAX_JOINTS, NO_PARENT, Rig};
+use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::cpu::hold_root;
 use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
 use crate::mask::JointMask;
@@ -113,8 +113,6 @@ struct Slot<'a> {
     /// Layer weight of override lanes (0 for additive lanes) and of additive lanes.
     w_override: F4,
     w_additive: F4,
-    /// The same, as arrays while the slot is built.
-    weights: [[f32; 4]; 2],
     any_override: bool,
     any_additive: bool,
     /// Every lane overrides at full weight without a mask: the sample replaces the pose.
@@ -264,13 +262,14 @@ pub(crate) fn evaluate_group(
             any_mask: false,
             w_override: F4::ZERO,
             w_additive: F4::ZERO,
-            weights: [[0.0; 4]; 2],
             any_override: false,
             any_additive: false,
             full: true,
         };
         let first_clip = recs[donor].layers[k].clip as usize;
-        for i in 0..4 {
+        // Per lane: override and additive weight.
+        let mut weights = [[0.0f32; 2]; 4];
+        for (i, lane_weights) in weights.iter_mut().enumerate() {
             let (rec, real) = layer(i);
             let clip = rec.clip as usize;
             let (f, alpha) = lib.clips[clip].frame_at(rec.time);
@@ -295,25 +294,29 @@ pub(crate) fn evaluate_group(
             }
             let additive = rec.flags & LayerRecord::ADDITIVE != 0;
             if additive {
-                slot.weights[1][i] = weight;
+                lane_weights[1] = weight;
                 slot.any_additive |= real;
             } else {
-                slot.weights[0][i] = weight;
+                lane_weights[0] = weight;
                 slot.any_override |= real;
             }
             slot.full &= real && !additive && mask == 0 && weight >= 1.0;
         }
-        slot.w_override = F4::new(slot.weights[0]);
-        slot.w_additive = F4::new(slot.weights[1]);
+        slot.w_override = F4::new(weights.map(|w| w[0]));
+        slot.w_additive = F4::new(weights.map(|w| w[1]));
         // A slot no lane can see: every weight <= 0 and no mask to flip a sign.
-        let unseen = !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
+        let unseen =
+            !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
         if !unseen {
             *out = Some(slot);
         }
     }
     let active: &[Option<Slot<'_>>] = &slots[..max_layers];
     // When the bottom visible layer replaces the pose, start from its sample, not the rest pose.
-    let bottom = active.iter().position(Option::is_some).unwrap_or(active.len());
+    let bottom = active
+        .iter()
+        .position(Option::is_some)
+        .unwrap_or(active.len());
     let (first_full, rest_slots) = match active.get(bottom) {
         Some(Some(slot)) if slot.full => (Some(slot), &active[bottom + 1..]),
         _ => (None, active),
@@ -342,9 +345,12 @@ pub(crate) fn evaluate_group(
             Some(slot) => slot.sample(j),
             None => fast.rest[j],
         };
+        // Whether the pose's rotation may be far from unit length (after an override blend).
+        let mut far = false;
         for slot in rest_slots.iter().flatten() {
             if slot.full {
                 pose = slot.sample(j);
+                far = false;
                 continue;
             }
             let (mut wo, mut wa) = (slot.w_override, slot.w_additive);
@@ -363,7 +369,8 @@ pub(crate) fn evaluate_group(
             }
             let sample = slot.sample(j);
             if slot.any_override {
-                pose = pose.blend_toward(&sample, wo.clamp01());
+                pose = pose.blend_toward(&sample, wo.clamp01(), far);
+                far = true;
             }
             if slot.any_additive {
                 pose = pose.add_delta(
@@ -384,13 +391,13 @@ pub(crate) fn evaluate_group(
             }
         }
         let local = pose.to_affine();
-        let parent = fast.parents[j];
-        let model = if parent == NO_PARENT {
-            world.mul(&local)
-        } else {
-            scratch[parent as usize].mul(&local)
-        };
-        scratch[j] = model;
+        let parent = fast.parents[j] as usize;
+        let (done, todo) = scratch.split_at_mut(j);
+        let model = &mut todo[0];
+        match done.get(parent) {
+            Some(p) => p.mul_into(&local, model),
+            None => world.mul_into(&local, model),
+        }
         let skin = model.mul(&fast.inverse_binds[j]);
         let rows = [skin.row_lanes(0), skin.row_lanes(1), skin.row_lanes(2)];
         for (lane, palette) in palettes.iter_mut().enumerate() {

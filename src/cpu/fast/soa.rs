@@ -194,13 +194,27 @@ impl Sqt4 {
     }
 
     /// Override blend toward `target` by `w` (each lane in `[0, 1]`): translation and scale
-    /// `self (1 - w) + target w`, rotation the same on the shorter arc, left unnormalized.
-    /// `w = 0` keeps `self` and `w = 1` gives `target` exactly (up to the quaternion sign).
+    /// `self (1 - w) + target w`; rotation the same between the two rotations brought to unit
+    /// length, on the shorter arc, left unnormalized (normalized lerp). `w = 0` keeps `self`'s
+    /// translation and scale exactly and `w = 1` gives `target`'s.
+    ///
+    /// `target`'s rotation must be within a few degrees of unit length (an interpolated
+    /// sample: one Newton step normalizes it); so must `self`'s unless `self_far` (the result
+    /// of an earlier blend), which then takes a full normalization.
     #[inline(always)]
-    pub fn blend_toward(&self, target: &Sqt4, w: F4) -> Sqt4 {
+    pub fn blend_toward(&self, target: &Sqt4, w: F4, self_far: bool) -> Sqt4 {
         let keep = F4::ONE - w;
-        let wr = w.flip_sign_of(dot4(&self.r, &target.r));
         let (a, b) = (self, target);
+        // Both rotations at unit length, as the exact operator's are (an interpolated sample is
+        // a little shorter, which would shift the weight toward the other), folded into the
+        // weights: `a (1 - w) / |a| ± b w / |b|`, the sign giving the shorter arc.
+        let inv_a = if self_far {
+            dot4(&a.r, &a.r).rsqrt_or_zero().0
+        } else {
+            near_unit_inverse_length(&a.r)
+        };
+        let ka = keep * inv_a;
+        let kb = (w * near_unit_inverse_length(&b.r)).flip_sign_of(dot4(&a.r, &b.r));
         Sqt4 {
             t: [
                 a.t[0] * keep + b.t[0] * w,
@@ -208,10 +222,10 @@ impl Sqt4 {
                 a.t[2] * keep + b.t[2] * w,
             ],
             r: [
-                a.r[0] * keep + b.r[0] * wr,
-                a.r[1] * keep + b.r[1] * wr,
-                a.r[2] * keep + b.r[2] * wr,
-                a.r[3] * keep + b.r[3] * wr,
+                a.r[0] * ka + b.r[0] * kb,
+                a.r[1] * ka + b.r[1] * kb,
+                a.r[2] * ka + b.r[2] * kb,
+                a.r[3] * ka + b.r[3] * kb,
             ],
             s: [
                 a.s[0] * keep + b.s[0] * w,
@@ -258,7 +272,7 @@ impl Sqt4 {
     /// `T * R * S` as four affine matrices, normalizing the rotation on the way (a rotation of
     /// no length gives identity, like [`crate::math::normalize_or_identity`]).
     #[inline(always)]
-    pub fn to_affine(&self) -> Affine4 {
+    pub fn to_affine(self) -> Affine4 {
         let [x, y, z, w] = self.r;
         let k = dot4(&self.r, &self.r).two_over_or_zero();
         let (xk, yk, zk) = (x * k, y * k, z * k);
@@ -310,12 +324,14 @@ impl Sqt4 {
             a[lane] = x;
             *v = F4::new(a);
         };
-        for i in 0..3 {
-            set(&mut self.t[i], trs[0][i]);
-            set(&mut self.s[i], trs[2][i]);
+        for (v, &x) in self.t.iter_mut().zip(&trs[0]) {
+            set(v, x);
         }
-        for i in 0..4 {
-            set(&mut self.r[i], trs[1][i]);
+        for (v, &x) in self.r.iter_mut().zip(&trs[1]) {
+            set(v, x);
+        }
+        for (v, &x) in self.s.iter_mut().zip(&trs[2]) {
+            set(v, x);
         }
     }
 }
@@ -330,6 +346,13 @@ fn normalize4(q: [F4; 4]) -> [F4; 4] {
     // A rotation of no length becomes identity.
     let (inv, w_fix) = dot4(&q, &q).rsqrt_or_zero();
     [q[0] * inv, q[1] * inv, q[2] * inv, q[3].mul_add(inv, w_fix)]
+}
+
+/// `1 / |q|` by one Newton step from 1, `(3 - |q|²) / 2`: for `|q|² = 1 - e` it scales `q` to
+/// within `3 e² / 8` of unit length (2e-5 for two frames 20° apart).
+#[inline(always)]
+fn near_unit_inverse_length(q: &[F4; 4]) -> F4 {
+    (F4::splat(3.0) - dot4(q, q)) * F4::splat(0.5)
 }
 
 /// Hamilton product `a * b` of four quaternion pairs (xyzw).
@@ -402,10 +425,29 @@ impl Affine4 {
         }
     }
 
+    /// Writes the affine product `self * b` into `out` element by element (a whole-matrix move
+    /// would go through a `memcpy` call).
+    #[inline(always)]
+    pub fn mul_into(&self, b: &Affine4, out: &mut Affine4) {
+        for (row, a) in out.m.iter_mut().zip(&self.m) {
+            let [r0, r1, r2, r3] = mul_row(a, &b.m);
+            row[0] = r0;
+            row[1] = r1;
+            row[2] = r2;
+            row[3] = r3;
+        }
+    }
+
     /// Grows the boxes `lo`..`hi` (one per lane) by the box `center ± extent` moved by each
     /// lane's matrix: centre transformed, extent by the absolute matrix.
     #[inline(always)]
-    pub fn grow_aabb(&self, center: &[F4; 3], extent: &[F4; 3], lo: &mut [F4; 3], hi: &mut [F4; 3]) {
+    pub fn grow_aabb(
+        &self,
+        center: &[F4; 3],
+        extent: &[F4; 3],
+        lo: &mut [F4; 3],
+        hi: &mut [F4; 3],
+    ) {
         for r in 0..3 {
             let [a0, a1, a2, a3] = self.m[r];
             let c = a0 * center[0] + a1 * center[1] + (a2 * center[2] + a3);
@@ -461,10 +503,7 @@ mod tests {
         let b = Mat3x4Rows::from_affine(b);
         for r in 0..3 {
             for c in 0..4 {
-                assert!(
-                    (a.rows[r][c] - b.rows[r][c]).abs() < 1e-5,
-                    "{a:?} vs {b:?}"
-                );
+                assert!((a.rows[r][c] - b.rows[r][c]).abs() < 1e-5, "{a:?} vs {b:?}");
             }
         }
     }
@@ -499,14 +538,16 @@ mod tests {
         let b = [sqt(0.5), sqt(-1.0), sqt(2.5), sqt(7.0)];
         let rest = sqt(0.25);
         let w = F4::new([0.0, 0.3, 1.0, 0.7]);
-        let blended = lanes(a).blend_toward(&lanes(b), w);
+        let blended = lanes(a).blend_toward(&lanes(b), w, true);
         let r4 = lanes([rest; 4]);
         let inv = [0, 1, 2].map(|i| F4::splat(1.0 / rest.scale[i]));
         let added = lanes(a).add_delta(&lanes(b), &r4, &inv, w);
         for i in 0..4 {
             let expect = a[i].blend_toward(&b[i], w.lane(i)).to_affine();
             close(&blended.to_affine().lane(i), &expect);
-            let expect = a[i].add_delta(&b[i].delta_from(&rest), w.lane(i)).to_affine();
+            let expect = a[i]
+                .add_delta(&b[i].delta_from(&rest), w.lane(i))
+                .to_affine();
             close(&added.to_affine().lane(i), &expect);
         }
     }
