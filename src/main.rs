@@ -8,7 +8,7 @@ const USAGE: &str = "\
 usage:
   sinew inspect FILE [--json]
   sinew pose FILE (--anim N --times T1,T2,... | --rest) [--backend cpu|gpu] [--nodes none|animated|all]
-  sinew crowd [--characters N] [--frames F] [--model FILE] [--backend gpu|cpu] [--out PNG] [--json]
+  sinew crowd [--characters N] [--frames F] [--model FILE] [--backend gpu|cpu [--resampled]] [--out PNG] [--json]
   sinew bake FILE -o OUT.sinew
   sinew render FILE --anim N --time T --out PNG [--bones] [--size PX] [--skinning linear|dq] [--backend cpu|gpu]";
 

@@ -16,7 +16,7 @@ use sinew::runtime::{
     ParameterKind, RootMotion, RootTranslation, StateMachine, StateMachineDef, Transform,
     TransitionDef, Value,
 };
-use sinew::{Aabb, GpuBackend, GpuContext, Rig};
+use sinew::{Aabb, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, Rig};
 
 use super::Args;
 
@@ -240,7 +240,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let args = Args::parse(
         args,
         &["--characters", "--frames", "--model", "--backend", "--out"],
-        &["--json"],
+        &["--json", "--resampled"],
     )?;
     let number = |flag: &str, default: usize| -> Result<usize, String> {
         match args.value(flag) {
@@ -259,6 +259,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         other => return Err(format!("--backend {other:?}: expected gpu or cpu")),
     };
     let out = args.value("--out").unwrap_or("crowd.png");
+    if args.has("--resampled") && backend != Backend::Cpu {
+        return Err("--resampled applies to --backend cpu only".into());
+    }
     let rig = load_rig(args.value("--model"))?;
     let model = args
         .value("--model")
@@ -287,6 +290,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         Backend::Cpu => None,
     };
+    // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
+    // `FastCpuBackend`); exact is the default.
+    let mut fast = args.has("--resampled").then(|| {
+        FastCpuBackend::new(
+            crowd.animator.rigs().to_vec(),
+            crowd.animator.masks().to_vec(),
+            sinew::cpu::fast::DEFAULT_RATE,
+        )
+    });
+    let mut fast_palette = Vec::new();
+    let mut fast_bounds = Vec::new();
 
     let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
     let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
@@ -321,8 +335,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 bytes_per_joint = g.bytes_written_per_joint();
             }
             None => {
+                let records = crowd.animator.records();
                 let compute = Instant::now();
-                crowd.animator.evaluate_cpu().map_err(|e| e.to_string())?;
+                match fast.as_mut() {
+                    Some(f) => {
+                        let entries = crowd.animator.palette().capacity() as usize;
+                        fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
+                        fast_bounds.resize(records.len(), Aabb::EMPTY);
+                        f.evaluate(records, &mut fast_palette, &mut fast_bounds)
+                            .map_err(|e| e.to_string())?;
+                    }
+                    None => {
+                        crowd.animator.evaluate_cpu().map_err(|e| e.to_string())?;
+                    }
+                }
                 times.compute.push(ms_since(compute));
                 times.upload.push(0.0);
                 dispatches = 0;
@@ -349,6 +375,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "joints_per_character": joints,
         "frames": frames,
         "backend": if backend == Backend::Gpu { "gpu" } else { "cpu" },
+        "clips": if args.has("--resampled") { "resampled" } else { "exact" },
         "adapter": context.adapter_summary(),
         "frame_ms": { "median": frame_median, "p90": frame_p90 },
         "stages_ms": {
