@@ -11,13 +11,14 @@ out=$(mktemp -d)
 echo "| characters | backend | frame ms (median / p90) | control | upload | compute | render | M joints/s | dispatches | bytes/joint |"
 echo "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${counts[@]}"; do
-  for backend in gpu cpu; do
-    json=$("$bin" crowd --characters "$n" --frames 30 --backend "$backend" --out "$out/crowd-$n-$backend.png" --json 2>/dev/null)
+  for mode in "gpu" "cpu" "cpu --resampled"; do
+    # shellcheck disable=SC2086
+    json=$("$bin" crowd --characters "$n" --frames 30 --backend $mode --out "$out/crowd.png" --json 2>/dev/null)
     python3 - "$json" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
 s = r["stages_ms"]
-print(f"| {r['characters']} | {r['backend']} | {r['frame_ms']['median']:.2f} / {r['frame_ms']['p90']:.2f} "
+print(f"| {r['characters']} | {r['backend']} ({r['clips']}) | {r['frame_ms']['median']:.2f} / {r['frame_ms']['p90']:.2f} "
       f"| {s['control']:.3f} | {s['upload']:.3f} | {s['compute']:.2f} | {s['render']:.0f} "
       f"| {r['joints_per_second'] / 1e6:.1f} | {r['dispatches_per_frame']} | {r['bytes_written_per_joint']:.1f} |")
 PY
