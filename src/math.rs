@@ -155,7 +155,10 @@ pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
     } else {
         let theta = cos.acos();
         let inv_sin = 1.0 / theta.sin();
-        (((1.0 - t) * theta).sin() * inv_sin, (t * theta).sin() * inv_sin)
+        (
+            ((1.0 - t) * theta).sin() * inv_sin,
+            (t * theta).sin() * inv_sin,
+        )
     };
     normalize_or_identity(Quat::from_vec4(a * wa + b * wb))
 }

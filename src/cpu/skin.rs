@@ -13,11 +13,7 @@ pub fn skin_joint(model: &Affine3A, inverse_bind: &Affine3A) -> Mat3x4Rows {
 
 /// `palette[j] = models[j] × inverse_bind[j]`.
 pub fn skin_palette(skeleton: &Skeleton, models: &[Affine3A], palette: &mut [Mat3x4Rows]) {
-    for ((out, model), ibm) in palette
-        .iter_mut()
-        .zip(models)
-        .zip(skeleton.inverse_binds())
-    {
+    for ((out, model), ibm) in palette.iter_mut().zip(models).zip(skeleton.inverse_binds()) {
         *out = skin_joint(model, ibm);
     }
 }

@@ -27,7 +27,7 @@ pub use pipeline::EvaluatePipeline;
 pub use pose::GpuPose;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use scope::capture;
-pub use timer::PassTimer;
 pub use shader::{
     EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE, evaluate_shader_source,
 };
+pub use timer::PassTimer;
