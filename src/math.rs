@@ -67,7 +67,7 @@ impl Sqt {
     }
 
     /// Additive blend: applies `delta` (a pose relative to the rest pose) scaled by `weight` on
-    /// top of `self`: `T + w * dT`, `R * slerp(I, dR, w)`, `S * lerp(1, dS, w)`.
+    /// top of `self`: `T + w * dT`, `R * nlerp(I, dR, w)`, `S * lerp(1, dS, w)`.
     #[inline]
     pub fn add_delta(&self, delta: &Sqt, weight: f32) -> Sqt {
         Sqt {
@@ -79,12 +79,15 @@ impl Sqt {
     }
 
     /// The delta that [`Sqt::add_delta`] applies to turn `reference` into `self` at weight 1.
+    /// A zero reference scale component (a part scaled away) gives a delta scale of 1 there.
     #[inline]
     pub fn delta_from(&self, reference: &Sqt) -> Sqt {
+        let safe = Vec3::select(reference.scale.cmpeq(Vec3::ZERO), Vec3::ONE, reference.scale);
+        let ratio = self.scale / safe;
         Sqt {
             translation: self.translation - reference.translation,
             rotation: (reference.rotation.conjugate() * self.rotation).normalize(),
-            scale: self.scale / reference.scale,
+            scale: Vec3::select(reference.scale.cmpeq(Vec3::ZERO), Vec3::ONE, ratio),
         }
     }
 }

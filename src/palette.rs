@@ -12,9 +12,9 @@ pub struct PaletteBlock {
 }
 
 impl PaletteBlock {
-    /// One past the last entry.
+    /// One past the last entry (saturating: a forged block cannot overflow).
     pub fn end(&self) -> u32 {
-        self.offset + self.len
+        self.offset.saturating_add(self.len)
     }
 }
 
@@ -24,6 +24,8 @@ impl PaletteBlock {
 pub struct PaletteAllocator {
     /// Free ranges, sorted by offset, never adjacent (always coalesced).
     free: Vec<PaletteBlock>,
+    /// Live blocks, offset → length: only these can be freed.
+    live: std::collections::BTreeMap<u32, u32>,
     capacity: u32,
     used: u32,
 }
@@ -40,6 +42,7 @@ impl PaletteAllocator {
             } else {
                 Vec::new()
             },
+            live: std::collections::BTreeMap::new(),
             capacity,
             used: 0,
         }
@@ -75,6 +78,7 @@ impl PaletteAllocator {
                 self.free.remove(i);
             }
             self.used += len;
+            self.live.insert(block.offset, len);
             return Some(block);
         }
         // Grow: extend the trailing free range (if it touches the end) or start a new one.
@@ -93,18 +97,13 @@ impl PaletteAllocator {
         self.allocate(len)
     }
 
-    /// Returns a block. Freeing a block that is not allocated (or twice) is refused with `false`.
+    /// Returns a block. A block that is not exactly one live allocation (freed twice, forged,
+    /// or spanning several) is refused with `false` and changes nothing.
     pub fn free(&mut self, block: PaletteBlock) -> bool {
-        if block.len == 0 || block.end() > self.capacity {
+        if self.live.get(&block.offset) != Some(&block.len) {
             return false;
         }
-        let overlaps = self
-            .free
-            .iter()
-            .any(|f| f.offset < block.end() && block.offset < f.end());
-        if overlaps {
-            return false;
-        }
+        self.live.remove(&block.offset);
         self.used -= block.len;
         self.insert_free(block);
         true
@@ -162,6 +161,18 @@ mod tests {
         assert!(second.offset >= 8 && a.capacity() >= second.end());
         assert!(a.free(first));
         assert!(!a.free(first));
+        let spanning = PaletteBlock {
+            offset: second.offset,
+            len: second.len + 1,
+        };
+        assert!(!a.free(spanning), "a block covering more than one allocation");
+        let forged = PaletteBlock {
+            offset: u32::MAX,
+            len: u32::MAX,
+        };
+        assert!(!a.free(forged));
+        assert!(a.free(second));
+        assert_eq!(a.used(), 0);
     }
 
     #[test]

@@ -145,7 +145,7 @@ impl Crowd {
             } else {
                 (b.max[0] - b.min[0])
                     .max(b.max[2] - b.min[2])
-                    .max(b.max[1] - b.min[1] * 0.5)
+                    .max((b.max[1] - b.min[1]) * 0.5)
             };
             extent * 1.6
         };

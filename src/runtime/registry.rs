@@ -335,15 +335,17 @@ impl Animator {
         Ok(RootMotion::new(self.joint(rig, joint)?, translation, yaw))
     }
 
-    /// Root of the skeleton of rig `rig` that root motion usually follows: the first joint
-    /// without a parent.
+    /// The joint root motion usually follows: the shallowest joint that some clip translates
+    /// (glTF rigs often sit under static, non-joint ancestors, which never move), or the first
+    /// root when no clip translates any joint.
     pub fn root_joint(&self, rig: u32) -> Result<u16, RuntimeError> {
         let r = self.rig_ref(rig)?;
-        Ok(r.skeleton
-            .parents()
-            .iter()
-            .position(|&p| p == NO_PARENT)
-            .unwrap_or(0) as u16)
+        let translated = (0..r.joint_count()).find(|&j| {
+            (0..r.clips.clip_count())
+                .any(|c| r.clips.is_animated(c, j, crate::Channel::Translation))
+        });
+        let first_root = r.skeleton.parents().iter().position(|&p| p == NO_PARENT);
+        Ok(translated.or(first_root).unwrap_or(0) as u16)
     }
 }
 

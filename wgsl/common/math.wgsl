@@ -183,10 +183,13 @@ fn add_delta(pose: Sqt, delta: Sqt, weight: f32) -> Sqt {
 
 // The delta that `add_delta` applies to turn `reference` into `pose` at weight 1.
 fn delta_from(pose: Sqt, reference: Sqt) -> Sqt {
+    // A zero reference scale component (a part scaled away) gives a delta scale of 1 there.
+    let zero = reference.scale == vec3<f32>(0.0);
+    let safe = select(reference.scale, vec3<f32>(1.0), zero);
     return Sqt(
         pose.translation - reference.translation,
         quat_normalize(quat_mul(quat_conjugate(reference.rotation), pose.rotation)),
-        pose.scale / reference.scale,
+        select(pose.scale / safe, vec3<f32>(1.0), zero),
     );
 }
 
