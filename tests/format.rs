@@ -598,7 +598,7 @@ fn missing_section_is_corrupt() {
     bytes[COUNT_AT..COUNT_AT + 4].copy_from_slice(&(count - 1).to_le_bytes());
     reseal(&mut bytes);
     let reason = assert_corrupt(kind_of(&bytes), "section table");
-    assert!(reason.contains("rig 0 mesh 0"), "reason: {reason}");
+    assert!(reason.contains("rig 0 mesh"), "reason: {reason}");
 }
 
 #[test]
