@@ -44,6 +44,11 @@ impl JointMask {
         Ok(Self { weights })
     }
 
+    /// Whether every weight is a finite number from 0 to 1 (what the evaluators accept).
+    pub fn is_valid(&self) -> bool {
+        self.weights.iter().all(|w| (0.0..=1.0).contains(w))
+    }
+
     /// `1 - weight` on every joint.
     pub fn inverted(&self) -> Self {
         Self {

@@ -82,7 +82,11 @@ impl Sqt {
     /// A zero reference scale component (a part scaled away) gives a delta scale of 1 there.
     #[inline]
     pub fn delta_from(&self, reference: &Sqt) -> Sqt {
-        let safe = Vec3::select(reference.scale.cmpeq(Vec3::ZERO), Vec3::ONE, reference.scale);
+        let safe = Vec3::select(
+            reference.scale.cmpeq(Vec3::ZERO),
+            Vec3::ONE,
+            reference.scale,
+        );
         let ratio = self.scale / safe;
         Sqt {
             translation: self.translation - reference.translation,

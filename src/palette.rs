@@ -165,7 +165,10 @@ mod tests {
             offset: second.offset,
             len: second.len + 1,
         };
-        assert!(!a.free(spanning), "a block covering more than one allocation");
+        assert!(
+            !a.free(spanning),
+            "a block covering more than one allocation"
+        );
         let forged = PaletteBlock {
             offset: u32::MAX,
             len: u32::MAX,

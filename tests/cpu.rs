@@ -1595,6 +1595,29 @@ fn backend_rejects_a_mask_of_another_skeleton() {
 }
 
 #[test]
+fn backend_rejects_a_mask_with_a_nan_weight() {
+    // Mask 1 fits rig 1 (six joints) but one weight is NaN: it would poison the pose.
+    let mut backend = backend_fixture();
+    let mut weights = vec![1.0; 6];
+    weights[3] = f32::NAN;
+    let bad = backend.add_mask(sinew::JointMask { weights });
+    let masked = Layer {
+        mask: Some(bad),
+        ..Layer::clip(0, 0.0)
+    };
+    let instances = [record(1, 0, &[masked])];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; 16];
+    let mut aabbs = vec![Aabb::EMPTY; 1];
+    let err = backend
+        .evaluate(&instances, &mut palette, &mut aabbs)
+        .unwrap_err();
+    assert!(
+        matches!(&err, EvalError::BadLayer { reason } if reason.contains(&format!("mask {bad}"))),
+        "expected the NaN mask {bad} to be rejected, got {err:?}"
+    );
+}
+
+#[test]
 fn backend_rejects_overlapping_palette_ranges() {
     // Rig 0 has 4 joints: the first instance covers entries 0..4, the second starts at 2.
     let mut backend = backend_fixture();

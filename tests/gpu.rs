@@ -605,7 +605,10 @@ fn crowd_rigs() -> Vec<Rig> {
         }
     }
     if common::shared().is_some() {
-        assert!(rigs.len() >= 4, "the shared rigs of the mixed crowd did not load");
+        assert!(
+            rigs.len() >= 4,
+            "the shared rigs of the mixed crowd did not load"
+        );
     }
     rigs.push(repo_rig_or("synthetic/rig64.glb", || chain_rig(64)));
     rigs.push(repo_rig_or("humanoid.glb", || fan_rig(57)));
@@ -1025,8 +1028,8 @@ fn pose_command_on_gpu_matches_every_reference_pose() {
     let entries: Vec<Entry> = serde_json::from_str(&index).unwrap();
     assert!(!entries.is_empty());
     for entry in entries {
-        let text = std::fs::read_to_string(shared.join("reference-poses").join(&entry.expected))
-            .unwrap();
+        let text =
+            std::fs::read_to_string(shared.join("reference-poses").join(&entry.expected)).unwrap();
         let reference: PoseReport = serde_json::from_str(&text).unwrap();
         let run = |backend: &str| -> PoseReport {
             let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"));

@@ -342,7 +342,10 @@ fn humanoid_walk_matches_the_reference_image() {
         let checking = ["CI", "REQUIRE_GPU"]
             .iter()
             .any(|k| std::env::var(k).is_ok_and(|v| v == "1" || v == "true"));
-        assert!(!checking, "SINEW_BLESS=1 under CI or REQUIRE_GPU would skip the comparison");
+        assert!(
+            !checking,
+            "SINEW_BLESS=1 under CI or REQUIRE_GPU would skip the comparison"
+        );
         image.save_png(&reference).unwrap();
         eprintln!("blessed {}", reference.display());
         return;

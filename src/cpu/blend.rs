@@ -24,7 +24,12 @@ pub fn validate_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer]) -> Resu
         }
         if let Some(m) = layer.mask {
             match masks.get(m as usize) {
-                Some(mask) if mask.weights.len() == rig.joint_count() => {}
+                Some(mask) if mask.weights.len() == rig.joint_count() && mask.is_valid() => {}
+                Some(mask) if mask.weights.len() == rig.joint_count() => {
+                    return Err(EvalError::BadLayer {
+                        reason: format!("mask {m} has a weight that is not a number from 0 to 1"),
+                    });
+                }
                 _ => {
                     return Err(EvalError::NoSuchMask {
                         mask: m,

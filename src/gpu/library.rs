@@ -108,7 +108,12 @@ impl LibraryData {
             mask_offset: to_u32(data.scalars.len(), "key time table length")?,
             pad: 0,
         };
-        for mask in masks {
+        for (m, mask) in masks.iter().enumerate() {
+            if !mask.is_valid() {
+                return Err(GpuError::Eval(crate::EvalError::BadLayer {
+                    reason: format!("mask {m} has a weight that is not a number from 0 to 1"),
+                }));
+            }
             let start = data.scalars.len();
             data.scalars.resize(start + MAX_JOINTS, 0.0);
             for (slot, w) in data.scalars[start..].iter_mut().zip(&mask.weights) {
