@@ -1081,3 +1081,50 @@ fn pose_command_on_gpu_matches_every_reference_pose() {
         }
     }
 }
+
+#[test]
+fn attachment_matches_the_gpu_model_matrix_in_the_same_frame() {
+    use sinew::runtime::{Animated, Animator, Attachment, ClipLayer, Layers, Transform};
+    let Some(ctx) = gpu() else { return };
+    let rig = load(&common::repo().join("assets/humanoid.glb")).remove(0);
+    let mut animator = Animator::new(vec![rig.clone()]).unwrap();
+    let mut world = hecs::World::new();
+    let walk = animator.playback(0, "walk").unwrap();
+    let wave = rig.clips.find_clip("wave").unwrap() as u32;
+    let walker = world.spawn((
+        Animated::new(0),
+        Transform::from_translation(Vec3::new(2.0, 0.0, -1.0)),
+        walk,
+        Layers::from_layers(&[ClipLayer::new(wave).with_weight(0.7)]).unwrap(),
+    ));
+    let offset =
+        Affine3A::from_rotation_translation(Quat::from_rotation_z(0.3), Vec3::new(0.1, 0.0, 0.0));
+    let prop = world.spawn((
+        Transform::IDENTITY,
+        Attachment::new(walker, "RightHand")
+            .with_offset(Vec3::new(0.1, 0.0, 0.0), Quat::from_rotation_z(0.3)),
+    ));
+    let hand = rig.skeleton.find_joint("RightHand").unwrap();
+    let mut backend = GpuBackend::new(ctx, std::slice::from_ref(&rig), animator.masks()).unwrap();
+    for frame in 0..5 {
+        animator.update(&mut world, 0.07).unwrap();
+        backend
+            .reserve_palette(animator.palette().capacity())
+            .unwrap();
+        let records = animator.records().to_vec();
+        backend.evaluate(&records).unwrap();
+        let index = animator
+            .record_entities()
+            .iter()
+            .position(|&e| e == walker)
+            .unwrap();
+        let readback = backend.read_instances(&records, &[index]).unwrap();
+        let expected = readback[0].models[hand] * offset;
+        let got = world.get::<&Attachment>(prop).unwrap().world();
+        common::assert_matrix_close(
+            &glam::Mat4::from(got).to_cols_array(),
+            &glam::Mat4::from(expected).to_cols_array(),
+            &format!("frame {frame}: attachment vs the GPU model matrix"),
+        );
+    }
+}
