@@ -26,6 +26,9 @@ const DEFAULT_RIG: &[u8] = include_bytes!("../../assets/humanoid.glb");
 /// Seconds per frame of the simulation clock.
 const DT: f32 = 1.0 / 60.0;
 
+/// How many characters the rendered frame is framed on (the rest extend out of view).
+const FRAMED_CHARACTERS: usize = 24;
+
 /// Untimed updates before the first timed frame, so characters start in different states.
 const PRE_ROLL_UPDATES: usize = 30;
 
@@ -485,6 +488,19 @@ fn render_last_frame(
     if all.is_empty() {
         return Err("the crowd's animated boxes are empty; nothing to frame".into());
     }
+    // Frame the characters nearest the middle of the front edge so poses are readable; the rest
+    // of the crowd stretches away behind them, and GPU culling drops those outside the view.
+    let anchor = Vec3::new((all.min[0] + all.max[0]) * 0.5, 0.0, all.max[2]);
+    let distance = |b: &Aabb| {
+        let centre = (Vec3::from_slice(&b.min[..3]) + Vec3::from_slice(&b.max[..3])) * 0.5;
+        (centre - anchor).with_y(0.0).length()
+    };
+    let mut nearest: Vec<&Aabb> = bounds.iter().filter(|b| !b.is_empty()).collect();
+    nearest.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
+    let mut front = Aabb::EMPTY;
+    for b in nearest.into_iter().take(FRAMED_CHARACTERS) {
+        front.merge(b);
+    }
     let mut batch = SkinnedBatch::new(
         device,
         &renderer,
@@ -527,7 +543,7 @@ fn render_last_frame(
     .map_err(|e| e.to_string())?;
     let target =
         RenderTarget::new(device, &renderer, 1024, 768, 2048).map_err(|e| e.to_string())?;
-    let camera = Camera::frame_aabb(&all, Vec3::new(0.55, 0.55, 1.0), 0.7, target.aspect());
+    let camera = Camera::frame_aabb(&front, Vec3::new(0.35, 0.3, 1.0), 0.7, target.aspect());
     let batches = [&batch];
     let statics = [&ground];
     let scene = Scene {
