@@ -62,6 +62,69 @@ pub fn evaluate_pose_with_flags(
     aabb
 }
 
+/// Checks one record against `rigs` and `masks`: rig, layer count, clips, masks, finite
+/// numbers, palette range inside `palette_len`. Returns the palette range.
+pub(crate) fn validate_record(
+    rigs: &[Rig],
+    masks: &[JointMask],
+    rec: &InstanceRecord,
+    palette_len: usize,
+) -> Result<std::ops::Range<usize>, EvalError> {
+    let rig = rigs.get(rec.rig as usize).ok_or(EvalError::NoSuchRig {
+        rig: rec.rig,
+        rig_count: rigs.len(),
+    })?;
+    if rec.layer_count as usize > MAX_LAYERS {
+        return Err(EvalError::BadLayer {
+            reason: format!("{} layers, at most {MAX_LAYERS}", rec.layer_count),
+        });
+    }
+    for layer in rec.layers() {
+        validate_layers(rig, masks, &[layer])?;
+    }
+    let start = rec.palette_offset as usize;
+    let end = start + rig.joint_count();
+    if end > palette_len {
+        return Err(EvalError::OutputSize {
+            expected: end,
+            found: palette_len,
+        });
+    }
+    Ok(start..end)
+}
+
+/// Fills `order` with the record indices ascending by palette offset, checking every record
+/// ([`validate_record`]) and that no two palette ranges overlap. Both CPU backends split their
+/// work along this order.
+pub(crate) fn order_records(
+    rigs: &[Rig],
+    masks: &[JointMask],
+    instances: &[InstanceRecord],
+    palette_len: usize,
+    order: &mut Vec<u32>,
+) -> Result<(), EvalError> {
+    order.clear();
+    order.extend(0..instances.len() as u32);
+    if !instances
+        .windows(2)
+        .all(|w| w[0].palette_offset <= w[1].palette_offset)
+    {
+        order.sort_unstable_by_key(|&i| instances[i as usize].palette_offset);
+    }
+    let mut end = 0;
+    for &i in order.iter() {
+        let range = validate_record(rigs, masks, &instances[i as usize], palette_len)?;
+        if range.start < end {
+            return Err(EvalError::PaletteOverlap {
+                instance: i as usize,
+                offset: range.start as u32,
+            });
+        }
+        end = range.end;
+    }
+    Ok(())
+}
+
 /// A set of rigs and masks evaluated on the CPU.
 #[derive(Clone, Debug, Default)]
 pub struct CpuBackend {
@@ -100,39 +163,6 @@ impl CpuBackend {
         (self.masks.len() - 1) as u32
     }
 
-    /// Checks one record: rig, layer count, clips, masks, finite numbers, palette range inside
-    /// `palette_len`. Returns the palette range.
-    fn validate_record(
-        &self,
-        rec: &InstanceRecord,
-        palette_len: usize,
-    ) -> Result<std::ops::Range<usize>, EvalError> {
-        let rig = self
-            .rigs
-            .get(rec.rig as usize)
-            .ok_or(EvalError::NoSuchRig {
-                rig: rec.rig,
-                rig_count: self.rigs.len(),
-            })?;
-        if rec.layer_count as usize > MAX_LAYERS {
-            return Err(EvalError::BadLayer {
-                reason: format!("{} layers, at most {MAX_LAYERS}", rec.layer_count),
-            });
-        }
-        for layer in rec.layers() {
-            validate_layers(rig, &self.masks, &[layer])?;
-        }
-        let start = rec.palette_offset as usize;
-        let end = start + rig.joint_count();
-        if end > palette_len {
-            return Err(EvalError::OutputSize {
-                expected: end,
-                found: palette_len,
-            });
-        }
-        Ok(start..end)
-    }
-
     /// Evaluates every instance into `palette` (at each record's offset, in any order; ranges
     /// must not overlap) and `aabbs` (one per record), in parallel across the cores.
     pub fn evaluate(
@@ -148,25 +178,16 @@ impl CpuBackend {
             });
         }
         let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend(0..instances.len() as u32);
-        if !instances
-            .windows(2)
-            .all(|w| w[0].palette_offset <= w[1].palette_offset)
-        {
-            order.sort_unstable_by_key(|&i| instances[i as usize].palette_offset);
-        }
-        let mut end = 0;
-        for &i in &order {
-            let range = self.validate_record(&instances[i as usize], palette.len())?;
-            if range.start < end {
-                self.order = order;
-                return Err(EvalError::PaletteOverlap {
-                    instance: i as usize,
-                    offset: range.start as u32,
-                });
-            }
-            end = range.end;
+        let planned = order_records(
+            &self.rigs,
+            &self.masks,
+            instances,
+            palette.len(),
+            &mut order,
+        );
+        if let Err(e) = planned {
+            self.order = order;
+            return Err(e);
         }
         let mut sorted = std::mem::take(&mut self.sorted_aabbs);
         sorted.clear();

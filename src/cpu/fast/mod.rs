@@ -50,9 +50,9 @@ use std::cell::RefCell;
 use glam::Affine3A;
 
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
-use crate::cpu::{CpuBackend, validate_layers};
+use crate::cpu::CpuBackend;
 use crate::error::EvalError;
-use crate::instance::{InstanceRecord, MAX_LAYERS};
+use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 
@@ -120,39 +120,6 @@ impl FastCpuBackend {
         (self.masks.len() - 1) as u32
     }
 
-    /// Checks one record: rig, layer count, clips, masks, finite numbers, palette range inside
-    /// `palette_len`. Returns the palette range.
-    fn validate_record(
-        &self,
-        rec: &InstanceRecord,
-        palette_len: usize,
-    ) -> Result<std::ops::Range<usize>, EvalError> {
-        let rig = self
-            .rigs
-            .get(rec.rig as usize)
-            .ok_or(EvalError::NoSuchRig {
-                rig: rec.rig,
-                rig_count: self.rigs.len(),
-            })?;
-        if rec.layer_count as usize > MAX_LAYERS {
-            return Err(EvalError::BadLayer {
-                reason: format!("{} layers, at most {MAX_LAYERS}", rec.layer_count),
-            });
-        }
-        for layer in rec.layers() {
-            validate_layers(rig, &self.masks, &[layer])?;
-        }
-        let start = rec.palette_offset as usize;
-        let end = start + rig.joint_count();
-        if end > palette_len {
-            return Err(EvalError::OutputSize {
-                expected: end,
-                found: palette_len,
-            });
-        }
-        Ok(start..end)
-    }
-
     /// Evaluates one instance, also writing its model matrices (one per joint) to `models`:
     /// for attachments and tests. `palette` holds the instance's own entries (one per joint;
     /// the record's palette offset is ignored). Returns the animated AABB.
@@ -166,7 +133,7 @@ impl FastCpuBackend {
             palette_offset: 0,
             ..*record
         };
-        let range = self.validate_record(&at_zero, palette.len())?;
+        let range = super::validate_record(&self.rigs, &self.masks, &at_zero, palette.len())?;
         if models.len() < range.end {
             return Err(EvalError::OutputSize {
                 expected: range.end,
@@ -205,31 +172,16 @@ impl FastCpuBackend {
             });
         }
         let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend(0..instances.len() as u32);
-        if !instances
-            .windows(2)
-            .all(|w| w[0].palette_offset <= w[1].palette_offset)
-        {
-            order.sort_unstable_by_key(|&i| instances[i as usize].palette_offset);
-        }
-        let mut end = 0;
-        for &i in &order {
-            let range = match self.validate_record(&instances[i as usize], palette.len()) {
-                Ok(range) => range,
-                Err(e) => {
-                    self.order = order;
-                    return Err(e);
-                }
-            };
-            if range.start < end {
-                self.order = order;
-                return Err(EvalError::PaletteOverlap {
-                    instance: i as usize,
-                    offset: range.start as u32,
-                });
-            }
-            end = range.end;
+        let planned = super::order_records(
+            &self.rigs,
+            &self.masks,
+            instances,
+            palette.len(),
+            &mut order,
+        );
+        if let Err(e) = planned {
+            self.order = order;
+            return Err(e);
         }
         let mut sorted = std::mem::take(&mut self.sorted_aabbs);
         sorted.clear();
