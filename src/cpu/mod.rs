@@ -125,15 +125,50 @@ pub(crate) fn order_records(
     Ok(())
 }
 
+/// Per-frame scratch both CPU backends reuse: record indices in palette order, and the AABBs
+/// in that order (no allocation once grown).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FrameOrder {
+    order: Vec<u32>,
+    sorted: Vec<Aabb>,
+}
+
+impl FrameOrder {
+    /// Validates and orders `instances` ([`order_records`]), lets `evaluate` fill the palette
+    /// and the AABBs in palette order, then scatters the AABBs back to record order.
+    pub(crate) fn run(
+        &mut self,
+        rigs: &[Rig],
+        masks: &[JointMask],
+        instances: &[InstanceRecord],
+        palette: &mut [Mat3x4Rows],
+        aabbs: &mut [Aabb],
+        evaluate: impl FnOnce(&[u32], &mut [Mat3x4Rows], &mut [Aabb]),
+    ) -> Result<(), EvalError> {
+        if aabbs.len() != instances.len() {
+            return Err(EvalError::OutputSize {
+                expected: instances.len(),
+                found: aabbs.len(),
+            });
+        }
+        order_records(rigs, masks, instances, palette.len(), &mut self.order)?;
+        self.sorted.clear();
+        self.sorted.resize(instances.len(), Aabb::EMPTY);
+        evaluate(&self.order, palette, &mut self.sorted);
+        for (&i, aabb) in self.order.iter().zip(&self.sorted) {
+            aabbs[i as usize] = *aabb;
+        }
+        Ok(())
+    }
+}
+
 /// A set of rigs and masks evaluated on the CPU.
 #[derive(Clone, Debug, Default)]
 pub struct CpuBackend {
     rigs: Vec<Rig>,
     masks: Vec<JointMask>,
-    /// Instance indices sorted by palette offset (reused every frame).
-    order: Vec<u32>,
-    /// AABBs in `order` (reused every frame).
-    sorted_aabbs: Vec<Aabb>,
+    /// Palette order and AABBs in that order, reused every frame.
+    frame: FrameOrder,
 }
 
 impl CpuBackend {
@@ -142,8 +177,7 @@ impl CpuBackend {
         Self {
             rigs,
             masks,
-            order: Vec::new(),
-            sorted_aabbs: Vec::new(),
+            frame: FrameOrder::default(),
         }
     }
 
@@ -171,34 +205,17 @@ impl CpuBackend {
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
-        if aabbs.len() != instances.len() {
-            return Err(EvalError::OutputSize {
-                expected: instances.len(),
-                found: aabbs.len(),
-            });
-        }
-        let mut order = std::mem::take(&mut self.order);
-        let planned = order_records(
+        let mut frame = std::mem::take(&mut self.frame);
+        let result = frame.run(
             &self.rigs,
             &self.masks,
             instances,
-            palette.len(),
-            &mut order,
+            palette,
+            aabbs,
+            |order, palette, sorted| self.evaluate_range(instances, order, palette, 0, sorted),
         );
-        if let Err(e) = planned {
-            self.order = order;
-            return Err(e);
-        }
-        let mut sorted = std::mem::take(&mut self.sorted_aabbs);
-        sorted.clear();
-        sorted.resize(instances.len(), Aabb::EMPTY);
-        self.evaluate_range(instances, &order, palette, 0, &mut sorted);
-        for (&i, aabb) in order.iter().zip(&sorted) {
-            aabbs[i as usize] = *aabb;
-        }
-        self.order = order;
-        self.sorted_aabbs = sorted;
-        Ok(())
+        self.frame = frame;
+        result
     }
 
     /// Splits `order` (instances ascending by palette offset) in halves until chunks are small,

@@ -68,10 +68,8 @@ pub struct FastCpuBackend {
     fast: Vec<FastRig>,
     masks: Vec<JointMask>,
     rate: f32,
-    /// Instance indices sorted by palette offset (reused every frame).
-    order: Vec<u32>,
-    /// AABBs in `order` (reused every frame).
-    sorted_aabbs: Vec<Aabb>,
+    /// Palette order and AABBs in that order, reused every frame.
+    frame: super::FrameOrder,
 }
 
 impl FastCpuBackend {
@@ -84,8 +82,7 @@ impl FastCpuBackend {
             rigs,
             masks,
             rate,
-            order: Vec::new(),
-            sorted_aabbs: Vec::new(),
+            frame: super::FrameOrder::default(),
         }
     }
 
@@ -165,34 +162,17 @@ impl FastCpuBackend {
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
-        if aabbs.len() != instances.len() {
-            return Err(EvalError::OutputSize {
-                expected: instances.len(),
-                found: aabbs.len(),
-            });
-        }
-        let mut order = std::mem::take(&mut self.order);
-        let planned = super::order_records(
+        let mut frame = std::mem::take(&mut self.frame);
+        let result = frame.run(
             &self.rigs,
             &self.masks,
             instances,
-            palette.len(),
-            &mut order,
+            palette,
+            aabbs,
+            |order, palette, sorted| self.evaluate_range(instances, order, palette, 0, sorted),
         );
-        if let Err(e) = planned {
-            self.order = order;
-            return Err(e);
-        }
-        let mut sorted = std::mem::take(&mut self.sorted_aabbs);
-        sorted.clear();
-        sorted.resize(instances.len(), Aabb::EMPTY);
-        self.evaluate_range(instances, &order, palette, 0, &mut sorted);
-        for (&i, aabb) in order.iter().zip(&sorted) {
-            aabbs[i as usize] = *aabb;
-        }
-        self.order = order;
-        self.sorted_aabbs = sorted;
-        Ok(())
+        self.frame = frame;
+        result
     }
 
     /// Splits `order` (instances ascending by palette offset) in halves until chunks are small,
