@@ -26,6 +26,31 @@ fn component_size(t: DataType) -> usize {
     t.size()
 }
 
+/// A component type an accessor can be read into.
+pub(crate) trait Component: Copy + Default {
+    /// Decodes one component of type `t` from `bytes`.
+    fn decode(bytes: &[u8], t: DataType, normalized: bool) -> Self;
+}
+
+impl Component for f32 {
+    fn decode(bytes: &[u8], t: DataType, normalized: bool) -> Self {
+        read_component(bytes, t, normalized)
+    }
+}
+
+/// Exact integers (triangle indices can exceed `f32`'s 2^24 exact range).
+impl Component for u32 {
+    fn decode(bytes: &[u8], t: DataType, _normalized: bool) -> Self {
+        match t {
+            DataType::U8 => u32::from(bytes[0]),
+            DataType::U16 => u32::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+            DataType::U32 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+            // Integer usages never accept these; decode them as their float value.
+            _ => read_component(bytes, t, false) as u32,
+        }
+    }
+}
+
 fn read_component(bytes: &[u8], t: DataType, normalized: bool) -> f32 {
     match t {
         DataType::I8 => {
@@ -93,7 +118,7 @@ fn view_bytes<'b>(
 
 /// Reads `count` elements of `comps` components each from `bytes` at `offset` with `stride`.
 #[allow(clippy::too_many_arguments)]
-fn read_elements(
+fn read_elements<T: Component>(
     bytes: &[u8],
     offset: usize,
     stride: usize,
@@ -102,7 +127,7 @@ fn read_elements(
     t: DataType,
     normalized: bool,
     accessor: usize,
-    out: &mut Vec<f32>,
+    out: &mut Vec<T>,
 ) -> Result<(), ImportErrorKind> {
     let csize = component_size(t);
     let elem = comps * csize;
@@ -127,7 +152,7 @@ fn read_elements(
         let base = offset + i * stride;
         for c in 0..comps {
             let at = base + c * csize;
-            out.push(read_component(&bytes[at..at + csize], t, normalized));
+            out.push(T::decode(&bytes[at..at + csize], t, normalized));
         }
     }
     Ok(())
@@ -163,14 +188,14 @@ fn read_indices(
     Ok(range.chunks_exact(size).map(decode).collect())
 }
 
-/// Reads an accessor as flat `f32` components (normalized integers mapped to `[0, 1]` or
-/// `[-1, 1]`), after checking its format against `format` and all ranges against the buffers.
+/// Reads an accessor as flat components: `f32` (normalized integers mapped to `[0, 1]` or
+/// `[-1, 1]`) or exact `u32` integers, after checking its format against `format` and all ranges against the buffers.
 /// Returns the data and the number of components per element.
-pub(crate) fn read_accessor(
+pub(crate) fn read_accessor<T: Component>(
     accessor: &gltf::Accessor<'_>,
     buffers: &[gltf::buffer::Data],
     format: &Format,
-) -> Result<(Vec<f32>, usize), ImportErrorKind> {
+) -> Result<(Vec<T>, usize), ImportErrorKind> {
     let index = accessor.index();
     let t = accessor.data_type();
     let normalized = accessor.normalized();
@@ -228,7 +253,7 @@ pub(crate) fn read_accessor(
                     ),
                 ));
             }
-            out.resize(count * comps, 0.0);
+            out.resize(count * comps, T::default());
         }
     }
     if let Some(sparse) = accessor.sparse() {
@@ -284,3 +309,22 @@ pub(crate) const ROTATION_NORM: &[DataType] =
     &[DataType::I8, DataType::U8, DataType::I16, DataType::U16];
 /// Index buffer formats.
 pub(crate) const INDEX_TYPES: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_components_stay_exact_beyond_f32_precision() {
+        let big = 16_777_217u32; // 2^24 + 1: not representable as f32
+        assert_eq!(
+            <u32 as Component>::decode(&big.to_le_bytes(), DataType::U32, false),
+            big
+        );
+        assert_ne!(
+            <f32 as Component>::decode(&big.to_le_bytes(), DataType::U32, false) as u32,
+            big,
+            "the float path rounds, which is why indices use the integer path"
+        );
+    }
+}

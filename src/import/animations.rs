@@ -72,7 +72,7 @@ pub(crate) fn read_animations(
                     gltf::animation::Interpolation::Linear => Interpolation::Linear,
                     gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
                 };
-                let (raw, comps) = read_accessor(&sampler.output(), buffers, format)?;
+                let (raw, comps) = read_accessor::<f32>(&sampler.output(), buffers, format)?;
                 let per_key = if interpolation == Interpolation::CubicSpline {
                     3
                 } else {

@@ -94,7 +94,7 @@ fn read_primitive(
     };
     let attr = |sem: Semantic| prim.get(&sem);
     let positions_acc = attr(Semantic::Positions).ok_or_else(|| fail("no POSITION".into()))?;
-    let (p, _) = read_accessor(&positions_acc, buffers, &POSITIONS)?;
+    let (p, _) = read_accessor::<f32>(&positions_acc, buffers, &POSITIONS)?;
     let n = p.len() / 3;
     if p.iter().any(|v| !v.is_finite()) {
         return Err(ImportErrorKind::NonFinite {
@@ -186,8 +186,7 @@ fn read_primitive(
 
     let indices = match prim.indices() {
         Some(acc) => {
-            let (idx, _) = read_accessor(&acc, buffers, &INDICES)?;
-            let idx: Vec<u32> = idx.into_iter().map(|i| i as u32).collect();
+            let (idx, _) = read_accessor::<u32>(&acc, buffers, &INDICES)?;
             if let Some(&bad) = idx.iter().find(|&&i| i as usize >= n) {
                 return Err(fail(format!(
                     "index {bad} is not below the vertex count {n}"
