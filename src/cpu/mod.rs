@@ -24,7 +24,7 @@ use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 
-/// Instances per parallel task.
+/// Instances per parallel task (a multiple of the fast mode's four SIMD lanes).
 const CHUNK: usize = 64;
 
 /// Evaluates one instance: blend → propagate → skin → bounds, fused per joint (parents come
@@ -127,15 +127,32 @@ pub(crate) fn order_records(
 
 /// Per-frame scratch both CPU backends reuse: record indices in palette order, and the AABBs
 /// in that order (no allocation once grown).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct FrameOrder {
     order: Vec<u32>,
     sorted: Vec<Aabb>,
+    /// Instances a chunk boundary must be a multiple of (the SIMD group size).
+    lanes: usize,
+}
+
+impl Default for FrameOrder {
+    fn default() -> Self {
+        Self::new(1)
+    }
 }
 
 impl FrameOrder {
-    /// Validates and orders `instances` ([`order_records`]), lets `evaluate` fill the palette
-    /// and the AABBs in palette order, then scatters the AABBs back to record order.
+    /// Empty scratch for an evaluator that processes `lanes` instances at a time.
+    pub(crate) fn new(lanes: usize) -> Self {
+        Self {
+            order: Vec::new(),
+            sorted: Vec::new(),
+            lanes: lanes.max(1),
+        }
+    }
+
+    /// Validates and orders `instances` ([`order_records`]), evaluates them in parallel with
+    /// [`split_across_cores`] and `chunk`, then scatters the AABBs back to record order.
     pub(crate) fn run(
         &mut self,
         rigs: &[Rig],
@@ -143,7 +160,7 @@ impl FrameOrder {
         instances: &[InstanceRecord],
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
-        evaluate: impl FnOnce(&[u32], &mut [Mat3x4Rows], &mut [Aabb]),
+        chunk: impl Fn(&[u32], &mut [Mat3x4Rows], usize, &mut [Aabb]) + Sync,
     ) -> Result<(), EvalError> {
         if aabbs.len() != instances.len() {
             return Err(EvalError::OutputSize {
@@ -154,12 +171,59 @@ impl FrameOrder {
         order_records(rigs, masks, instances, palette.len(), &mut self.order)?;
         self.sorted.clear();
         self.sorted.resize(instances.len(), Aabb::EMPTY);
-        evaluate(&self.order, palette, &mut self.sorted);
+        split_across_cores(
+            instances,
+            &self.order,
+            palette,
+            0,
+            &mut self.sorted,
+            self.lanes,
+            &chunk,
+        );
         for (&i, aabb) in self.order.iter().zip(&self.sorted) {
             aabbs[i as usize] = *aabb;
         }
         Ok(())
     }
+}
+
+/// Splits `order` (records ascending by palette offset, so their palette ranges are disjoint and
+/// ascending) in halves, on a multiple of `lanes`, until chunks are small, then runs `chunk` on
+/// each with its own palette slice (`base` is the palette index of the slice's first entry).
+fn split_across_cores(
+    instances: &[InstanceRecord],
+    order: &[u32],
+    palette: &mut [Mat3x4Rows],
+    base: usize,
+    aabbs: &mut [Aabb],
+    lanes: usize,
+    chunk: &(impl Fn(&[u32], &mut [Mat3x4Rows], usize, &mut [Aabb]) + Sync),
+) {
+    if order.len() <= CHUNK {
+        chunk(order, palette, base, aabbs);
+        return;
+    }
+    let mid = (order.len() / 2)
+        .next_multiple_of(lanes)
+        .min(order.len() - 1);
+    let split = instances[order[mid] as usize].palette_offset as usize - base;
+    let (pal_lo, pal_hi) = palette.split_at_mut(split);
+    let (ord_lo, ord_hi) = order.split_at(mid);
+    let (aabb_lo, aabb_hi) = aabbs.split_at_mut(mid);
+    rayon::join(
+        || split_across_cores(instances, ord_lo, pal_lo, base, aabb_lo, lanes, chunk),
+        || {
+            split_across_cores(
+                instances,
+                ord_hi,
+                pal_hi,
+                base + split,
+                aabb_hi,
+                lanes,
+                chunk,
+            )
+        },
+    );
 }
 
 /// A set of rigs and masks evaluated on the CPU.
@@ -177,7 +241,7 @@ impl CpuBackend {
         Self {
             rigs,
             masks,
-            frame: FrameOrder::default(),
+            frame: FrameOrder::new(1),
         }
     }
 
@@ -212,15 +276,17 @@ impl CpuBackend {
             instances,
             palette,
             aabbs,
-            |order, palette, sorted| self.evaluate_range(instances, order, palette, 0, sorted),
+            |order, palette, base, sorted| {
+                self.evaluate_chunk(instances, order, palette, base, sorted)
+            },
         );
         self.frame = frame;
         result
     }
 
-    /// Splits `order` (instances ascending by palette offset) in halves until chunks are small,
-    /// then evaluates each chunk on one core. `base` is the palette index of `palette[0]`.
-    fn evaluate_range(
+    /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.
+    /// `base` is the palette index of `palette[0]`.
+    fn evaluate_chunk(
         &self,
         instances: &[InstanceRecord],
         order: &[u32],
@@ -228,18 +294,6 @@ impl CpuBackend {
         base: usize,
         aabbs: &mut [Aabb],
     ) {
-        if order.len() > CHUNK {
-            let mid = order.len() / 2;
-            let split = instances[order[mid] as usize].palette_offset as usize - base;
-            let (pal_lo, pal_hi) = palette.split_at_mut(split);
-            let (ord_lo, ord_hi) = order.split_at(mid);
-            let (aabb_lo, aabb_hi) = aabbs.split_at_mut(mid);
-            rayon::join(
-                || self.evaluate_range(instances, ord_lo, pal_lo, base, aabb_lo),
-                || self.evaluate_range(instances, ord_hi, pal_hi, base + split, aabb_hi),
-            );
-            return;
-        }
         let mut models = [Affine3A::IDENTITY; MAX_JOINTS];
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
         for (&i, aabb) in order.iter().zip(aabbs) {

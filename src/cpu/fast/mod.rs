@@ -56,9 +56,6 @@ use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 
-/// Instances per parallel task (a multiple of the four lanes).
-const CHUNK: usize = 64;
-
 /// A set of rigs and masks evaluated on the CPU from resampled clips, four instances per SIMD
 /// lane group, in parallel across the cores. Same inputs and outputs as [`CpuBackend`]; see the
 /// module doc for what differs.
@@ -82,7 +79,7 @@ impl FastCpuBackend {
             rigs,
             masks,
             rate,
-            frame: super::FrameOrder::default(),
+            frame: super::FrameOrder::new(4),
         }
     }
 
@@ -169,15 +166,17 @@ impl FastCpuBackend {
             instances,
             palette,
             aabbs,
-            |order, palette, sorted| self.evaluate_range(instances, order, palette, 0, sorted),
+            |order, palette, base, sorted| {
+                self.evaluate_chunk(instances, order, palette, base, sorted)
+            },
         );
         self.frame = frame;
         result
     }
 
-    /// Splits `order` (instances ascending by palette offset) in halves until chunks are small,
-    /// then evaluates each chunk on one core. `base` is the palette index of `palette[0]`.
-    fn evaluate_range(
+    /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.
+    /// `base` is the palette index of `palette[0]`.
+    fn evaluate_chunk(
         &self,
         instances: &[InstanceRecord],
         order: &[u32],
@@ -185,19 +184,6 @@ impl FastCpuBackend {
         base: usize,
         aabbs: &mut [Aabb],
     ) {
-        if order.len() > CHUNK {
-            // Split on a multiple of the lane count so groups stay full.
-            let mid = (order.len() / 2).next_multiple_of(4).min(order.len() - 1);
-            let split = instances[order[mid] as usize].palette_offset as usize - base;
-            let (pal_lo, pal_hi) = palette.split_at_mut(split);
-            let (ord_lo, ord_hi) = order.split_at(mid);
-            let (aabb_lo, aabb_hi) = aabbs.split_at_mut(mid);
-            rayon::join(
-                || self.evaluate_range(instances, ord_lo, pal_lo, base, aabb_lo),
-                || self.evaluate_range(instances, ord_hi, pal_hi, base + split, aabb_hi),
-            );
-            return;
-        }
         SCRATCH.with_borrow_mut(|scratch| {
             scratch.resize(MAX_JOINTS, Affine4::default());
             let mut rest = palette;
