@@ -347,7 +347,7 @@ mod tests {
     /// Member offsets of the WGSL struct `name` and its size, from naga.
     fn wgsl_layout(name: &str) -> (Vec<(String, u32)>, u32) {
         let module = naga::front::wgsl::parse_str(super::super::shader::layout_source())
-            .expect("layout.wgsl parses");
+            .expect("layout.wgsl parses"); // ok: unit test
         for (_, ty) in module.types.iter() {
             if ty.name.as_deref() == Some(name)
                 && let naga::TypeInner::Struct { members, span } = &ty.inner
@@ -359,7 +359,7 @@ mod tests {
                 return (offsets, *span);
             }
         }
-        panic!("struct {name} not found in layout.wgsl");
+        panic!("struct {name} not found in layout.wgsl"); // ok: unit test
     }
 
     fn check(name: &str, size: usize, expected: &[(&str, usize)]) {
@@ -532,7 +532,7 @@ mod tests {
     #[test]
     fn skinning_snippet_bone_matches_the_palette_entry() {
         let module = naga::front::wgsl::parse_str(&super::super::shader::skinning_wgsl(0, 0))
-            .expect("skinning snippet parses");
+            .expect("skinning snippet parses"); // ok: unit test
         let bone = module
             .types
             .iter()
@@ -542,7 +542,7 @@ mod tests {
             Some(naga::TypeInner::Struct { span, .. }) => {
                 assert_eq!(span as usize, size_of::<Mat3x4Rows>());
             }
-            other => panic!("SinewBone is {other:?}"),
+            other => panic!("SinewBone is {other:?}"), // ok: unit test
         }
     }
 
