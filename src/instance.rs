@@ -1,5 +1,7 @@
-//! What one instance asks the evaluator for each frame: a rig, a world transform and up to
-//! [`MAX_LAYERS`] weighted clip layers. The same packed record feeds the CPU and GPU backends.
+//! What one instance asks the evaluator for: a rig, a world transform and up to [`MAX_LAYERS`]
+//! weighted clip layers, each a function of the frame time (a clock and a fade). The same packed
+//! record feeds the CPU and GPU backends, which derive each frame's clip times and weights from
+//! it.
 
 use crate::math::Mat3x4Rows;
 
@@ -45,54 +47,213 @@ impl Layer {
         }
     }
 
-    /// Packs the layer for the GPU.
+    /// Packs the layer as a still record: its time and weight hold at every frame time.
     pub fn to_record(&self) -> LayerRecord {
         LayerRecord {
             clip: self.clip,
             time: self.time,
             weight: self.weight,
-            flags: self.mask.map_or(0, |m| m + 1)
+            flags: self
+                .mask
+                .map_or(0, |m| m.saturating_add(1) & LayerRecord::MASK)
                 | if self.mode == BlendMode::Additive {
                     LayerRecord::ADDITIVE
                 } else {
                     0
                 },
+            ..LayerRecord::STILL
         }
     }
 }
 
-/// Packed [`Layer`]. Keep in sync with `LayerRecord` in `wgsl/common/layout.wgsl`.
+/// What a layer's clock does at the ends of its timeline, in [`LayerRecord::flags`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TimeWrap {
+    /// No wrapping: the clip time is the unwrapped position (sampling clamps it to the keys).
+    #[default]
+    None,
+    /// Wraps into `0..period`.
+    Loop,
+    /// Clamps to `0..=period`.
+    Clamp,
+    /// Forward to `period`, back to 0, forward again (a cycle of `2 × period`).
+    PingPong,
+}
+
+impl TimeWrap {
+    /// The value of this mode in [`LayerRecord::flags`] (bits 24..=25).
+    pub const fn bits(self) -> u32 {
+        (match self {
+            Self::None => 0,
+            Self::Loop => 1,
+            Self::Clamp => 2,
+            Self::PingPong => 3,
+        }) << LayerRecord::WRAP_SHIFT
+    }
+
+    /// The mode stored in `flags`.
+    pub const fn from_flags(flags: u32) -> Self {
+        match (flags >> LayerRecord::WRAP_SHIFT) & 3 {
+            0 => Self::None,
+            1 => Self::Loop,
+            2 => Self::Clamp,
+            _ => Self::PingPong,
+        }
+    }
+}
+
+/// A layer as a function of the frame time `now`. The GPU and CPU evaluators derive each
+/// frame's clip time and weight from it ([`crate::cpu::layer_time`],
+/// [`crate::cpu::layer_weight`]), so a record is written when the motion changes, not every
+/// frame.
+///
+/// - Clip time: `wrap(time + rate × (now − anchor))` on a timeline of `period` clip seconds, as
+///   the [`TimeWrap`] in `flags` says. `time` is the *unwrapped* position at `anchor` (on a
+///   ping-pong clock's backward leg it lies in `period..2 × period`).
+/// - Weight: a fade `α = clamp((now − fade_start) × fade_rate, 0, 1)` (1 when `fade_rate` is 0)
+///   takes the weight from `weight_from` to `weight`, normalised by the share left to the layers
+///   below: `mix(weight_from, weight, α) / ((1 − α) + α × share_sum)`. With `share_sum` 1 this is
+///   a linear ramp; a cross-fade into a blend space uses each clip's cumulative share.
+///
+/// Keep in sync with `LayerRecord` in `wgsl/common/layout.wgsl`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct LayerRecord {
     /// Clip index.
     pub clip: u32,
-    /// Clip time in seconds.
+    /// Unwrapped clip time in seconds at `anchor`.
     pub time: f32,
-    /// Layer weight.
+    /// Weight once faded in (the only weight of a layer without a fade).
     pub weight: f32,
-    /// Bits 0..=30: mask index + 1 (0 = no mask); bit 31: additive.
+    /// Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: [`TimeWrap`]; bit 31: additive.
     pub flags: u32,
+    /// Frame time at which the clip is at `time`.
+    pub anchor: f32,
+    /// Clip seconds per second of frame time (0: the time holds; negative plays backwards).
+    pub rate: f32,
+    /// Timeline length in clip seconds, for wrapping.
+    pub period: f32,
+    /// Weight at the start of the fade.
+    pub weight_from: f32,
+    /// Frame time at which the fade starts.
+    pub fade_start: f32,
+    /// Fade progress per second; 0: no fade.
+    pub fade_rate: f32,
+    /// Share normaliser of a fading layer (1 for a plain ramp).
+    pub share_sum: f32,
+    /// Padding to 48 bytes.
+    pub pad: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<LayerRecord>() == 48);
+
+impl Default for LayerRecord {
+    fn default() -> Self {
+        Self::STILL
+    }
 }
 
 impl LayerRecord {
     /// Flag bit of additive layers.
     pub const ADDITIVE: u32 = 1 << 31;
+    /// Bits of `flags` holding the mask index + 1.
+    pub const MASK: u32 = 0x00ff_ffff;
+    /// Shift of the [`TimeWrap`] bits in `flags`.
+    pub const WRAP_SHIFT: u32 = 24;
+    /// Bits of `flags` holding the [`TimeWrap`].
+    pub const WRAP: u32 = 3 << Self::WRAP_SHIFT;
+    /// Clip 0 at time 0 and weight 1, held: no clock, no fade.
+    pub const STILL: Self = Self {
+        clip: 0,
+        time: 0.0,
+        weight: 1.0,
+        flags: 0,
+        anchor: 0.0,
+        rate: 0.0,
+        period: 0.0,
+        weight_from: 0.0,
+        fade_start: 0.0,
+        fade_rate: 0.0,
+        share_sum: 1.0,
+        pad: 0,
+    };
 
-    /// Unpacks the record.
-    pub fn to_layer(&self) -> Layer {
-        let mask = self.flags & !Self::ADDITIVE;
+    /// The same layer with a running clock: at frame time `anchor` it is at unwrapped clip time
+    /// `time`, and it moves `rate` clip seconds per second, wrapped by `wrap` on a timeline of
+    /// `period` clip seconds.
+    pub fn with_clock(
+        mut self,
+        time: f32,
+        anchor: f32,
+        rate: f32,
+        wrap: TimeWrap,
+        period: f32,
+    ) -> Self {
+        self.time = time;
+        self.anchor = anchor;
+        self.rate = rate;
+        self.period = period;
+        self.flags = (self.flags & !Self::WRAP) | wrap.bits();
+        self
+    }
+
+    /// The same layer fading from `weight_from` (at frame time `start`) to its weight at `rate`
+    /// per second, normalised by `share_sum` (see the type's documentation).
+    pub fn with_fade(mut self, weight_from: f32, start: f32, rate: f32, share_sum: f32) -> Self {
+        self.weight_from = weight_from;
+        self.fade_start = start;
+        self.fade_rate = rate;
+        self.share_sum = share_sum;
+        self
+    }
+
+    /// The wrap mode of the clock.
+    pub fn wrap(&self) -> TimeWrap {
+        TimeWrap::from_flags(self.flags)
+    }
+
+    /// The mask index, if any.
+    pub fn mask(&self) -> Option<u32> {
+        (self.flags & Self::MASK).checked_sub(1)
+    }
+
+    /// The layer at frame time `now`: its clip time and weight then.
+    pub fn to_layer_at(&self, now: f32) -> Layer {
         Layer {
             clip: self.clip,
-            time: self.time,
-            weight: self.weight,
-            mask: mask.checked_sub(1),
+            time: crate::cpu::layer_time(self, now),
+            weight: crate::cpu::layer_weight(self, now),
+            mask: self.mask(),
             mode: if self.flags & Self::ADDITIVE != 0 {
                 BlendMode::Additive
             } else {
                 BlendMode::Override
             },
         }
+    }
+
+    /// The still layer equal to this one at frame time `now`.
+    pub fn resolved(&self, now: f32) -> Self {
+        self.to_layer_at(now).to_record()
+    }
+
+    /// Whether every number is finite, the fade rate not negative and, where the clock wraps,
+    /// the period positive.
+    pub fn is_well_formed(&self) -> bool {
+        let numbers = [
+            self.time,
+            self.weight,
+            self.anchor,
+            self.rate,
+            self.period,
+            self.weight_from,
+            self.fade_start,
+            self.fade_rate,
+            self.share_sum,
+        ];
+        numbers.iter().all(|x| x.is_finite())
+            && (self.wrap() == TimeWrap::None || self.period > 0.0)
+            && self.fade_rate >= 0.0
     }
 }
 
@@ -117,7 +278,7 @@ pub struct InstanceRecord {
     pub layers: [LayerRecord; MAX_LAYERS],
 }
 
-const _: () = assert!(std::mem::size_of::<InstanceRecord>() == 128);
+const _: () = assert!(std::mem::size_of::<InstanceRecord>() == 256);
 const _: () = assert!(std::mem::offset_of!(InstanceRecord, flags) == 12);
 const _: () = assert!(std::mem::offset_of!(InstanceRecord, world) == 16);
 const _: () = assert!(std::mem::offset_of!(InstanceRecord, layers) == 64);
@@ -131,6 +292,21 @@ impl InstanceRecord {
     pub const HOLD_ROOT_XYZ: u32 = 1 << 9;
     /// Flag: replace the yaw (twist about +Y) of the joint's local rotation by the rest yaw.
     pub const HOLD_ROOT_YAW: u32 = 1 << 10;
+
+    /// A record of no rig: an empty resident slot, which the GPU kernel skips.
+    pub const EMPTY: Self = Self {
+        rig: u32::MAX,
+        palette_offset: 0,
+        layer_count: 0,
+        flags: 0,
+        world: Mat3x4Rows::IDENTITY,
+        layers: [LayerRecord::STILL; MAX_LAYERS],
+    };
+
+    /// Whether this is [`InstanceRecord::EMPTY`]'s rig (an empty slot).
+    pub fn is_empty(&self) -> bool {
+        self.rig == u32::MAX
+    }
 
     /// Packs an instance. Layers beyond [`MAX_LAYERS`] are an error.
     pub fn new(
@@ -158,10 +334,23 @@ impl InstanceRecord {
         Ok(record)
     }
 
-    /// The used layers, unpacked.
-    pub fn layers(&self) -> impl Iterator<Item = Layer> + '_ {
-        self.layers[..(self.layer_count as usize).min(MAX_LAYERS)]
-            .iter()
-            .map(LayerRecord::to_layer)
+    /// The used layers at frame time `now`.
+    pub fn layers_at(&self, now: f32) -> impl Iterator<Item = Layer> + '_ {
+        self.used_layers().iter().map(move |l| l.to_layer_at(now))
+    }
+
+    /// The used layer records.
+    pub fn used_layers(&self) -> &[LayerRecord] {
+        &self.layers[..(self.layer_count as usize).min(MAX_LAYERS)]
+    }
+
+    /// The same record with every layer held at its values at frame time `now`.
+    pub fn resolved(&self, now: f32) -> Self {
+        let mut out = *self;
+        let count = (self.layer_count as usize).min(MAX_LAYERS);
+        for layer in &mut out.layers[..count] {
+            *layer = layer.resolved(now);
+        }
+        out
     }
 }

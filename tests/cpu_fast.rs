@@ -59,7 +59,7 @@ fn exact(rig: &Rig, masks: &[JointMask], rec: &InstanceRecord) -> (Vec<Affine3A>
     let n = rig.joint_count();
     let mut models = vec![Affine3A::IDENTITY; n];
     let mut palette = vec![Mat3x4Rows::IDENTITY; n];
-    let layers: Vec<Layer> = rec.layers().collect();
+    let layers: Vec<Layer> = rec.layers_at(0.0).collect();
     evaluate_pose_with_flags(
         rig,
         masks,

@@ -21,6 +21,7 @@ use sinew::report::PoseReport;
 use sinew::{
     Aabb, BlendMode, Channel, CpuBackend, EvalError, GpuBackend, GpuContext, GpuError,
     InstanceRecord, Interpolation, JointMask, Layer, Mat3x4Rows, PaletteBlock, RawAsset, Rig, Sqt,
+    TimeWrap,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -343,6 +344,15 @@ fn cpu_evaluate(
     masks: &[JointMask],
     records: &[InstanceRecord],
 ) -> (Vec<Mat3x4Rows>, Vec<Aabb>) {
+    cpu_evaluate_at(rigs, masks, records, 0.0)
+}
+
+fn cpu_evaluate_at(
+    rigs: &[Rig],
+    masks: &[JointMask],
+    records: &[InstanceRecord],
+    now: f32,
+) -> (Vec<Mat3x4Rows>, Vec<Aabb>) {
     // The CPU backend wants ascending palette offsets: evaluate a sorted copy.
     let mut order: Vec<usize> = (0..records.len()).collect();
     order.sort_by_key(|&i| records[i].palette_offset);
@@ -350,7 +360,7 @@ fn cpu_evaluate(
     let mut palette = vec![Mat3x4Rows::IDENTITY; palette_len(rigs, records)];
     let mut sorted_bounds = vec![Aabb::EMPTY; records.len()];
     CpuBackend::new(rigs.to_vec(), masks.to_vec())
-        .evaluate(&sorted, &mut palette, &mut sorted_bounds)
+        .evaluate_at(now, &sorted, &mut palette, &mut sorted_bounds)
         .unwrap();
     let mut bounds = vec![Aabb::EMPTY; records.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -371,9 +381,23 @@ fn assert_backend_matches_cpu(
     let len = palette_len(rigs, records);
     backend.reserve_palette(len as u32).unwrap();
     backend.evaluate(records).unwrap();
+    assert_evaluated_matches_cpu(backend, rigs, masks, records, 0.0, describe);
+}
+
+/// Compares what the backend evaluated last (the records `records`, slot `i` = record `i`, at
+/// frame time `now`) with the CPU evaluator.
+fn assert_evaluated_matches_cpu(
+    backend: &mut GpuBackend,
+    rigs: &[Rig],
+    masks: &[JointMask],
+    records: &[InstanceRecord],
+    now: f32,
+    describe: &dyn Fn(usize) -> String,
+) {
+    let len = palette_len(rigs, records);
     let gpu_palette = backend.read_palette(0..len as u32).unwrap();
     let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
-    let (cpu_palette, cpu_bounds) = cpu_evaluate(rigs, masks, records);
+    let (cpu_palette, cpu_bounds) = cpu_evaluate_at(rigs, masks, records, now);
     for (i, rec) in records.iter().enumerate() {
         let n = rigs[rec.rig as usize].joint_count();
         let start = rec.palette_offset as usize;
@@ -431,7 +455,7 @@ fn every_asset_matches_cpu_on_every_clip_and_time() {
             let n = rig.joint_count();
             let mut models = vec![Affine3A::IDENTITY; n];
             let mut palette = vec![Mat3x4Rows::IDENTITY; n];
-            let layers: Vec<Layer> = rec.layers().collect();
+            let layers: Vec<Layer> = rec.layers_at(0.0).collect();
             sinew::cpu::evaluate_pose(
                 rig,
                 &[],
@@ -528,18 +552,24 @@ fn blend_rigs() -> Vec<Rig> {
     rigs
 }
 
+/// Random masks for every rig, concatenated, and each rig's `(first, count)` in them.
+fn masks_for_all(rigs: &[Rig], rng: &mut Rng) -> (Vec<JointMask>, Vec<(u32, u32)>) {
+    let mut masks = Vec::new();
+    let mut ranges = Vec::new();
+    for rig in rigs {
+        let m = masks_for(rig, rng);
+        ranges.push((masks.len() as u32, m.len() as u32));
+        masks.extend(m);
+    }
+    (masks, ranges)
+}
+
 #[test]
 fn layered_blends_with_masks_additive_layers_and_root_holds_match_cpu() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(2);
     let rigs = blend_rigs();
-    let mut masks = Vec::new();
-    let mut mask_ranges = Vec::new();
-    for rig in &rigs {
-        let m = masks_for(rig, &mut rng);
-        mask_ranges.push((masks.len() as u32, m.len() as u32));
-        masks.extend(m);
-    }
+    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
     let mut items = Vec::new();
     for (r, rig) in rigs.iter().enumerate() {
         let (base, count) = mask_ranges[r];
@@ -762,7 +792,7 @@ fn dispatch_count_does_not_grow_with_instance_count() {
             let rec = &records[got.record];
             let mut models = vec![Affine3A::IDENTITY; 3];
             let mut palette = vec![Mat3x4Rows::IDENTITY; 3];
-            let layers: Vec<Layer> = rec.layers().collect();
+            let layers: Vec<Layer> = rec.layers_at(0.0).collect();
             let aabb = sinew::cpu::evaluate_pose(
                 &rigs[0],
                 &[],
@@ -878,6 +908,122 @@ fn palette_allocator_churn_never_overlaps_or_leaks() {
         "capacity grew to {}",
         a.capacity()
     );
+}
+
+/// Layers with running clocks (every wrap mode, both directions) and fades (ramps, blend-space
+/// shares) evaluate on the GPU as on the CPU at frame times across wraps and fade ends.
+#[test]
+fn clocks_and_fades_in_records_match_cpu_at_every_frame_time() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(11);
+    let rigs = blend_rigs();
+    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
+    let wraps = [
+        TimeWrap::None,
+        TimeWrap::Loop,
+        TimeWrap::Clamp,
+        TimeWrap::PingPong,
+    ];
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        let (base, count) = mask_ranges[r];
+        for k in 0..24 {
+            let layers = random_layers(rig, &mut rng, base, count, 1 + k % 4);
+            items.push((r as u32, 0, rng.world(), layers));
+        }
+    }
+    let mut records = pack(&rigs, &items);
+    for rec in &mut records {
+        let count = rec.layer_count as usize;
+        for layer in &mut rec.layers[..count] {
+            let d = rigs[rec.rig as usize].clips.clips()[layer.clip as usize]
+                .duration
+                .max(0.1);
+            let wrap = wraps[rng.below(4)];
+            let rate = rng.range(-2.0, 2.0);
+            *layer = layer.with_clock(rng.range(0.0, 2.0 * d), rng.range(0.0, 3.0), rate, wrap, d);
+            if rng.below(2) == 0 {
+                let share = rng.range(0.1, 1.0);
+                *layer = layer.with_fade(
+                    rng.range(0.0, 1.0),
+                    rng.range(0.0, 4.0),
+                    rng.range(0.2, 4.0),
+                    share.max(layer.weight.min(1.0)),
+                );
+            }
+        }
+    }
+    let mut backend = GpuBackend::new(ctx, &rigs, &masks).unwrap();
+    let len = palette_len(&rigs, &records);
+    backend.reserve_palette(len as u32).unwrap();
+    for now in [0.0, 0.37, 1.9, 4.25, 9.6] {
+        backend.evaluate_at(now, &records).unwrap();
+        assert_evaluated_matches_cpu(&mut backend, &rigs, &masks, &records, now, &|i| {
+            format!("t = {now}: record {i} {:?}", records[i].used_layers())
+        });
+    }
+}
+
+/// Resident slots: only records that differ from what a slot holds go up, in one upload; the
+/// GPU's copy equals the records written, and evaluating it equals the CPU at the frame time.
+#[test]
+fn resident_uploads_write_exactly_the_changed_records() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(5);
+    let rigs = crowd_rigs();
+    let mut items = Vec::new();
+    for _ in 0..90 {
+        let r = rng.below(rigs.len());
+        let count = 1 + rng.below(2);
+        let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
+        items.push((r as u32, 0, rng.world(), layers));
+    }
+    let mut records = pack(&rigs, &items);
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    backend.evaluate_at(0.5, &records).unwrap();
+    let first = backend.last_frame();
+    assert_eq!(first.records_uploaded, records.len() as u64);
+    let header_bytes = first.upload_bytes - records.len() as u64 * 256;
+    assert!(first.dispatches > 1, "the palette spans several windows");
+
+    // Nothing changed: only the dispatch headers (the frame time) go up.
+    backend.evaluate_resident(1.0).unwrap();
+    assert_eq!(backend.last_frame().records_uploaded, 0);
+    assert_eq!(backend.last_frame().upload_bytes, header_bytes);
+    assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, 1.0, &|i| {
+        format!("unchanged record {i}")
+    });
+
+    // Three slots get new layers, one is written with what it holds: three records go up.
+    for &slot in &[3usize, 4, 60] {
+        let rec = &mut records[slot];
+        rec.layers[0] = rec.layers[0].with_clock(0.1, 1.0, 1.5, TimeWrap::Loop, 0.8);
+        assert!(backend.set_record(slot as u32, rec).unwrap());
+    }
+    assert!(!backend.set_record(10, &records[10]).unwrap());
+    backend.evaluate_resident(1.75).unwrap();
+    assert_eq!(backend.last_frame().records_uploaded, 3);
+    assert_eq!(backend.last_frame().upload_bytes, 3 * 256 + header_bytes);
+    let resident = backend.read_resident(0..records.len() as u32).unwrap();
+    assert!(
+        resident == records,
+        "the GPU holds exactly the records written"
+    );
+    assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, 1.75, &|i| {
+        format!("after the update, record {i}")
+    });
+
+    // An emptied slot is skipped; the others are still evaluated.
+    backend.clear_record(7);
+    backend.evaluate_resident(2.0).unwrap();
+    assert_eq!(backend.last_frame().records_uploaded, 1);
 }
 
 #[test]
@@ -1112,7 +1258,9 @@ fn attachment_matches_the_gpu_model_matrix_in_the_same_frame() {
             .reserve_palette(animator.palette().capacity())
             .unwrap();
         let records = animator.records().to_vec();
-        backend.evaluate(&records).unwrap();
+        backend
+            .evaluate_at(animator.frame_time(), &records)
+            .unwrap();
         let index = animator
             .record_entities()
             .iter()

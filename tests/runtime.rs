@@ -182,17 +182,19 @@ fn spawn_playing(world: &mut World, playback: Playback) -> Entity {
     world.spawn((Animated::new(0), Transform::IDENTITY, playback))
 }
 
+/// `entity`'s record of the last update, with its clocks and fades read at the frame time.
 fn record(animator: &Animator, world: &World, entity: Entity) -> InstanceRecord {
-    *animator
+    animator
         .record_of(world, entity)
         .expect("entity has a record")
+        .resolved(animator.frame_time())
 }
 
 /// Model matrices of every joint of `entity`'s last record, from the CPU evaluator.
 fn models(animator: &Animator, world: &World, entity: Entity) -> Vec<Affine3A> {
     let rec = record(animator, world, entity);
     let rig = &animator.rigs()[rec.rig as usize];
-    let layers: Vec<_> = rec.layers().collect();
+    let layers: Vec<_> = rec.layers_at(0.0).collect();
     let n = rig.joint_count();
     let mut models = vec![Affine3A::IDENTITY; n];
     let mut palette = vec![sinew::Mat3x4Rows::IDENTITY; n];
@@ -466,7 +468,7 @@ fn masked_override_layer_moves_only_its_subtree() {
     run(&mut a, &mut world, 30, DT);
     let rec = record(&a, &world, waving);
     assert_eq!(rec.layer_count, 2);
-    assert_eq!(rec.layers[1].to_layer().mask, Some(upper));
+    assert_eq!(rec.layers[1].to_layer_at(0.0).mask, Some(upper));
     let (p, w) = (models(&a, &world, plain), models(&a, &world, waving));
     let arm = joint(&a, "Arm");
     let leg = joint(&a, "Leg");
@@ -491,7 +493,7 @@ fn additive_layer_adds_its_delta_at_its_weight() {
     // Breathe runs 0.5 s: the chest is 0.05 above rest there; half of it at weight 0.5.
     a.update(&mut world, 0.5).unwrap();
     let rec = record(&a, &world, e);
-    assert_eq!(rec.layers[1].to_layer().mode, BlendMode::Additive);
+    assert_eq!(rec.layers[1].to_layer_at(0.0).mode, BlendMode::Additive);
     let m = models(&a, &world, e);
     let chest = joint(&a, "Chest");
     let spine = joint(&a, "Spine");
@@ -1383,7 +1385,7 @@ fn state_machine_definitions_load_from_json() {
     assert_eq!(state_of(&a, &world, e), "move");
     frames_until_settled(&mut a, &mut world, e);
     let rec = record(&a, &world, e);
-    let clips: Vec<u32> = rec.layers().map(|l| l.clip).collect();
+    let clips: Vec<u32> = rec.layers_at(0.0).map(|l| l.clip).collect();
     assert_eq!(
         clips,
         [clip_id(&a, "walk"), clip_id(&a, "run")],
@@ -1674,7 +1676,7 @@ fn configuration_round_trips_through_json_and_runtime_state_resets() {
     b.update(&mut world_b, DT).unwrap();
     assert_eq!(state_of(&b, &world_b, loaded), "walk");
     let rec = record(&b, &world_b, loaded);
-    let wave = rec.layers().find(|l| l.mask.is_some()).unwrap();
+    let wave = rec.layers_at(0.0).find(|l| l.mask.is_some()).unwrap();
     assert_eq!(wave.mask, Some(b.mask("upper").unwrap()));
     assert_eq!(wave.weight, 0.75);
     assert_ne!(rec.flags, 0, "root motion restored");
@@ -1729,5 +1731,107 @@ fn humanoid_walks_with_root_motion_and_an_upper_body_wave() {
         pose.palette
             .iter()
             .all(|m| m.rows.iter().flatten().all(|x| x.is_finite()))
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU-resident records
+
+/// Distance between two times on a looping timeline of `period`.
+fn loop_distance(a: f32, b: f32, period: f32) -> f32 {
+    let d = (a - b).abs();
+    d.min((period - d).abs())
+}
+
+/// A steadily playing entity's record is written once and then held: the evaluators derive its
+/// clip time at every frame time from the record's clock. A speed change or a despawn writes
+/// the slot again.
+#[test]
+fn records_are_written_only_when_the_motion_changes() {
+    let mut a = animator();
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let duration = a.rigs()[0].clips.clips()[walk as usize].duration;
+    let looping = spawn_playing(&mut world, Playback::new(walk).with_speed(1.3));
+    let ping = spawn_playing(
+        &mut world,
+        Playback::new(walk)
+            .with_mode(LoopMode::PingPong)
+            .with_speed(-0.7),
+    );
+    let clamped = spawn_playing(&mut world, Playback::new(walk).with_mode(LoopMode::Clamp));
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(a.changed_slots().len(), 3, "every new slot is written");
+    let mut changed = 0;
+    for _ in 0..600 {
+        a.update(&mut world, DT).unwrap();
+        changed += a.changed_slots().len();
+        for e in [looping, ping, clamped] {
+            let held = record(&a, &world, e).layers[0].time;
+            let own = playback_time(&world, e);
+            assert!(
+                loop_distance(held, own, duration) <= 2e-4,
+                "held record at {held}, the runtime's clock at {own}"
+            );
+        }
+    }
+    // Only the clamped clock's stop at the end of the clip changes a record.
+    assert!(
+        changed <= 1,
+        "{changed} records written in 600 steady frames"
+    );
+
+    world.get::<&mut Playback>(looping).unwrap().clock.speed = 2.0;
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(a.changed_slots().len(), 1, "a new speed writes one slot");
+    let slot = a.changed_slots()[0] as usize;
+    let held = a.record_of(&world, looping).unwrap();
+    assert_eq!(a.slot_records()[slot], *held);
+    assert!((held.layers[0].rate - 2.0).abs() < 1e-5);
+
+    world.despawn(ping).unwrap();
+    a.update(&mut world, DT).unwrap();
+    assert_eq!(a.changed_slots().len(), 1, "a despawn empties one slot");
+    let slot = a.changed_slots()[0] as usize;
+    assert!(a.slot_records()[slot].is_empty());
+}
+
+/// Two hours of play at 60 Hz: the clip time the record gives at the frame time, and the
+/// runtime's own clock, stay within 1 ms of the exact time, across epoch rebases.
+#[test]
+fn clocks_do_not_drift_over_hours_of_play() {
+    let mut a = animator();
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let duration = a.rigs()[0].clips.clips()[walk as usize].duration;
+    let speed = 0.9f32;
+    let e = spawn_playing(&mut world, Playback::new(walk).with_speed(speed));
+    let mut exact = 0.0f64;
+    let mut written = 0;
+    for frame in 0..2 * 3600 * 60 {
+        a.update(&mut world, DT).unwrap();
+        written += a.changed_slots().len();
+        exact += f64::from(DT);
+        if frame % 1009 == 0 {
+            let want = (exact * f64::from(speed)).rem_euclid(f64::from(duration)) as f32;
+            let held = record(&a, &world, e).layers[0].time;
+            assert!(
+                loop_distance(held, want, duration) <= 1e-3,
+                "after {exact:.0} s: record gives {held}, exact {want}"
+            );
+            let own = playback_time(&world, e);
+            assert!(
+                loop_distance(own, want, duration) <= 1e-3,
+                "after {exact:.0} s: clock at {own}, exact {want}"
+            );
+            assert!(f64::from(a.frame_time()) < sinew::runtime::EPOCH_SPAN + 1.0);
+        }
+    }
+    assert!((a.elapsed() - exact).abs() < 1e-6);
+    // The first write, one per epoch rebase, and at most one refit per epoch.
+    let epochs = 1 + (exact / sinew::runtime::EPOCH_SPAN) as usize;
+    assert!(
+        written <= 2 * epochs,
+        "{written} records written in two hours"
     );
 }

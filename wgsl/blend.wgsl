@@ -13,7 +13,7 @@ fn rest_pose(index: u32) -> Sqt {
 // Mask weight of `joint` for a layer with `flags` (1 when the layer has no mask, 0 when the
 // mask does not exist).
 fn mask_weight(flags: u32, joint: u32) -> f32 {
-    let mask = flags & ~LAYER_ADDITIVE;
+    let mask = flags & LAYER_MASK;
     if mask == 0u {
         return 1.0;
     }
@@ -24,17 +24,18 @@ fn mask_weight(flags: u32, joint: u32) -> f32 {
 }
 
 // The blended local transform of `joint` for instance `slot`: start from the rest pose, then
-// apply each layer, bottom first, with weight `layer.weight * mask[joint]`.
+// apply each layer, bottom first, with its weight at the frame time times `mask[joint]`, sampled
+// at its clip time then (stage 0, clock.wgsl).
 fn blend_joint(rig: RigDesc, slot: u32, joint: u32, rest: Sqt) -> Sqt {
     var pose = rest;
-    let count = min(frame.records[slot].layer_count, MAX_LAYERS);
+    let count = min(records[slot].layer_count, MAX_LAYERS);
     for (var i = 0u; i < count; i++) {
-        let layer = frame.records[slot].layers[i];
-        let w = layer.weight * mask_weight(layer.flags, joint);
+        let layer = records[slot].layers[i];
+        let w = layer_weight(layer, header.time) * mask_weight(layer.flags, joint);
         if w <= 0.0 || layer.clip >= rig.clip_count {
             continue;
         }
-        let sample = sample_joint(rig, layer.clip, joint, layer.time);
+        let sample = sample_joint(rig, layer.clip, joint, layer_time(layer, header.time));
         if (layer.flags & LAYER_ADDITIVE) != 0u {
             pose = add_delta(pose, delta_from(sample, rest), w);
         } else if w >= 1.0 {

@@ -12,22 +12,21 @@ fn evaluate(
 ) {
     // Everything below up to the per-joint loops is uniform across the workgroup: it derives
     // from the workgroup id and read-only storage, so the barriers sit in uniform control flow.
-    let header = frame.header;
     let slot = group.y * header.grid_width + group.x;
-    if slot >= header.instance_count {
+    if slot >= header.instance_count || slot >= arrayLength(&records) {
         return;
     }
-    let rig_index = frame.records[slot].rig;
+    let rig_index = records[slot].rig;
     if rig_index >= library.rig_count {
         return;
     }
     let rig = rigs[rig_index];
     let n = min(rig.joint_count, MAX_JOINTS);
-    let offset = frame.records[slot].palette_offset;
+    let offset = records[slot].palette_offset;
     let base = offset - header.palette_base;
     let writable = offset >= header.palette_base && base + n <= arrayLength(&palette);
-    let world = frame.records[slot].world;
-    let flags = frame.records[slot].flags;
+    let world = records[slot].world;
+    let flags = records[slot].flags;
 
     if lane == 0u {
         bounds_begin();

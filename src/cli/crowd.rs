@@ -207,6 +207,18 @@ impl Crowd {
         })
     }
 
+    /// Sends the records that changed in the last update to the GPU and evaluates every
+    /// character at the animator's frame time.
+    fn upload(&self, gpu: &mut GpuBackend) -> Result<(), String> {
+        let records = self.animator.slot_records();
+        for &slot in self.animator.changed_slots() {
+            gpu.set_record(slot, &records[slot as usize])
+                .map_err(|e| e.to_string())?;
+        }
+        gpu.evaluate_resident(self.animator.frame_time())
+            .map_err(|e| e.to_string())
+    }
+
     /// Sets every character's speed for time `t` and advances the animator by one frame.
     fn control(&mut self, t: f32) -> Result<(), String> {
         for (phase, sm) in self.world.query_mut::<(&SpeedPhase, &mut StateMachine)>() {
@@ -286,8 +298,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             b.reserve_palette(crowd.animator.palette().capacity())
                 .map_err(|e| e.to_string())?;
             // The first dispatch compiles the pipeline (lazily, on software drivers): untimed.
-            b.evaluate(crowd.animator.records())
-                .map_err(|e| e.to_string())?;
+            crowd.upload(&mut b)?;
             b.wait().map_err(|e| e.to_string())?;
             Some(b)
         }
@@ -310,6 +321,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut times = StageTimes::default();
     let mut dispatches = 0;
     let mut bytes_per_joint = 48.0;
+    let mut uploaded_bytes = 0u64;
     let start = Instant::now();
     let mut progress = Progress { start, last: start };
     for frame in 0..frames {
@@ -325,9 +337,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
                         .map_err(|e| e.to_string())?;
                 }
                 let upload = Instant::now();
-                g.evaluate(crowd.animator.records())
-                    .map_err(|e| e.to_string())?;
+                crowd.upload(g)?;
                 times.upload.push(ms_since(upload));
+                uploaded_bytes += g.last_frame().upload_bytes;
                 let compute = Instant::now();
                 g.wait().map_err(|e| e.to_string())?;
                 let wall = ms_since(compute);
@@ -339,13 +351,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             None => {
                 let records = crowd.animator.records();
+                let now = crowd.animator.frame_time();
                 let compute = Instant::now();
                 match fast.as_mut() {
                     Some(f) => {
                         let entries = crowd.animator.palette().capacity() as usize;
                         fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
                         fast_bounds.resize(records.len(), Aabb::EMPTY);
-                        f.evaluate(records, &mut fast_palette, &mut fast_bounds)
+                        f.evaluate_at(now, records, &mut fast_palette, &mut fast_bounds)
                             .map_err(|e| e.to_string())?;
                     }
                     None => {
@@ -366,6 +379,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     times.render.push(ms_since(render));
 
     let (frame_median, frame_p90) = median_p90(&times.frame);
+    // Instance state written to the GPU per character per measured frame (the CPU backend
+    // uploads none: its palette goes up once, for the rendered frame).
+    let bytes_uploaded_per_character = uploaded_bytes as f64 / (frames * characters) as f64;
     let stage = |s: &[f64]| median_p90(s).0;
     let compute_s = stage(&times.compute) / 1e3;
     let joints_per_second = if compute_s > 0.0 {
@@ -390,6 +406,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "joints_per_second": joints_per_second,
         "dispatches_per_frame": dispatches,
         "bytes_written_per_joint": bytes_per_joint,
+        "bytes_uploaded_per_character": bytes_uploaded_per_character,
         "compute_clock": compute_clock,
     });
     if args.has("--json") {
@@ -414,7 +431,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     table += &row("render", &times.render);
     table += &row("frame", &times.frame);
     table += &format!(
-        "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  wrote {out}",
+        "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  {bytes_uploaded_per_character:.1} bytes of instance state uploaded per character per frame\n  wrote {out}",
         joints_per_second / 1e6
     );
     super::print(&table)
@@ -459,11 +476,21 @@ fn render_last_frame(
     let device = &context.device;
     let queue = &context.queue;
     let renderer = Renderer::new(device).map_err(|e| e.to_string())?;
-    let records = crowd.animator.records().to_vec();
+    // The GPU holds one record and box per tracking slot; the CPU one per record.
+    let records: Vec<(u32, sinew::InstanceRecord)> = match gpu {
+        Some(_) => (0u32..)
+            .zip(crowd.animator.slot_records().iter().copied())
+            .filter(|(_, r)| !r.is_empty())
+            .collect(),
+        None => (0u32..)
+            .zip(crowd.animator.records().iter().copied())
+            .collect(),
+    };
     let uploaded;
     let (palette, aabbs, bounds) = match gpu {
         Some(g) => {
-            let bounds = g.read_bounds(0..records.len()).map_err(|e| e.to_string())?;
+            let slots = crowd.animator.slot_records().len();
+            let bounds = g.read_bounds(0..slots).map_err(|e| e.to_string())?;
             (g.palette_buffer(), g.bounds_buffer(), bounds)
         }
         None => {
@@ -518,11 +545,11 @@ fn render_last_frame(
     let instances: Vec<SkinnedInstance> = records
         .iter()
         .enumerate()
-        .map(|(i, r)| {
+        .map(|(i, (aabb, r))| {
             SkinnedInstance::new(
                 r.palette_offset,
                 rig.joint_count() as u32,
-                i as u32,
+                *aabb,
                 TINTS[i % TINTS.len()],
             )
         })

@@ -4,6 +4,7 @@
 
 mod aabb;
 mod blend;
+mod clock;
 pub mod fast;
 mod propagate;
 mod sample;
@@ -11,6 +12,7 @@ mod skin;
 
 pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{blend_joint, blend_layers, hold_root, validate_layers};
+pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use fast::FastCpuBackend;
 pub use propagate::{local_to_model, propagate_joint};
 pub use sample::{find_key, sample_clip, sample_joint, sample_track};
@@ -79,8 +81,17 @@ pub(crate) fn validate_record(
             reason: format!("{} layers, at most {MAX_LAYERS}", rec.layer_count),
         });
     }
-    for layer in rec.layers() {
-        validate_layers(rig, masks, &[layer])?;
+    for layer in rec.used_layers() {
+        if !layer.is_well_formed() {
+            return Err(EvalError::BadLayer {
+                reason: format!(
+                    "clip {} has a clock or fade that is not finite, a negative fade rate or a \
+                     wrap without a positive period",
+                    layer.clip
+                ),
+            });
+        }
+        validate_layers(rig, masks, &[layer.to_layer_at(layer.anchor)])?;
     }
     let start = rec.palette_offset as usize;
     let end = start + rig.joint_count();
@@ -261,10 +272,22 @@ impl CpuBackend {
         (self.masks.len() - 1) as u32
     }
 
-    /// Evaluates every instance into `palette` (at each record's offset, in any order; ranges
-    /// must not overlap) and `aabbs` (one per record), in parallel across the cores.
+    /// Evaluates every instance at frame time 0 ([`CpuBackend::evaluate_at`]).
     pub fn evaluate(
         &mut self,
+        instances: &[InstanceRecord],
+        palette: &mut [Mat3x4Rows],
+        aabbs: &mut [Aabb],
+    ) -> Result<(), EvalError> {
+        self.evaluate_at(0.0, instances, palette, aabbs)
+    }
+
+    /// Evaluates every instance at frame time `now` into `palette` (at each record's offset, in
+    /// any order; ranges must not overlap) and `aabbs` (one per record), in parallel across the
+    /// cores.
+    pub fn evaluate_at(
+        &mut self,
+        now: f32,
         instances: &[InstanceRecord],
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
@@ -277,7 +300,7 @@ impl CpuBackend {
             palette,
             aabbs,
             |order, palette, base, sorted| {
-                self.evaluate_chunk(instances, order, palette, base, sorted)
+                self.evaluate_chunk(now, instances, order, palette, base, sorted)
             },
         );
         self.frame = frame;
@@ -288,6 +311,7 @@ impl CpuBackend {
     /// `base` is the palette index of `palette[0]`.
     fn evaluate_chunk(
         &self,
+        now: f32,
         instances: &[InstanceRecord],
         order: &[u32],
         palette: &mut [Mat3x4Rows],
@@ -300,8 +324,8 @@ impl CpuBackend {
             let rec = &instances[i as usize];
             let rig = &self.rigs[rec.rig as usize];
             let n = rig.joint_count();
-            let count = rec.layer_count as usize;
-            for (slot, layer) in layers.iter_mut().zip(rec.layers()) {
+            let count = rec.used_layers().len();
+            for (slot, layer) in layers.iter_mut().zip(rec.layers_at(now)) {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;

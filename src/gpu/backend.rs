@@ -1,5 +1,6 @@
 //! [`GpuBackend`]: every instance of every rig evaluated in one compute dispatch per frame
-//! (more only when the palette outgrows one storage binding).
+//! (more only when the palette or the records outgrow one storage binding), from records that
+//! stay on the GPU and are uploaded only when they change.
 
 use std::num::NonZeroU64;
 use std::ops::Range;
@@ -16,6 +17,7 @@ use super::readback::{
     InstanceReadback, ReadRange, bounds_from_bytes, model_from_palette, palette_from_bytes,
     read_ranges,
 };
+use super::resident::{Dispatch, ResidentTable};
 use super::scope::capture;
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::error::{EvalError, GpuError};
@@ -43,41 +45,42 @@ impl Default for GpuOptions {
     }
 }
 
-/// Counters of the last [`GpuBackend::evaluate`].
+/// Counters of the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameStats {
-    /// Instance records evaluated.
+    /// Instance slots evaluated (empty slots included).
     pub instances: u64,
     /// Joints evaluated (palette entries written).
     pub joints: u64,
     /// Compute dispatches recorded.
     pub dispatches: u32,
-    /// Bytes of instance data uploaded (one `write_buffer`).
+    /// Instance records uploaded: the slots written since the previous evaluation.
+    pub records_uploaded: u64,
+    /// Bytes of instance state uploaded, in one `write_buffer`: those records and the dispatch
+    /// headers.
     pub upload_bytes: u64,
-}
-
-/// One dispatch: consecutive records whose palette blocks start inside one palette window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Dispatch {
-    first: usize,
-    count: usize,
-    window: u32,
-    /// Byte offset of its header in the instance buffer.
-    offset: u64,
 }
 
 /// What a frame bind group binds; equal keys can share the bind group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct FrameKey {
-    window: u32,
-    offset: u64,
-    instances: u64,
+    index: usize,
+    dispatch: Dispatch,
+    records: u64,
+    headers: u64,
     palette: u64,
     bounds: u64,
 }
 
-/// The GPU evaluator: uploaded rigs and masks, the palette and AABB buffers, and the per-frame
-/// instance buffer. Library code: it uses the device it is given and creates none.
+/// The GPU evaluator: uploaded rigs and masks, the palette and AABB buffers, and the
+/// GPU-resident instance records. Library code: it uses the device it is given and creates none.
+///
+/// Records live on the GPU in slots. [`GpuBackend::set_record`] writes one slot (a record equal
+/// to the slot's is not uploaded again); [`GpuBackend::evaluate_resident`] uploads what changed
+/// in one write and evaluates every slot at a frame time. The kernel derives each layer's clip
+/// time and weight from its clock and fade, so a character whose motion did not change costs no
+/// upload. [`GpuBackend::evaluate_at`] is the one-call form: a whole frame's records, slot `i` =
+/// record `i`.
 #[derive(Debug)]
 pub struct GpuBackend {
     device: wgpu::Device,
@@ -86,15 +89,23 @@ pub struct GpuBackend {
     library: GpuLibrary,
     palette: Palette,
     bounds: BoundsBuffer,
-    instances: Option<wgpu::Buffer>,
-    instances_generation: u64,
+    table: ResidentTable,
+    records: Option<wgpu::Buffer>,
+    records_generation: u64,
+    staging: Option<wgpu::Buffer>,
+    headers: Option<wgpu::Buffer>,
+    headers_generation: u64,
     frame_groups: Vec<(FrameKey, wgpu::BindGroup)>,
     max_binding: u64,
     palette_binding: u64,
     offset_alignment: u64,
+    header_stride: u64,
     max_workgroups: u32,
+    last_stride: Option<Option<u32>>,
+    /// Joints of the live slots, counted when the slots' rigs last changed.
+    joints: u64,
     last_frame: FrameStats,
-    plan: Vec<Dispatch>,
+    ranges: Vec<Range<u32>>,
     timer: Option<super::PassTimer>,
 }
 
@@ -104,6 +115,11 @@ fn align_up(x: u64, alignment: u64) -> u64 {
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The slot at or before `first` whose AABB starts at a binding-offset-aligned byte.
+fn bounds_base(first: u32, alignment: u64) -> u32 {
+    ((u64::from(first) * AABB_BYTES) / alignment * alignment / AABB_BYTES) as u32
 }
 
 impl GpuBackend {
@@ -144,15 +160,25 @@ impl GpuBackend {
             library,
             palette: Palette::new(device, options.initial_palette_entries)?,
             bounds: BoundsBuffer::new(device, 1024)?,
-            instances: None,
-            instances_generation: 0,
+            table: ResidentTable::default(),
+            records: None,
+            records_generation: 0,
+            staging: None,
+            headers: None,
+            headers_generation: 0,
             frame_groups: Vec::new(),
             max_binding,
             palette_binding,
             offset_alignment,
+            header_stride: align_up(
+                FRAME_HEADER_BYTES,
+                u64::from(limits.min_uniform_buffer_offset_alignment),
+            ),
             max_workgroups: limits.max_compute_workgroups_per_dimension.max(1),
+            last_stride: None,
+            joints: 0,
             last_frame: FrameStats::default(),
-            plan: Vec::new(),
+            ranges: Vec::new(),
             timer: None,
         })
     }
@@ -249,201 +275,197 @@ impl GpuBackend {
 
     /// Checks every record and returns the number of joints they hold.
     fn validate(&self, instances: &[InstanceRecord]) -> Result<u64, GpuError> {
-        let capacity = self.palette.capacity() as usize;
         let mut joints = 0u64;
         for rec in instances {
-            let n = self.library.validate(rec)?;
-            let end = rec.palette_offset as usize + n;
-            if end > capacity {
-                return Err(EvalError::OutputSize {
-                    expected: end,
-                    found: capacity,
-                }
-                .into());
-            }
-            joints += n as u64;
+            joints += self.validate_one(rec)? as u64;
         }
         Ok(joints)
     }
 
-    /// Splits the records into dispatches and places each in the instance buffer; returns the
-    /// bytes the buffer must hold.
-    fn plan(&mut self, instances: &[InstanceRecord]) -> u64 {
-        let stride = self.window_stride();
-        let max_records =
-            ((self.max_binding - FRAME_HEADER_BYTES) / INSTANCE_RECORD_BYTES).max(1) as usize;
-        self.plan.clear();
-        for (i, rec) in instances.iter().enumerate() {
-            let window = stride.map_or(0, |s| rec.palette_offset / s);
-            match self.plan.last_mut() {
-                Some(d) if d.window == window && d.count < max_records => d.count += 1,
-                _ => self.plan.push(Dispatch {
-                    first: i,
-                    count: 1,
-                    window,
-                    offset: 0,
-                }),
+    /// Checks one record (rig, layers, palette range); returns its joint count.
+    fn validate_one(&self, rec: &InstanceRecord) -> Result<usize, GpuError> {
+        let n = self.library.validate(rec)?;
+        let end = rec.palette_offset as usize + n;
+        let capacity = self.palette.capacity() as usize;
+        if end > capacity {
+            return Err(EvalError::OutputSize {
+                expected: end,
+                found: capacity,
             }
+            .into());
         }
-        let mut end = 0;
-        for d in &mut self.plan {
-            d.offset = align_up(end, self.offset_alignment);
-            end = d.offset + FRAME_HEADER_BYTES + d.count as u64 * INSTANCE_RECORD_BYTES;
-        }
-        end
+        Ok(n)
     }
 
-    fn reserve_instances(&mut self, bytes: u64) -> Result<(), GpuError> {
-        if self.instances.as_ref().is_some_and(|b| b.size() >= bytes) {
-            return Ok(());
+    /// Writes `record` to resident slot `slot` (the table grows to hold it). Only a record that
+    /// differs from the slot's goes up with the next evaluation. Returns whether it differed.
+    /// [`InstanceRecord::EMPTY`] empties the slot.
+    pub fn set_record(&mut self, slot: u32, record: &InstanceRecord) -> Result<bool, GpuError> {
+        if !record.is_empty() {
+            self.validate_one(record)?;
         }
-        let size = bytes
-            .max(FRAME_HEADER_BYTES + 64 * INSTANCE_RECORD_BYTES)
-            .next_power_of_two();
-        let available = self.device.limits().max_buffer_size;
-        let size = if size > available { bytes } else { size };
-        if size > available {
-            return Err(GpuError::LimitExceeded {
-                limit: "max_buffer_size",
-                needed: size,
-                available,
-            });
-        }
-        let device = &self.device;
-        self.instances = Some(capture(device, || {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("sinew instance records"),
-                size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?);
-        self.instances_generation += 1;
-        Ok(())
+        Ok(self.table.set(slot, record))
     }
 
-    /// The frame bind group of dispatch `d`, reused while the buffers it names stay.
-    fn frame_group(&mut self, d: &Dispatch, windowed: Option<u32>) -> Result<usize, GpuError> {
-        let key = FrameKey {
-            window: d.window,
-            offset: d.offset,
-            instances: self.instances_generation,
-            palette: self.palette.generation(),
-            bounds: self.bounds.generation(),
-        };
-        if let Some(i) = self.frame_groups.iter().position(|(k, _)| *k == key) {
-            return Ok(i);
-        }
-        let Some(instances) = self.instances.as_ref() else {
-            return Err(GpuError::Validation("instance buffer missing".into()));
-        };
-        let instance_size = (instances.size() - d.offset).min(self.max_binding) / 16 * 16;
-        let palette = self.palette.buffer();
-        let (palette_offset, palette_size) = match windowed {
-            None => (0, None),
-            Some(stride) => {
-                let start = u64::from(d.window) * u64::from(stride) * PALETTE_ENTRY_BYTES;
-                let len = (palette.size() - start)
-                    .min((u64::from(stride) + MAX_JOINTS as u64) * PALETTE_ENTRY_BYTES);
-                (start, NonZeroU64::new(len))
-            }
-        };
-        let device = &self.device;
-        let group = capture(device, || {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("sinew frame bind group"),
-                layout: &self.pipeline.frame_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: instances,
-                            offset: d.offset,
-                            size: NonZeroU64::new(instance_size),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: palette,
-                            offset: palette_offset,
-                            size: palette_size,
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: self.bounds.buffer().as_entire_binding(),
-                    },
-                ],
-            })
-        })?;
-        // Stale groups name replaced buffers or old offsets; keep the cache small.
-        self.frame_groups.retain(|(k, _)| {
-            k.instances == key.instances && k.palette == key.palette && k.bounds == key.bounds
-        });
-        if self.frame_groups.len() >= 64 {
-            self.frame_groups.clear();
-        }
-        self.frame_groups.push((key, group));
-        Ok(self.frame_groups.len() - 1)
+    /// Empties resident slot `slot`: it is skipped from the next evaluation on.
+    pub fn clear_record(&mut self, slot: u32) {
+        self.table.clear(slot);
     }
 
-    /// Evaluates every instance: writes each one's palette block and its AABB (at its index in
-    /// `instances`). All records go up in one `write_buffer`, and one compute pass runs one
-    /// dispatch (one per palette window when the palette exceeds a storage binding). Palette
-    /// blocks of different records should not overlap, or their contents are unspecified.
+    /// Sets the number of resident slots (new ones empty).
+    pub fn set_slot_count(&mut self, slots: u32) {
+        self.table.resize(slots);
+    }
+
+    /// Number of resident slots.
+    pub fn slot_count(&self) -> u32 {
+        self.table.len()
+    }
+
+    /// The resident records as the GPU holds them after the next upload, by slot.
+    pub fn resident_records(&self) -> &[InstanceRecord] {
+        self.table.records()
+    }
+
+    /// Reads the resident record buffer back (slots `range`): for tests of the uploads.
+    pub fn read_resident(&self, range: Range<u32>) -> Result<Vec<InstanceRecord>, GpuError> {
+        let Some(buffer) = self.records.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let end = u64::from(range.end).min(buffer.size() / INSTANCE_RECORD_BYTES);
+        let start = u64::from(range.start).min(end);
+        let bytes = read_ranges(
+            &self.device,
+            &self.queue,
+            &[ReadRange {
+                buffer,
+                offset: start * INSTANCE_RECORD_BYTES,
+                size: (end - start) * INSTANCE_RECORD_BYTES,
+            }],
+        )?;
+        Ok(bytes
+            .first()
+            .map_or_else(Vec::new, |b| bytemuck::pod_collect_to_vec(b)))
+    }
+
+    /// Evaluates `instances` at frame time 0 ([`GpuBackend::evaluate_at`]).
     pub fn evaluate(&mut self, instances: &[InstanceRecord]) -> Result<(), GpuError> {
-        let joints = self.validate(instances)?;
+        self.evaluate_at(0.0, instances)
+    }
+
+    /// Makes `instances` the resident records (slot `i` = record `i`; records equal to the
+    /// slot's are not uploaded again) and evaluates them at frame time `now`: each one's palette
+    /// block and its AABB (at its index). Palette blocks of different records should not
+    /// overlap, or their contents are unspecified.
+    pub fn evaluate_at(&mut self, now: f32, instances: &[InstanceRecord]) -> Result<(), GpuError> {
+        self.validate(instances)?;
+        self.table.resize(instances.len() as u32);
+        for (slot, rec) in instances.iter().enumerate() {
+            self.table.set(slot as u32, rec);
+        }
+        self.evaluate_resident(now)
+    }
+
+    /// Uploads the resident records written since the last evaluation (one `write_buffer`, then
+    /// a copy per range of consecutive slots) and evaluates every slot at frame time `now`, in
+    /// one compute pass: one dispatch, or one per palette window or record binding.
+    pub fn evaluate_resident(&mut self, now: f32) -> Result<(), GpuError> {
         self.last_frame = FrameStats::default();
-        if instances.is_empty() {
+        if !now.is_finite() {
+            return Err(EvalError::BadLayer {
+                reason: format!("frame time {now} is not finite"),
+            }
+            .into());
+        }
+        let slots = self.table.len();
+        if slots == 0 {
             return Ok(());
         }
-        self.bounds.reserve(&self.device, instances.len() as u64)?;
-        let bytes = self.plan(instances);
-        self.reserve_instances(bytes)?;
+        self.bounds.reserve(&self.device, u64::from(slots))?;
+        self.reserve_records(slots)?;
         let stride = self.window_stride();
-        let mut groups = Vec::with_capacity(self.plan.len());
-        for d in self.plan.clone() {
-            groups.push(self.frame_group(&d, stride)?);
+        let rebuild = self.last_stride != Some(stride);
+        self.last_stride = Some(stride);
+        let max_slots = (self.max_binding / INSTANCE_RECORD_BYTES).min(u64::from(u32::MAX)) as u32;
+        if rebuild || self.table.layout_changed() {
+            let rigs = self.library.rigs();
+            self.joints = self
+                .table
+                .records()
+                .iter()
+                .filter_map(|r| rigs.get(r.rig as usize))
+                .map(|r| r.joint_count as u64)
+                .sum();
         }
-        let Some(buffer) = self.instances.as_ref() else {
-            return Err(GpuError::Validation("instance buffer missing".into()));
+        let plan = self.table.plan(stride, max_slots, rebuild).to_vec();
+        self.reserve_headers(plan.len() as u64)?;
+        let mut groups = Vec::with_capacity(plan.len());
+        for (k, d) in plan.iter().enumerate() {
+            groups.push(self.frame_group(k, d, stride)?);
+        }
+
+        // Staging: the dirty records, range after range, then one header per dispatch.
+        let mut ranges = std::mem::take(&mut self.ranges);
+        self.table.take_dirty_ranges(&mut ranges);
+        let dirty: u64 = ranges.iter().map(|r| u64::from(r.end - r.start)).sum();
+        let record_bytes = dirty * INSTANCE_RECORD_BYTES;
+        let header_bytes = plan.len() as u64 * self.header_stride;
+        let upload = record_bytes + header_bytes;
+        self.reserve_staging(upload)?;
+        let max_workgroups = u64::from(self.max_workgroups);
+        let (Some(staging), Some(records), Some(headers)) =
+            (&self.staging, &self.records, &self.headers)
+        else {
+            return Err(GpuError::Validation("instance buffers missing".into()));
         };
-        let Some(size) = NonZeroU64::new(bytes) else {
+        let Some(size) = NonZeroU64::new(upload) else {
             return Ok(());
         };
-        let max_workgroups = u64::from(self.max_workgroups);
         let device = &self.device;
         let queue = &self.queue;
-        let plan = &self.plan;
+        let mirror = self.table.records();
         let pipeline = &self.pipeline;
         let library = &self.library;
         let frame_groups = &self.frame_groups;
         let timer = self.timer.as_ref();
+        let header_stride = self.header_stride;
         let written = capture(device, || {
-            let Some(mut view) = queue.write_buffer_with(buffer, 0, size) else {
+            let Some(mut view) = queue.write_buffer_with(staging, 0, size) else {
                 return false;
             };
-            for d in plan {
-                let count = d.count as u64;
+            let mut at = 0usize;
+            for r in &ranges {
+                let bytes: &[u8] = bytemuck::cast_slice(&mirror[r.start as usize..r.end as usize]);
+                view.slice(at..at + bytes.len()).copy_from_slice(bytes);
+                at += bytes.len();
+            }
+            for d in &plan {
+                let count = u64::from(d.count);
+                let bounds_base = bounds_base(d.first, self.offset_alignment);
                 let header = FrameHeader {
-                    instance_count: d.count as u32,
+                    instance_count: d.count,
                     grid_width: count.min(max_workgroups) as u32,
                     palette_base: stride.map_or(0, |s| d.window * s),
-                    first_instance: d.first as u32,
+                    first_instance: d.first - bounds_base,
+                    time: now,
+                    ..FrameHeader::default()
                 };
-                let start = d.offset as usize;
-                let records = start + FRAME_HEADER_BYTES as usize;
-                let end = records + d.count * INSTANCE_RECORD_BYTES as usize;
-                view.slice(start..records)
+                view.slice(at..at + FRAME_HEADER_BYTES as usize)
                     .copy_from_slice(bytemuck::bytes_of(&header));
-                view.slice(records..end)
-                    .copy_from_slice(bytemuck::cast_slice(&instances[d.first..d.first + d.count]));
+                at += header_stride as usize;
             }
             drop(view);
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("sinew evaluate"),
             });
+            let mut at = 0u64;
+            for r in &ranges {
+                let bytes = u64::from(r.end - r.start) * INSTANCE_RECORD_BYTES;
+                let to = u64::from(r.start) * INSTANCE_RECORD_BYTES;
+                encoder.copy_buffer_to_buffer(staging, at, records, to, bytes);
+                at += bytes;
+            }
+            encoder.copy_buffer_to_buffer(staging, at, headers, 0, header_bytes);
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("sinew evaluate pass"),
@@ -452,7 +474,7 @@ impl GpuBackend {
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
                 for (d, &g) in plan.iter().zip(&groups) {
-                    let count = d.count as u64;
+                    let count = u64::from(d.count);
                     let width = count.min(max_workgroups);
                     let height = count.div_ceil(width);
                     pass.set_bind_group(1, &frame_groups[g].1, &[]);
@@ -465,18 +487,184 @@ impl GpuBackend {
             queue.submit([encoder.finish()]);
             true
         })?;
+        self.ranges = ranges;
         if !written {
             return Err(GpuError::Validation(
-                "the instance buffer rejected the frame's records".into(),
+                "the staging buffer rejected the frame's records".into(),
             ));
         }
         self.last_frame = FrameStats {
-            instances: instances.len() as u64,
-            joints,
-            dispatches: self.plan.len() as u32,
-            upload_bytes: bytes,
+            instances: u64::from(slots),
+            joints: self.joints,
+            dispatches: plan.len() as u32,
+            records_uploaded: dirty,
+            upload_bytes: upload,
         };
         Ok(())
+    }
+
+    fn reserve_records(&mut self, slots: u32) -> Result<(), GpuError> {
+        let bytes = u64::from(slots) * INSTANCE_RECORD_BYTES;
+        if self.records.as_ref().is_some_and(|b| b.size() >= bytes) {
+            return Ok(());
+        }
+        let size = self.grown_size(bytes, 64 * INSTANCE_RECORD_BYTES)?;
+        let old = self.records.take();
+        let device = &self.device;
+        let buffer = capture(device, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("sinew instance records"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        })?;
+        if let Some(old) = old {
+            // Keep what the GPU already holds: the slots written before stay valid.
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("sinew grow instance records"),
+            });
+            encoder.copy_buffer_to_buffer(&old, 0, &buffer, 0, old.size());
+            self.queue.submit([encoder.finish()]);
+        } else {
+            self.table.mark_all();
+        }
+        self.records = Some(buffer);
+        self.records_generation += 1;
+        Ok(())
+    }
+
+    fn reserve_headers(&mut self, dispatches: u64) -> Result<(), GpuError> {
+        let bytes = dispatches.max(1) * self.header_stride;
+        if self.headers.as_ref().is_some_and(|b| b.size() >= bytes) {
+            return Ok(());
+        }
+        let size = self.grown_size(bytes, 4 * self.header_stride)?;
+        let device = &self.device;
+        self.headers = Some(capture(device, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("sinew dispatch headers"),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?);
+        self.headers_generation += 1;
+        Ok(())
+    }
+
+    fn reserve_staging(&mut self, bytes: u64) -> Result<(), GpuError> {
+        if self.staging.as_ref().is_some_and(|b| b.size() >= bytes) {
+            return Ok(());
+        }
+        let size = self.grown_size(bytes, 64 * INSTANCE_RECORD_BYTES)?;
+        let device = &self.device;
+        self.staging = Some(capture(device, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("sinew instance upload"),
+                size,
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?);
+        Ok(())
+    }
+
+    /// A buffer size of at least `bytes` (and `floor`), rounded up to a power of two where the
+    /// device allows, else exactly `bytes`; an error past `max_buffer_size`.
+    fn grown_size(&self, bytes: u64, floor: u64) -> Result<u64, GpuError> {
+        let available = self.device.limits().max_buffer_size;
+        let size = bytes.max(floor).next_power_of_two();
+        let size = if size > available { bytes } else { size };
+        if size > available {
+            return Err(GpuError::LimitExceeded {
+                limit: "max_buffer_size",
+                needed: size,
+                available,
+            });
+        }
+        Ok(size)
+    }
+
+    /// The frame bind group of dispatch `k`, reused while the buffers it names stay.
+    fn frame_group(
+        &mut self,
+        k: usize,
+        d: &Dispatch,
+        windowed: Option<u32>,
+    ) -> Result<usize, GpuError> {
+        let key = FrameKey {
+            index: k,
+            dispatch: *d,
+            records: self.records_generation,
+            headers: self.headers_generation,
+            palette: self.palette.generation(),
+            bounds: self.bounds.generation(),
+        };
+        if let Some(i) = self.frame_groups.iter().position(|(key2, _)| *key2 == key) {
+            return Ok(i);
+        }
+        let (Some(records), Some(headers)) = (self.records.as_ref(), self.headers.as_ref()) else {
+            return Err(GpuError::Validation("instance buffers missing".into()));
+        };
+        let palette = self.palette.buffer();
+        let (palette_offset, palette_size) = match windowed {
+            None => (0, None),
+            Some(stride) => {
+                let start = u64::from(d.window) * u64::from(stride) * PALETTE_ENTRY_BYTES;
+                let len = (palette.size() - start)
+                    .min((u64::from(stride) + MAX_JOINTS as u64) * PALETTE_ENTRY_BYTES);
+                (start, NonZeroU64::new(len))
+            }
+        };
+        let bounds = self.bounds.buffer();
+        let bounds_start = u64::from(bounds_base(d.first, self.offset_alignment)) * AABB_BYTES;
+        let bounds_size = (bounds.size() - bounds_start).min(self.max_binding) / 16 * 16;
+        let device = &self.device;
+        let buffer = |binding, buffer, offset, size| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset,
+                size,
+            }),
+        };
+        let group = capture(device, || {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("sinew frame bind group"),
+                layout: &self.pipeline.frame_layout,
+                entries: &[
+                    buffer(
+                        0,
+                        headers,
+                        k as u64 * self.header_stride,
+                        NonZeroU64::new(FRAME_HEADER_BYTES),
+                    ),
+                    buffer(
+                        1,
+                        records,
+                        u64::from(d.first) * INSTANCE_RECORD_BYTES,
+                        NonZeroU64::new(u64::from(d.count) * INSTANCE_RECORD_BYTES),
+                    ),
+                    buffer(2, palette, palette_offset, palette_size),
+                    buffer(3, bounds, bounds_start, NonZeroU64::new(bounds_size)),
+                ],
+            })
+        })?;
+        // Stale groups name replaced buffers; keep the cache small.
+        self.frame_groups.retain(|(k2, _)| {
+            k2.records == key.records
+                && k2.headers == key.headers
+                && k2.palette == key.palette
+                && k2.bounds == key.bounds
+        });
+        if self.frame_groups.len() >= 256 {
+            self.frame_groups.clear();
+        }
+        self.frame_groups.push((key, group));
+        Ok(self.frame_groups.len() - 1)
     }
 
     /// Times the evaluate pass with GPU timestamp queries from now on. Returns `false` (and

@@ -8,10 +8,10 @@ use std::mem::{offset_of, size_of};
 
 use crate::math::Mat3x4Rows;
 
-/// What one dispatch evaluates: the head of the instance block, followed by the records.
-/// Keep in sync with `FrameHeader` in `wgsl/common/layout.wgsl`.
+/// What one dispatch evaluates, and when. Keep in sync with `FrameHeader` in
+/// `wgsl/common/layout.wgsl`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FrameHeader {
     /// Records in this dispatch.
     pub instance_count: u32,
@@ -19,15 +19,24 @@ pub struct FrameHeader {
     pub grid_width: u32,
     /// Palette entry at the start of the bound palette window.
     pub palette_base: u32,
-    /// Index of this dispatch's first record in the frame (where its AABBs go).
+    /// Index of this dispatch's first record (where its AABBs go).
     pub first_instance: u32,
+    /// Frame time the records' clocks and fades are read at.
+    pub time: f32,
+    /// Padding to 32 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
 
-const _: () = assert!(size_of::<FrameHeader>() == 16);
+const _: () = assert!(size_of::<FrameHeader>() == 32);
 const _: () = assert!(offset_of!(FrameHeader, instance_count) == 0);
 const _: () = assert!(offset_of!(FrameHeader, grid_width) == 4);
 const _: () = assert!(offset_of!(FrameHeader, palette_base) == 8);
 const _: () = assert!(offset_of!(FrameHeader, first_instance) == 12);
+const _: () = assert!(offset_of!(FrameHeader, time) == 16);
 
 /// Where one rig lives in the concatenated library arrays. Keep in sync with `RigDesc` in
 /// `wgsl/common/layout.wgsl`.
@@ -127,5 +136,5 @@ pub const PALETTE_ENTRY_BYTES: u64 = size_of::<Mat3x4Rows>() as u64;
 pub const INSTANCE_RECORD_BYTES: u64 = size_of::<crate::InstanceRecord>() as u64;
 /// Bytes of one AABB ([`crate::Aabb`]).
 pub const AABB_BYTES: u64 = size_of::<crate::Aabb>() as u64;
-/// Bytes of a [`FrameHeader`], where the records of a dispatch start.
+/// Bytes of a [`FrameHeader`].
 pub const FRAME_HEADER_BYTES: u64 = size_of::<FrameHeader>() as u64;

@@ -252,7 +252,17 @@ impl GpuLibrary {
                 reason: format!("{} layers, at most {MAX_LAYERS}", record.layer_count),
             });
         }
-        for layer in record.layers() {
+        for record_layer in record.used_layers() {
+            if !record_layer.is_well_formed() {
+                return Err(EvalError::BadLayer {
+                    reason: format!(
+                        "clip {} has a clock or fade that is not finite, a negative fade rate \
+                         or a wrap without a positive period",
+                        record_layer.clip
+                    ),
+                });
+            }
+            let layer = record_layer.to_layer_at(record_layer.anchor);
             if layer.clip as usize >= rig.clip_count {
                 return Err(EvalError::NoSuchClip {
                     clip: layer.clip,

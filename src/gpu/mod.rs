@@ -15,6 +15,7 @@ mod palette;
 mod pipeline;
 mod pose;
 mod readback;
+mod resident;
 mod scope;
 mod shader;
 mod timer;

@@ -17,7 +17,7 @@ use crate::error::GpuError;
 pub struct EvaluatePipeline {
     /// Layout of group 0: library params, rigs, joints, tracks, scalars, key values.
     pub library_layout: wgpu::BindGroupLayout,
-    /// Layout of group 1: instance block, palette, AABBs.
+    /// Layout of group 1: dispatch header, instance records, palette, AABBs.
     pub frame_layout: wgpu::BindGroupLayout,
     /// The pipeline.
     pub pipeline: wgpu::ComputePipeline,
@@ -84,9 +84,10 @@ impl EvaluatePipeline {
             let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("sinew frame layout"),
                 entries: &[
-                    read_only(0, FRAME_HEADER_BYTES + INSTANCE_RECORD_BYTES),
-                    read_write(1, PALETTE_ENTRY_BYTES),
-                    read_write(2, AABB_BYTES),
+                    entry(0, wgpu::BufferBindingType::Uniform, FRAME_HEADER_BYTES),
+                    read_only(1, INSTANCE_RECORD_BYTES),
+                    read_write(2, PALETTE_ENTRY_BYTES),
+                    read_write(3, AABB_BYTES),
                 ],
             });
             let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

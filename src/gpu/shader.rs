@@ -2,7 +2,7 @@
 //! order after the shared layout and math.
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 8] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 9] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -11,6 +11,7 @@ pub const EVALUATE_SOURCES: [(&str, &str); 8] = [
         "common/math.wgsl",
         include_str!("../../wgsl/common/math.wgsl"),
     ),
+    ("clock.wgsl", include_str!("../../wgsl/clock.wgsl")),
     ("sample.wgsl", include_str!("../../wgsl/sample.wgsl")),
     ("blend.wgsl", include_str!("../../wgsl/blend.wgsl")),
     ("propagate.wgsl", include_str!("../../wgsl/propagate.wgsl")),

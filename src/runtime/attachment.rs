@@ -71,32 +71,34 @@ impl Attachment {
         }
     }
 
-    /// Computes the world matrix from the target's record.
+    /// Computes the world matrix from the target's record at frame time `now`.
     pub(crate) fn solve(
         &mut self,
         rig: &Rig,
         masks: &[JointMask],
         record: &InstanceRecord,
+        now: f32,
         joint: usize,
     ) -> Affine3A {
-        let model = joint_model(rig, masks, record, joint);
+        let model = joint_model(rig, masks, record, now, joint);
         self.world = model
             * Affine3A::from_rotation_translation(self.offset_rotation, self.offset_translation);
         self.world
     }
 }
 
-/// The model matrix (world × root-to-joint chain) of `joint` for `record`, evaluating only the
-/// joint's ancestors: the same numbers [`crate::cpu::evaluate_pose_with_flags`] produces for it.
+/// The model matrix (world × root-to-joint chain) of `joint` for `record` at frame time `now`,
+/// evaluating only the joint's ancestors: the same numbers the CPU backend produces for it.
 pub fn joint_model(
     rig: &Rig,
     masks: &[JointMask],
     record: &InstanceRecord,
+    now: f32,
     joint: usize,
 ) -> Affine3A {
     let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
     let mut count = 0;
-    for (slot, layer) in layers.iter_mut().zip(record.layers()) {
+    for (slot, layer) in layers.iter_mut().zip(record.layers_at(now)) {
         *slot = layer;
         count += 1;
     }

@@ -56,6 +56,8 @@ pub use persistence::{
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
 pub use root_motion::{RootMotion, RootTranslation};
 pub use state_machine::{StateDef, StateMachine, StateMachineDef, StateMotion, TransitionDef};
-pub use system::{Animated, Animator, EvaluatedPose};
+pub use system::{
+    Animated, Animator, EPOCH_SPAN, EvaluatedPose, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE,
+};
 pub use transform::Transform;
 pub use transition::{CrossFade, MAX_FADES};

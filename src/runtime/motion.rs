@@ -11,9 +11,9 @@
 use glam::Vec2;
 
 use super::blend_space::{BlendSpace, MAX_BLEND_CLIPS};
-use super::playback::Step;
+use super::playback::{LoopMode, Step};
 use super::transition::MAX_FADES;
-use crate::instance::{Layer, LayerRecord};
+use crate::instance::{Layer, LayerRecord, TimeWrap};
 
 /// What a base plays.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -129,21 +129,28 @@ impl Contributions {
     }
 
     /// Writes the contributions as bottom-first override layers into `out` (which must hold
-    /// [`Contributions::len`] entries) and returns how many were written.
-    pub fn write_layers(&self, out: &mut [LayerRecord]) -> usize {
+    /// [`Contributions::len`] entries) and returns how many were written. Each layer's clock
+    /// runs on from frame time `now` at the rate of its step over `dt` seconds (see
+    /// [`clock_of`]).
+    pub fn write_layers(&self, out: &mut [LayerRecord], now: f32, dt: f32) -> usize {
         let total: f32 = self.as_slice().iter().map(|c| c.weight).sum();
         let mut below = (1.0 - total).max(0.0);
         let mut written = 0;
         for (c, slot) in self.as_slice().iter().zip(out.iter_mut()) {
             below += c.weight;
-            *slot = Layer {
-                clip: c.clip,
-                time: c.time,
-                weight: (c.weight / below).min(1.0),
-                mask: None,
-                mode: crate::BlendMode::Override,
-            }
-            .to_record();
+            *slot = clock_of(
+                Layer {
+                    clip: c.clip,
+                    time: c.time,
+                    weight: (c.weight / below).min(1.0),
+                    mask: None,
+                    mode: crate::BlendMode::Override,
+                }
+                .to_record(),
+                &c.step,
+                now,
+                dt,
+            );
             written += 1;
         }
         written
@@ -233,4 +240,24 @@ impl MotionContext<'_> {
             }
         }
     }
+}
+
+/// `layer` with a running clock: at frame time `now` it is where `step` ended, moving at the
+/// step's rate over `dt` seconds and wrapping like the step's clock. The GPU and CPU evaluators
+/// then derive the following frames' times from it without a new record.
+pub fn clock_of(layer: LayerRecord, step: &Step, now: f32, dt: f32) -> LayerRecord {
+    let rate = if dt > 0.0 {
+        (f64::from(step.travel) / f64::from(dt)) as f32
+    } else {
+        0.0
+    };
+    if !(step.period > 0.0 && step.period.is_finite() && rate.is_finite()) {
+        return layer;
+    }
+    let wrap = match step.mode {
+        LoopMode::Loop => TimeWrap::Loop,
+        LoopMode::Clamp => TimeWrap::Clamp,
+        LoopMode::PingPong => TimeWrap::PingPong,
+    };
+    layer.with_clock(step.to, now, rate, wrap, step.period)
 }

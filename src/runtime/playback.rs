@@ -36,6 +36,11 @@ pub struct Clock {
     pub paused: bool,
     /// On a ping-pong clock: whether it is on the backward leg.
     reversed: bool,
+    /// The position in `f64` (on a ping-pong clock, on its cycle of `2 × period`) that `time`
+    /// was last rounded from: clocks accumulate in `f64`, so hours of play do not drift.
+    position: f64,
+    /// The `time` that `position` belongs to; a different `time` was set from outside.
+    position_of: f32,
 }
 
 impl Default for Clock {
@@ -53,6 +58,8 @@ impl Clock {
             mode,
             paused: false,
             reversed: false,
+            position: 0.0,
+            position_of: 0.0,
         }
     }
 
@@ -86,35 +93,67 @@ impl Clock {
             0.0
         };
         let travel = if travel.is_finite() { travel } else { 0.0 };
-        match self.mode {
+        let cycle = if self.mode == LoopMode::PingPong {
+            2.0 * period
+        } else {
+            period
+        };
+        // The f64 position of `time`, unless `time` was set from outside since.
+        let at = if self.position_of == self.time && self.position <= f64::from(cycle) {
+            self.position
+        } else if self.mode == LoopMode::PingPong && self.reversed {
+            f64::from(cycle - self.time)
+        } else {
+            f64::from(self.time)
+        };
+        let (step, p) = match self.mode {
             LoopMode::Loop => {
                 let from = self.time;
-                let to = from + travel;
-                self.time = wrap(to, period);
-                Step::new(from, to, period, self.mode)
+                let p = (at + f64::from(travel)).rem_euclid(f64::from(period));
+                self.time = p as f32;
+                let step = Step::new(from, from + travel, period, self.mode).with_travel(travel);
+                (step, p)
             }
             LoopMode::Clamp => {
                 let from = self.time;
-                let to = (from + travel).clamp(0.0, period);
-                self.time = to;
-                Step::new(from, to, period, self.mode)
+                let p = (at + f64::from(travel)).clamp(0.0, f64::from(period));
+                self.time = p as f32;
+                let resting =
+                    (p <= 0.0 && travel <= 0.0) || (p >= f64::from(period) && travel >= 0.0);
+                let step = Step::new(from, self.time, period, self.mode).with_travel(if resting {
+                    0.0
+                } else {
+                    travel
+                });
+                (step, p)
             }
             LoopMode::PingPong => {
-                // Unwrapped position p on a cycle of 2 × period: time = p on the forward leg,
-                // 2 × period - p on the backward leg (both exact in floating point).
-                let cycle = 2.0 * period;
+                // Unwrapped position on a cycle of 2 × period: time = p on the forward leg,
+                // 2 × period - p on the backward leg.
                 let from = if self.reversed {
                     cycle - self.time
                 } else {
                     self.time
                 };
-                let to = from + travel;
-                let p = wrap(to, cycle);
-                self.reversed = p >= period;
-                self.time = if self.reversed { cycle - p } else { p };
-                Step::new(from, to, period, self.mode)
+                let p = (at + f64::from(travel)).rem_euclid(f64::from(cycle));
+                self.reversed = p >= f64::from(period);
+                let t = if self.reversed {
+                    f64::from(cycle) - p
+                } else {
+                    p
+                };
+                self.time = t as f32;
+                let step = Step::new(from, from + travel, period, self.mode).with_travel(travel);
+                (step, p)
             }
+        };
+        // A time that rounds up to the end of a loop is its start.
+        if self.mode == LoopMode::Loop && self.time >= period {
+            self.time = 0.0;
         }
+        self.position = p;
+        self.position_of = self.time;
+        step
     }
 
     /// Jumps to `time` (clamped to `0..=period`) without passing the timeline in between, and
@@ -230,6 +269,9 @@ pub struct Step {
     pub period: f32,
     /// How unwrapped positions map to timeline times.
     pub mode: LoopMode,
+    /// The travel the clock keeps up per update of the same length: what it was asked to move
+    /// (unrounded, unlike `to - from`), or 0 where a clamped clock rests at an end.
+    pub travel: f32,
 }
 
 impl Step {
@@ -240,7 +282,14 @@ impl Step {
             to,
             period,
             mode,
+            travel: to - from,
         }
+    }
+
+    /// The same step with the clock's travel per update.
+    pub const fn with_travel(mut self, travel: f32) -> Self {
+        self.travel = travel;
+        self
     }
 
     /// A clock that stayed at `time`.
@@ -257,6 +306,7 @@ impl Step {
             self.period * factor,
             self.mode,
         )
+        .with_travel(self.travel * factor)
     }
 
     /// Whether the clock did not move.

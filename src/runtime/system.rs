@@ -26,7 +26,7 @@ use super::RuntimeError;
 use super::attachment::Attachment;
 use super::events::{ClipEvents, Event, EventQueue};
 use super::layers::Layers;
-use super::motion::{Contribution, Contributions, MotionContext};
+use super::motion::{Contribution, Contributions, MotionContext, clock_of};
 use super::playback::{LoopMode, Playback, Step};
 use super::registry::{MaskEntry, NamedSpace, RigData, context, no_entity};
 use super::root_motion::RootMotion;
@@ -35,7 +35,8 @@ use super::transform::Transform;
 use super::transition::{CrossFade, MAX_FADES};
 use crate::bake::{Aabb, Rig};
 use crate::cpu::CpuBackend;
-use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
+use crate::cpu::{layer_time, layer_weight};
+use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS, TimeWrap};
 use crate::math::Mat3x4Rows;
 use crate::palette::{PaletteAllocator, PaletteBlock};
 
@@ -92,11 +93,33 @@ pub struct Animator {
     tracked: Vec<Tracked>,
     free_slots: Vec<u32>,
     frame: u32,
+    /// Seconds of animation time since the animator was made, and the epoch frame times count
+    /// from (see [`Animator::frame_time`]).
+    now: f64,
+    epoch: f64,
     records: Vec<InstanceRecord>,
     record_entities: Vec<Entity>,
+    record_slots: Vec<u32>,
+    /// The record each tracking slot holds on the GPU (empty for free slots).
+    slot_records: Vec<InstanceRecord>,
+    /// Slots whose record changed in the last update.
+    changed: Vec<u32>,
     pose: Vec<Mat3x4Rows>,
     bounds: Vec<Aabb>,
 }
+
+/// Frame times are `f32` seconds since an epoch; the epoch moves forward (and every record is
+/// re-anchored to it) once this many seconds have passed, so times keep a precision of about
+/// 0.1 ms however long the animator runs.
+pub const EPOCH_SPAN: f64 = 1024.0;
+
+/// A record is kept (not written again) while its clip times at the frame time are within this
+/// many seconds of the runtime's own, its weights within [`RECORD_WEIGHT_TOLERANCE`], its clock
+/// rates within this fraction, and everything else equal.
+pub const RECORD_TIME_TOLERANCE: f32 = 1e-4;
+
+/// See [`RECORD_TIME_TOLERANCE`].
+pub const RECORD_WEIGHT_TOLERANCE: f32 = 1e-4;
 
 impl Animator {
     /// An animator over `rigs` (rig indices are positions in `rigs`). Every clip must have a
@@ -137,8 +160,13 @@ impl Animator {
             tracked: Vec::new(),
             free_slots: Vec::new(),
             frame: 0,
+            now: 0.0,
+            epoch: 0.0,
             records: Vec::new(),
             record_entities: Vec::new(),
+            record_slots: Vec::new(),
+            slot_records: Vec::new(),
+            changed: Vec::new(),
             pose: Vec::new(),
             bounds: Vec::new(),
         })
@@ -209,6 +237,30 @@ impl Animator {
         &self.record_entities
     }
 
+    /// The frame time of the last update: seconds since the current epoch, what the records'
+    /// clocks and fades are read at ([`crate::GpuBackend::evaluate_resident`],
+    /// [`crate::CpuBackend::evaluate_at`]).
+    pub fn frame_time(&self) -> f32 {
+        (self.now - self.epoch) as f32
+    }
+
+    /// Seconds of animation time since the animator was made.
+    pub fn elapsed(&self) -> f64 {
+        self.now
+    }
+
+    /// The GPU-resident form of the records: one per tracking slot, [`InstanceRecord::EMPTY`]
+    /// for free slots. A record changes only when the entity's motion does.
+    pub fn slot_records(&self) -> &[InstanceRecord] {
+        &self.slot_records
+    }
+
+    /// The slots whose record changed in the last update, ascending: what to upload
+    /// ([`crate::GpuBackend::set_record`]).
+    pub fn changed_slots(&self) -> &[u32] {
+        &self.changed
+    }
+
     /// `entity`'s record from the last update.
     pub fn record_of(&self, world: &World, entity: Entity) -> Option<&InstanceRecord> {
         let slot = world.get::<&Animated>(entity).ok()?.slot;
@@ -233,8 +285,9 @@ impl Animator {
             self.pose.resize(capacity, Mat3x4Rows::IDENTITY);
         }
         self.bounds.resize(self.records.len(), Aabb::EMPTY);
+        let now = self.frame_time();
         self.backend
-            .evaluate(&self.records, &mut self.pose, &mut self.bounds)?;
+            .evaluate_at(now, &self.records, &mut self.pose, &mut self.bounds)?;
         Ok(EvaluatedPose {
             palette: &self.pose,
             bounds: &self.bounds,
@@ -254,8 +307,15 @@ impl Animator {
             });
         }
         self.frame = self.frame.wrapping_add(1);
+        self.now += f64::from(dt);
+        let rebase = self.now - self.epoch >= EPOCH_SPAN;
+        if rebase {
+            self.epoch = self.now;
+        }
+        let now = self.frame_time();
         self.records.clear();
         self.record_entities.clear();
+        self.record_slots.clear();
         let mut first_error = None;
         let mut base = Contributions::new();
         let mut seen = 0;
@@ -272,6 +332,7 @@ impl Animator {
                 frame,
                 records,
                 record_entities,
+                record_slots,
                 ..
             } = self;
             let rigs = backend.rigs();
@@ -354,7 +415,7 @@ impl Animator {
                     world: Mat3x4Rows::IDENTITY,
                     layers: [LayerRecord::default(); MAX_LAYERS],
                 };
-                let mut count = base.write_layers(&mut record.layers);
+                let mut count = base.write_layers(&mut record.layers, now, dt);
                 if let Some(layers) = layers {
                     for layer in layers.as_mut_slice() {
                         let clip = layer.playback.clip;
@@ -368,7 +429,8 @@ impl Animator {
                         let step = layer.advance(duration, dt);
                         if layer.weight > 0.0 && count < MAX_LAYERS {
                             events.fire(entity, clip, &data.events[clip as usize], &step);
-                            record.layers[count] = layer.to_layer().to_record();
+                            record.layers[count] =
+                                clock_of(layer.to_layer().to_record(), &step, now, dt);
                             count += 1;
                         }
                     }
@@ -386,6 +448,7 @@ impl Animator {
                 tracked[animated.slot as usize].record = records.len() as u32;
                 records.push(record);
                 record_entities.push(entity);
+                record_slots.push(animated.slot);
             }
         }
         if seen != self.tracked_entities() {
@@ -394,7 +457,37 @@ impl Animator {
         if let Err(e) = self.solve_attachments(world) {
             first_error.get_or_insert(e);
         }
+        self.commit(rebase);
         first_error.map_or(Ok(()), Err)
+    }
+
+    /// Compares each new record with the one its slot holds: a record that still describes the
+    /// same motion ([`RECORD_TIME_TOLERANCE`]) is replaced by the held one, so the slot needs no
+    /// upload; the others are stored and their slots listed in [`Animator::changed_slots`].
+    /// `rebase`: the epoch moved, every record is written anew.
+    fn commit(&mut self, rebase: bool) {
+        let now = self.frame_time();
+        self.changed.clear();
+        if self.slot_records.len() < self.tracked.len() {
+            self.slot_records
+                .resize(self.tracked.len(), InstanceRecord::EMPTY);
+        }
+        for (rec, &slot) in self.records.iter_mut().zip(&self.record_slots) {
+            let held = &mut self.slot_records[slot as usize];
+            if !rebase && same_motion(held, rec, now) {
+                *rec = *held;
+            } else {
+                *held = *rec;
+                self.changed.push(slot);
+            }
+        }
+        for (slot, t) in self.tracked.iter().enumerate() {
+            if !t.live && !self.slot_records[slot].is_empty() {
+                self.slot_records[slot] = InstanceRecord::EMPTY;
+                self.changed.push(slot as u32);
+            }
+        }
+        self.changed.sort_unstable();
     }
 
     /// Frees the palette blocks of tracked entities this update did not see (skipped when every
@@ -438,7 +531,8 @@ impl Animator {
                 });
                 continue;
             };
-            let world_matrix = attachment.solve(rig, self.backend.masks(), &record, joint);
+            let now = self.frame_time();
+            let world_matrix = attachment.solve(rig, self.backend.masks(), &record, now, joint);
             if let Some(transform) = transform {
                 *transform = Transform::from_affine(&world_matrix);
             }
@@ -519,4 +613,35 @@ fn bad_motion(entity: Entity) -> RuntimeError {
     RuntimeError::InvalidComponent {
         entity: format!("{entity:?}"),
     }
+}
+
+/// Whether `held` still describes the motion of `new` at frame time `now`: the same rig,
+/// palette block, flags, world and layers (clip, mask, mode, wrap, period), clip times and
+/// weights at `now` within the tolerances, and clock rates within [`RECORD_TIME_TOLERANCE`]
+/// relative.
+fn same_motion(held: &InstanceRecord, new: &InstanceRecord, now: f32) -> bool {
+    if held.rig != new.rig
+        || held.palette_offset != new.palette_offset
+        || held.layer_count != new.layer_count
+        || held.flags != new.flags
+        || held.world != new.world
+    {
+        return false;
+    }
+    held.used_layers()
+        .iter()
+        .zip(new.used_layers())
+        .all(|(a, b)| {
+            let (ta, tb) = (layer_time(a, now), layer_time(b, now));
+            let mut dt = (ta - tb).abs();
+            if a.wrap() == TimeWrap::Loop {
+                dt = dt.min(a.period - dt);
+            }
+            a.clip == b.clip
+                && a.flags == b.flags
+                && a.period == b.period
+                && dt <= RECORD_TIME_TOLERANCE
+                && (a.rate - b.rate).abs() <= RECORD_TIME_TOLERANCE * a.rate.abs().max(1.0)
+                && (layer_weight(a, now) - layer_weight(b, now)).abs() <= RECORD_WEIGHT_TOLERANCE
+        })
 }

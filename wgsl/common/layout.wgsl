@@ -9,6 +9,13 @@ const MAX_JOINTS: u32 = 256u;
 const MAX_LAYERS: u32 = 4u;
 const NO_PARENT: u32 = 0xffffu;
 const LAYER_ADDITIVE: u32 = 0x80000000u;
+const LAYER_MASK: u32 = 0x00ffffffu;
+const LAYER_WRAP: u32 = 0x03000000u;
+const LAYER_WRAP_SHIFT: u32 = 24u;
+const TIME_WRAP_NONE: u32 = 0u;
+const TIME_WRAP_LOOP: u32 = 1u;
+const TIME_WRAP_CLAMP: u32 = 2u;
+const TIME_WRAP_PING_PONG: u32 = 3u;
 const ROOT_JOINT: u32 = 0xffu;
 const HOLD_ROOT_XZ: u32 = 0x100u;
 const HOLD_ROOT_XYZ: u32 = 0x200u;
@@ -25,12 +32,25 @@ struct Mat3x4Rows {
     rows: array<vec4<f32>, 3>,
 }
 
+// A layer as a function of the frame time (see `LayerRecord` in src/instance.rs).
 struct LayerRecord {
     clip: u32,
+    // Unwrapped clip time at `anchor`.
     time: f32,
+    // Weight once faded in.
     weight: f32,
-    // Bits 0..=30: mask index + 1 (0 = no mask); bit 31: additive.
+    // Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: TIME_WRAP_*; bit 31: additive.
     flags: u32,
+    anchor: f32,
+    // Clip seconds per second of frame time.
+    rate: f32,
+    period: f32,
+    weight_from: f32,
+    fade_start: f32,
+    // 0: no fade.
+    fade_rate: f32,
+    share_sum: f32,
+    pad: u32,
 }
 
 struct InstanceRecord {
@@ -55,19 +75,18 @@ struct Aabb {
     max: vec4<f32>,
 }
 
-// One dispatch's instances: `records[i]` is evaluated by workgroup i (2D grid, `grid_width`
-// workgroups per row) and writes palette entries from `palette_offset - palette_base` and
-// `bounds[first_instance + i]`.
+// One dispatch: `records[i]` is evaluated by workgroup i (2D grid, `grid_width` workgroups per
+// row) at frame time `time`, and writes palette entries from `palette_offset - palette_base`
+// and `bounds[first_instance + i]`.
 struct FrameHeader {
     instance_count: u32,
     grid_width: u32,
     palette_base: u32,
     first_instance: u32,
-}
-
-struct InstanceBlock {
-    header: FrameHeader,
-    records: array<InstanceRecord>,
+    time: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // Where one rig lives in the concatenated library arrays.
@@ -114,7 +133,8 @@ struct LibraryParams {
 @group(0) @binding(4) var<storage, read> scalars: array<f32>;
 @group(0) @binding(5) var<storage, read> key_values: array<vec4<f32>>;
 
-// Group 1: one frame's instances and outputs.
-@group(1) @binding(0) var<storage, read> frame: InstanceBlock;
-@group(1) @binding(1) var<storage, read_write> palette: array<Mat3x4Rows>;
-@group(1) @binding(2) var<storage, read_write> bounds: array<Aabb>;
+// Group 1: one dispatch's header, its window of the instance records, and the outputs.
+@group(1) @binding(0) var<uniform> header: FrameHeader;
+@group(1) @binding(1) var<storage, read> records: array<InstanceRecord>;
+@group(1) @binding(2) var<storage, read_write> palette: array<Mat3x4Rows>;
+@group(1) @binding(3) var<storage, read_write> bounds: array<Aabb>;

@@ -287,7 +287,7 @@ pub(crate) fn evaluate_group(
             }
             slot.uniform &= clip == first_clip;
             let weight = if real { rec.weight } else { 0.0 };
-            let mask = rec.flags & !LayerRecord::ADDITIVE;
+            let mask = rec.flags & LayerRecord::MASK;
             if real && mask != 0 {
                 slot.masks[i] = &masks[mask as usize - 1].weights;
                 slot.any_mask = true;

@@ -135,6 +135,7 @@ impl FastCpuBackend {
             });
         }
         let rig = record.rig as usize;
+        let record = &record.resolved(0.0);
         let mut scratch = [Affine4::default(); MAX_JOINTS];
         let mut palettes = [&mut palette[range.clone()]];
         let aabbs = evaluate_group(
@@ -151,10 +152,22 @@ impl FastCpuBackend {
         Ok(aabbs[0])
     }
 
-    /// Evaluates every instance into `palette` (at each record's offset, in any order; ranges
-    /// must not overlap) and `aabbs` (one per record), in parallel across the cores.
+    /// Evaluates every instance at frame time 0 ([`FastCpuBackend::evaluate_at`]).
     pub fn evaluate(
         &mut self,
+        instances: &[InstanceRecord],
+        palette: &mut [Mat3x4Rows],
+        aabbs: &mut [Aabb],
+    ) -> Result<(), EvalError> {
+        self.evaluate_at(0.0, instances, palette, aabbs)
+    }
+
+    /// Evaluates every instance at frame time `now` into `palette` (at each record's offset, in
+    /// any order; ranges must not overlap) and `aabbs` (one per record), in parallel across the
+    /// cores.
+    pub fn evaluate_at(
+        &mut self,
+        now: f32,
         instances: &[InstanceRecord],
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
@@ -167,7 +180,7 @@ impl FastCpuBackend {
             palette,
             aabbs,
             |order, palette, base, sorted| {
-                self.evaluate_chunk(instances, order, palette, base, sorted)
+                self.evaluate_chunk(now, instances, order, palette, base, sorted)
             },
         );
         self.frame = frame;
@@ -178,6 +191,7 @@ impl FastCpuBackend {
     /// `base` is the palette index of `palette[0]`.
     fn evaluate_chunk(
         &self,
+        now: f32,
         instances: &[InstanceRecord],
         order: &[u32],
         palette: &mut [Mat3x4Rows],
@@ -199,14 +213,15 @@ impl FastCpuBackend {
                     count += 1;
                 }
                 let joints = self.rigs[rig as usize].joint_count();
-                let mut records = [&instances[order[at] as usize]; 4];
+                // Each lane's record with its clocks and fades read at `now`.
+                let mut resolved = [instances[order[at] as usize].resolved(now); 4];
                 let mut palettes: [&mut [Mat3x4Rows]; 4] = Default::default();
-                for (lane, (record, out)) in records.iter_mut().zip(&mut palettes).enumerate() {
+                for (lane, (record, out)) in resolved.iter_mut().zip(&mut palettes).enumerate() {
                     if lane >= count {
                         break;
                     }
                     let rec = &instances[order[at + lane] as usize];
-                    *record = rec;
+                    *record = rec.resolved(now);
                     let start = rec.palette_offset as usize - rest_base;
                     let (_, tail) = std::mem::take(&mut rest).split_at_mut(start);
                     let (mine, tail) = tail.split_at_mut(joints);
@@ -219,7 +234,7 @@ impl FastCpuBackend {
                     &self.fast[rig as usize],
                     &self.masks,
                     Group {
-                        records,
+                        records: [&resolved[0], &resolved[1], &resolved[2], &resolved[3]],
                         palettes: &mut palettes[..count],
                     },
                     None,

@@ -1,0 +1,103 @@
+//! Stage 0, clocks: a layer's clip time and weight at the frame time, derived from its
+//! parametric [`LayerRecord`] (see there). Twin of `wgsl/clock.wgsl`, operation for operation.
+
+use crate::instance::{LayerRecord, TimeWrap};
+
+/// `u` wrapped by `wrap` on a timeline of `period`: into `0..period` for a loop, clamped to
+/// `0..=period`, or folded onto the forward and backward legs of a ping-pong cycle of
+/// `2 × period`. `None` returns `u`.
+#[inline]
+pub fn wrap_time(wrap: TimeWrap, u: f32, period: f32) -> f32 {
+    match wrap {
+        TimeWrap::None => u,
+        TimeWrap::Loop => wrap_into(u, period),
+        TimeWrap::Clamp => u.clamp(0.0, period),
+        TimeWrap::PingPong => {
+            let p = wrap_into(u, 2.0 * period);
+            if p >= period { 2.0 * period - p } else { p }
+        }
+    }
+}
+
+/// `x` wrapped into `0..cycle` (a result that rounds up to `cycle` is 0).
+#[inline]
+fn wrap_into(x: f32, cycle: f32) -> f32 {
+    let r = x - (x / cycle).floor() * cycle;
+    if r >= 0.0 && r < cycle { r } else { 0.0 }
+}
+
+/// The layer's clip time at frame time `now`.
+#[inline]
+pub fn layer_time(layer: &LayerRecord, now: f32) -> f32 {
+    let u = if layer.rate == 0.0 {
+        layer.time
+    } else {
+        layer.time + layer.rate * (now - layer.anchor)
+    };
+    wrap_time(layer.wrap(), u, layer.period)
+}
+
+/// The layer's fade progress at frame time `now`: 1 without a fade.
+#[inline]
+pub fn layer_fade(layer: &LayerRecord, now: f32) -> f32 {
+    if layer.fade_rate > 0.0 {
+        ((now - layer.fade_start) * layer.fade_rate).clamp(0.0, 1.0)
+    } else {
+        1.0
+    }
+}
+
+/// The layer's weight at frame time `now`.
+#[inline]
+pub fn layer_weight(layer: &LayerRecord, now: f32) -> f32 {
+    let a = layer_fade(layer, now);
+    let w = layer.weight_from * (1.0 - a) + layer.weight * a;
+    let share = (1.0 - a) + a * layer.share_sum;
+    if share > 0.0 { w / share } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_modes() {
+        assert_eq!(wrap_time(TimeWrap::Loop, 2.5, 2.0), 0.5);
+        assert_eq!(wrap_time(TimeWrap::Loop, -0.5, 2.0), 1.5);
+        assert_eq!(wrap_time(TimeWrap::Clamp, 2.5, 2.0), 2.0);
+        assert_eq!(wrap_time(TimeWrap::Clamp, -1.0, 2.0), 0.0);
+        assert_eq!(wrap_time(TimeWrap::PingPong, 2.5, 2.0), 1.5);
+        assert_eq!(wrap_time(TimeWrap::PingPong, 4.5, 2.0), 0.5);
+        assert_eq!(wrap_time(TimeWrap::None, 7.0, 2.0), 7.0);
+    }
+
+    #[test]
+    fn still_layers_keep_their_values_exactly() {
+        let layer = LayerRecord {
+            time: 0.3,
+            weight: 0.7,
+            ..LayerRecord::STILL
+        };
+        for now in [0.0, 1.0, 1e6] {
+            assert_eq!(layer_time(&layer, now), 0.3);
+            assert_eq!(layer_weight(&layer, now), 0.7);
+        }
+    }
+
+    #[test]
+    fn fades_ramp_and_normalise() {
+        let ramp = LayerRecord::STILL.with_fade(0.0, 1.0, 2.0, 1.0);
+        assert_eq!(layer_weight(&ramp, 0.5), 0.0);
+        assert_eq!(layer_weight(&ramp, 1.25), 0.5);
+        assert_eq!(layer_weight(&ramp, 9.0), 1.0);
+        // A blend-space clip of share 0.25 above 0.5 of the same space, fading in halfway.
+        let clip = LayerRecord {
+            weight: 0.25,
+            ..LayerRecord::STILL
+        }
+        .with_fade(0.0, 0.0, 1.0, 0.75);
+        let a = 0.5;
+        let expected = a * 0.25 / ((1.0 - a) + a * 0.75);
+        assert!((layer_weight(&clip, 0.5) - expected).abs() < 1e-7);
+    }
+}

@@ -1,0 +1,53 @@
+// Stage 0, clocks: a layer's clip time and weight at the frame time, derived from its
+// parametric record. Twins of `wrap_time`, `layer_time`, `layer_fade` and `layer_weight` in
+// src/cpu/clock.rs, operation for operation.
+
+// `x` wrapped into 0..cycle (a result that rounds up to `cycle` is 0).
+fn wrap_into(x: f32, cycle: f32) -> f32 {
+    let r = x - floor(x / cycle) * cycle;
+    return select(0.0, r, r >= 0.0 && r < cycle);
+}
+
+// `u` wrapped by the TIME_WRAP_* mode `wrap` on a timeline of `period`.
+fn wrap_time(wrap: u32, u: f32, period: f32) -> f32 {
+    switch wrap {
+        case TIME_WRAP_LOOP: {
+            return wrap_into(u, period);
+        }
+        case TIME_WRAP_CLAMP: {
+            return clamp(u, 0.0, period);
+        }
+        case TIME_WRAP_PING_PONG: {
+            let p = wrap_into(u, 2.0 * period);
+            return select(p, 2.0 * period - p, p >= period);
+        }
+        default: {
+            return u;
+        }
+    }
+}
+
+// The layer's clip time at frame time `now`.
+fn layer_time(layer: LayerRecord, now: f32) -> f32 {
+    var u = layer.time;
+    if layer.rate != 0.0 {
+        u = layer.time + layer.rate * (now - layer.anchor);
+    }
+    return wrap_time((layer.flags & LAYER_WRAP) >> LAYER_WRAP_SHIFT, u, layer.period);
+}
+
+// The layer's fade progress at frame time `now`: 1 without a fade.
+fn layer_fade(layer: LayerRecord, now: f32) -> f32 {
+    if layer.fade_rate > 0.0 {
+        return clamp((now - layer.fade_start) * layer.fade_rate, 0.0, 1.0);
+    }
+    return 1.0;
+}
+
+// The layer's weight at frame time `now`.
+fn layer_weight(layer: LayerRecord, now: f32) -> f32 {
+    let a = layer_fade(layer, now);
+    let w = layer.weight_from * (1.0 - a) + layer.weight * a;
+    let share = (1.0 - a) + a * layer.share_sum;
+    return select(0.0, w / share, share > 0.0);
+}
