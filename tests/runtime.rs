@@ -1835,3 +1835,35 @@ fn clocks_do_not_drift_over_hours_of_play() {
         "{written} records written in two hours"
     );
 }
+
+/// A cross-fade is written as a fade in the record: the slot is written when it starts and
+/// when it ends, not on every frame in between, and the record read at each frame time gives
+/// the runtime's own weights.
+#[test]
+fn cross_fades_are_written_at_their_start_and_end_only() {
+    let mut a = animator();
+    let mut world = World::new();
+    let run_clip = clip_id(&a, "run");
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.cross_fade(0, "walk").unwrap(),
+    ));
+    run(&mut a, &mut world, 3, DT);
+    world
+        .get::<&mut CrossFade>(e)
+        .unwrap()
+        .fade_to(Motion::Clip(run_clip), Clock::default(), 0.5);
+    let mut writes = 0;
+    for frame in 0..45 {
+        a.update(&mut world, DT).unwrap();
+        writes += a.changed_slots().len();
+        let held = record(&a, &world, e);
+        let fades = world.get::<&CrossFade>(e).unwrap().current_weight();
+        if held.layer_count == 2 {
+            assert_close(held.layers[1].weight, fades, 2e-4, &format!("frame {frame}"));
+        }
+    }
+    // The fade's first visible frame, its end (the walk layer dropped) and nothing between.
+    assert!(writes <= 3, "{writes} writes during a 30-frame fade");
+}

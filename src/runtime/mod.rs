@@ -44,7 +44,9 @@ pub use blend_space::{BlendSample, BlendSpace, BlendSpaceDef, BlendWeights, MAX_
 pub use error::RuntimeError;
 pub use events::{Event, EventDef};
 pub use layers::{ClipLayer, Layers, MAX_EXTRA_LAYERS, MaskSpec};
-pub use motion::{Contribution, Contributions, MAX_CONTRIBUTIONS, Motion, MotionContext};
+pub use motion::{
+    Contribution, Contributions, FadeShare, MAX_CONTRIBUTIONS, Motion, MotionContext,
+};
 pub use parameters::{
     Compare, Condition, FLOAT_EQUALITY, MAX_PARAMETERS, ParamId, ParameterDef, ParameterKind,
     Parameters, Value,

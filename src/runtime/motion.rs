@@ -42,6 +42,25 @@ pub struct Contribution {
     pub step: Step,
     /// Whether the clip's events fire (in a blend space, only its heaviest clip's do).
     pub events: bool,
+    /// How the share moves with a cross-fade, when it comes from one.
+    pub fade: Option<FadeShare>,
+}
+
+/// A contribution's place in a cross-fade: its fade entry's weight `alpha`, rising at `rate`
+/// per second, and its clip's share of the entry's motion (`share`, and `share_sum` over the
+/// entry's clips up to and including this one). Its override layer weight is then
+/// `alpha × share / ((1 − alpha) + alpha × share_sum)` at every instant of the fade, which the
+/// record describes as a fade ([`crate::LayerRecord`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FadeShare {
+    /// The fade entry's weight, 0 to 1.
+    pub alpha: f32,
+    /// Its rise per second (0 while it waits or is complete).
+    pub rate: f32,
+    /// The clip's share of the entry's motion (1 for a clip).
+    pub share: f32,
+    /// The shares of the entry's clips up to and including this one.
+    pub share_sum: f32,
 }
 
 /// Most contributions one base can produce before the layer budget is applied.
@@ -70,6 +89,7 @@ impl Contributions {
                 weight: 0.0,
                 step: Step::still(0.0, 0.0, super::LoopMode::Loop),
                 events: false,
+                fade: None,
             }; MAX_CONTRIBUTIONS],
             len: 0,
         }
@@ -125,6 +145,10 @@ impl Contributions {
             }
             self.items.copy_within(lightest + 1..self.len, lightest);
             self.len -= 1;
+            // The shares no longer follow the fades: weights are held as they are now.
+            for c in &mut self.items[..self.len] {
+                c.fade = None;
+            }
         }
     }
 
@@ -138,19 +162,15 @@ impl Contributions {
         let mut written = 0;
         for (c, slot) in self.as_slice().iter().zip(out.iter_mut()) {
             below += c.weight;
-            *slot = clock_of(
-                Layer {
-                    clip: c.clip,
-                    time: c.time,
-                    weight: (c.weight / below).min(1.0),
-                    mask: None,
-                    mode: crate::BlendMode::Override,
-                }
-                .to_record(),
-                &c.step,
-                now,
-                dt,
-            );
+            let layer = Layer {
+                clip: c.clip,
+                time: c.time,
+                weight: (c.weight / below).min(1.0),
+                mask: None,
+                mode: crate::BlendMode::Override,
+            }
+            .to_record();
+            *slot = clock_of(fade_of(layer, c.fade, now), &c.step, now, dt);
             written += 1;
         }
         written
@@ -201,6 +221,28 @@ impl MotionContext<'_> {
         weight: f32,
         out: &mut Contributions,
     ) -> bool {
+        self.contribute_fading(motion, time, step, weight, None, out)
+    }
+
+    /// [`MotionContext::contribute`] for a cross-fade entry of weight `alpha` rising at `rate`
+    /// per second (`fade`), which the contributions carry as [`FadeShare`]s.
+    pub fn contribute_fading(
+        &self,
+        motion: &Motion,
+        time: f32,
+        step: Step,
+        weight: f32,
+        fade: Option<(f32, f32)>,
+        out: &mut Contributions,
+    ) -> bool {
+        let share = |share: f32, share_sum: f32| {
+            fade.map(|(alpha, rate)| FadeShare {
+                alpha,
+                rate,
+                share,
+                share_sum,
+            })
+        };
         match *motion {
             Motion::Clip(clip) => {
                 if self.duration(clip).is_none() {
@@ -212,6 +254,7 @@ impl MotionContext<'_> {
                     weight,
                     step,
                     events: true,
+                    fade: share(1.0, 1.0),
                 });
                 true
             }
@@ -224,16 +267,22 @@ impl MotionContext<'_> {
                     .iter()
                     .fold((u32::MAX, 0.0), |a, b| if b.1 > a.1 { b } else { a })
                     .0;
+                let mut sum = 0.0;
                 for (clip, w) in weights.iter() {
                     let Some(d) = self.duration(clip) else {
                         return false;
                     };
+                    // Clips of zero weight are not pushed, so they add nothing to the sum.
+                    if weight * w > 0.0 {
+                        sum += w;
+                    }
                     out.push(Contribution {
                         clip,
                         time: time * d,
                         weight: weight * w,
                         step: step.scaled(d),
                         events: clip == heaviest,
+                        fade: share(w, sum),
                     });
                 }
                 true
@@ -260,4 +309,17 @@ pub fn clock_of(layer: LayerRecord, step: &Step, now: f32, dt: f32) -> LayerReco
         LoopMode::PingPong => TimeWrap::PingPong,
     };
     layer.with_clock(step.to, now, rate, wrap, step.period)
+}
+
+/// `layer` with the fade its contribution follows: from frame time `now` on, its weight moves
+/// as the fade entry's weight rises (see [`FadeShare`]); without a moving fade it holds.
+fn fade_of(layer: LayerRecord, fade: Option<FadeShare>, now: f32) -> LayerRecord {
+    match fade {
+        Some(f) if f.rate > 0.0 && f.alpha < 1.0 && f.share_sum > 0.0 => LayerRecord {
+            weight: f.share,
+            ..layer
+        }
+        .with_fade(0.0, now - f.alpha / f.rate, f.rate, f.share_sum),
+        _ => layer,
+    }
 }

@@ -561,6 +561,7 @@ fn play(ctx: &MotionContext, p: &mut Playback, dt: f32, out: &mut Contributions)
         weight: 1.0,
         step,
         events: true,
+        fade: None,
     });
     true
 }

@@ -40,6 +40,8 @@ struct Fade {
     rate: f32,
     /// Started since the last advance: its clock has not moved yet.
     fresh: bool,
+    /// The rate its weight rose at in the last advance (0 while it waits).
+    rising: f32,
 }
 
 /// This frame's clock steps of a stack's entries, from [`CrossFade::advance`].
@@ -69,6 +71,7 @@ impl CrossFade {
             weight: 0.0,
             rate: 0.0,
             fresh: true,
+            rising: 0.0,
         };
         Self {
             fades: [empty; MAX_FADES],
@@ -93,6 +96,7 @@ impl CrossFade {
                 weight: 1.0,
                 rate: 0.0,
                 fresh: true,
+                rising: 0.0,
             };
             self.len = 1;
             return;
@@ -103,6 +107,7 @@ impl CrossFade {
             weight: 0.0,
             rate: 1.0 / duration,
             fresh: true,
+            rising: 1.0 / duration,
         };
         let len = self.len as usize;
         if len > 0 && self.fades[len - 1].weight <= 0.0 {
@@ -191,6 +196,7 @@ impl CrossFade {
         let collapse_rate = if held { self.fades[top].rate } else { 0.0 };
         for (i, f) in self.fades[..self.len as usize].iter_mut().enumerate() {
             if held && i == top {
+                f.rising = 0.0;
                 continue;
             }
             let rate = if i == 1 {
@@ -198,6 +204,7 @@ impl CrossFade {
             } else {
                 f.rate
             };
+            f.rising = rate;
             f.weight = (f.weight + rate * dt).min(1.0);
         }
         // Everything under the highest full-weight entry has no share left.
@@ -263,7 +270,8 @@ impl CrossFade {
                 } else {
                     *step
                 };
-                valid &= ctx.contribute(&f.motion, f.clock.time, step, share, out);
+                let fade = (f.weight < 1.0).then_some((f.weight, f.rising));
+                valid &= ctx.contribute_fading(&f.motion, f.clock.time, step, share, fade, out);
             }
         }
         valid
