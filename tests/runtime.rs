@@ -11,11 +11,14 @@ use hecs::{Entity, World};
 use sinew::import::{RawClip, RawNode, RawSkin, RawTrack};
 use sinew::runtime::{
     Animated, Animator, AnimatorConfig, Attachment, BlendSample, BlendSpace, BlendSpaceDef,
-    ClipLayer, Clock, Compare, Condition, ControllerConfig, CrossFade, Layers, LoopMode, MaskSpec,
-    Motion, ParameterDef, ParameterKind, Playback, RootTranslation, RuntimeError, StateDef,
-    StateMachine, StateMachineDef, StateMotion, Transform, TransitionDef, Value,
+    ClipLayer, Clock, Compare, Condition, ControllerConfig, CrossFade, Event, Layers, LoopMode,
+    MaskSpec, Motion, ParameterDef, ParameterKind, Playback, RootTranslation, RuntimeError,
+    Scheduling, StateDef, StateMachine, StateMachineDef, StateMotion, Transform, TransitionDef,
+    Value,
 };
-use sinew::{BlendMode, Channel, InstanceRecord, Interpolation, MAX_LAYERS, RawAsset, Rig, Sqt};
+use sinew::{
+    BlendMode, Channel, InstanceRecord, Interpolation, MAX_LAYERS, RawAsset, Rig, Sqt, TimeWrap,
+};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -1861,9 +1864,162 @@ fn cross_fades_are_written_at_their_start_and_end_only() {
         let held = record(&a, &world, e);
         let fades = world.get::<&CrossFade>(e).unwrap().current_weight();
         if held.layer_count == 2 {
-            assert_close(held.layers[1].weight, fades, 2e-4, &format!("frame {frame}"));
+            assert_close(
+                held.layers[1].weight,
+                fades,
+                2e-4,
+                &format!("frame {frame}"),
+            );
         }
     }
     // The fade's first visible frame, its end (the walk layer dropped) and nothing between.
     assert!(writes <= 3, "{writes} writes during a 30-frame fade");
+}
+
+/// One scripted scene, spawned the same way in every world it is given.
+fn scheduling_scene(a: &mut Animator, world: &mut World) -> Vec<Entity> {
+    let walk = clip_id(a, "walk");
+    let run_clip = clip_id(a, "run");
+    a.add_event(0, "walk", 0.25, "left").unwrap();
+    a.add_event(0, "walk", 0.75, "right").unwrap();
+    a.add_event(0, "run", 0.0, "start").unwrap();
+    let id = a.add_state_machine(0, &locomotion()).unwrap();
+    let timed = StateMachineDef::new("timed")
+        .clip_state("walk", "walk")
+        .clip_state("run", "run")
+        .transition(TransitionDef::new("walk", "run").fade(0.3).after(1.5))
+        .transition(TransitionDef::new("run", "walk").fade(0.2).after(2.0));
+    let timed = a.add_state_machine(0, &timed).unwrap();
+    let mut out = vec![
+        spawn_playing(world, Playback::new(walk).with_speed(1.7)),
+        spawn_playing(
+            world,
+            Playback::new(walk)
+                .with_mode(LoopMode::PingPong)
+                .with_speed(-2.3),
+        ),
+        spawn_playing(world, Playback::new(run_clip).with_mode(LoopMode::Clamp)),
+        spawn_playing(world, Playback::new(walk).with_speed(9.0)),
+    ];
+    for machine in [id, id, timed] {
+        let sm = a.state_machine(machine).unwrap();
+        out.push(world.spawn((Animated::new(0), Transform::IDENTITY, sm)));
+    }
+    let layered = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.cross_fade(0, "walk").unwrap(),
+        Layers::from_layers(&[ClipLayer::new(run_clip).with_weight(0.4)]).unwrap(),
+    ));
+    out.push(layered);
+    let prop = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        Playback::new(run_clip),
+        Attachment::new(out[0], "Arm"),
+    ));
+    out.push(prop);
+    out
+}
+
+/// What the scene's script does at `frame`: parameters through the animator, components
+/// changed directly and then touched.
+fn scheduling_script(a: &mut Animator, world: &mut World, scene: &[Entity], frame: usize) {
+    let speeds = [(20, 1.0), (70, 3.5), (110, 0.2), (150, 2.0), (200, 4.0)];
+    for &(at, speed) in &speeds {
+        if frame == at {
+            set(a, world, scene[4], "speed", Value::Float(speed));
+        }
+        if frame == at + 13 {
+            set(a, world, scene[5], "speed", Value::Float(4.5 - speed));
+        }
+    }
+    if frame == 90 {
+        world.get::<&mut CrossFade>(scene[7]).unwrap().fade_to(
+            Motion::Clip(clip_id(a, "run")),
+            Clock::default(),
+            0.4,
+        );
+        a.touch(scene[7]);
+    }
+    if frame == 120 {
+        world.get::<&mut Layers>(scene[7]).unwrap().as_mut_slice()[0].fade_weight(1.0, 0.5);
+        a.touch(scene[7]);
+        world.get::<&mut Playback>(scene[0]).unwrap().clock.speed = -0.8;
+        a.touch(scene[0]);
+    }
+    if frame == 160 {
+        a.scrub(world, scene[1], 0.3, true).unwrap();
+    }
+}
+
+/// Event-driven updates give the same records (read at each frame time) and the same events,
+/// per entity and in order, as updating every entity every frame: across wraps, several wraps
+/// per update, reverse and ping-pong play, clamped ends, fades, exit times, parameter changes,
+/// weight ramps and attachments.
+#[test]
+fn event_driven_updates_equal_per_frame_updates() {
+    let mut per_frame = animator();
+    let mut event_driven = animator();
+    event_driven.set_scheduling(Scheduling::EventDriven);
+    let (mut wa, mut wb) = (World::new(), World::new());
+    let sa = scheduling_scene(&mut per_frame, &mut wa);
+    let sb = scheduling_scene(&mut event_driven, &mut wb);
+    assert_eq!(sa, sb);
+    let mut updated = 0;
+    let describe = |e: &Event<'_>| (e.entity, e.clip, e.name.to_string());
+    for frame in 0..260 {
+        scheduling_script(&mut per_frame, &mut wa, &sa, frame);
+        scheduling_script(&mut event_driven, &mut wb, &sb, frame);
+        per_frame.update(&mut wa, DT).unwrap();
+        event_driven.update(&mut wb, DT).unwrap();
+        updated += event_driven.records().len();
+        let ea: Vec<_> = per_frame.drain_events().map(|e| describe(&e)).collect();
+        let eb: Vec<_> = event_driven.drain_events().map(|e| describe(&e)).collect();
+        for &entity in &sa {
+            let pick = |v: &[(Entity, u32, String)]| -> Vec<(u32, String)> {
+                v.iter()
+                    .filter(|x| x.0 == entity)
+                    .map(|x| (x.1, x.2.clone()))
+                    .collect()
+            };
+            assert_eq!(pick(&ea), pick(&eb), "frame {frame}: events of {entity:?}");
+            // The same pose: fade ends may land one update apart, when the fading layer's
+            // weight is within rounding of 1.
+            // A clip whose ends differ jumps where it wraps: times within rounding of the
+            // wrap may sit on either side.
+            let near_wrap = |a: &Animator, w: &World| {
+                a.record_of(w, entity)
+                    .unwrap()
+                    .used_layers()
+                    .iter()
+                    .any(|l| {
+                        let t = sinew::cpu::layer_time(l, a.frame_time());
+                        l.wrap() != TimeWrap::None && (t < 1e-3 || l.period - t < 1e-3)
+                    })
+            };
+            if near_wrap(&per_frame, &wa) || near_wrap(&event_driven, &wb) {
+                continue;
+            }
+            let ma = models(&per_frame, &wa, entity);
+            let mb = models(&event_driven, &wb, entity);
+            for (j, (x, y)) in ma.iter().zip(&mb).enumerate() {
+                let (x, y) = (glam::Mat4::from(*x), glam::Mat4::from(*y));
+                for (p, q) in x.to_cols_array().iter().zip(&y.to_cols_array()) {
+                    assert_close(
+                        *p,
+                        *q,
+                        1e-3,
+                        &format!("frame {frame}: {entity:?} joint {j}"),
+                    );
+                }
+            }
+        }
+    }
+    // The point of it: far fewer entity updates than entities × frames.
+    assert!(
+        updated < sa.len() * 260 / 3,
+        "{updated} entity updates for {} entities over 260 frames",
+        sa.len()
+    );
 }

@@ -12,13 +12,14 @@ use sinew::render::{
     SkinnedInstance, StaticMesh, bounding_sphere,
 };
 use sinew::runtime::{
-    Animated, Animator, ClipLayer, Compare, Condition, Layers, MaskSpec, ParamId, ParameterDef,
-    ParameterKind, RootMotion, RootTranslation, StateMachine, StateMachineDef, Transform,
-    TransitionDef, Value,
+    Animated, Animator, ClipLayer, Compare, Condition, Layers, MaskSpec, ParameterDef,
+    ParameterKind, RootMotion, RootTranslation, Scheduling, StateMachine, StateMachineDef,
+    Transform, TransitionDef, Value,
 };
 use sinew::{Aabb, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, Rig};
 
 use super::Args;
+use super::pace::PacePlan;
 
 /// The default rig, built into the binary so `sinew crowd` runs from anywhere.
 const DEFAULT_RIG: &[u8] = include_bytes!("../../assets/humanoid.glb");
@@ -118,25 +119,19 @@ fn locomotion(rig: &Rig) -> StateMachineDef {
         )
 }
 
-/// The speed a character wants at time `t`: a slow wave through idle, walk and run, each
-/// character at its own phase.
-fn wanted_speed(phase: f32, t: f32) -> f32 {
-    1.8 + 1.9 * (0.7 * t + phase).sin()
-}
-
-/// The phase of a character's wanted speed (spread by its place in the crowd).
-struct SpeedPhase(f32);
-
-/// The simulated crowd: rig, animator, world and the characters' speed parameter.
+/// The simulated crowd: rig, animator, world, the characters and their pace plan.
 struct Crowd {
     animator: Animator,
     world: World,
-    speed: ParamId,
+    characters: Vec<hecs::Entity>,
+    paces: PacePlan,
+    /// Seconds of simulated time.
+    clock: f64,
     joints: usize,
 }
 
 impl Crowd {
-    fn new(rig: Rig, characters: usize) -> Result<Self, String> {
+    fn new(rig: Rig, characters: usize, scheduling: Scheduling) -> Result<Self, String> {
         let joints = rig.joint_count();
         let spacing = {
             let b = rig.meshes.iter().fold(Aabb::EMPTY, |mut acc, m| {
@@ -158,11 +153,9 @@ impl Crowd {
             .find(|j| rig.skeleton.find_joint(j).is_some());
         let machine_def = locomotion(&rig);
         let mut animator = Animator::new(vec![rig]).map_err(|e| e.to_string())?;
+        animator.set_scheduling(scheduling);
         let machine = animator
             .add_state_machine(0, &machine_def)
-            .map_err(|e| e.to_string())?;
-        let speed = animator
-            .parameter(machine, "speed")
             .map_err(|e| e.to_string())?;
         let wave_layer = match (wave, upper_body) {
             (Some(clip), Some(joint)) => {
@@ -176,6 +169,7 @@ impl Crowd {
         let root = animator.root_joint(0).map_err(|e| e.to_string())?;
         let side = (characters as f32).sqrt().ceil() as usize;
         let mut world = World::new();
+        let mut entities = Vec::with_capacity(characters);
         for i in 0..characters {
             let (row, col) = (i / side, i % side);
             let position = Vec3::new(
@@ -186,7 +180,6 @@ impl Crowd {
             let state_machine: StateMachine =
                 animator.state_machine(machine).map_err(|e| e.to_string())?;
             let entity = world.spawn((
-                SpeedPhase((i as f32 * 0.618_034).fract() * std::f32::consts::TAU),
                 Animated::new(0),
                 Transform::from_translation(position),
                 state_machine,
@@ -198,11 +191,14 @@ impl Crowd {
                     .insert_one(entity, layers)
                     .map_err(|e| e.to_string())?;
             }
+            entities.push(entity);
         }
         Ok(Self {
             animator,
             world,
-            speed,
+            characters: entities,
+            paces: PacePlan::new(characters),
+            clock: 0.0,
             joints,
         })
     }
@@ -219,13 +215,28 @@ impl Crowd {
             .map_err(|e| e.to_string())
     }
 
-    /// Sets every character's speed for time `t` and advances the animator by one frame.
-    fn control(&mut self, t: f32) -> Result<(), String> {
-        for (phase, sm) in self.world.query_mut::<(&SpeedPhase, &mut StateMachine)>() {
-            sm.params_mut()
-                .set_float(self.speed, wanted_speed(phase.0, t))
-                .map_err(|e| e.to_string())?;
-        }
+    /// Applies the pace changes due now (through the animator, so it knows whom they touch)
+    /// and advances the animator by one frame.
+    fn control(&mut self) -> Result<(), String> {
+        self.clock += f64::from(DT);
+        let Self {
+            animator,
+            world,
+            characters,
+            paces,
+            clock,
+            ..
+        } = self;
+        paces.due(*clock, |c, speed| {
+            animator
+                .set_parameter(
+                    world,
+                    characters[c as usize],
+                    "speed",
+                    Value::Float(f64::from(speed)),
+                )
+                .map_err(|e| e.to_string())
+        })?;
         self.animator
             .update(&mut self.world, DT)
             .map_err(|e| e.to_string())
@@ -284,10 +295,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .to_string();
 
     let context = GpuContext::new_headless().map_err(|e| e.to_string())?;
-    let mut crowd = Crowd::new(rig.clone(), characters)?;
+    // On the GPU backend records are the whole per-frame interface: only characters with
+    // something happening are updated. The CPU backend evaluates every character anyway.
+    let scheduling = match backend {
+        Backend::Gpu => Scheduling::EventDriven,
+        Backend::Cpu => Scheduling::PerFrame,
+    };
+    let mut crowd = Crowd::new(rig.clone(), characters, scheduling)?;
     let joints = crowd.joints;
-    for k in 0..PRE_ROLL_UPDATES {
-        crowd.control(k as f32 * DT)?;
+    for _ in 0..PRE_ROLL_UPDATES {
+        crowd.control()?;
     }
 
     let mut gpu = match backend {
@@ -326,9 +343,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut progress = Progress { start, last: start };
     for frame in 0..frames {
         let frame_start = Instant::now();
-        let t = (PRE_ROLL_UPDATES + frame) as f32 * DT;
         let control = Instant::now();
-        crowd.control(t)?;
+        crowd.control()?;
         times.control.push(ms_since(control));
         match gpu.as_mut() {
             Some(g) => {

@@ -3,6 +3,7 @@
 pub mod bake;
 pub mod crowd;
 pub mod inspect;
+pub mod pace;
 pub mod pose;
 pub mod render;
 

@@ -104,7 +104,8 @@ pub(crate) fn validate_record(
     Ok(start..end)
 }
 
-/// Fills `order` with the record indices ascending by palette offset, checking every record
+/// Fills `order` with the indices of the records ascending by palette offset, leaving out
+/// empty ones ([`InstanceRecord::EMPTY`], skipped as the GPU kernel skips them), checking every record
 /// ([`validate_record`]) and that no two palette ranges overlap. Both CPU backends split their
 /// work along this order.
 pub(crate) fn order_records(
@@ -115,10 +116,10 @@ pub(crate) fn order_records(
     order: &mut Vec<u32>,
 ) -> Result<(), EvalError> {
     order.clear();
-    order.extend(0..instances.len() as u32);
-    if !instances
+    order.extend((0..instances.len() as u32).filter(|&i| !instances[i as usize].is_empty()));
+    if !order
         .windows(2)
-        .all(|w| w[0].palette_offset <= w[1].palette_offset)
+        .all(|w| instances[w[0] as usize].palette_offset <= instances[w[1] as usize].palette_offset)
     {
         order.sort_unstable_by_key(|&i| instances[i as usize].palette_offset);
     }
@@ -180,8 +181,11 @@ impl FrameOrder {
             });
         }
         order_records(rigs, masks, instances, palette.len(), &mut self.order)?;
+        if self.order.len() < instances.len() {
+            aabbs.fill(Aabb::EMPTY);
+        }
         self.sorted.clear();
-        self.sorted.resize(instances.len(), Aabb::EMPTY);
+        self.sorted.resize(self.order.len(), Aabb::EMPTY);
         split_across_cores(
             instances,
             &self.order,

@@ -46,6 +46,11 @@ impl ClipEvents {
         self.times.is_empty()
     }
 
+    /// The event times, ascending.
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+
     /// `(time, name index)` of each event, in time order.
     pub fn iter(&self) -> impl Iterator<Item = (f32, u32)> + '_ {
         self.times.iter().copied().zip(self.names.iter().copied())

@@ -97,6 +97,8 @@ pub struct ClipLayer {
     /// Weight the layer fades toward, and how fast (weight per second; 0 = not fading).
     target_weight: f32,
     weight_rate: f32,
+    /// A weight fade started since the last advance.
+    ramp_fresh: bool,
 }
 
 impl ClipLayer {
@@ -109,6 +111,7 @@ impl ClipLayer {
             mask: None,
             target_weight: 1.0,
             weight_rate: 0.0,
+            ramp_fresh: false,
         }
     }
 
@@ -150,6 +153,7 @@ impl ClipLayer {
         if duration > 0.0 && duration.is_finite() {
             self.target_weight = target;
             self.weight_rate = (target - self.weight).abs() / duration;
+            self.ramp_fresh = true;
         } else {
             self.weight = target;
             self.target_weight = target;
@@ -158,7 +162,26 @@ impl ClipLayer {
     }
 
     /// Advances the clock (a clip of length `duration`) and the weight fade by `dt`.
-    pub(crate) fn advance(&mut self, duration: f32, dt: f32) -> Step {
+    /// The target of a weight fade in progress and its rate, weight per second.
+    pub(crate) fn ramp(&self) -> Option<(f32, f32)> {
+        (self.weight_rate > 0.0).then_some((self.target_weight, self.weight_rate))
+    }
+
+    /// Seconds until a weight fade ([`ClipLayer::fade_weight`]) reaches its target, if one is
+    /// in progress.
+    pub(crate) fn ramp_left(&self) -> Option<f32> {
+        (self.weight_rate > 0.0)
+            .then(|| (self.target_weight - self.weight).abs() / self.weight_rate)
+    }
+
+    pub(crate) fn advance(&mut self, duration: f32, dt: f64, recent: f64) -> Step {
+        let dt64 = dt;
+        // A weight fade started since the last advance runs only for the latest update's time.
+        let dt = if std::mem::take(&mut self.ramp_fresh) {
+            recent.min(dt) as f32
+        } else {
+            dt as f32
+        };
         if self.weight_rate > 0.0 {
             let step = self.weight_rate * dt;
             self.weight = if self.weight < self.target_weight {
@@ -170,7 +193,7 @@ impl ClipLayer {
                 self.weight_rate = 0.0;
             }
         }
-        self.playback.clock.advance(duration, dt)
+        self.playback.clock.advance_since(duration, dt64, recent)
     }
 
     /// The layer for the evaluator.

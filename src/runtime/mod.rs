@@ -34,6 +34,7 @@ mod persistence;
 mod playback;
 mod registry;
 mod root_motion;
+mod schedule;
 mod state_machine;
 mod system;
 mod transform;
@@ -57,6 +58,7 @@ pub use persistence::{
 };
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
 pub use root_motion::{RootMotion, RootTranslation};
+pub use schedule::Scheduling;
 pub use state_machine::{StateDef, StateMachine, StateMachineDef, StateMotion, TransitionDef};
 pub use system::{
     Animated, Animator, EPOCH_SPAN, EvaluatedPose, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE,

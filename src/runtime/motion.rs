@@ -295,11 +295,8 @@ impl MotionContext<'_> {
 /// step's rate over `dt` seconds and wrapping like the step's clock. The GPU and CPU evaluators
 /// then derive the following frames' times from it without a new record.
 pub fn clock_of(layer: LayerRecord, step: &Step, now: f32, dt: f32) -> LayerRecord {
-    let rate = if dt > 0.0 {
-        (f64::from(step.travel) / f64::from(dt)) as f32
-    } else {
-        0.0
-    };
+    let _ = dt;
+    let rate = step.velocity;
     if !(step.period > 0.0 && step.period.is_finite() && rate.is_finite()) {
         return layer;
     }

@@ -41,6 +41,9 @@ pub struct Clock {
     position: f64,
     /// The `time` that `position` belongs to; a different `time` was set from outside.
     position_of: f32,
+    /// The velocity (`speed`, or 0 while paused) of the last advance, to tell a change made
+    /// since from the velocity the time before it ran at.
+    velocity: Option<f32>,
 }
 
 impl Default for Clock {
@@ -60,6 +63,7 @@ impl Clock {
             reversed: false,
             position: 0.0,
             position_of: 0.0,
+            velocity: None,
         }
     }
 
@@ -76,12 +80,34 @@ impl Clock {
 
     /// Moves the clock by `speed × dt` on a timeline of length `period` and returns the step.
     pub fn advance(&mut self, period: f32, dt: f32) -> Step {
-        let travel = if self.paused { 0.0 } else { self.speed * dt };
-        self.travel(period, travel)
+        self.advance_since(period, f64::from(dt), f64::from(dt))
+    }
+
+    /// [`Clock::advance`] by `dt` seconds given in `f64`, for a clock last advanced `dt` seconds
+    /// ago of which only the last `recent` seconds follow a change of speed or pause made since:
+    /// the time before runs at the old velocity, as if the clock had been advanced every update.
+    /// The position moves in `f64`, so advancing in one step or in many lands in the same place.
+    pub(crate) fn advance_since(&mut self, period: f32, dt: f64, recent: f64) -> Step {
+        let velocity = if self.paused { 0.0 } else { self.speed };
+        let travel = match self.velocity {
+            Some(old) if old != velocity => {
+                let recent = recent.min(dt);
+                f64::from(old) * (dt - recent) + f64::from(velocity) * recent
+            }
+            _ => f64::from(velocity) * dt,
+        };
+        self.velocity = Some(velocity);
+        self.travel_exact(period, travel, velocity)
     }
 
     /// Moves the clock by `travel` timeline units (sign gives the direction).
     pub fn travel(&mut self, period: f32, travel: f32) -> Step {
+        self.travel_exact(period, f64::from(travel), travel)
+    }
+
+    /// Moves by `exact` units; `velocity` is the rate the clock goes on at (units per unit of
+    /// the time it was advanced by).
+    fn travel_exact(&mut self, period: f32, exact: f64, velocity: f32) -> Step {
         if !usable(period) {
             self.time = 0.0;
             return Step::still(0.0, 0.0, self.mode);
@@ -92,7 +118,8 @@ impl Clock {
         } else {
             0.0
         };
-        let travel = if travel.is_finite() { travel } else { 0.0 };
+        let exact = if exact.is_finite() { exact } else { 0.0 };
+        let travel = exact as f32;
         let cycle = if self.mode == LoopMode::PingPong {
             2.0 * period
         } else {
@@ -109,22 +136,20 @@ impl Clock {
         let (step, p) = match self.mode {
             LoopMode::Loop => {
                 let from = self.time;
-                let p = (at + f64::from(travel)).rem_euclid(f64::from(period));
+                let p = (at + exact).rem_euclid(f64::from(period));
                 self.time = p as f32;
-                let step = Step::new(from, from + travel, period, self.mode).with_travel(travel);
+                let step =
+                    Step::new(from, from + travel, period, self.mode).with_travel(travel, velocity);
                 (step, p)
             }
             LoopMode::Clamp => {
                 let from = self.time;
-                let p = (at + f64::from(travel)).clamp(0.0, f64::from(period));
+                let p = (at + exact).clamp(0.0, f64::from(period));
                 self.time = p as f32;
                 let resting =
-                    (p <= 0.0 && travel <= 0.0) || (p >= f64::from(period) && travel >= 0.0);
-                let step = Step::new(from, self.time, period, self.mode).with_travel(if resting {
-                    0.0
-                } else {
-                    travel
-                });
+                    (p <= 0.0 && velocity <= 0.0) || (p >= f64::from(period) && velocity >= 0.0);
+                let step = Step::new(from, self.time, period, self.mode)
+                    .with_travel((p - at) as f32, if resting { 0.0 } else { velocity });
                 (step, p)
             }
             LoopMode::PingPong => {
@@ -135,7 +160,7 @@ impl Clock {
                 } else {
                     self.time
                 };
-                let p = (at + f64::from(travel)).rem_euclid(f64::from(cycle));
+                let p = (at + exact).rem_euclid(f64::from(cycle));
                 self.reversed = p >= f64::from(period);
                 let t = if self.reversed {
                     f64::from(cycle) - p
@@ -143,7 +168,8 @@ impl Clock {
                     p
                 };
                 self.time = t as f32;
-                let step = Step::new(from, from + travel, period, self.mode).with_travel(travel);
+                let step =
+                    Step::new(from, from + travel, period, self.mode).with_travel(travel, velocity);
                 (step, p)
             }
         };
@@ -269,9 +295,11 @@ pub struct Step {
     pub period: f32,
     /// How unwrapped positions map to timeline times.
     pub mode: LoopMode,
-    /// The travel the clock keeps up per update of the same length: what it was asked to move
-    /// (unrounded, unlike `to - from`), or 0 where a clamped clock rests at an end.
+    /// How far the clock moved, unrounded by the positions (unlike `to - from`).
     pub travel: f32,
+    /// The rate the clock goes on at after the step, in timeline units per second (0 where a
+    /// clamped clock rests at an end).
+    pub velocity: f32,
 }
 
 impl Step {
@@ -283,12 +311,14 @@ impl Step {
             period,
             mode,
             travel: to - from,
+            velocity: 0.0,
         }
     }
 
-    /// The same step with the clock's travel per update.
-    pub const fn with_travel(mut self, travel: f32) -> Self {
+    /// The same step with its exact travel and the velocity the clock goes on at.
+    pub const fn with_travel(mut self, travel: f32, velocity: f32) -> Self {
         self.travel = travel;
+        self.velocity = velocity;
         self
     }
 
@@ -306,7 +336,7 @@ impl Step {
             self.period * factor,
             self.mode,
         )
-        .with_travel(self.travel * factor)
+        .with_travel(self.travel * factor, self.velocity * factor)
     }
 
     /// Whether the clock did not move.

@@ -247,6 +247,7 @@ impl Animator {
             .map_err(|_| no_entity(entity, "StateMachine"))?;
         let m = self.machine_ref(sm.machine())?;
         let id = m.parameter(name)?;
+        self.touch(entity);
         sm.params_mut().set(id, value).map_err(|e| match e {
             RuntimeError::ParameterType {
                 expected, found, ..

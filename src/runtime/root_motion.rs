@@ -14,6 +14,14 @@
 //! [`crate::InstanceRecord::flags`], which the evaluators apply after blending.
 //!
 //! Only the base contributes root motion; extra layers do not.
+//!
+//! **On the GPU** ([`RootMotion::on_gpu`]) the evaluator does the same from the record's clocks
+//! ([`crate::cpu::advance_root_motion`] is the definition, `wgsl/root_motion.wgsl` runs it) and
+//! keeps the moved world in the GPU-resident record, so a walking character's record is not
+//! uploaded every frame. The animator then leaves the entity's [`Transform`] alone, writes the
+//! record's flags from [`RootMotion::record_flags`], and places the record's world only at spawn
+//! and teleport ([`crate::GpuBackend::set_record_world`]); positions come back through
+//! [`crate::GpuBackend::read_worlds`] or [`crate::GpuBackend::read_worlds_async`].
 
 use glam::{Affine3A, Quat, Vec3};
 
@@ -47,6 +55,8 @@ pub struct RootMotion {
     pub translation: RootTranslation,
     /// Whether the root's yaw turns the entity too.
     pub yaw: bool,
+    /// Whether the motion accumulates on the GPU (see the module documentation).
+    gpu: bool,
     last_translation: Vec3,
     last_yaw: f32,
 }
@@ -58,8 +68,34 @@ impl RootMotion {
             joint,
             translation,
             yaw,
+            gpu: false,
             last_translation: Vec3::ZERO,
             last_yaw: 0.0,
+        }
+    }
+
+    /// The same root motion accumulated on the GPU, in the world of the entity's resident
+    /// record, instead of moving its [`Transform`].
+    pub const fn on_gpu(mut self) -> Self {
+        self.gpu = true;
+        self
+    }
+
+    /// Whether the motion accumulates on the GPU ([`RootMotion::on_gpu`]).
+    pub const fn is_on_gpu(&self) -> bool {
+        self.gpu
+    }
+
+    /// The [`InstanceRecord::flags`] of an entity whose record's bottom `base_layers` layers
+    /// are its base (what [`crate::runtime::Contributions::write_layers`] wrote): the
+    /// [`RootMotion::flags`], plus on the GPU [`InstanceRecord::GPU_ROOT_MOTION`] and the base
+    /// layer count.
+    pub fn record_flags(&self, base_layers: usize) -> u32 {
+        let flags = self.flags();
+        if self.gpu {
+            flags | InstanceRecord::gpu_root_motion(base_layers)
+        } else {
+            flags
         }
     }
 
@@ -88,7 +124,8 @@ impl RootMotion {
     }
 
     /// Blends the root displacement of `contributions` and moves `transform` by it.
-    /// `rest_models` are the rig's rest-pose model matrices (for the root's parent space).
+    /// `rest_models` are the rig's rest-pose model matrices (for the root's parent space). On
+    /// the GPU ([`RootMotion::on_gpu`]) it moves nothing: the evaluator does.
     pub(crate) fn apply(
         &mut self,
         rig: &Rig,
@@ -97,7 +134,7 @@ impl RootMotion {
         transform: &mut Transform,
     ) {
         let joint = self.joint as usize;
-        if joint >= rig.joint_count() {
+        if self.gpu || joint >= rig.joint_count() {
             self.last_translation = Vec3::ZERO;
             self.last_yaw = 0.0;
             return;

@@ -372,6 +372,7 @@ impl CompiledMachine {
             state: self.initial,
             transition: NO_TRANSITION,
             state_time: 0.0,
+            state_rate: 0.0,
         };
         sm.enter(self, ctx, self.initial, 0.0);
         sm
@@ -388,8 +389,11 @@ pub struct StateMachine {
     state: u16,
     /// The transition in flight (its fade is not complete), by index; [`NO_TRANSITION`] if none.
     transition: u16,
-    /// Normalized time since the current state was entered.
-    state_time: f32,
+    /// Normalized time since the current state was entered (in `f64`, so exit times are reached
+    /// at the same update however the machine is stepped).
+    state_time: f64,
+    /// How fast `state_time` grew in the last update, per second.
+    state_rate: f32,
     fades: CrossFade,
     params: Parameters,
 }
@@ -410,7 +414,7 @@ impl StateMachine {
 
     /// Normalized time spent in the current state (1.0 = one cycle of its motion).
     pub fn state_time(&self) -> f32 {
-        self.state_time
+        self.state_time as f32
     }
 
     /// Whether a transition's cross-fade is in progress.
@@ -454,13 +458,41 @@ impl StateMachine {
         self.state_time = 0.0;
     }
 
+    /// Seconds until the machine needs an update for a change it makes itself: a fade ending
+    /// (which lets further transitions interrupt), or the state time reaching the exit time of a
+    /// transition whose conditions hold. Parameter changes come from outside.
+    pub(crate) fn next_change_in(&self, m: &CompiledMachine) -> Option<f32> {
+        let mut next = self.fades.next_change_in();
+        let (first, last) = m.candidate_ranges[self.state as usize];
+        for &t in &m.candidates[first as usize..last as usize] {
+            if t >= self.transition {
+                break;
+            }
+            let tr = m.transitions[t as usize];
+            let conditions = &m.conditions[tr.conditions.0 as usize..tr.conditions.1 as usize];
+            if !conditions.iter().all(|c| c.holds(&self.params)) {
+                continue;
+            }
+            let wait = if self.state_time >= f64::from(tr.exit_time) {
+                0.0
+            } else if self.state_rate > 0.0 {
+                (f64::from(tr.exit_time) - self.state_time) as f32 / self.state_rate
+            } else {
+                continue;
+            };
+            next = Some(next.map_or(wait, |n: f32| n.min(wait)));
+        }
+        next
+    }
+
     /// One update (see the module documentation). Pushes the base contributions to `out`;
     /// returns false when a motion names something that does not exist.
     pub(crate) fn update(
         &mut self,
         m: &CompiledMachine,
         ctx: &MotionContext,
-        dt: f32,
+        dt: f64,
+        recent: f64,
         budget: usize,
         out: &mut Contributions,
     ) -> bool {
@@ -472,12 +504,14 @@ impl StateMachine {
             }
         }
         let mut steps = [Step::still(0.0, 0.0, LoopMode::Loop); MAX_FADES];
-        self.fades.advance(ctx, dt, budget, &mut steps);
+        self.fades.advance(ctx, dt, recent, budget, &mut steps);
         if let (Some(step), Some((_, clock))) =
             (self.fades.current_step(&steps), self.fades.current())
             && step.period > 0.0
         {
-            self.state_time += (step.to - step.from).abs() / step.period;
+            let grown = f64::from(step.travel.abs()) / f64::from(step.period);
+            self.state_time += grown;
+            self.state_rate = step.velocity.abs() / step.period;
             let at_end = if clock.speed >= 0.0 {
                 clock.time >= step.period
             } else {
@@ -497,7 +531,7 @@ impl StateMachine {
                 break;
             }
             let tr = m.transitions[t as usize];
-            if self.state_time < tr.exit_time {
+            if self.state_time < f64::from(tr.exit_time) {
                 continue;
             }
             let conditions = &m.conditions[tr.conditions.0 as usize..tr.conditions.1 as usize];

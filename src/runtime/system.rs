@@ -19,6 +19,8 @@
 //! The records then go to the GPU pipeline ([`Animator::records`]) or to the CPU backend
 //! ([`Animator::evaluate_cpu`]).
 
+use std::sync::Mutex;
+
 use glam::Affine3A;
 use hecs::{Entity, World};
 
@@ -30,6 +32,7 @@ use super::motion::{Contribution, Contributions, MotionContext, clock_of};
 use super::playback::{LoopMode, Playback, Step};
 use super::registry::{MaskEntry, NamedSpace, RigData, context, no_entity};
 use super::root_motion::RootMotion;
+use super::schedule::{Schedule, Scheduling, next_crossing_in};
 use super::state_machine::{CompiledMachine, StateMachine};
 use super::transform::Transform;
 use super::transition::{CrossFade, MAX_FADES};
@@ -104,6 +107,18 @@ pub struct Animator {
     slot_records: Vec<InstanceRecord>,
     /// Slots whose record changed in the last update.
     changed: Vec<u32>,
+    /// The epoch the held records are anchored in.
+    rebased_from: f64,
+    scheduling: Scheduling,
+    schedule: Schedule,
+    /// Entities touched since the last update (event-driven mode).
+    touched: Mutex<Vec<Entity>>,
+    /// Scratch: the slots due this update.
+    due: Vec<u32>,
+    /// The world's entity count at the last event-driven update.
+    world_len: u32,
+    /// Next slot of the rolling check for lost `Animated` components.
+    rolling: usize,
     pose: Vec<Mat3x4Rows>,
     bounds: Vec<Aabb>,
 }
@@ -167,6 +182,13 @@ impl Animator {
             record_slots: Vec::new(),
             slot_records: Vec::new(),
             changed: Vec::new(),
+            rebased_from: 0.0,
+            scheduling: Scheduling::PerFrame,
+            schedule: Schedule::default(),
+            touched: Mutex::new(Vec::new()),
+            due: Vec::new(),
+            world_len: 0,
+            rolling: 0,
             pose: Vec::new(),
             bounds: Vec::new(),
         })
@@ -201,6 +223,7 @@ impl Animator {
         time: f32,
         fire_events: bool,
     ) -> Result<(), RuntimeError> {
+        self.catch_up(world, entity);
         let (animated, playback) = world
             .query_one_mut::<(&Animated, &mut Playback)>(entity)
             .map_err(|_| no_entity(entity, "Animated and Playback"))?;
@@ -220,6 +243,7 @@ impl Animator {
                     clip: format!("#{clip}"),
                 })?;
         let step = playback.clock.scrub(duration, time);
+        self.touch(entity);
         if fire_events {
             self.events
                 .fire(entity, clip, &data.events[clip as usize], &step);
@@ -264,7 +288,30 @@ impl Animator {
     /// `entity`'s record from the last update.
     pub fn record_of(&self, world: &World, entity: Entity) -> Option<&InstanceRecord> {
         let slot = world.get::<&Animated>(entity).ok()?.slot;
-        self.record_index(entity, slot).map(|i| &self.records[i])
+        let t = self.tracked.get(slot as usize)?;
+        (t.live && t.entity == entity)
+            .then(|| self.slot_records.get(slot as usize))
+            .flatten()
+            .filter(|r| !r.is_empty())
+    }
+
+    /// Chooses which entities [`Animator::update`] updates (see [`Scheduling`]).
+    pub fn set_scheduling(&mut self, scheduling: Scheduling) {
+        self.scheduling = scheduling;
+    }
+
+    /// The scheduling mode.
+    pub fn scheduling(&self) -> Scheduling {
+        self.scheduling
+    }
+
+    /// Has the next update update `entity` (in [`Scheduling::EventDriven`] mode; every entity is
+    /// updated in the other): call it after changing the entity's components directly.
+    pub fn touch(&self, entity: Entity) {
+        self.touched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(entity);
     }
 
     /// The palette allocator (its capacity is the palette size the GPU buffer needs).
@@ -278,16 +325,22 @@ impl Animator {
     }
 
     /// Evaluates this frame's records with the CPU backend: the palette (indexed by each
-    /// record's `palette_offset`) and one bounding box per record.
+    /// record's `palette_offset`) and one bounding box per record ([`Animator::records`]), or
+    /// per slot ([`Animator::slot_records`]) in [`Scheduling::EventDriven`] mode.
     pub fn evaluate_cpu(&mut self) -> Result<EvaluatedPose<'_>, RuntimeError> {
         let capacity = self.palette.capacity() as usize;
         if self.pose.len() != capacity {
             self.pose.resize(capacity, Mat3x4Rows::IDENTITY);
         }
-        self.bounds.resize(self.records.len(), Aabb::EMPTY);
         let now = self.frame_time();
+        // Event-driven updates hold only the updated entities' records: evaluate the slots.
+        let records = match self.scheduling {
+            Scheduling::PerFrame => &self.records,
+            Scheduling::EventDriven => &self.slot_records,
+        };
+        self.bounds.resize(records.len(), Aabb::EMPTY);
         self.backend
-            .evaluate_at(now, &self.records, &mut self.pose, &mut self.bounds)?;
+            .evaluate_at(now, records, &mut self.pose, &mut self.bounds)?;
         Ok(EvaluatedPose {
             palette: &self.pose,
             bounds: &self.bounds,
@@ -307,16 +360,37 @@ impl Animator {
             });
         }
         self.frame = self.frame.wrapping_add(1);
+        self.changed.clear();
         self.now += f64::from(dt);
         let rebase = self.now - self.epoch >= EPOCH_SPAN;
         if rebase {
             self.epoch = self.now;
         }
-        let now = self.frame_time();
         self.records.clear();
         self.record_entities.clear();
         self.record_slots.clear();
         let mut first_error = None;
+        match self.scheduling {
+            Scheduling::PerFrame => self.update_every_entity(world, dt, &mut first_error),
+            Scheduling::EventDriven => self.update_due_entities(world, dt, &mut first_error),
+        }
+        if let Err(e) = self.solve_attachments(world) {
+            first_error.get_or_insert(e);
+        }
+        if rebase {
+            self.rebase_records();
+        }
+        self.commit();
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// [`Scheduling::PerFrame`]: one pass over every animated entity.
+    fn update_every_entity(
+        &mut self,
+        world: &mut World,
+        dt: f32,
+        first_error: &mut Option<RuntimeError>,
+    ) {
         let mut base = Contributions::new();
         let mut seen = 0;
         {
@@ -335,22 +409,17 @@ impl Animator {
                 record_slots,
                 ..
             } = self;
-            let rigs = backend.rigs();
-            let query = world.query_mut::<(
-                Entity,
-                &mut Animated,
-                Option<&mut Transform>,
-                Option<&mut Playback>,
-                Option<&mut CrossFade>,
-                Option<&mut StateMachine>,
-                Option<&mut Layers>,
-                Option<&mut RootMotion>,
-            )>();
-            for (entity, animated, mut transform, playback, fades, machine, layers, root) in query {
-                let (Some(rig), Some(data)) = (
-                    rigs.get(animated.rig as usize),
-                    data.get(animated.rig as usize),
-                ) else {
+            let now = (self.now - self.epoch) as f32;
+            let cx = FrameContext {
+                rigs: backend.rigs(),
+                data,
+                masks,
+                machines,
+                now,
+            };
+            let query = world.query_mut::<(Entity, &mut Animated, Components<'_>)>();
+            for (entity, animated, parts) in query {
+                let Some(rig) = cx.rigs.get(animated.rig as usize) else {
                     first_error.get_or_insert_with(|| RuntimeError::UnknownRig {
                         rig: format!("#{}", animated.rig),
                     });
@@ -374,79 +443,22 @@ impl Animator {
                         continue;
                     }
                 };
-                let ctx = context(data);
-                let extra = layers.as_ref().map_or(0, |l| l.len());
-                let budget = MAX_LAYERS - extra;
-
-                // Base.
-                base.clear();
-                let valid = if let Some(sm) = machine {
-                    match machines.get(sm.machine() as usize) {
-                        Some(m) if m.rig == animated.rig => {
-                            sm.update(m, &ctx, dt, budget, &mut base)
-                        }
-                        _ => false,
-                    }
-                } else if let Some(fades) = fades {
-                    let mut steps = [Step::still(0.0, 0.0, LoopMode::Loop); MAX_FADES];
-                    fades.advance(&ctx, dt, budget, &mut steps);
-                    fades.contribute(&ctx, &steps, &mut base)
-                } else if let Some(p) = playback {
-                    play(&ctx, p, dt, &mut base)
-                } else {
-                    true
-                };
-                if !valid {
+                let out = animate(
+                    &cx,
+                    events,
+                    entity,
+                    animated,
+                    block,
+                    parts,
+                    f64::from(dt),
+                    f64::from(dt),
+                    &mut base,
+                );
+                if out.invalid {
                     first_error.get_or_insert_with(|| bad_motion(entity));
                 }
-                base.limit(budget);
-                for c in base.as_slice() {
-                    if c.events {
-                        events.fire(entity, c.clip, &data.events[c.clip as usize], &c.step);
-                    }
-                }
-
-                // Record: base layers, then the extra layers.
-                let mut record = InstanceRecord {
-                    rig: animated.rig,
-                    palette_offset: block.offset,
-                    layer_count: 0,
-                    flags: 0,
-                    world: Mat3x4Rows::IDENTITY,
-                    layers: [LayerRecord::default(); MAX_LAYERS],
-                };
-                let mut count = base.write_layers(&mut record.layers, now, dt);
-                if let Some(layers) = layers {
-                    for layer in layers.as_mut_slice() {
-                        let clip = layer.playback.clip;
-                        let mask_ok = layer.mask.is_none_or(|m| {
-                            masks.get(m as usize).is_some_and(|e| e.rig == animated.rig)
-                        });
-                        let Some(duration) = ctx.duration(clip).filter(|_| mask_ok) else {
-                            first_error.get_or_insert_with(|| bad_motion(entity));
-                            continue;
-                        };
-                        let step = layer.advance(duration, dt);
-                        if layer.weight > 0.0 && count < MAX_LAYERS {
-                            events.fire(entity, clip, &data.events[clip as usize], &step);
-                            record.layers[count] =
-                                clock_of(layer.to_layer().to_record(), &step, now, dt);
-                            count += 1;
-                        }
-                    }
-                }
-                record.layer_count = count as u32;
-
-                // Root motion, then the world transform.
-                if let (Some(root), Some(transform)) = (root, transform.as_deref_mut()) {
-                    root.apply(rig, &data.rest_models, base.as_slice(), transform);
-                    record.flags = root.flags();
-                }
-                if let Some(transform) = transform {
-                    record.world = Mat3x4Rows::from_affine(&transform.to_affine());
-                }
                 tracked[animated.slot as usize].record = records.len() as u32;
-                records.push(record);
+                records.push(out.record);
                 record_entities.push(entity);
                 record_slots.push(animated.slot);
             }
@@ -454,27 +466,235 @@ impl Animator {
         if seen != self.tracked_entities() {
             self.sweep();
         }
-        if let Err(e) = self.solve_attachments(world) {
-            first_error.get_or_insert(e);
+    }
+
+    /// [`Scheduling::EventDriven`]: the new entities, then the due and touched ones.
+    fn update_due_entities(
+        &mut self,
+        world: &mut World,
+        dt: f32,
+        first_error: &mut Option<RuntimeError>,
+    ) {
+        let now64 = self.now;
+        // New entities: those without the marker.
+        let mut fresh = Vec::new();
+        for (entity, _) in world
+            .query_mut::<(Entity, &Animated)>()
+            .without::<&Scheduled>()
+        {
+            fresh.push(entity);
         }
-        self.commit(rebase);
-        first_error.map_or(Ok(()), Err)
+        for &entity in &fresh {
+            // The entity was just listed, so the insert cannot fail.
+            let _ = world.insert_one(entity, Scheduled);
+        }
+        // Despawns (or a removed `Animated`) change the entity count or leave stale slots:
+        // check every slot then, and a few slots each update otherwise.
+        let len = world.len();
+        if len != self.world_len || !fresh.is_empty() {
+            self.sweep_missing(world, 0..self.tracked.len());
+        } else if !self.tracked.is_empty() {
+            let n = self.tracked.len();
+            let from = self.rolling % n;
+            let to = (from + ROLLING_CHECK).min(n);
+            self.sweep_missing(world, from..to);
+            self.rolling = to % n;
+        }
+        self.world_len = len;
+
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        let touched = std::mem::take(&mut *self.touched.lock().unwrap_or_else(|e| e.into_inner()));
+        for entity in touched {
+            if let Ok(a) = world.get::<&Animated>(entity)
+                && let Some(t) = self.tracked.get(a.slot as usize)
+                && t.live
+                && t.entity == entity
+            {
+                self.schedule.touch(a.slot);
+            }
+        }
+        self.schedule.take_due(now64, &mut due);
+        let mut base = Contributions::new();
+        let now = self.frame_time();
+        let Self {
+            backend,
+            rigs: data,
+            masks,
+            machines,
+            events,
+            palette,
+            tracked,
+            free_slots,
+            frame,
+            records,
+            record_entities,
+            record_slots,
+            schedule,
+            ..
+        } = self;
+        let cx = FrameContext {
+            rigs: backend.rigs(),
+            data,
+            masks,
+            machines,
+            now,
+        };
+        // New entities first (in the order found), then the due ones by slot.
+        let mut work: Vec<(Entity, bool)> = fresh.iter().map(|&e| (e, true)).collect();
+        work.extend(
+            due.iter()
+                .filter_map(|&slot| tracked.get(slot as usize))
+                .filter(|t| t.live)
+                .map(|t| (t.entity, false)),
+        );
+        for (entity, new) in work {
+            let Ok((animated, parts)) =
+                world.query_one_mut::<(&mut Animated, Components<'_>)>(entity)
+            else {
+                continue;
+            };
+            let Some(rig) = cx.rigs.get(animated.rig as usize) else {
+                first_error.get_or_insert_with(|| RuntimeError::UnknownRig {
+                    rig: format!("#{}", animated.rig),
+                });
+                continue;
+            };
+            let block = match track(
+                tracked,
+                free_slots,
+                palette,
+                *frame,
+                entity,
+                animated,
+                rig.joint_count() as u32,
+            ) {
+                Ok(block) => block,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    continue;
+                }
+            };
+            let slot = animated.slot;
+            let step = if new {
+                schedule.start(slot, now64);
+                f64::from(dt)
+            } else {
+                schedule.elapsed(slot, now64)
+            };
+            let recent = f64::from(dt);
+            let out = animate(
+                &cx, events, entity, animated, block, parts, step, recent, &mut base,
+            );
+            if out.invalid {
+                first_error.get_or_insert_with(|| bad_motion(entity));
+            }
+            schedule.wake_in(slot, now64, f64::from(out.wake));
+            tracked[slot as usize].record = records.len() as u32;
+            records.push(out.record);
+            record_entities.push(entity);
+            record_slots.push(slot);
+        }
+        self.due = due;
+    }
+
+    /// In [`Scheduling::EventDriven`] mode, brings `entity` up to the last update (as if it had
+    /// been updated every frame), so that a change made now starts from where it is. Its
+    /// record is written again by the next update.
+    fn catch_up(&mut self, world: &mut World, entity: Entity) {
+        if self.scheduling != Scheduling::EventDriven {
+            return;
+        }
+        let now64 = self.now;
+        let now = self.frame_time();
+        let Ok((animated, parts)) = world.query_one_mut::<(&mut Animated, Components<'_>)>(entity)
+        else {
+            return;
+        };
+        let slot = animated.slot;
+        let Some(t) = self.tracked.get(slot as usize).copied() else {
+            return;
+        };
+        if !t.live || t.entity != entity || animated.rig as usize >= self.rigs.len() {
+            return;
+        }
+        let elapsed = self.schedule.elapsed(slot, now64);
+        if elapsed <= 0.0 {
+            return;
+        }
+        let cx = FrameContext {
+            rigs: self.backend.rigs(),
+            data: &self.rigs,
+            masks: &self.masks,
+            machines: &self.machines,
+            now,
+        };
+        let mut base = Contributions::new();
+        // Changes made since the last update are made after it: none applies to this step.
+        let out = animate(
+            &cx,
+            &mut self.events,
+            entity,
+            animated,
+            t.block,
+            parts,
+            elapsed,
+            0.0,
+            &mut base,
+        );
+        self.schedule.wake_in(slot, now64, f64::from(out.wake));
+    }
+
+    /// Frees the tracking slots in `range` whose entity is gone or no longer animated.
+    fn sweep_missing(&mut self, world: &mut World, range: std::ops::Range<usize>) {
+        for slot in range {
+            let t = self.tracked[slot];
+            if !t.live {
+                continue;
+            }
+            let animated = world
+                .get::<&Animated>(t.entity)
+                .is_ok_and(|a| a.slot == slot as u32);
+            if !animated {
+                self.tracked[slot].live = false;
+                self.palette.free(t.block);
+                self.free_slots.push(slot as u32);
+                self.schedule.stop(slot as u32);
+                // A live entity that lost `Animated` is found again if it gets it back.
+                let _ = world.remove_one::<Scheduled>(t.entity);
+            }
+        }
+    }
+
+    /// Moves every held record's clocks and fades to the new epoch (frame times restart near 0)
+    /// and lists their slots as changed.
+    fn rebase_records(&mut self) {
+        let shift = self.epoch - self.rebased_from;
+        self.rebased_from = self.epoch;
+        for (slot, rec) in self.slot_records.iter_mut().enumerate() {
+            if rec.is_empty() {
+                continue;
+            }
+            for layer in rec.layers.iter_mut().take(rec.layer_count as usize) {
+                *layer = reanchored(layer, shift);
+            }
+            self.changed.push(slot as u32);
+        }
     }
 
     /// Compares each new record with the one its slot holds: a record that still describes the
     /// same motion ([`RECORD_TIME_TOLERANCE`]) is replaced by the held one, so the slot needs no
-    /// upload; the others are stored and their slots listed in [`Animator::changed_slots`].
-    /// `rebase`: the epoch moved, every record is written anew.
-    fn commit(&mut self, rebase: bool) {
+    /// upload; the others are stored and their slots listed in [`Animator::changed_slots`]
+    /// (after the slots a rebase rewrote).
+    fn commit(&mut self) {
         let now = self.frame_time();
-        self.changed.clear();
         if self.slot_records.len() < self.tracked.len() {
             self.slot_records
                 .resize(self.tracked.len(), InstanceRecord::EMPTY);
         }
         for (rec, &slot) in self.records.iter_mut().zip(&self.record_slots) {
             let held = &mut self.slot_records[slot as usize];
-            if !rebase && same_motion(held, rec, now) {
+            if same_motion(held, rec, now) {
                 *rec = *held;
             } else {
                 *held = *rec;
@@ -488,6 +708,7 @@ impl Animator {
             }
         }
         self.changed.sort_unstable();
+        self.changed.dedup();
     }
 
     /// Frees the palette blocks of tracked entities this update did not see (skipped when every
@@ -517,12 +738,11 @@ impl Animator {
             let target = world
                 .get::<&Animated>(attachment.target)
                 .ok()
-                .and_then(|a| self.record_index(attachment.target, a.slot));
-            let Some(index) = target else {
+                .and_then(|a| self.current_record(attachment.target, a.slot));
+            let Some(record) = target else {
                 first_error.get_or_insert_with(|| no_entity(attachment.target, "Animated"));
                 continue;
             };
-            let record = self.records[index];
             let rig = &self.backend.rigs()[record.rig as usize];
             let Some(joint) = attachment.joint_index(record.rig, rig) else {
                 first_error.get_or_insert_with(|| RuntimeError::UnknownJoint {
@@ -537,24 +757,47 @@ impl Animator {
                 *transform = Transform::from_affine(&world_matrix);
             }
             // An animated attachment is drawn where it is attached, this frame.
-            let own = world
-                .get::<&Animated>(entity)
-                .ok()
-                .and_then(|a| self.record_index(entity, a.slot));
-            if let Some(own) = own {
-                self.records[own].world = Mat3x4Rows::from_affine(&world_matrix);
+            if let Ok(a) = world.get::<&Animated>(entity) {
+                let world_matrix = Mat3x4Rows::from_affine(&world_matrix);
+                if let Some(own) = self.record_index(entity, a.slot) {
+                    self.records[own].world = world_matrix;
+                } else if let Some(mut held) = self.current_record(entity, a.slot) {
+                    // Not updated this time (event-driven): its held record moves.
+                    held.world = world_matrix;
+                    self.records.push(held);
+                    self.record_entities.push(entity);
+                    self.record_slots.push(a.slot);
+                }
             }
         }
         first_error.map_or(Ok(()), Err)
     }
+
+    /// `entity`'s record as of this update: the one just built, or the one its slot holds.
+    fn current_record(&self, entity: Entity, slot: u32) -> Option<InstanceRecord> {
+        if let Some(i) = self.record_index(entity, slot) {
+            return Some(self.records[i]);
+        }
+        let t = self.tracked.get(slot as usize)?;
+        (t.live && t.entity == entity)
+            .then(|| self.slot_records.get(slot as usize).copied())
+            .flatten()
+            .filter(|r| !r.is_empty())
+    }
 }
 
 /// Advances a plain [`Playback`] and pushes its one full-weight contribution.
-fn play(ctx: &MotionContext, p: &mut Playback, dt: f32, out: &mut Contributions) -> bool {
+fn play(
+    ctx: &MotionContext,
+    p: &mut Playback,
+    dt: f64,
+    recent: f64,
+    out: &mut Contributions,
+) -> bool {
     let Some(duration) = ctx.duration(p.clip) else {
         return false;
     };
-    let step: Step = p.clock.advance(duration, dt);
+    let step: Step = p.clock.advance_since(duration, dt, recent);
     out.push(Contribution {
         clip: p.clip,
         time: p.clock.time,
@@ -645,4 +888,199 @@ fn same_motion(held: &InstanceRecord, new: &InstanceRecord, now: f32) -> bool {
                 && (a.rate - b.rate).abs() <= RECORD_TIME_TOLERANCE * a.rate.abs().max(1.0)
                 && (layer_weight(a, now) - layer_weight(b, now)).abs() <= RECORD_WEIGHT_TOLERANCE
         })
+}
+
+/// Marks an entity the event-driven animator has found (a private component).
+#[derive(Clone, Copy, Debug)]
+struct Scheduled;
+
+/// Tracking slots checked per update for a lost `Animated` when the entity count did not change.
+const ROLLING_CHECK: usize = 64;
+
+/// The optional components of an animated entity.
+type Components<'a> = (
+    Option<&'a mut Transform>,
+    Option<&'a mut Playback>,
+    Option<&'a mut CrossFade>,
+    Option<&'a mut StateMachine>,
+    Option<&'a mut Layers>,
+    Option<&'a mut RootMotion>,
+);
+
+/// What every entity's update reads.
+struct FrameContext<'a> {
+    rigs: &'a [Rig],
+    data: &'a [RigData],
+    masks: &'a [MaskEntry],
+    machines: &'a [CompiledMachine],
+    /// The frame time records are anchored at.
+    now: f32,
+}
+
+/// What updating one entity produced.
+struct EntityUpdate {
+    record: InstanceRecord,
+    /// A component names something its rig does not have.
+    invalid: bool,
+    /// Seconds until the entity next needs an update (infinite: only when touched).
+    wake: f32,
+}
+
+/// Advances one entity by `dt64` seconds since its last update (its base, layers, events, root
+/// motion) and builds its record; changes made to its components since then take effect for
+/// the latest `recent` seconds (the update's own step), as if it were updated every frame. The
+/// entity's rig exists.
+#[allow(clippy::too_many_arguments)]
+fn animate(
+    cx: &FrameContext,
+    events: &mut EventQueue,
+    entity: Entity,
+    animated: &Animated,
+    block: PaletteBlock,
+    parts: Components<'_>,
+    dt64: f64,
+    recent: f64,
+    base: &mut Contributions,
+) -> EntityUpdate {
+    let dt = dt64 as f32;
+    let (mut transform, playback, fades, machine, layers, root) = parts;
+    let rig = &cx.rigs[animated.rig as usize];
+    let data = &cx.data[animated.rig as usize];
+    let now = cx.now;
+    let ctx = context(data);
+    let extra = layers.as_ref().map_or(0, |l| l.len());
+    let budget = MAX_LAYERS - extra;
+    let mut wake = f32::INFINITY;
+
+    // Base.
+    base.clear();
+    let valid = if let Some(sm) = machine {
+        match cx.machines.get(sm.machine() as usize) {
+            Some(m) if m.rig == animated.rig => {
+                let valid = sm.update(m, &ctx, dt64, recent, budget, base);
+                wake = wake.min(sm.next_change_in(m).unwrap_or(f32::INFINITY));
+                valid
+            }
+            _ => false,
+        }
+    } else if let Some(fades) = fades {
+        let mut steps = [Step::still(0.0, 0.0, LoopMode::Loop); MAX_FADES];
+        fades.advance(&ctx, dt64, recent, budget, &mut steps);
+        wake = wake.min(fades.next_change_in().unwrap_or(f32::INFINITY));
+        fades.contribute(&ctx, &steps, base)
+    } else if let Some(p) = playback {
+        play(&ctx, p, dt64, recent, base)
+    } else {
+        true
+    };
+    let mut invalid = !valid;
+    base.limit(budget);
+    let per_second = |step: &Step| step.velocity;
+    for c in base.as_slice() {
+        if c.events {
+            let table = &data.events[c.clip as usize];
+            events.fire(entity, c.clip, table, &c.step);
+            if let Some(t) = next_crossing_in(&c.step, per_second(&c.step), table.times()) {
+                wake = wake.min(t);
+            }
+        }
+    }
+
+    // Record: base layers, then the extra layers.
+    let mut record = InstanceRecord {
+        rig: animated.rig,
+        palette_offset: block.offset,
+        layer_count: 0,
+        flags: 0,
+        world: Mat3x4Rows::IDENTITY,
+        layers: [LayerRecord::default(); MAX_LAYERS],
+    };
+    let mut count = base.write_layers(&mut record.layers, now, dt);
+    if let Some(layers) = layers {
+        for layer in layers.as_mut_slice() {
+            let clip = layer.playback.clip;
+            let mask_ok = layer.mask.is_none_or(|m| {
+                cx.masks
+                    .get(m as usize)
+                    .is_some_and(|e| e.rig == animated.rig)
+            });
+            let Some(duration) = ctx.duration(clip).filter(|_| mask_ok) else {
+                invalid = true;
+                continue;
+            };
+            let step = layer.advance(duration, dt64, recent);
+            if let Some(t) = layer.ramp_left() {
+                wake = wake.min(t);
+            }
+            if layer.weight > 0.0 && count < MAX_LAYERS {
+                let table = &data.events[clip as usize];
+                events.fire(entity, clip, table, &step);
+                if let Some(t) = next_crossing_in(&step, per_second(&step), table.times()) {
+                    wake = wake.min(t);
+                }
+                let mut layer_record = clock_of(layer.to_layer().to_record(), &step, now, dt);
+                // A weight fade in progress goes into the record as a linear ramp.
+                if let Some((target, rate)) = layer.ramp() {
+                    let span = (target - layer.weight).abs();
+                    if span > 0.0 {
+                        layer_record = LayerRecord {
+                            weight: target,
+                            ..layer_record
+                        }
+                        .with_fade(layer.weight, now, rate / span, 1.0);
+                    }
+                }
+                record.layers[count] = layer_record;
+                count += 1;
+            }
+        }
+    }
+    record.layer_count = count as u32;
+
+    // Root motion, then the world transform.
+    if let (Some(root), Some(transform)) = (root, transform.as_deref_mut()) {
+        root.apply(rig, &data.rest_models, base.as_slice(), transform);
+        record.flags = root.flags();
+        // Root motion on the CPU moves the entity every update.
+        wake = 0.0;
+    }
+    if let Some(transform) = transform {
+        record.world = Mat3x4Rows::from_affine(&transform.to_affine());
+    }
+    if dt <= 0.0 && wake.is_finite() {
+        // No rate is known yet: look again next update.
+        wake = 0.0;
+    }
+    EntityUpdate {
+        record,
+        invalid,
+        wake,
+    }
+}
+
+/// `layer` re-anchored at frame time 0 of an epoch `shift` seconds after its own (where the
+/// frame time is now `now`): the same clip time and weight at every instant.
+fn reanchored(layer: &LayerRecord, shift: f64) -> LayerRecord {
+    let mut out = *layer;
+    // Unwrapped position at the new epoch's time 0, in f64, folded back into one cycle.
+    let at = f64::from(layer.time) + f64::from(layer.rate) * (shift - f64::from(layer.anchor));
+    let period = f64::from(layer.period);
+    out.time = match layer.wrap() {
+        TimeWrap::None => at,
+        TimeWrap::Loop => at.rem_euclid(period),
+        TimeWrap::Clamp => at.clamp(0.0, period),
+        TimeWrap::PingPong => at.rem_euclid(2.0 * period),
+    } as f32;
+    out.anchor = 0.0;
+    if layer.fade_rate > 0.0 {
+        let start = f64::from(layer.fade_start) - shift;
+        if -start * f64::from(layer.fade_rate) >= 1.0 {
+            // Long complete: the weight holds.
+            out.fade_rate = 0.0;
+            out.fade_start = 0.0;
+        } else {
+            out.fade_start = start as f32;
+        }
+    }
+    out
 }

@@ -36,6 +36,9 @@ struct Fade {
     clock: Clock,
     /// Fade-in weight, 0 to 1.
     weight: f32,
+    /// `weight` in `f64`, as accumulated: fades end at the same update however they are
+    /// stepped.
+    progress: f64,
     /// Fade-in rate, weight per second.
     rate: f32,
     /// Started since the last advance: its clock has not moved yet.
@@ -69,6 +72,7 @@ impl CrossFade {
             motion: Motion::Clip(0),
             clock: Clock::new(super::LoopMode::Loop),
             weight: 0.0,
+            progress: 0.0,
             rate: 0.0,
             fresh: true,
             rising: 0.0,
@@ -94,6 +98,7 @@ impl CrossFade {
                 motion,
                 clock,
                 weight: 1.0,
+                progress: 1.0,
                 rate: 0.0,
                 fresh: true,
                 rising: 0.0,
@@ -105,6 +110,7 @@ impl CrossFade {
             motion,
             clock,
             weight: 0.0,
+            progress: 0.0,
             rate: 1.0 / duration,
             fresh: true,
             rising: 1.0 / duration,
@@ -177,7 +183,8 @@ impl CrossFade {
     pub(crate) fn advance(
         &mut self,
         ctx: &MotionContext,
-        dt: f32,
+        dt: f64,
+        recent: f64,
         budget: usize,
         steps: &mut FadeSteps,
     ) {
@@ -205,7 +212,10 @@ impl CrossFade {
                 f.rate
             };
             f.rising = rate;
-            f.weight = (f.weight + rate * dt).min(1.0);
+            // A fade started since the last advance runs only for the latest update's time.
+            let dt = if f.fresh { recent.min(dt) } else { dt };
+            f.progress = (f.progress + f64::from(rate) * dt).min(1.0);
+            f.weight = f.progress as f32;
         }
         // Everything under the highest full-weight entry has no share left.
         if let Some(full) = self.fades[..self.len as usize]
@@ -220,12 +230,42 @@ impl CrossFade {
             .iter_mut()
             .zip(steps.iter_mut())
         {
+            let (dt, recent) = if f.fresh {
+                (recent.min(dt), recent.min(dt))
+            } else {
+                (dt, recent)
+            };
             f.fresh = false;
             *step = match ctx.timeline(&f.motion) {
-                Some((period, rate)) => f.clock.advance(period, dt * rate),
+                Some((period, rate)) => {
+                    let step = f.clock.advance_since(
+                        period,
+                        dt * f64::from(rate),
+                        recent * f64::from(rate),
+                    );
+                    // The clock ran on scaled time: its velocity per second scales too.
+                    step.with_travel(step.travel, step.velocity * rate)
+                }
                 None => Step::still(f.clock.time, 0.0, f.clock.mode),
             };
         }
+    }
+
+    /// Seconds until the stack needs an update: an entry's fade-in completes (and the entries
+    /// under it are dropped), or a fade just started shows for the first time.
+    pub fn next_change_in(&self) -> Option<f32> {
+        self.fades[..self.len as usize]
+            .iter()
+            .filter(|f| f.rising > 0.0 && f.weight < 1.0)
+            // A fade that has not shown yet enters the record with its first step.
+            .map(|f| {
+                if f.weight <= 0.0 {
+                    0.0
+                } else {
+                    (1.0 - f.weight) / f.rising
+                }
+            })
+            .reduce(f32::min)
     }
 
     /// The newest entry's clock step in `steps` (still when it started after the advance).
