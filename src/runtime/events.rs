@@ -114,6 +114,12 @@ impl EventQueue {
         });
     }
 
+    /// Moves the events of `other` (fired against the same name table) to the end of this
+    /// queue.
+    pub fn append(&mut self, other: &mut EventQueue) {
+        self.fired.append(&mut other.fired);
+    }
+
     /// Number of queued events.
     pub fn len(&self) -> usize {
         self.fired.len()

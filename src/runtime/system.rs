@@ -23,6 +23,7 @@ use std::sync::Mutex;
 
 use glam::Affine3A;
 use hecs::{Entity, World};
+use rayon::prelude::*;
 
 use super::RuntimeError;
 use super::attachment::Attachment;
@@ -515,7 +516,6 @@ impl Animator {
             }
         }
         self.schedule.take_due(now64, &mut due);
-        let mut base = Contributions::new();
         let now = self.frame_time();
         let Self {
             backend,
@@ -548,6 +548,8 @@ impl Animator {
                 .filter(|t| t.live)
                 .map(|t| (t.entity, false)),
         );
+        // Gather: track each entity and copy its components out.
+        let mut jobs = Vec::with_capacity(work.len());
         for (entity, new) in work {
             let Ok((animated, parts)) =
                 world.query_one_mut::<(&mut Animated, Components<'_>)>(entity)
@@ -582,17 +584,56 @@ impl Animator {
             } else {
                 schedule.elapsed(slot, now64)
             };
-            let recent = f64::from(dt);
-            let out = animate(
-                &cx, events, entity, animated, block, parts, step, recent, &mut base,
-            );
-            if out.invalid {
-                first_error.get_or_insert_with(|| bad_motion(entity));
+            jobs.push(Job {
+                entity,
+                animated: *animated,
+                block,
+                parts: Owned::copy(parts),
+                step,
+                out: None,
+            });
+        }
+        // Animate on every core, in fixed chunks: the events of each chunk are merged in chunk
+        // order, so records and events do not depend on the thread count.
+        let recent = f64::from(dt);
+        let queues: Vec<EventQueue> = jobs
+            .par_chunks_mut(JOB_CHUNK)
+            .map(|chunk| {
+                let mut queue = EventQueue::default();
+                let mut base = Contributions::new();
+                for job in chunk {
+                    job.out = Some(animate(
+                        &cx,
+                        &mut queue,
+                        job.entity,
+                        &job.animated,
+                        job.block,
+                        job.parts.borrow(),
+                        job.step,
+                        recent,
+                        &mut base,
+                    ));
+                }
+                queue
+            })
+            .collect();
+        for mut queue in queues {
+            events.append(&mut queue);
+        }
+        // Write back, in job order.
+        for job in jobs {
+            let Some(out) = job.out else { continue };
+            if let Ok(parts) = world.query_one_mut::<Components<'_>>(job.entity) {
+                job.parts.write_back(parts);
             }
+            if out.invalid {
+                first_error.get_or_insert_with(|| bad_motion(job.entity));
+            }
+            let slot = job.animated.slot;
             schedule.wake_in(slot, now64, f64::from(out.wake));
             tracked[slot as usize].record = records.len() as u32;
             records.push(out.record);
-            record_entities.push(entity);
+            record_entities.push(job.entity);
             record_slots.push(slot);
         }
         self.due = due;
@@ -1083,4 +1124,68 @@ fn reanchored(layer: &LayerRecord, shift: f64) -> LayerRecord {
         }
     }
     out
+}
+
+/// Entities per parallel task of an event-driven update.
+const JOB_CHUNK: usize = 64;
+
+/// One entity to update in an event-driven update: its components copied out, and the result.
+struct Job {
+    entity: Entity,
+    animated: Animated,
+    block: PaletteBlock,
+    parts: Owned,
+    /// Seconds since its last update.
+    step: f64,
+    out: Option<EntityUpdate>,
+}
+
+/// [`Components`] by value (every component is `Copy`).
+struct Owned {
+    transform: Option<Transform>,
+    playback: Option<Playback>,
+    fades: Option<CrossFade>,
+    machine: Option<StateMachine>,
+    layers: Option<Layers>,
+    root: Option<RootMotion>,
+}
+
+impl Owned {
+    fn copy(parts: Components<'_>) -> Self {
+        let (transform, playback, fades, machine, layers, root) = parts;
+        Self {
+            transform: transform.copied(),
+            playback: playback.copied(),
+            fades: fades.copied(),
+            machine: machine.copied(),
+            layers: layers.copied(),
+            root: root.copied(),
+        }
+    }
+
+    fn borrow(&mut self) -> Components<'_> {
+        (
+            self.transform.as_mut(),
+            self.playback.as_mut(),
+            self.fades.as_mut(),
+            self.machine.as_mut(),
+            self.layers.as_mut(),
+            self.root.as_mut(),
+        )
+    }
+
+    fn write_back(self, parts: Components<'_>) {
+        fn put<T>(to: Option<&mut T>, from: Option<T>) {
+            if let (Some(to), Some(from)) = (to, from) {
+                *to = from;
+            }
+        }
+        let (transform, playback, fades, machine, layers, root) = parts;
+        put(transform, self.transform);
+        put(playback, self.playback);
+        put(fades, self.fades);
+        put(machine, self.machine);
+        put(layers, self.layers);
+        put(root, self.root);
+    }
 }
