@@ -268,11 +268,14 @@ pub struct InstanceRecord {
     pub palette_offset: u32,
     /// Number of used entries in `layers`.
     pub layer_count: u32,
-    /// Root-motion removal: bits 0..=7 name a joint ([`InstanceRecord::ROOT_JOINT`]); the
-    /// `HOLD_ROOT_*` bits hold parts of that joint's blended local transform at its rest value.
-    /// 0 removes nothing.
+    /// Root motion: bits 0..=7 name a joint ([`InstanceRecord::ROOT_JOINT`]); the
+    /// `HOLD_ROOT_*` bits hold parts of that joint's blended local transform at its rest value;
+    /// [`InstanceRecord::GPU_ROOT_MOTION`] has the evaluator move `world` by the held motion,
+    /// reading the bottom [`InstanceRecord::BASE_LAYERS`] layers. 0 removes nothing.
     pub flags: u32,
-    /// Instance world transform, applied at the root of the skeleton.
+    /// Instance world transform, applied at the root of the skeleton. Under
+    /// [`InstanceRecord::GPU_ROOT_MOTION`] the GPU owns it once placed (see
+    /// [`crate::GpuBackend::set_record_world`]).
     pub world: Mat3x4Rows,
     /// The layers, bottom first.
     pub layers: [LayerRecord; MAX_LAYERS],
@@ -292,6 +295,21 @@ impl InstanceRecord {
     pub const HOLD_ROOT_XYZ: u32 = 1 << 9;
     /// Flag: replace the yaw (twist about +Y) of the joint's local rotation by the rest yaw.
     pub const HOLD_ROOT_YAW: u32 = 1 << 10;
+    /// Flag: root motion accumulates on the GPU. Each evaluation moves `world` by the held
+    /// motion of the root joint between the previous frame time and this one, as
+    /// [`crate::cpu::advance_root_motion`] defines it, and writes it back to the resident
+    /// record: translation (along X and Z under [`InstanceRecord::HOLD_ROOT_XZ`], all axes under
+    /// [`InstanceRecord::HOLD_ROOT_XYZ`]) in the world's own frame, then yaw about its +Y under
+    /// [`InstanceRecord::HOLD_ROOT_YAW`].
+    pub const GPU_ROOT_MOTION: u32 = 1 << 11;
+    /// Shift of [`InstanceRecord::BASE_LAYERS`] in `flags`.
+    pub const BASE_LAYERS_SHIFT: u32 = 12;
+    /// Bits of `flags` holding the number of base layers (0 to [`MAX_LAYERS`]): the bottom
+    /// override layers whose clips carry root motion. Layers above them do not move the world.
+    pub const BASE_LAYERS: u32 = 7 << Self::BASE_LAYERS_SHIFT;
+    /// Flag the GPU backend sets on the uploaded copy of a record whose world it has just
+    /// placed: that evaluation moves the world by nothing and clears the flag. Hosts leave it 0.
+    pub const WORLD_PLACED: u32 = 1 << 15;
 
     /// A record of no rig: an empty resident slot, which the GPU kernel skips.
     pub const EMPTY: Self = Self {
@@ -302,6 +320,29 @@ impl InstanceRecord {
         world: Mat3x4Rows::IDENTITY,
         layers: [LayerRecord::STILL; MAX_LAYERS],
     };
+
+    /// The `flags` bits that accumulate root motion on the GPU from the bottom `base_layers`
+    /// layers (clamped to [`MAX_LAYERS`]); combine with the `HOLD_ROOT_*` bits and the joint.
+    pub const fn gpu_root_motion(base_layers: usize) -> u32 {
+        let count = if base_layers > MAX_LAYERS {
+            MAX_LAYERS
+        } else {
+            base_layers
+        };
+        Self::GPU_ROOT_MOTION | ((count as u32) << Self::BASE_LAYERS_SHIFT)
+    }
+
+    /// Whether root motion accumulates on the GPU ([`InstanceRecord::GPU_ROOT_MOTION`]).
+    pub fn has_gpu_root_motion(&self) -> bool {
+        self.flags & Self::GPU_ROOT_MOTION != 0
+    }
+
+    /// The number of base layers in `flags` ([`InstanceRecord::BASE_LAYERS`]), at most the
+    /// used layers.
+    pub fn base_layers(&self) -> usize {
+        (((self.flags & Self::BASE_LAYERS) >> Self::BASE_LAYERS_SHIFT) as usize)
+            .min(self.used_layers().len())
+    }
 
     /// Whether this is [`InstanceRecord::EMPTY`]'s rig (an empty slot).
     pub fn is_empty(&self) -> bool {

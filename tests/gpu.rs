@@ -1276,3 +1276,437 @@ fn attachment_matches_the_gpu_model_matrix_in_the_same_frame() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Root motion accumulated on the GPU.
+
+/// Nodes: 0 Armature (rotated and scaled, so the root's parent space is not model space),
+/// 1 Root, 2 Hips, 3 Leg. `walk` moves the root 1 m along +Z per 1 s cycle (swaying in X,
+/// bobbing in Y), `run` 1.8 m per 0.6 s, `turn` yaws it 0.5 rad while moving 1 m, `wave` moves
+/// only the leg.
+fn walker_rig() -> Rig {
+    let node = |name: &str, parent, translation, rotation, scale| RawNode {
+        name: name.to_string(),
+        parent,
+        rest: Sqt {
+            translation,
+            rotation,
+            scale,
+        },
+    };
+    let nodes = vec![
+        node(
+            "Armature",
+            None,
+            Vec3::new(0.3, 0.0, -0.2),
+            Quat::from_rotation_y(0.4) * Quat::from_rotation_x(0.1),
+            Vec3::new(1.2, 1.0, 0.8),
+        ),
+        node("Root", Some(0), Vec3::ZERO, Quat::IDENTITY, Vec3::ONE),
+        node("Hips", Some(1), Vec3::Y, Quat::IDENTITY, Vec3::ONE),
+        node(
+            "Leg",
+            Some(2),
+            Vec3::new(0.1, -0.5, 0.0),
+            Quat::IDENTITY,
+            Vec3::ONE,
+        ),
+    ];
+    let translation = |times: &[f32], values: &[Vec3]| RawTrack {
+        target: 1,
+        channel: Channel::Translation,
+        interpolation: Interpolation::Linear,
+        times: times.to_vec(),
+        values: values.iter().map(|v| v.extend(0.0)).collect(),
+    };
+    let rotation = |target, times: &[f32], axis: Vec3, angles: &[f32]| RawTrack {
+        target,
+        channel: Channel::Rotation,
+        interpolation: Interpolation::Linear,
+        times: times.to_vec(),
+        values: angles
+            .iter()
+            .map(|&a| Vec4::from(Quat::from_axis_angle(axis, a)))
+            .collect(),
+    };
+    let clip = |name: &str, tracks| RawClip {
+        name: name.to_string(),
+        tracks,
+    };
+    let clips = vec![
+        clip(
+            "walk",
+            vec![
+                translation(
+                    &[0.0, 0.5, 1.0],
+                    &[Vec3::ZERO, Vec3::new(0.1, 0.05, 0.5), Vec3::Z],
+                ),
+                rotation(3, &[0.0, 0.5, 1.0], Vec3::X, &[0.5, -0.5, 0.5]),
+            ],
+        ),
+        clip(
+            "run",
+            vec![
+                translation(
+                    &[0.0, 0.3, 0.6],
+                    &[
+                        Vec3::ZERO,
+                        Vec3::new(0.0, 0.1, 0.9),
+                        Vec3::new(0.2, 0.0, 1.8),
+                    ],
+                ),
+                rotation(3, &[0.0, 0.3, 0.6], Vec3::X, &[0.9, -0.9, 0.9]),
+            ],
+        ),
+        clip(
+            "turn",
+            vec![
+                rotation(1, &[0.0, 1.0], Vec3::Y, &[0.0, 0.5]),
+                translation(&[0.0, 1.0], &[Vec3::ZERO, Vec3::Z]),
+            ],
+        ),
+        clip(
+            "wave",
+            vec![rotation(3, &[0.0, 1.0, 2.0], Vec3::Z, &[0.0, 1.2, 0.0])],
+        ),
+    ];
+    let asset = RawAsset {
+        file: "<walker>".to_string(),
+        skins: vec![RawSkin {
+            name: Some("walker".to_string()),
+            joints: (0..nodes.len()).collect(),
+            inverse_binds: vec![Mat4::IDENTITY; nodes.len()],
+            skeleton_root: None,
+            mesh_nodes: Vec::new(),
+        }],
+        nodes,
+        clips,
+        meshes: Vec::new(),
+    };
+    Rig::from_skin(&asset, 0).unwrap()
+}
+
+/// Frame times of `frames` frames of uneven length from 0.
+fn frame_times(frames: usize) -> Vec<f32> {
+    let steps = [1.0 / 60.0, 1.0 / 30.0, 1.0 / 45.0];
+    let mut t = 0.0f64;
+    (0..frames)
+        .map(|i| {
+            let now = t as f32;
+            t += steps[i % 3];
+            now
+        })
+        .collect()
+}
+
+/// Asserts that two worlds agree: translations within 1e-4 of their size (at least 1), axes
+/// within 1e-4.
+fn assert_world_close(gpu: &Affine3A, cpu: &Affine3A, what: &str) {
+    let (g, c) = (Vec3::from(gpu.translation), Vec3::from(cpu.translation));
+    let tol = 1e-4 * c.abs().max_element().max(1.0);
+    assert!(
+        (g - c).abs().max_element() <= tol,
+        "{what}: translation {g} vs {c} (difference {})",
+        (g - c).abs().max_element()
+    );
+    let (gm, cm) = (
+        Mat4::from(*gpu).to_cols_array(),
+        Mat4::from(*cpu).to_cols_array(),
+    );
+    for i in 0..12 {
+        assert!(
+            (gm[i] - cm[i]).abs() <= 1e-4,
+            "{what}: axis element {i}: {} vs {}",
+            gm[i],
+            cm[i]
+        );
+    }
+}
+
+/// Root-motion records of the walker: a looping walk, a ping-pong turn with yaw, a reversed
+/// turn, a cross-fade from walk into run (under an extra layer that carries no root motion),
+/// all three axes, and a record without the flag.
+fn root_motion_records(rig: &Rig) -> Vec<InstanceRecord> {
+    let root = rig.skeleton.find_joint("Root").unwrap() as u32;
+    let clip = |name| rig.clips.find_clip(name).unwrap() as u32;
+    let layer = |name, time| Layer::clip(clip(name), time).to_record();
+    let xz = root | InstanceRecord::HOLD_ROOT_XZ;
+    let yaw = InstanceRecord::HOLD_ROOT_YAW;
+    let turned = Affine3A::from_scale_rotation_translation(
+        Vec3::splat(1.5),
+        Quat::from_rotation_y(1.0),
+        Vec3::new(3.0, 0.5, -2.0),
+    );
+    let mut records = Vec::new();
+    let mut push = |flags: u32, world: Affine3A, layers: &[sinew::LayerRecord]| {
+        let n = rig.joint_count() as u32;
+        let mut rec = InstanceRecord::new(0, records.len() as u32 * n, &world, &[]).unwrap();
+        rec.flags = flags;
+        rec.layer_count = layers.len() as u32;
+        rec.layers[..layers.len()].copy_from_slice(layers);
+        records.push(rec);
+    };
+    let base = InstanceRecord::gpu_root_motion;
+    push(
+        xz | base(1),
+        Affine3A::IDENTITY,
+        &[layer("walk", 0.2).with_clock(0.2, 0.0, 1.0, TimeWrap::Loop, 1.0)],
+    );
+    push(
+        xz | yaw | base(1),
+        turned,
+        &[layer("turn", 0.7).with_clock(0.7, 0.1, 1.3, TimeWrap::PingPong, 1.0)],
+    );
+    push(
+        xz | yaw | base(1),
+        Affine3A::from_translation(Vec3::new(-4.0, 0.0, 7.0)),
+        &[layer("turn", 0.4).with_clock(0.4, 0.0, -0.8, TimeWrap::Loop, 1.0)],
+    );
+    let mut wave = layer("wave", 0.0).with_clock(0.0, 0.0, 1.0, TimeWrap::Loop, 2.0);
+    wave.weight = 0.6;
+    push(
+        xz | base(2),
+        turned,
+        &[
+            layer("walk", 0.0).with_clock(0.0, 0.0, 1.0, TimeWrap::Loop, 1.0),
+            layer("run", 0.1)
+                .with_clock(0.1, 0.0, 1.0, TimeWrap::Loop, 0.6)
+                .with_fade(0.0, 0.5, 1.25, 1.0),
+            wave,
+        ],
+    );
+    push(
+        root | InstanceRecord::HOLD_ROOT_XYZ | base(1),
+        Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0)),
+        &[layer("run", 0.0).with_clock(0.0, 0.0, 0.9, TimeWrap::Clamp, 0.6)],
+    );
+    push(
+        xz,
+        turned,
+        &[layer("walk", 0.0).with_clock(0.0, 0.0, 1.0, TimeWrap::Loop, 1.0)],
+    );
+    records
+}
+
+/// Over 120 uneven frames, worlds moved by the kernel equal the CPU twin's
+/// ([`sinew::cpu::advance_root_motion`]) on the same records and frame times, the pose is
+/// evaluated under the moved world, and unchanged records upload nothing.
+#[test]
+fn gpu_root_motion_matches_the_cpu_twin_over_many_frames() {
+    let Some(ctx) = gpu() else { return };
+    let rig = walker_rig();
+    let rigs = [rig.clone()];
+    let records = root_motion_records(&rig);
+    let slots: Vec<u32> = (0..records.len() as u32).collect();
+    let mut cpu = records.clone();
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    let times = frame_times(120);
+    let mut prev = None;
+    for (frame, &now) in times.iter().enumerate() {
+        backend.evaluate_at(now, &records).unwrap();
+        for rec in &mut cpu {
+            sinew::cpu::advance_root_motion(&rig, rec, prev.unwrap_or(now), now);
+        }
+        prev = Some(now);
+        if frame > 0 {
+            assert_eq!(backend.last_frame().records_uploaded, 0, "frame {frame}");
+        }
+        if frame % 30 == 29 || frame + 1 == times.len() {
+            let worlds = backend.read_worlds(&slots).unwrap();
+            for (i, (g, c)) in worlds.iter().zip(&cpu).enumerate() {
+                assert_world_close(
+                    g,
+                    &c.world.to_affine(),
+                    &format!("frame {frame}, record {i}"),
+                );
+            }
+        }
+    }
+    let end = cpu[0].world.to_affine().translation;
+    assert!(
+        end.length() > 2.0,
+        "the walk moved ({end}); the rest of the records move as the CPU says"
+    );
+    assert_eq!(cpu[5].world, records[5].world, "no flag: the world stays");
+    let now = *times.last().unwrap();
+    assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &cpu, now, &|i| {
+        format!("pose under the moved world, record {i}")
+    });
+}
+
+/// The runtime's CPU `RootMotion` moving a `Transform` and the GPU moving the record's world
+/// from the same records agree: a looping walk, a ping-pong turn with yaw, a reversed walk.
+#[test]
+fn gpu_root_motion_matches_the_runtime_transform() {
+    use sinew::runtime::{Animated, Animator, LoopMode, RootTranslation, Transform};
+    let Some(ctx) = gpu() else { return };
+    let rig = walker_rig();
+    let mut animator = Animator::new(vec![rig.clone()]).unwrap();
+    let mut world = hecs::World::new();
+    let start = Transform {
+        translation: Vec3::new(1.0, 0.0, -2.0),
+        rotation: Quat::from_rotation_y(0.7),
+        scale: Vec3::ONE,
+    };
+    let mut spawn = |playback: sinew::runtime::Playback, yaw: bool| {
+        let root = animator
+            .root_motion(0, "Root", RootTranslation::Xz, yaw)
+            .unwrap();
+        world.spawn((Animated::new(0), start, playback, root))
+    };
+    let walk = animator.playback(0, "walk").unwrap();
+    let turn = animator.playback(0, "turn").unwrap();
+    let entities = [
+        spawn(walk, false),
+        spawn(turn.with_mode(LoopMode::PingPong).with_speed(1.3), true),
+        spawn(walk.with_speed(-0.8), true),
+    ];
+    let mut backend = GpuBackend::new(ctx, std::slice::from_ref(&rig), &[]).unwrap();
+    let slots: Vec<u32> = (0..entities.len() as u32).collect();
+    let dts = [1.0 / 60.0, 1.0 / 30.0, 1.0 / 45.0];
+    for frame in 0..90 {
+        animator.update(&mut world, dts[frame % 3]).unwrap();
+        backend
+            .reserve_palette(animator.palette().capacity())
+            .unwrap();
+        for (slot, &e) in entities.iter().enumerate() {
+            let mut rec = *animator.record_of(&world, e).unwrap();
+            rec.flags |= InstanceRecord::gpu_root_motion(1);
+            if frame == 0 {
+                // Placed where the runtime's first update left the entity.
+                backend.set_record_world(slot as u32, &rec).unwrap();
+            } else {
+                // Any other world is the GPU's own.
+                rec.world = Mat3x4Rows::IDENTITY;
+                backend.set_record(slot as u32, &rec).unwrap();
+            }
+        }
+        backend.evaluate_resident(animator.frame_time()).unwrap();
+    }
+    let worlds = backend.read_worlds(&slots).unwrap();
+    for (i, (&e, gpu)) in entities.iter().zip(&worlds).enumerate() {
+        let transform = *world.get::<&Transform>(e).unwrap();
+        let moved = (transform.translation - start.translation).length();
+        assert!(moved > 0.3, "entity {i} moved {moved}");
+        assert_world_close(
+            gpu,
+            &transform.to_affine(),
+            &format!("entity {i} after 90 updates"),
+        );
+    }
+}
+
+/// A root-motion record written again for a transition keeps the GPU's world (uploaded around
+/// it, 208 bytes); `set_record_world` places it (256 bytes, no motion that frame); the
+/// asynchronous read hands back earlier frames' worlds.
+#[test]
+fn transitions_keep_the_gpu_world_and_placing_teleports() {
+    let Some(ctx) = gpu() else { return };
+    let rig = walker_rig();
+    let rigs = [rig.clone()];
+    let records = root_motion_records(&rig);
+    let mut cpu = records.clone();
+    let slots: Vec<u32> = (0..records.len() as u32).collect();
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    let times = frame_times(40);
+    backend.evaluate_at(times[0], &records).unwrap();
+    let whole = backend.last_frame();
+    assert_eq!(whole.records_uploaded, records.len() as u64);
+    let headers = whole.upload_bytes - records.len() as u64 * 256;
+    let mut async_reads = Vec::new();
+    let mut blocking = Vec::new();
+    let teleport = Affine3A::from_rotation_translation(
+        Quat::from_rotation_y(-0.3),
+        Vec3::new(10.0, 0.0, 10.0),
+    );
+    for k in 1..times.len() {
+        let (prev, now) = (times[k - 1], times[k]);
+        let mut expected_bytes = headers;
+        let mut expected_records = 0;
+        if k == 10 {
+            // A transition of record 0 (the walk restarts) with a stale world: 208 bytes.
+            let mut rec = cpu[0];
+            rec.layers[0] = rec.layers[0].with_clock(0.0, now, 1.2, TimeWrap::Loop, 1.0);
+            cpu[0].layers = rec.layers;
+            rec.world = Mat3x4Rows::from_affine(&Affine3A::from_translation(Vec3::splat(99.0)));
+            assert!(backend.set_record(0, &rec).unwrap());
+            expected_bytes += 208;
+            expected_records += 1;
+        }
+        if k == 20 {
+            // A teleport of record 1: the whole record, placed.
+            cpu[1].world = Mat3x4Rows::from_affine(&teleport);
+            backend.set_record_world(1, &cpu[1]).unwrap();
+            expected_bytes += 256;
+            expected_records += 1;
+        }
+        backend.evaluate_resident(now).unwrap();
+        assert_eq!(
+            backend.last_frame().upload_bytes,
+            expected_bytes,
+            "frame {k}"
+        );
+        assert_eq!(
+            backend.last_frame().records_uploaded,
+            expected_records,
+            "frame {k}"
+        );
+        for (i, rec) in cpu.iter_mut().enumerate() {
+            if !(k == 20 && i == 1) {
+                sinew::cpu::advance_root_motion(&rig, rec, prev, now);
+            }
+        }
+        if k == 20 {
+            let placed = backend.read_worlds(&[1]).unwrap()[0];
+            assert_eq!(
+                Mat3x4Rows::from_affine(&placed),
+                Mat3x4Rows::from_affine(&teleport),
+                "placed exactly, not moved that frame"
+            );
+        }
+        if (10..14).contains(&k) || (20..24).contains(&k) || k + 1 == times.len() {
+            let worlds = backend.read_worlds(&slots).unwrap();
+            for (i, (g, c)) in worlds.iter().zip(&cpu).enumerate() {
+                assert_world_close(g, &c.world.to_affine(), &format!("frame {k}, record {i}"));
+            }
+        }
+        if k >= 30 {
+            blocking.push((now, backend.read_worlds(&slots).unwrap()));
+            async_reads.extend(backend.read_worlds_async(&slots).unwrap());
+        }
+    }
+    backend.wait().unwrap();
+    async_reads.extend(backend.read_worlds_async(&[]).unwrap());
+    assert!(!async_reads.is_empty(), "asynchronous reads arrive");
+    let last = *times.last().unwrap();
+    for read in &async_reads {
+        assert_eq!(read.slots, slots);
+        let (_, expected) = blocking
+            .iter()
+            .find(|(t, _)| *t == read.time)
+            .expect("an asynchronous read belongs to an evaluated frame");
+        assert_eq!(&read.worlds, expected, "frame time {}", read.time);
+    }
+    assert!(
+        async_reads.windows(2).all(|w| w[0].time < w[1].time),
+        "newer reads come later"
+    );
+    assert!(
+        async_reads[..async_reads.len() - 1]
+            .iter()
+            .all(|r| r.time < last)
+    );
+    // The GPU holds the records written, around the worlds it owns.
+    let resident = backend.read_resident(0..records.len() as u32).unwrap();
+    for (i, (r, c)) in resident.iter().zip(&cpu).enumerate() {
+        let mut expected = *c;
+        expected.world = r.world;
+        assert_eq!(*r, expected, "record {i}");
+    }
+}

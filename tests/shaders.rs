@@ -167,7 +167,7 @@ fn shared_structs_match_rust_layouts() {
             palette_base,
             first_instance,
             time,
-            pad0,
+            prev_time,
             pad1,
             pad2
         ]
@@ -286,6 +286,32 @@ fn constants_match_rust() {
     assert_eq!(constant("HOLD_ROOT_XZ"), InstanceRecord::HOLD_ROOT_XZ);
     assert_eq!(constant("HOLD_ROOT_XYZ"), InstanceRecord::HOLD_ROOT_XYZ);
     assert_eq!(constant("HOLD_ROOT_YAW"), InstanceRecord::HOLD_ROOT_YAW);
+    assert_eq!(constant("GPU_ROOT_MOTION"), InstanceRecord::GPU_ROOT_MOTION);
+    assert_eq!(constant("BASE_LAYERS"), InstanceRecord::BASE_LAYERS);
+    assert_eq!(
+        constant("BASE_LAYERS_SHIFT"),
+        InstanceRecord::BASE_LAYERS_SHIFT
+    );
+    assert_eq!(constant("WORLD_PLACED"), InstanceRecord::WORLD_PLACED);
+    assert_eq!(
+        InstanceRecord::BASE_LAYERS >> InstanceRecord::BASE_LAYERS_SHIFT,
+        (sinew::MAX_LAYERS as u32).next_power_of_two() * 2 - 1,
+        "BASE_LAYERS holds 0..=MAX_LAYERS"
+    );
+    let root_bits = [
+        InstanceRecord::ROOT_JOINT,
+        InstanceRecord::HOLD_ROOT_XZ,
+        InstanceRecord::HOLD_ROOT_XYZ,
+        InstanceRecord::HOLD_ROOT_YAW,
+        InstanceRecord::GPU_ROOT_MOTION,
+        InstanceRecord::BASE_LAYERS,
+        InstanceRecord::WORLD_PLACED,
+    ];
+    for (i, a) in root_bits.iter().enumerate() {
+        for b in &root_bits[i + 1..] {
+            assert_eq!(a & b, 0, "flag bits {a:#x} and {b:#x} overlap");
+        }
+    }
     assert_eq!(
         constant("INTERPOLATION_STEP"),
         sinew::Interpolation::Step as u32

@@ -1,22 +1,44 @@
 // The fused evaluation kernel: one workgroup per instance runs every stage in pipeline order
-// (sample + blend -> propagate -> skin -> animated AABB) with the joint matrices in workgroup
-// memory. The only per-joint global write is the 48-byte palette entry; the AABB is written
-// once per instance. Twin of `evaluate_pose` in src/cpu/mod.rs.
+// (sample + blend -> root motion -> propagate -> skin -> animated AABB) with the joint matrices
+// in workgroup memory. The only per-joint global write is the 48-byte palette entry; the AABB is
+// written once per instance, and a root-motion world once per instance. Twin of
+// `evaluate_pose` in src/cpu/mod.rs (with `advance_root_motion` in src/cpu/root_motion.rs).
 
 const WORKGROUP_SIZE: u32 = 32u;
+// A rig index that never exists: the slot is skipped.
+const NO_RIG: u32 = 0xffffffffu;
+
+// The instance a workgroup evaluates, as lane 0 read it: rig, flags, and the world after root
+// motion.
+var<workgroup> wg_rig: u32;
+var<workgroup> wg_flags: u32;
+var<workgroup> wg_world: Mat3x4Rows;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn evaluate(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    // Everything below up to the per-joint loops is uniform across the workgroup: it derives
-    // from the workgroup id and read-only storage, so the barriers sit in uniform control flow.
     let slot = group.y * header.grid_width + group.x;
-    if slot >= header.instance_count || slot >= arrayLength(&records) {
+    if slot >= header.instance_count {
         return;
     }
-    let rig_index = records[slot].rig;
+    // Lane 0 reads the record and moves its world by root motion (stage 2b, writing it back);
+    // the other lanes take rig, flags and world from workgroup memory. The records are
+    // read_write, so the rig index reaches every lane through workgroupUniformLoad: everything
+    // the barriers depend on is uniform across the workgroup.
+    if lane == 0u {
+        var rig_index = NO_RIG;
+        if slot < arrayLength(&records) {
+            rig_index = records[slot].rig;
+            wg_flags = records[slot].flags;
+            if rig_index < library.rig_count {
+                wg_world = advance_root_motion(rigs[rig_index], slot);
+            }
+        }
+        wg_rig = rig_index;
+    }
+    let rig_index = workgroupUniformLoad(&wg_rig);
     if rig_index >= library.rig_count {
         return;
     }
@@ -25,8 +47,8 @@ fn evaluate(
     let offset = records[slot].palette_offset;
     let base = offset - header.palette_base;
     let writable = offset >= header.palette_base && base + n <= arrayLength(&palette);
-    let world = records[slot].world;
-    let flags = records[slot].flags;
+    let world = wg_world;
+    let flags = wg_flags;
 
     if lane == 0u {
         bounds_begin();

@@ -167,6 +167,11 @@ impl Crowd {
             _ => None,
         };
         let root = animator.root_joint(0).map_err(|e| e.to_string())?;
+        // On the GPU backend root motion accumulates on the GPU, in the resident records.
+        let root_motion = match scheduling {
+            Scheduling::EventDriven => RootMotion::new(root, RootTranslation::Xz, false).on_gpu(),
+            Scheduling::PerFrame => RootMotion::new(root, RootTranslation::Xz, false),
+        };
         let side = (characters as f32).sqrt().ceil() as usize;
         let mut world = World::new();
         let mut entities = Vec::with_capacity(characters);
@@ -183,7 +188,7 @@ impl Crowd {
                 Animated::new(0),
                 Transform::from_translation(position),
                 state_machine,
-                RootMotion::new(root, RootTranslation::Xz, false),
+                root_motion,
             ));
             if let (Some(layer), true) = (wave_layer, i % 3 == 0) {
                 let layers = Layers::from_layers(&[layer]).map_err(|e| e.to_string())?;
@@ -207,9 +212,19 @@ impl Crowd {
     /// character at the animator's frame time.
     fn upload(&self, gpu: &mut GpuBackend) -> Result<(), String> {
         let records = self.animator.slot_records();
+        let placed = self.animator.placed_slots();
         for &slot in self.animator.changed_slots() {
-            gpu.set_record(slot, &records[slot as usize])
-                .map_err(|e| e.to_string())?;
+            let record = &records[slot as usize];
+            // A spawn places the record's world; later writes keep the GPU-moved one.
+            if placed.binary_search(&slot).is_ok() {
+                gpu.set_record_world(slot, record)
+            } else {
+                gpu.set_record(slot, record).map(|_| ())
+            }
+            .map_err(|e| e.to_string())?;
+        }
+        if let Some(shift) = self.animator.epoch_shift() {
+            gpu.rebase_frame_time(shift as f32);
         }
         gpu.evaluate_resident(self.animator.frame_time())
             .map_err(|e| e.to_string())
@@ -314,7 +329,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     .map_err(|e| e.to_string())?;
             b.reserve_palette(crowd.animator.palette().capacity())
                 .map_err(|e| e.to_string())?;
-            // The first dispatch compiles the pipeline (lazily, on software drivers): untimed.
+            // Every character's record, then a first dispatch, which compiles the pipeline
+            // (lazily, on software drivers): untimed.
+            for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {
+                b.set_record_world(slot, record)
+                    .map_err(|e| e.to_string())?;
+            }
             crowd.upload(&mut b)?;
             b.wait().map_err(|e| e.to_string())?;
             Some(b)

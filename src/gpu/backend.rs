@@ -6,6 +6,8 @@ use std::num::NonZeroU64;
 use std::ops::Range;
 use std::sync::Arc;
 
+use glam::Affine3A;
+
 use super::context::GpuContext;
 use super::layout::{
     AABB_BYTES, FRAME_HEADER_BYTES, FrameHeader, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
@@ -19,6 +21,7 @@ use super::readback::{
 };
 use super::resident::{Dispatch, ResidentTable};
 use super::scope::capture;
+use super::worlds::{Run, WorldReadback, WorldsRead, plan, worlds_from};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::error::{EvalError, GpuError};
 use crate::instance::InstanceRecord;
@@ -56,7 +59,8 @@ pub struct FrameStats {
     pub dispatches: u32,
     /// Instance records uploaded: the slots written since the previous evaluation.
     pub records_uploaded: u64,
-    /// Bytes of instance state uploaded, in one `write_buffer`: those records and the dispatch
+    /// Bytes of instance state uploaded, in one `write_buffer`: those records (256 bytes each,
+    /// 208 for a root-motion record uploaded around the world the GPU owns) and the dispatch
     /// headers.
     pub upload_bytes: u64,
 }
@@ -81,6 +85,13 @@ struct FrameKey {
 /// time and weight from its clock and fade, so a character whose motion did not change costs no
 /// upload. [`GpuBackend::evaluate_at`] is the one-call form: a whole frame's records, slot `i` =
 /// record `i`.
+///
+/// Root motion on the GPU: a record with [`InstanceRecord::GPU_ROOT_MOTION`] has its world
+/// moved by every evaluation (from the previous evaluation's frame time to this one's, see
+/// [`crate::cpu::advance_root_motion`]) and kept on the GPU. Its world goes up when its slot is
+/// newly filled or by [`GpuBackend::set_record_world`]; [`GpuBackend::set_record`] with the flag
+/// leaves the GPU's world alone. [`GpuBackend::read_worlds`] and
+/// [`GpuBackend::read_worlds_async`] read the worlds back.
 #[derive(Debug)]
 pub struct GpuBackend {
     device: wgpu::Device,
@@ -105,7 +116,10 @@ pub struct GpuBackend {
     /// Joints of the live slots, counted when the slots' rigs last changed.
     joints: u64,
     last_frame: FrameStats,
-    ranges: Vec<Range<u32>>,
+    spans: Vec<Range<u64>>,
+    /// Frame time of the last evaluation (root motion runs from it to the next).
+    prev_time: Option<f32>,
+    worlds: WorldReadback,
     timer: Option<super::PassTimer>,
 }
 
@@ -178,7 +192,9 @@ impl GpuBackend {
             last_stride: None,
             joints: 0,
             last_frame: FrameStats::default(),
-            ranges: Vec::new(),
+            spans: Vec::new(),
+            prev_time: None,
+            worlds: WorldReadback::default(),
             timer: None,
         })
     }
@@ -300,11 +316,27 @@ impl GpuBackend {
     /// Writes `record` to resident slot `slot` (the table grows to hold it). Only a record that
     /// differs from the slot's goes up with the next evaluation. Returns whether it differed.
     /// [`InstanceRecord::EMPTY`] empties the slot.
+    ///
+    /// Where the slot already holds a record with [`InstanceRecord::GPU_ROOT_MOTION`] and
+    /// `record` has it too, the GPU owns the world: `record.world` is ignored (not compared, not
+    /// uploaded). A slot newly filled with such a record, or one that held a record without the
+    /// flag, takes `record.world` (the first evaluation moves it by nothing).
     pub fn set_record(&mut self, slot: u32, record: &InstanceRecord) -> Result<bool, GpuError> {
         if !record.is_empty() {
             self.validate_one(record)?;
         }
         Ok(self.table.set(slot, record))
+    }
+
+    /// Writes `record` to resident slot `slot` whole, world included, even where the GPU owns
+    /// the slot's world: a spawn or a teleport of a root-motion record. The next evaluation
+    /// moves the placed world by nothing; the following ones accumulate from it.
+    pub fn set_record_world(&mut self, slot: u32, record: &InstanceRecord) -> Result<(), GpuError> {
+        if !record.is_empty() {
+            self.validate_one(record)?;
+        }
+        self.table.place(slot, record);
+        Ok(())
     }
 
     /// Empties resident slot `slot`: it is skipped from the next evaluation on.
@@ -322,7 +354,9 @@ impl GpuBackend {
         self.table.len()
     }
 
-    /// The resident records as the GPU holds them after the next upload, by slot.
+    /// The resident records as the GPU holds them after the next upload, by slot; the world
+    /// of a root-motion record is the one last placed, not where the GPU has moved it since
+    /// ([`GpuBackend::read_worlds`]).
     pub fn resident_records(&self) -> &[InstanceRecord] {
         self.table.records()
     }
@@ -348,13 +382,76 @@ impl GpuBackend {
             .map_or_else(Vec::new, |b| bytemuck::pod_collect_to_vec(b)))
     }
 
+    /// Checks that every slot of `slots` exists and, once a record buffer exists, is in it;
+    /// returns that buffer.
+    fn world_source(&self, slots: &[u32]) -> Result<Option<&wgpu::Buffer>, GpuError> {
+        let buffer = self.records.as_ref();
+        let len = buffer.map_or(u64::from(self.table.len()), |b| {
+            (b.size() / INSTANCE_RECORD_BYTES).min(u64::from(self.table.len()))
+        });
+        if let Some(&bad) = slots.iter().find(|&&s| u64::from(s) >= len) {
+            return Err(EvalError::OutputSize {
+                expected: bad as usize + 1,
+                found: len as usize,
+            }
+            .into());
+        }
+        Ok(buffer)
+    }
+
+    /// The worlds of resident `slots` as the record buffer holds them after the work submitted
+    /// so far (root motion included), in one round trip: blocks until the GPU gets there.
+    /// Records written since the last evaluation are not in the buffer yet; before the first
+    /// evaluation the worlds are those written. A slot past the buffer or the table is an error.
+    pub fn read_worlds(&self, slots: &[u32]) -> Result<Vec<Affine3A>, GpuError> {
+        let Some(records) = self.world_source(slots)? else {
+            return Ok(slots
+                .iter()
+                .map(|&s| self.table.records()[s as usize].world.to_affine())
+                .collect());
+        };
+        let (runs, _) = plan(slots);
+        let ranges: Vec<ReadRange<'_>> = runs
+            .iter()
+            .map(|r| {
+                let source = r.source();
+                ReadRange {
+                    buffer: records,
+                    offset: source.start,
+                    size: source.end - source.start,
+                }
+            })
+            .collect();
+        let bytes = read_ranges(&self.device, &self.queue, &ranges)?;
+        let mut out = Vec::with_capacity(slots.len());
+        for (r, b) in runs.iter().zip(&bytes) {
+            out.extend(worlds_from(b, &[Run { at: 0, ..*r }]));
+        }
+        Ok(out)
+    }
+
+    /// Asks for the worlds of resident `slots` after the last evaluation, without waiting: the
+    /// copy is queued now and mapped in the background. Returns the newest earlier request that
+    /// has arrived since the last call, usually the previous frame's (one frame late), with the
+    /// frame time it belongs to; `None` on the first call and while the GPU has not finished
+    /// any. At most three requests wait at once; a call past that requests nothing.
+    pub fn read_worlds_async(&mut self, slots: &[u32]) -> Result<Option<WorldsRead>, GpuError> {
+        let time = self.prev_time.unwrap_or(0.0);
+        let Some(records) = self.world_source(slots)?.cloned() else {
+            return Ok(None);
+        };
+        self.worlds
+            .request(&self.device, &self.queue, &records, time, slots)
+    }
+
     /// Evaluates `instances` at frame time 0 ([`GpuBackend::evaluate_at`]).
     pub fn evaluate(&mut self, instances: &[InstanceRecord]) -> Result<(), GpuError> {
         self.evaluate_at(0.0, instances)
     }
 
     /// Makes `instances` the resident records (slot `i` = record `i`; records equal to the
-    /// slot's are not uploaded again) and evaluates them at frame time `now`: each one's palette
+    /// slot's are not uploaded again, and root-motion worlds the GPU owns are kept, as
+    /// [`GpuBackend::set_record`] says) and evaluates them at frame time `now`: each one's palette
     /// block and its AABB (at its index). Palette blocks of different records should not
     /// overlap, or their contents are unspecified.
     pub fn evaluate_at(&mut self, now: f32, instances: &[InstanceRecord]) -> Result<(), GpuError> {
@@ -367,8 +464,12 @@ impl GpuBackend {
     }
 
     /// Uploads the resident records written since the last evaluation (one `write_buffer`, then
-    /// a copy per range of consecutive slots) and evaluates every slot at frame time `now`, in
+    /// a copy per range of consecutive bytes) and evaluates every slot at frame time `now`, in
     /// one compute pass: one dispatch, or one per palette window or record binding.
+    ///
+    /// Root-motion records ([`InstanceRecord::GPU_ROOT_MOTION`]) move their worlds from the
+    /// frame time of the previous evaluation to `now`; the first evaluation moves nothing. Frame
+    /// times that jump to a new epoch need [`GpuBackend::rebase_frame_time`] first.
     pub fn evaluate_resident(&mut self, now: f32) -> Result<(), GpuError> {
         self.last_frame = FrameStats::default();
         if !now.is_finite() {
@@ -379,6 +480,7 @@ impl GpuBackend {
         }
         let slots = self.table.len();
         if slots == 0 {
+            self.prev_time = Some(now);
             return Ok(());
         }
         self.bounds.reserve(&self.device, u64::from(slots))?;
@@ -404,11 +506,11 @@ impl GpuBackend {
             groups.push(self.frame_group(k, d, stride)?);
         }
 
-        // Staging: the dirty records, range after range, then one header per dispatch.
-        let mut ranges = std::mem::take(&mut self.ranges);
-        self.table.take_dirty_ranges(&mut ranges);
-        let dirty: u64 = ranges.iter().map(|r| u64::from(r.end - r.start)).sum();
-        let record_bytes = dirty * INSTANCE_RECORD_BYTES;
+        // Staging: the dirty record bytes, range after range, then one header per dispatch.
+        let mut ranges = std::mem::take(&mut self.spans);
+        let dirty = self.table.take_dirty(&mut ranges);
+        let record_bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+        let prev_time = self.prev_time.unwrap_or(now);
         let header_bytes = plan.len() as u64 * self.header_stride;
         let upload = record_bytes + header_bytes;
         self.reserve_staging(upload)?;
@@ -423,7 +525,7 @@ impl GpuBackend {
         };
         let device = &self.device;
         let queue = &self.queue;
-        let mirror = self.table.records();
+        let mirror: &[u8] = bytemuck::cast_slice(self.table.records());
         let pipeline = &self.pipeline;
         let library = &self.library;
         let frame_groups = &self.frame_groups;
@@ -435,7 +537,7 @@ impl GpuBackend {
             };
             let mut at = 0usize;
             for r in &ranges {
-                let bytes: &[u8] = bytemuck::cast_slice(&mirror[r.start as usize..r.end as usize]);
+                let bytes = &mirror[r.start as usize..r.end as usize];
                 view.slice(at..at + bytes.len()).copy_from_slice(bytes);
                 at += bytes.len();
             }
@@ -448,6 +550,7 @@ impl GpuBackend {
                     palette_base: stride.map_or(0, |s| d.window * s),
                     first_instance: d.first - bounds_base,
                     time: now,
+                    prev_time,
                     ..FrameHeader::default()
                 };
                 view.slice(at..at + FRAME_HEADER_BYTES as usize)
@@ -460,9 +563,8 @@ impl GpuBackend {
             });
             let mut at = 0u64;
             for r in &ranges {
-                let bytes = u64::from(r.end - r.start) * INSTANCE_RECORD_BYTES;
-                let to = u64::from(r.start) * INSTANCE_RECORD_BYTES;
-                encoder.copy_buffer_to_buffer(staging, at, records, to, bytes);
+                let bytes = r.end - r.start;
+                encoder.copy_buffer_to_buffer(staging, at, records, r.start, bytes);
                 at += bytes;
             }
             encoder.copy_buffer_to_buffer(staging, at, headers, 0, header_bytes);
@@ -487,7 +589,8 @@ impl GpuBackend {
             queue.submit([encoder.finish()]);
             true
         })?;
-        self.ranges = ranges;
+        self.spans = ranges;
+        self.table.uploaded();
         if !written {
             return Err(GpuError::Validation(
                 "the staging buffer rejected the frame's records".into(),
@@ -500,7 +603,20 @@ impl GpuBackend {
             records_uploaded: dirty,
             upload_bytes: upload,
         };
+        self.prev_time = Some(now);
         Ok(())
+    }
+
+    /// Frame times moved to a new epoch: `shift` seconds were subtracted from them (the records
+    /// re-anchored accordingly). The remembered frame time of the last evaluation moves too, so
+    /// root motion continues without a jump.
+    pub fn rebase_frame_time(&mut self, shift: f32) {
+        self.prev_time = self.prev_time.map(|t| t - shift);
+    }
+
+    /// Forgets the last evaluation's frame time: the next evaluation moves no root-motion world.
+    pub fn reset_frame_time(&mut self) {
+        self.prev_time = None;
     }
 
     fn reserve_records(&mut self, slots: u32) -> Result<(), GpuError> {

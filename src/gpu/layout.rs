@@ -23,9 +23,10 @@ pub struct FrameHeader {
     pub first_instance: u32,
     /// Frame time the records' clocks and fades are read at.
     pub time: f32,
+    /// Frame time of the previous evaluation: [`crate::InstanceRecord::GPU_ROOT_MOTION`]
+    /// records move by the root motion from it to `time` (equal: no motion).
+    pub prev_time: f32,
     /// Padding to 32 bytes.
-    pub pad0: u32,
-    /// Padding.
     pub pad1: u32,
     /// Padding.
     pub pad2: u32,
@@ -37,6 +38,7 @@ const _: () = assert!(offset_of!(FrameHeader, grid_width) == 4);
 const _: () = assert!(offset_of!(FrameHeader, palette_base) == 8);
 const _: () = assert!(offset_of!(FrameHeader, first_instance) == 12);
 const _: () = assert!(offset_of!(FrameHeader, time) == 16);
+const _: () = assert!(offset_of!(FrameHeader, prev_time) == 20);
 
 /// Where one rig lives in the concatenated library arrays. Keep in sync with `RigDesc` in
 /// `wgsl/common/layout.wgsl`.

@@ -19,6 +19,7 @@ mod resident;
 mod scope;
 mod shader;
 mod timer;
+mod worlds;
 
 pub use backend::{FrameStats, GpuBackend, GpuOptions};
 pub use context::GpuContext;
@@ -32,3 +33,4 @@ pub use shader::{
     EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE, evaluate_shader_source,
 };
 pub use timer::PassTimer;
+pub use worlds::WorldsRead;

@@ -17,7 +17,8 @@ use crate::error::GpuError;
 pub struct EvaluatePipeline {
     /// Layout of group 0: library params, rigs, joints, tracks, scalars, key values.
     pub library_layout: wgpu::BindGroupLayout,
-    /// Layout of group 1: dispatch header, instance records, palette, AABBs.
+    /// Layout of group 1: dispatch header, instance records (read-write: root motion moves
+    /// their worlds), palette, AABBs.
     pub frame_layout: wgpu::BindGroupLayout,
     /// The pipeline.
     pub pipeline: wgpu::ComputePipeline,
@@ -85,7 +86,7 @@ impl EvaluatePipeline {
                 label: Some("sinew frame layout"),
                 entries: &[
                     entry(0, wgpu::BufferBindingType::Uniform, FRAME_HEADER_BYTES),
-                    read_only(1, INSTANCE_RECORD_BYTES),
+                    read_write(1, INSTANCE_RECORD_BYTES),
                     read_write(2, PALETTE_ENTRY_BYTES),
                     read_write(3, AABB_BYTES),
                 ],

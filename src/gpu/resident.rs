@@ -6,6 +6,12 @@
 //! the GPU derives every frame's clip times and weights from it, so a slot is written only when
 //! the instance's motion changes. A cleared slot holds [`ResidentTable::EMPTY`], which the
 //! kernel skips (its rig does not exist).
+//!
+//! The GPU owns the `world` of a slot whose record has [`InstanceRecord::GPU_ROOT_MOTION`] once
+//! it is placed (the kernel moves it): writing such a slot again with the flag uploads the record
+//! around its world bytes and keeps the mirror's placed world. The world goes up only when the
+//! slot is newly filled (it held an empty record or one without the flag) or explicitly placed
+//! ([`ResidentTable::place`]); that upload carries [`InstanceRecord::WORLD_PLACED`].
 
 use std::ops::Range;
 
@@ -23,15 +29,42 @@ pub(crate) struct Dispatch {
     pub window: u32,
 }
 
+/// What the next upload writes of a slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum Write {
+    /// Nothing.
+    #[default]
+    None,
+    /// Every byte but the world (the GPU owns it).
+    AroundWorld,
+    /// The whole record.
+    Whole,
+}
+
+/// Bytes of one record.
+const RECORD: u64 = std::mem::size_of::<InstanceRecord>() as u64;
+/// The record bytes of the world ([`InstanceRecord::world`]).
+pub(crate) const WORLD_BYTES: Range<u64> = 16..64;
+
 /// Mirror, dirty set and dispatch plan of the resident records.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ResidentTable {
     mirror: Vec<InstanceRecord>,
     dirty: Vec<u32>,
-    is_dirty: Vec<bool>,
+    write: Vec<Write>,
+    /// Slots whose last upload placed a root-motion world (their mirror carries
+    /// [`InstanceRecord::WORLD_PLACED`] until [`ResidentTable::uploaded`]).
+    placed: Vec<u32>,
     /// A slot's rig or palette offset changed, or the slot count did: the plan is stale.
     layout_changed: bool,
     plan: Vec<Dispatch>,
+}
+
+/// Whether `a` and `b` have the same bytes outside the world.
+fn same_around_world(a: &InstanceRecord, b: &InstanceRecord) -> bool {
+    let (a, b) = (bytemuck::bytes_of(a), bytemuck::bytes_of(b));
+    let (lo, hi) = (WORLD_BYTES.start as usize, WORLD_BYTES.end as usize);
+    a[..lo] == b[..lo] && a[hi..] == b[hi..]
 }
 
 impl ResidentTable {
@@ -55,33 +88,60 @@ impl ResidentTable {
             return;
         }
         self.mirror.resize(slots as usize, Self::EMPTY);
-        self.is_dirty.resize(slots as usize, false);
+        self.write.resize(slots as usize, Write::None);
         if slots < old {
             self.dirty.retain(|&s| s < slots);
         } else {
             for slot in old..slots {
-                self.mark(slot);
+                self.mark(slot, Write::Whole);
             }
         }
         self.layout_changed = true;
     }
 
     /// Writes `record` to `slot` (growing the table when needed). Returns whether it differs
-    /// from what the slot held: only then does it go up with the next upload.
+    /// from what the slot held: only then does it go up with the next upload. A slot whose world
+    /// the GPU owns (held and new record both have [`InstanceRecord::GPU_ROOT_MOTION`]) is
+    /// compared and uploaded around its world, and keeps the world it holds.
     pub fn set(&mut self, slot: u32, record: &InstanceRecord) -> bool {
         if slot >= self.len() {
             self.resize(slot + 1);
         }
         let held = &mut self.mirror[slot as usize];
-        if bytemuck::bytes_of(held) == bytemuck::bytes_of(record) {
+        let gpu_world =
+            !held.is_empty() && held.has_gpu_root_motion() && record.has_gpu_root_motion();
+        let mut new = *record;
+        let write = if gpu_world {
+            new.world = held.world;
+            Write::AroundWorld
+        } else {
+            Write::Whole
+        };
+        if bytemuck::bytes_of(held) == bytemuck::bytes_of(&new)
+            || (gpu_world && same_around_world(held, &new))
+        {
             return false;
         }
+        self.store(slot, new, write);
+        true
+    }
+
+    /// Writes `record` to `slot` whole, world included, even when the slot holds the same
+    /// bytes: a root-motion world placed (spawn, teleport) where the GPU moved it.
+    pub fn place(&mut self, slot: u32, record: &InstanceRecord) {
+        if slot >= self.len() {
+            self.resize(slot + 1);
+        }
+        self.store(slot, *record, Write::Whole);
+    }
+
+    fn store(&mut self, slot: u32, record: InstanceRecord, write: Write) {
+        let held = &mut self.mirror[slot as usize];
         if held.rig != record.rig || held.palette_offset != record.palette_offset {
             self.layout_changed = true;
         }
-        *held = *record;
-        self.mark(slot);
-        true
+        *held = record;
+        self.mark(slot, write);
     }
 
     /// Empties `slot`.
@@ -91,12 +151,12 @@ impl ResidentTable {
         }
     }
 
-    fn mark(&mut self, slot: u32) {
-        let flag = &mut self.is_dirty[slot as usize];
-        if !*flag {
-            *flag = true;
+    fn mark(&mut self, slot: u32, write: Write) {
+        let at = &mut self.write[slot as usize];
+        if *at == Write::None {
             self.dirty.push(slot);
         }
+        *at = (*at).max(write);
     }
 
     /// Whether a slot's rig or palette offset, or the slot count, changed since the last plan.
@@ -104,26 +164,52 @@ impl ResidentTable {
         self.layout_changed
     }
 
-    /// Marks every slot dirty (the GPU buffer was replaced and holds nothing).
+    /// Marks every slot for a whole upload (the GPU buffer was replaced and holds nothing).
     pub fn mark_all(&mut self) {
         for slot in 0..self.len() {
-            self.mark(slot);
+            self.mark(slot, Write::Whole);
         }
     }
 
-    /// The dirty slots as ascending, disjoint, maximal ranges of consecutive slots; clears the
-    /// dirty set.
-    pub fn take_dirty_ranges(&mut self, out: &mut Vec<Range<u32>>) {
+    /// The bytes of the record buffer the dirty slots write, as ascending, disjoint, maximal
+    /// byte ranges (a slot the GPU owns the world of skips [`WORLD_BYTES`]); clears the dirty
+    /// set and returns the number of slots. Root-motion records written whole carry
+    /// [`InstanceRecord::WORLD_PLACED`] in the mirror until [`ResidentTable::uploaded`].
+    pub fn take_dirty(&mut self, out: &mut Vec<Range<u64>>) -> u64 {
         out.clear();
         self.dirty.sort_unstable();
+        let mut push = |r: Range<u64>| match out.last_mut() {
+            Some(last) if last.end == r.start => last.end = r.end,
+            _ => out.push(r),
+        };
         for &slot in &self.dirty {
-            self.is_dirty[slot as usize] = false;
-            match out.last_mut() {
-                Some(r) if r.end == slot => r.end += 1,
-                _ => out.push(slot..slot + 1),
+            let at = u64::from(slot) * RECORD;
+            let write = std::mem::take(&mut self.write[slot as usize]);
+            let rec = &mut self.mirror[slot as usize];
+            if write == Write::AroundWorld {
+                push(at..at + WORLD_BYTES.start);
+                push(at + WORLD_BYTES.end..at + RECORD);
+            } else {
+                if rec.has_gpu_root_motion() {
+                    rec.flags |= InstanceRecord::WORLD_PLACED;
+                    self.placed.push(slot);
+                }
+                push(at..at + RECORD);
             }
         }
+        let slots = self.dirty.len() as u64;
         self.dirty.clear();
+        slots
+    }
+
+    /// The upload of [`ResidentTable::take_dirty`]'s bytes is recorded: the evaluation clears
+    /// [`InstanceRecord::WORLD_PLACED`] on the GPU, and the mirror follows.
+    pub fn uploaded(&mut self) {
+        for slot in self.placed.drain(..) {
+            if let Some(rec) = self.mirror.get_mut(slot as usize) {
+                rec.flags &= !InstanceRecord::WORLD_PLACED;
+            }
+        }
     }
 
     /// The dispatch plan, rebuilt when a slot's rig or palette offset changed since the last
@@ -175,21 +261,77 @@ mod tests {
         }
     }
 
+    fn slots(ranges: &[Range<u64>]) -> Vec<Range<u64>> {
+        ranges
+            .iter()
+            .map(|r| r.start / RECORD..r.end / RECORD)
+            .collect()
+    }
+
     #[test]
     fn only_changed_slots_are_dirty_and_ranges_coalesce() {
         let mut t = ResidentTable::default();
         t.resize(8);
         let mut ranges = Vec::new();
-        t.take_dirty_ranges(&mut ranges);
-        assert_eq!(ranges, vec![0..8]);
+        assert_eq!(t.take_dirty(&mut ranges), 8);
+        assert_eq!(slots(&ranges), vec![0..8]);
         for slot in [5, 2, 3, 7] {
             assert!(t.set(slot, &record(slot * 10)));
         }
         assert!(!t.set(2, &record(20)), "an equal record is not a change");
-        t.take_dirty_ranges(&mut ranges);
-        assert_eq!(ranges, vec![2..4, 5..6, 7..8]);
-        t.take_dirty_ranges(&mut ranges);
+        assert_eq!(t.take_dirty(&mut ranges), 4);
+        assert_eq!(slots(&ranges), vec![2..4, 5..6, 7..8]);
+        assert_eq!(t.take_dirty(&mut ranges), 0);
         assert!(ranges.is_empty());
+    }
+
+    #[test]
+    fn root_motion_worlds_are_written_once_then_uploaded_around() {
+        let mut t = ResidentTable::default();
+        let mut rec = record(0);
+        rec.flags = InstanceRecord::GPU_ROOT_MOTION;
+        rec.world.rows[0][3] = 5.0;
+        let mut ranges = Vec::new();
+        assert!(t.set(1, &rec));
+        t.take_dirty(&mut ranges);
+        assert_eq!(ranges, vec![0..2 * RECORD]);
+        assert_ne!(t.records()[1].flags & InstanceRecord::WORLD_PLACED, 0);
+        t.uploaded();
+        assert_eq!(t.records()[1], rec, "the placed world, flag cleared");
+        // Another world: the GPU's stays; equal otherwise, so nothing goes up.
+        let mut moved = rec;
+        moved.world.rows[0][3] = 9.0;
+        assert!(!t.set(1, &moved));
+        // A transition: everything but the world goes up.
+        moved.layers[0].time = 0.5;
+        assert!(t.set(1, &moved));
+        assert_eq!(t.records()[1].world, rec.world);
+        assert_eq!(t.take_dirty(&mut ranges), 1);
+        assert_eq!(ranges, vec![RECORD..RECORD + 16, RECORD + 64..2 * RECORD]);
+        // Adjacent slots join across the world gap of the first's end.
+        let mut other = rec;
+        other.palette_offset = 100;
+        t.set(2, &other);
+        t.take_dirty(&mut ranges);
+        t.uploaded();
+        moved.layers[0].time = 0.75;
+        other.layers[0].time = 0.75;
+        t.set(1, &moved);
+        t.set(2, &other);
+        t.take_dirty(&mut ranges);
+        assert_eq!(
+            ranges,
+            vec![
+                RECORD..RECORD + 16,
+                RECORD + 64..2 * RECORD + 16,
+                2 * RECORD + 64..3 * RECORD
+            ]
+        );
+        // Placing writes the whole record even when the bytes are the same.
+        let held = t.records()[1];
+        t.place(1, &held);
+        t.take_dirty(&mut ranges);
+        assert_eq!(ranges, vec![RECORD..2 * RECORD]);
     }
 
     #[test]

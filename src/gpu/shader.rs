@@ -2,7 +2,7 @@
 //! order after the shared layout and math.
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 9] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 10] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -14,6 +14,10 @@ pub const EVALUATE_SOURCES: [(&str, &str); 9] = [
     ("clock.wgsl", include_str!("../../wgsl/clock.wgsl")),
     ("sample.wgsl", include_str!("../../wgsl/sample.wgsl")),
     ("blend.wgsl", include_str!("../../wgsl/blend.wgsl")),
+    (
+        "root_motion.wgsl",
+        include_str!("../../wgsl/root_motion.wgsl"),
+    ),
     ("propagate.wgsl", include_str!("../../wgsl/propagate.wgsl")),
     ("skin.wgsl", include_str!("../../wgsl/skin.wgsl")),
     ("aabb.wgsl", include_str!("../../wgsl/aabb.wgsl")),

@@ -214,3 +214,27 @@ fn short_angle(a: f32) -> f32 {
     let r = (a + PI).rem_euclid(TAU) - PI;
     if r <= -PI { r + TAU } else { r }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_mode_adds_the_gpu_flag_and_base_layer_count() {
+        let cpu = RootMotion::new(3, RootTranslation::Xz, true);
+        assert_eq!(cpu.record_flags(2), cpu.flags());
+        let gpu = cpu.on_gpu();
+        assert!(gpu.is_on_gpu());
+        let flags = gpu.record_flags(2);
+        assert_eq!(flags & !InstanceRecord::gpu_root_motion(2), cpu.flags());
+        let record = InstanceRecord {
+            rig: 0,
+            flags,
+            layer_count: 3,
+            ..InstanceRecord::EMPTY
+        };
+        assert!(record.has_gpu_root_motion());
+        assert_eq!(record.base_layers(), 2);
+        assert_eq!(gpu.record_flags(9) & InstanceRecord::BASE_LAYERS, 4 << 12);
+    }
+}

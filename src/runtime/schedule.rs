@@ -113,7 +113,7 @@ impl Schedule {
 /// [`Step::for_each_crossing`]; `None` when it never does.
 pub(crate) fn next_crossing_in(step: &Step, rate: f32, times: &[f32]) -> Option<f32> {
     let period = step.period;
-    if rate == 0.0 || !rate.is_finite() || times.is_empty() || !(period > 0.0) {
+    if rate == 0.0 || !rate.is_finite() || times.is_empty() || period.is_nan() || period <= 0.0 {
         return None;
     }
     let forward = rate > 0.0;

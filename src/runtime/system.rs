@@ -108,6 +108,12 @@ pub struct Animator {
     slot_records: Vec<InstanceRecord>,
     /// Slots whose record changed in the last update.
     changed: Vec<u32>,
+    /// Of those, the slots that are new or whose world was set (spawns, teleports).
+    placed: Vec<u32>,
+    /// Slots freed since the last commit.
+    freed: Vec<u32>,
+    /// Seconds the epoch moved by in the last update, if it moved.
+    rebased: Option<f64>,
     /// The epoch the held records are anchored in.
     rebased_from: f64,
     scheduling: Scheduling,
@@ -183,6 +189,9 @@ impl Animator {
             record_slots: Vec::new(),
             slot_records: Vec::new(),
             changed: Vec::new(),
+            placed: Vec::new(),
+            freed: Vec::new(),
+            rebased: None,
             rebased_from: 0.0,
             scheduling: Scheduling::PerFrame,
             schedule: Schedule::default(),
@@ -269,6 +278,13 @@ impl Animator {
         (self.now - self.epoch) as f32
     }
 
+    /// The seconds frame times moved back by in the last update, when the epoch moved
+    /// ([`EPOCH_SPAN`]): pass them to [`crate::GpuBackend::rebase_frame_time`] before that
+    /// frame's evaluation (every record changed and is uploaded again).
+    pub fn epoch_shift(&self) -> Option<f64> {
+        self.rebased
+    }
+
     /// Seconds of animation time since the animator was made.
     pub fn elapsed(&self) -> f64 {
         self.now
@@ -284,6 +300,14 @@ impl Animator {
     /// ([`crate::GpuBackend::set_record`]).
     pub fn changed_slots(&self) -> &[u32] {
         &self.changed
+    }
+
+    /// Of [`Animator::changed_slots`], those whose world transform was placed (a new entity, or
+    /// its [`Transform`] set): for an entity with root motion on the GPU
+    /// ([`RootMotion::on_gpu`]) the GPU owns the record's world, and only these uploads replace
+    /// it ([`crate::GpuBackend::set_record_world`]).
+    pub fn placed_slots(&self) -> &[u32] {
+        &self.placed
     }
 
     /// `entity`'s record from the last update.
@@ -361,7 +385,9 @@ impl Animator {
             });
         }
         self.frame = self.frame.wrapping_add(1);
+        self.rebased = None;
         self.changed.clear();
+        self.placed.clear();
         self.now += f64::from(dt);
         let rebase = self.now - self.epoch >= EPOCH_SPAN;
         if rebase {
@@ -700,6 +726,7 @@ impl Animator {
                 self.tracked[slot].live = false;
                 self.palette.free(t.block);
                 self.free_slots.push(slot as u32);
+                self.freed.push(slot as u32);
                 self.schedule.stop(slot as u32);
                 // A live entity that lost `Animated` is found again if it gets it back.
                 let _ = world.remove_one::<Scheduled>(t.entity);
@@ -712,6 +739,7 @@ impl Animator {
     fn rebase_records(&mut self) {
         let shift = self.epoch - self.rebased_from;
         self.rebased_from = self.epoch;
+        self.rebased = Some(shift);
         for (slot, rec) in self.slot_records.iter_mut().enumerate() {
             if rec.is_empty() {
                 continue;
@@ -738,18 +766,24 @@ impl Animator {
             if same_motion(held, rec, now) {
                 *rec = *held;
             } else {
+                if held.is_empty() || held.world != rec.world {
+                    self.placed.push(slot);
+                }
                 *held = *rec;
                 self.changed.push(slot);
             }
         }
-        for (slot, t) in self.tracked.iter().enumerate() {
-            if !t.live && !self.slot_records[slot].is_empty() {
-                self.slot_records[slot] = InstanceRecord::EMPTY;
-                self.changed.push(slot as u32);
+        for slot in self.freed.drain(..) {
+            let t = &self.tracked[slot as usize];
+            if !t.live && !self.slot_records[slot as usize].is_empty() {
+                self.slot_records[slot as usize] = InstanceRecord::EMPTY;
+                self.changed.push(slot);
             }
         }
         self.changed.sort_unstable();
         self.changed.dedup();
+        self.placed.sort_unstable();
+        self.placed.dedup();
     }
 
     /// Frees the palette blocks of tracked entities this update did not see (skipped when every
@@ -760,6 +794,7 @@ impl Animator {
                 t.live = false;
                 self.palette.free(t.block);
                 self.free_slots.push(slot as u32);
+                self.freed.push(slot as u32);
             }
         }
     }
@@ -1037,6 +1072,7 @@ fn animate(
         layers: [LayerRecord::default(); MAX_LAYERS],
     };
     let mut count = base.write_layers(&mut record.layers, now, dt);
+    let base_layers = count;
     if let Some(layers) = layers {
         for layer in layers.as_mut_slice() {
             let clip = layer.playback.clip;
@@ -1080,10 +1116,15 @@ fn animate(
 
     // Root motion, then the world transform.
     if let (Some(root), Some(transform)) = (root, transform.as_deref_mut()) {
-        root.apply(rig, &data.rest_models, base.as_slice(), transform);
-        record.flags = root.flags();
-        // Root motion on the CPU moves the entity every update.
-        wake = 0.0;
+        if root.is_on_gpu() {
+            // The evaluator moves the record's world from the base layers' clocks.
+            record.flags = root.record_flags(base_layers);
+        } else {
+            root.apply(rig, &data.rest_models, base.as_slice(), transform);
+            record.flags = root.flags();
+            // Root motion on the CPU moves the entity every update.
+            wake = 0.0;
+        }
     }
     if let Some(transform) = transform {
         record.world = Mat3x4Rows::from_affine(&transform.to_affine());

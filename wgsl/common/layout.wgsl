@@ -20,6 +20,10 @@ const ROOT_JOINT: u32 = 0xffu;
 const HOLD_ROOT_XZ: u32 = 0x100u;
 const HOLD_ROOT_XYZ: u32 = 0x200u;
 const HOLD_ROOT_YAW: u32 = 0x400u;
+const GPU_ROOT_MOTION: u32 = 0x800u;
+const BASE_LAYERS: u32 = 0x7000u;
+const BASE_LAYERS_SHIFT: u32 = 12u;
+const WORLD_PLACED: u32 = 0x8000u;
 const INTERPOLATION_STEP: u32 = 0u;
 const INTERPOLATION_LINEAR: u32 = 1u;
 const INTERPOLATION_CUBIC: u32 = 2u;
@@ -57,7 +61,8 @@ struct InstanceRecord {
     rig: u32,
     palette_offset: u32,
     layer_count: u32,
-    // Root-motion removal: bits 0..=7 name a joint, HOLD_ROOT_* bits say what to hold at rest.
+    // Root motion: bits 0..=7 name a joint, HOLD_ROOT_* bits say what to hold at rest;
+    // GPU_ROOT_MOTION moves `world` by it (from the BASE_LAYERS bottom layers) and writes it back.
     flags: u32,
     world: Mat3x4Rows,
     layers: array<LayerRecord, 4>,
@@ -77,14 +82,14 @@ struct Aabb {
 
 // One dispatch: `records[i]` is evaluated by workgroup i (2D grid, `grid_width` workgroups per
 // row) at frame time `time`, and writes palette entries from `palette_offset - palette_base`
-// and `bounds[first_instance + i]`.
+// and `bounds[first_instance + i]`. Root motion moves worlds over `prev_time` to `time`.
 struct FrameHeader {
     instance_count: u32,
     grid_width: u32,
     palette_base: u32,
     first_instance: u32,
     time: f32,
-    pad0: u32,
+    prev_time: f32,
     pad1: u32,
     pad2: u32,
 }
@@ -133,8 +138,9 @@ struct LibraryParams {
 @group(0) @binding(4) var<storage, read> scalars: array<f32>;
 @group(0) @binding(5) var<storage, read> key_values: array<vec4<f32>>;
 
-// Group 1: one dispatch's header, its window of the instance records, and the outputs.
+// Group 1: one dispatch's header, its window of the instance records (read_write: root motion
+// writes worlds back), and the outputs.
 @group(1) @binding(0) var<uniform> header: FrameHeader;
-@group(1) @binding(1) var<storage, read> records: array<InstanceRecord>;
+@group(1) @binding(1) var<storage, read_write> records: array<InstanceRecord>;
 @group(1) @binding(2) var<storage, read_write> palette: array<Mat3x4Rows>;
 @group(1) @binding(3) var<storage, read_write> bounds: array<Aabb>;

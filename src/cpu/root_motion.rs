@@ -1,0 +1,223 @@
+//! Root motion accumulated by the evaluator, for records with
+//! [`InstanceRecord::GPU_ROOT_MOTION`]: the root joint's held motion between the previous frame
+//! time and this one moves the record's `world`. Twin of `wgsl/root_motion.wgsl`, function for
+//! function and operation for operation; the definition is that of the runtime's
+//! [`crate::runtime::RootMotion`], read from the record's clocks instead of the runtime's steps.
+//!
+//! Per base layer `k` (the bottom [`InstanceRecord::BASE_LAYERS`] layers), the clock's
+//! unwrapped step `u(prev) → u(now)` moves the root by `F(u(now)) − F(u(prev))` for the
+//! unwrapped root translation `F(u) = root(wrap(u)) + wraps(u) × (root(period) − root(0))`
+//! (whole cycles on a looping clock; a ping-pong leg walks the clip forward or back), and its
+//! yaw likewise, each angle difference taken the short way. The layers' shares of the base
+//! pose at `now` weight the steps: `cₖ = wₖ × Π_{j>k}(1 − wⱼ)` for the override weights `wₖ`.
+
+use glam::{Quat, Vec3, Vec4};
+
+use super::clock::{layer_weight, wrap_time};
+use super::sample::sample_track;
+use crate::bake::{NO_PARENT, Rig};
+use crate::import::Channel;
+use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
+use crate::math::Mat3x4Rows;
+
+/// π as the shader writes it.
+const PI: f32 = std::f32::consts::PI;
+
+/// `a` wrapped into `[−π, π)` (the short way round).
+#[inline]
+pub fn short_angle(a: f32) -> f32 {
+    let cycle = 2.0 * PI;
+    let x = a + PI;
+    x - (x / cycle).floor() * cycle - PI
+}
+
+/// Translation of `joint` in `clip` at clip time `time`.
+#[inline]
+pub fn root_translation(rig: &Rig, clip: u32, joint: usize, time: f32) -> Vec3 {
+    let track = rig.clips.track(clip as usize, joint, Channel::Translation);
+    sample_track(&rig.clips, track, false, time).truncate()
+}
+
+/// Yaw (radians about +Y) of `joint` in `clip` at clip time `time`.
+#[inline]
+pub fn root_yaw(rig: &Rig, clip: u32, joint: usize, time: f32) -> f32 {
+    let track = rig.clips.track(clip as usize, joint, Channel::Rotation);
+    let q = sample_track(&rig.clips, track, true, time);
+    2.0 * q.y.atan2(q.w)
+}
+
+/// The root's motion in `layer` between frame times `prev` and `now`: translation in `xyz`
+/// (in the root's parent space), yaw in `w` when `yaw` (else 0). Zero for a clock that did not
+/// move.
+pub fn layer_root_motion(
+    rig: &Rig,
+    layer: &LayerRecord,
+    joint: usize,
+    prev: f32,
+    now: f32,
+    yaw: bool,
+) -> Vec4 {
+    if layer.rate == 0.0 {
+        return Vec4::ZERO;
+    }
+    let u_from = layer.time + layer.rate * (prev - layer.anchor);
+    let u_to = layer.time + layer.rate * (now - layer.anchor);
+    if u_from == u_to {
+        return Vec4::ZERO;
+    }
+    let wrap = layer.wrap();
+    let t_from = wrap_time(wrap, u_from, layer.period);
+    let t_to = wrap_time(wrap, u_to, layer.period);
+    let mut translation = root_translation(rig, layer.clip, joint, t_to)
+        - root_translation(rig, layer.clip, joint, t_from);
+    let mut turn = 0.0;
+    if yaw {
+        turn = short_angle(
+            root_yaw(rig, layer.clip, joint, t_to) - root_yaw(rig, layer.clip, joint, t_from),
+        );
+    }
+    if wrap == TimeWrap::Loop {
+        let wraps = (u_to / layer.period).floor() - (u_from / layer.period).floor();
+        if wraps != 0.0 {
+            let end = root_translation(rig, layer.clip, joint, layer.period);
+            let start = root_translation(rig, layer.clip, joint, 0.0);
+            translation += (end - start) * wraps;
+            if yaw {
+                let cycle = short_angle(
+                    root_yaw(rig, layer.clip, joint, layer.period)
+                        - root_yaw(rig, layer.clip, joint, 0.0),
+                );
+                turn += cycle * wraps;
+            }
+        }
+    }
+    translation.extend(turn)
+}
+
+/// The blended root motion of `record`'s base layers between `prev` and `now`: translation in
+/// the root's parent space (`xyz`, Y zeroed unless the whole translation is held, all zero
+/// when none is) and yaw (`w`, 0 unless held).
+pub fn root_motion_delta(rig: &Rig, record: &InstanceRecord, prev: f32, now: f32) -> Vec4 {
+    let flags = record.flags;
+    let joint = (flags & InstanceRecord::ROOT_JOINT) as usize;
+    if joint >= rig.joint_count() {
+        return Vec4::ZERO;
+    }
+    let yaw = flags & InstanceRecord::HOLD_ROOT_YAW != 0;
+    let mut motion = Vec4::ZERO;
+    let mut above = 1.0;
+    let mut k = record.base_layers();
+    while k > 0 {
+        k -= 1;
+        let layer = &record.layers[k];
+        if (layer.clip as usize) < rig.clips.clips().len() {
+            let w = layer_weight(layer, now).clamp(0.0, 1.0);
+            let share = w * above;
+            above *= 1.0 - w;
+            if share > 0.0 {
+                motion += layer_root_motion(rig, layer, joint, prev, now, yaw) * share;
+            }
+        }
+    }
+    if flags & InstanceRecord::HOLD_ROOT_XYZ == 0 {
+        motion.y = 0.0;
+        if flags & InstanceRecord::HOLD_ROOT_XZ == 0 {
+            motion.x = 0.0;
+            motion.z = 0.0;
+        }
+    }
+    if !yaw {
+        motion.w = 0.0;
+    }
+    motion
+}
+
+/// `q` rotating `v`.
+#[inline]
+fn quat_rotate(q: Quat, v: Vec3) -> Vec3 {
+    let u = Vec3::new(q.x, q.y, q.z);
+    let t = u.cross(v) * 2.0;
+    v + t * q.w + u.cross(t)
+}
+
+/// `v`, a direction in the rest-pose space of `joint`'s children, in model space: scaled and
+/// rotated by each rest transform from `joint` up to its root (`v` itself for
+/// [`NO_PARENT`]).
+pub fn rest_direction_to_model(rig: &Rig, joint: u16, v: Vec3) -> Vec3 {
+    let parents = rig.skeleton.parents();
+    let rest = rig.skeleton.rest_pose();
+    let mut out = v;
+    let mut j = joint;
+    let mut steps = 0;
+    while j != NO_PARENT && (j as usize) < parents.len() && steps < parents.len() {
+        let r = &rest[j as usize];
+        out = quat_rotate(r.rotation, out * r.scale);
+        j = parents[j as usize];
+        steps += 1;
+    }
+    out
+}
+
+/// `world` moved by root motion `motion` (model-space translation in `xyz`, yaw in `w`): the
+/// translation goes through `world`'s linear part, then the yaw turns it about its own +Y
+/// (`world × RotY(yaw)`).
+pub fn move_world(world: &Mat3x4Rows, motion: Vec4) -> Mat3x4Rows {
+    let (s, c) = (motion.w.sin(), motion.w.cos());
+    let mut out = *world;
+    for r in &mut out.rows {
+        let [x, y, z, t] = *r;
+        let moved = t + x * motion.x + y * motion.y + z * motion.z;
+        *r = [c * x - s * z, y, s * x + c * z, moved];
+    }
+    out
+}
+
+/// One evaluation's root motion of `record` (frame time `prev` to `now`), as the GPU kernel
+/// runs it before propagation: nothing without [`InstanceRecord::GPU_ROOT_MOTION`]; a record
+/// with [`InstanceRecord::WORLD_PLACED`] loses the flag and stays; any other has its `world`
+/// moved by [`root_motion_delta`] (translation taken to model space through the root's rest
+/// parents).
+pub fn advance_root_motion(rig: &Rig, record: &mut InstanceRecord, prev: f32, now: f32) {
+    let flags = record.flags;
+    if flags & InstanceRecord::GPU_ROOT_MOTION == 0 {
+        return;
+    }
+    if flags & InstanceRecord::WORLD_PLACED != 0 {
+        record.flags = flags & !InstanceRecord::WORLD_PLACED;
+        return;
+    }
+    let delta = root_motion_delta(rig, record, prev, now);
+    if delta == Vec4::ZERO {
+        return;
+    }
+    let joint = (flags & InstanceRecord::ROOT_JOINT) as usize;
+    let parent = rig.skeleton.parents()[joint];
+    let local = rest_direction_to_model(rig, parent, delta.truncate());
+    record.world = move_world(&record.world, local.extend(delta.w));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_angles_wrap_into_one_turn() {
+        assert!((short_angle(0.5) - 0.5).abs() < 1e-6);
+        assert!((short_angle(2.0 * PI - 0.25) + 0.25).abs() < 1e-5);
+        assert!((short_angle(-2.0 * PI + 0.25) - 0.25).abs() < 1e-5);
+    }
+
+    #[test]
+    fn moving_a_world_translates_in_its_frame_then_turns_it() {
+        let world = Mat3x4Rows::from_affine(&glam::Affine3A::from_rotation_translation(
+            Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
+            Vec3::new(1.0, 2.0, 3.0),
+        ));
+        let moved = move_world(&world, Vec4::new(0.0, 0.0, 1.0, 0.5)).to_affine();
+        // +Z of a world turned a quarter about +Y is +X.
+        assert!((Vec3::from(moved.translation) - Vec3::new(2.0, 2.0, 3.0)).length() < 1e-6);
+        let expected = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 + 0.5);
+        let turned = glam::Mat3::from(moved.matrix3);
+        assert!(turned.abs_diff_eq(glam::Mat3::from_quat(expected), 1e-6));
+    }
+}
