@@ -196,6 +196,9 @@ pub struct RootMotionConfig {
     /// Whether yaw turns the entity.
     #[serde(default)]
     pub yaw: bool,
+    /// Whether the motion accumulates on the GPU ([`RootMotion::on_gpu`]).
+    #[serde(default)]
+    pub gpu: bool,
 }
 
 impl AnimatorConfig {
@@ -422,6 +425,7 @@ impl Animator {
                     })?,
                 translation: r.translation,
                 yaw: r.yaw,
+                gpu: r.is_on_gpu(),
             }),
             Err(_) => None,
         };
@@ -461,7 +465,10 @@ impl Animator {
             layers.push(layer)?;
         }
         let root = match &config.root_motion {
-            Some(r) => Some(self.root_motion(rig, &r.joint, r.translation, r.yaw)?),
+            Some(r) => {
+                let root = self.root_motion(rig, &r.joint, r.translation, r.yaw)?;
+                Some(if r.gpu { root.on_gpu() } else { root })
+            }
             None => None,
         };
         let clock = |speed: f32, mode: LoopMode| Clock::new(mode).with_speed(speed);
