@@ -23,19 +23,46 @@ fn mask_weight(flags: u32, joint: u32) -> f32 {
     return scalars[library.mask_offset + (mask - 1u) * MAX_JOINTS + joint];
 }
 
-// The blended local transform of `joint` for instance `slot`: start from the rest pose, then
-// apply each layer, bottom first, with its weight at the frame time times `mask[joint]`, sampled
-// at its clip time then (stage 0, clock.wgsl).
-fn blend_joint(rig: RigDesc, slot: u32, joint: u32, rest: Sqt) -> Sqt {
-    var pose = rest;
+// One layer of the instance at the frame time (stage 0): what every joint reads, resolved
+// once per instance into workgroup memory instead of per joint from the record.
+struct FrameLayer {
+    clip: u32,
+    flags: u32,
+    time: f32,
+    weight: f32,
+}
+
+var<workgroup> wg_layers: array<FrameLayer, 4>;
+var<workgroup> wg_layer_count: u32;
+
+// Lane 0: the layers of instance `slot` at the frame time, into workgroup memory (read after
+// the next barrier). Twin of `InstanceRecord::layers_at` in src/instance.rs.
+fn resolve_layers(slot: u32) {
     let count = min(records[slot].layer_count, MAX_LAYERS);
     for (var i = 0u; i < count; i++) {
         let layer = records[slot].layers[i];
-        let w = layer_weight(layer, header.time) * mask_weight(layer.flags, joint);
+        wg_layers[i] = FrameLayer(
+            layer.clip,
+            layer.flags,
+            layer_time(layer, header.time),
+            layer_weight(layer, header.time),
+        );
+    }
+    wg_layer_count = count;
+}
+
+// The blended local transform of `joint`: start from the rest pose, then apply each resolved
+// layer, bottom first, with its weight times `mask[joint]`.
+fn blend_joint(rig: RigDesc, joint: u32, rest: Sqt) -> Sqt {
+    var pose = rest;
+    let count = wg_layer_count;
+    for (var i = 0u; i < count; i++) {
+        let layer = wg_layers[i];
+        let w = layer.weight * mask_weight(layer.flags, joint);
         if w <= 0.0 || layer.clip >= rig.clip_count {
             continue;
         }
-        let sample = sample_joint(rig, layer.clip, joint, layer_time(layer, header.time));
+        let sample = sample_joint(rig, layer.clip, joint, layer.time);
         if (layer.flags & LAYER_ADDITIVE) != 0u {
             pose = add_delta(pose, delta_from(sample, rest), w);
         } else if w >= 1.0 {

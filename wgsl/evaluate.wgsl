@@ -13,6 +13,7 @@ const NO_RIG: u32 = 0xffffffffu;
 var<workgroup> wg_rig: u32;
 var<workgroup> wg_flags: u32;
 var<workgroup> wg_world: Mat3x4Rows;
+var<workgroup> wg_offset: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn evaluate(
@@ -23,8 +24,9 @@ fn evaluate(
     if slot >= header.instance_count {
         return;
     }
-    // Lane 0 reads the record and moves its world by root motion (stage 2b, writing it back);
-    // the other lanes take rig, flags and world from workgroup memory. The records are
+    // Lane 0 reads the record, moves its world by root motion (stage 2b, writing it back) and
+    // resolves its layers at the frame time (stage 0); the other lanes take rig, flags, world,
+    // palette offset and layers from workgroup memory. The records are
     // read_write, so the rig index reaches every lane through workgroupUniformLoad: everything
     // the barriers depend on is uniform across the workgroup.
     if lane == 0u {
@@ -34,6 +36,8 @@ fn evaluate(
             wg_flags = records[slot].flags;
             if rig_index < library.rig_count {
                 wg_world = advance_root_motion(rigs[rig_index], slot);
+                wg_offset = records[slot].palette_offset;
+                resolve_layers(slot);
             }
         }
         wg_rig = rig_index;
@@ -44,7 +48,7 @@ fn evaluate(
     }
     let rig = rigs[rig_index];
     let n = min(rig.joint_count, MAX_JOINTS);
-    let offset = records[slot].palette_offset;
+    let offset = wg_offset;
     let base = offset - header.palette_base;
     let writable = offset >= header.palette_base && base + n <= arrayLength(&palette);
     let world = wg_world;
@@ -57,7 +61,7 @@ fn evaluate(
     // roots go under the world transform.
     for (var j = lane; j < n; j += WORKGROUP_SIZE) {
         let rest = rest_pose(rig.joint_offset + j);
-        let local = hold_root(rest, flags, j, blend_joint(rig, slot, j, rest));
+        let local = hold_root(rest, flags, j, blend_joint(rig, j, rest));
         begin_model(rig, j, sqt_to_affine(local), world);
     }
     workgroupBarrier();
