@@ -4,19 +4,22 @@
 //! that buffer through a bind group made with sinew's layout.
 //!
 //! ```text
-//! cargo run --example host_renderer -- [OUT.png] [--cpu]
+//! cargo run --example host_renderer -- [OUT.png] [--cpu] [--characters N] [--max-binding BYTES]
 //! ```
 //!
-//! Renders a few frames of three characters headless and writes the last one to `OUT.png`
-//! (default `target/host_renderer.png`). `--cpu` evaluates on the CPU and uploads the palette
-//! instead (the same buffer layout). Without a GPU adapter it prints why and exits 0 (fails under `REQUIRE_GPU=1`).
+//! Renders a few frames of three characters (or `N`, in rows) headless and writes the last one
+//! to `OUT.png` (default `target/host_renderer.png`). `--cpu` evaluates on the CPU and uploads
+//! the palette instead (the same buffer layout). The palette is bound in windows of at most one
+//! storage binding (`--max-binding` makes them smaller), one draw per window. Without a GPU
+//! adapter it prints why and exits 0 (fails under `REQUIRE_GPU=1`).
 
 use std::borrow::Cow;
 use std::process::ExitCode;
 
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use sinew::render::{
-    RgbaImage, create_palette_bind_group, create_palette_bind_group_layout, skinning_wgsl,
+    RgbaImage, create_palette_bind_group_layout, create_palette_window_bind_group,
+    palette_window_of, palette_windows, skinning_wgsl,
 };
 use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows};
 
@@ -30,13 +33,15 @@ struct HostVertex {
     weights: [f32; 4],
 }
 
-/// The host's per-frame uniforms.
+/// The host's uniforms, one per palette window.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct HostFrame {
     view_proj: [[f32; 4]; 4],
     joint_count: u32,
-    pad: [u32; 3],
+    /// First palette entry of the window bound with this frame.
+    window_first: u32,
+    pad: [u32; 2],
 }
 
 /// The host's shader: its own bindings at group 0, sinew's palette at group 1.
@@ -44,6 +49,7 @@ const HOST_WGSL: &str = r#"
 struct HostFrame {
     view_proj: mat4x4<f32>,
     joint_count: u32,
+    window_first: u32,
 }
 @group(0) @binding(0) var<uniform> host: HostFrame;
 
@@ -61,8 +67,9 @@ struct VertexOut {
 
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
-    // The host lays palette blocks out one per instance.
-    let offset = instance * host.joint_count;
+    // The host lays palette blocks out one per instance; the bound window starts at
+    // `window_first`, so the offset is relative to it.
+    let offset = instance * host.joint_count - host.window_first;
     let s = sinew_skin_linear(offset, host.joint_count, v.joints, v.weights, v.position, v.normal);
     return VertexOut(host.view_proj * vec4<f32>(s.position, 1.0), s.normal);
 }
@@ -77,7 +84,6 @@ fn fs_main(v: VertexOut) -> @location(0) vec4<f32> {
 
 const SIZE: u32 = 256;
 const FRAMES: u32 = 4;
-const CHARACTERS: u32 = 3;
 
 fn main() -> ExitCode {
     match run() {
@@ -90,13 +96,23 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let use_cpu = args.iter().any(|a| a == "--cpu");
-    let out = args
-        .iter()
-        .find(|a| !a.starts_with("--"))
-        .cloned()
-        .unwrap_or_else(|| "target/host_renderer.png".into());
+    let mut out = "target/host_renderer.png".to_string();
+    let (mut use_cpu, mut characters, mut max_binding) = (false, 3u32, None);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--cpu" => use_cpu = true,
+            "--characters" => {
+                characters = args.next().ok_or("--characters needs a count")?.parse()?;
+            }
+            "--max-binding" => {
+                let bytes = args.next().ok_or("--max-binding needs a size in bytes")?;
+                max_binding = Some(bytes.parse::<u64>()?);
+            }
+            _ => out = arg,
+        }
+    }
+    let characters = characters.max(1);
 
     // The host's device: created here, not by sinew.
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
@@ -139,16 +155,37 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         let mut backend = GpuBackend::new(&context, &rigs, &[])?;
         // Reserve every palette block before binding the buffer: growing replaces it.
-        backend.reserve_palette(CHARACTERS * joints)?;
+        backend.reserve_palette(characters * joints)?;
         Some(backend)
     };
     let mut cpu = CpuBackend::new(rigs.clone(), Vec::new());
-    let uploaded = sinew::render::create_palette_buffer(&device, (CHARACTERS * joints) as usize)?;
+    let uploaded = sinew::render::create_palette_buffer(&device, (characters * joints) as usize)?;
     let palette_buffer = gpu.as_ref().map_or(&uploaded, |g| g.palette_buffer());
+
+    // The palette in windows of at most one storage binding (one for a small palette), and the
+    // characters each window draws: those whose blocks start in it.
+    let mut limits = device.limits();
+    if let Some(max) = max_binding {
+        limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(max);
+    }
+    let palette_entries = (palette_buffer.size() / sinew::render::PALETTE_ENTRY_SIZE) as u32;
+    let windows = palette_windows(&limits, palette_entries)?;
+    let mut drawn_by = vec![(0u32, 0u32); windows.len()];
+    for c in 0..characters {
+        let w = palette_window_of(&windows, c * joints).ok_or("palette block outside")?;
+        let (first, end) = &mut drawn_by[w];
+        if first == end {
+            *first = c;
+        }
+        *end = c + 1;
+    }
 
     // The host's pipeline, with sinew's palette layout at group 1 and sinew's WGSL prepended.
     let palette_layout = create_palette_bind_group_layout(&device, wgpu::ShaderStages::VERTEX);
-    let palette_group = create_palette_bind_group(&device, &palette_layout, palette_buffer);
+    let palette_groups = windows
+        .iter()
+        .map(|w| create_palette_window_bind_group(&device, &palette_layout, palette_buffer, w))
+        .collect::<Result<Vec<_>, _>>()?;
     let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("host frame layout"),
         entries: &[wgpu::BindGroupLayoutEntry {
@@ -227,20 +264,36 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         contents: bytemuck::cast_slice(&mesh.indices),
         usage: wgpu::BufferUsages::INDEX,
     });
-    let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("host frame"),
-        size: size_of::<HostFrame>() as u64,
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let frame_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("host frame bind group"),
-        layout: &frame_layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: frame_buffer.as_entire_binding(),
-        }],
-    });
+    let view_proj = glam::camera::rh::proj::directx::perspective(0.8, 1.0, 0.1, 50.0)
+        * glam::camera::rh::view::look_at_mat4(
+            Vec3::new(0.0, 1.6, 5.5),
+            Vec3::new(0.0, 0.9, 0.0),
+            Vec3::Y,
+        );
+    let frame_groups: Vec<wgpu::BindGroup> = windows
+        .iter()
+        .map(|w| {
+            let frame = HostFrame {
+                view_proj: Mat4::to_cols_array_2d(&view_proj),
+                joint_count: joints,
+                window_first: w.first_entry,
+                pad: [0; 2],
+            };
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("host frame"),
+                contents: bytemuck::bytes_of(&frame),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("host frame bind group"),
+                layout: &frame_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: buffer.as_entire_binding(),
+                }],
+            })
+        })
+        .collect();
     let texture = |label, format, usage| {
         device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
@@ -275,33 +328,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     let color_view = view(&color, "host color view");
     let depth_view = view(&depth, "host depth view");
-    let view_proj = glam::camera::rh::proj::directx::perspective(0.8, 1.0, 0.1, 50.0)
-        * glam::camera::rh::view::look_at_mat4(
-            Vec3::new(0.0, 1.6, 5.5),
-            Vec3::new(0.0, 0.9, 0.0),
-            Vec3::Y,
-        );
-    queue.write_buffer(
-        &frame_buffer,
-        0,
-        bytemuck::bytes_of(&HostFrame {
-            view_proj: Mat4::to_cols_array_2d(&view_proj),
-            joint_count: joints,
-            pad: [0; 3],
-        }),
-    );
 
     // The render loop: the host advances time and asks sinew for the poses; sinew writes the
     // palette buffer the host's pipeline reads.
-    let mut palette = vec![Mat3x4Rows::IDENTITY; (CHARACTERS * joints) as usize];
-    let mut bounds = vec![Aabb::EMPTY; CHARACTERS as usize];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; (characters * joints) as usize];
+    let mut bounds = vec![Aabb::EMPTY; characters as usize];
     for frame in 0..FRAMES {
         let time = frame as f32 / 30.0;
-        let records = (0..CHARACTERS)
+        let records = (0..characters)
             .map(|c| {
+                // Rows of three, receding from the camera.
+                let (row, column) = ((c / 3) as f32, (c % 3) as f32);
                 let world = Affine3A::from_rotation_translation(
-                    Quat::from_rotation_y(0.4 * (c as f32 - 1.0)),
-                    Vec3::new(1.3 * (c as f32 - 1.0), 0.0, 0.0),
+                    Quat::from_rotation_y(0.4 * (column - 1.0)),
+                    Vec3::new(1.3 * (column - 1.0), 0.0, -1.5 * row),
                 );
                 InstanceRecord::new(
                     0,
@@ -354,11 +394,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 multiview_mask: None,
             });
             pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &frame_group, &[]);
-            pass.set_bind_group(1, &palette_group, &[]);
             pass.set_vertex_buffer(0, vertex_buffer.slice(..));
             pass.set_index_buffer(index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..mesh.indices.len() as u32, 0, 0..CHARACTERS);
+            // One draw per palette window, of the characters whose blocks start in it.
+            for ((frame_group, palette_group), &(first, end)) in
+                frame_groups.iter().zip(&palette_groups).zip(&drawn_by)
+            {
+                if first == end {
+                    continue;
+                }
+                pass.set_bind_group(0, frame_group, &[]);
+                pass.set_bind_group(1, palette_group, &[]);
+                pass.draw_indexed(0..mesh.indices.len() as u32, 0, first..end);
+            }
         }
         queue.submit([encoder.finish()]);
     }
@@ -372,8 +420,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|p| u16::from(p[2]) > u16::from(p[0]) + 40)
         .count();
     println!(
-        "host_renderer: {FRAMES} frames of {CHARACTERS} characters ({} evaluator), {drawn} character pixels, wrote {out}",
-        if gpu.is_some() { "GPU" } else { "CPU" }
+        "host_renderer: {FRAMES} frames of {characters} characters ({} evaluator, {} palette \
+         windows), {drawn} character pixels, wrote {out}",
+        if gpu.is_some() { "GPU" } else { "CPU" },
+        windows.len()
     );
     if drawn == 0 {
         return Err("no character pixels in the last frame".into());

@@ -1,9 +1,11 @@
 //! The render passes: a reference image of the default rig, Fox.glb's silhouette against its
 //! animated AABB, GPU culling against the CPU frustum test, dual-quaternion against linear
-//! skinning, pre-skinning against CPU skinning, the bone overlay, and input errors.
+//! skinning, pre-skinning against CPU skinning, the bone overlay, and input errors; and all of
+//! these on buffers larger than one storage binding (a renderer and a GPU evaluator with a small
+//! binding limit, so a few hundred characters span many windows), against one page.
 //!
-//! One device and one renderer serve the whole file (pipelines compile on first use and are
-//! shared). Without an adapter the GPU tests print why and pass, except under `REQUIRE_GPU=1`,
+//! One device and two renderers (the device's binding limit, and [`PAGED_BINDING`]) serve the
+//! whole file (pipelines compile on first use and are shared). Without an adapter the GPU tests print why and pass, except under `REQUIRE_GPU=1`,
 //! where a missing adapter fails them. `WGPU_BACKEND` picks the backend. `SINEW_BLESS=1`
 //! rewrites the reference images in `tests/reference/` instead of comparing with them. Every
 //! image a test renders is also written to `target/render-tests/` for inspection.
@@ -16,12 +18,15 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use glam::{Affine3A, Quat, Vec3};
+use sinew::gpu::GpuOptions;
 use sinew::render::{
-    BoneOverlay, Camera, DirectionalLight, RenderError, RenderTarget, Renderer, RgbaImage, Scene,
-    ShadowSettings, SkinnedBatch, SkinnedBatchDesc, SkinnedInstance, SkinningMode, StaticMesh,
-    aabb_in_frustum, bounding_sphere, skin_vertex,
+    BoneOverlay, Camera, DirectionalLight, PaletteWindow, RenderError, RenderTarget, Renderer,
+    RendererOptions, RgbaImage, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
+    SkinnedInstance, SkinningMode, StaticMesh, aabb_in_frustum, bounding_sphere, skin_vertex,
 };
-use sinew::{Aabb, CpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows, Rig, SkinnedMesh};
+use sinew::{
+    Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows, Rig, SkinnedMesh,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Tolerances, stated once.
@@ -32,20 +37,40 @@ const PIXEL_THRESHOLD: u8 = 8;
 const REFERENCE_TOLERANCE: f64 = 0.01;
 /// Pre-skinned vertices against CPU skinning: `|a - b| <= 1e-4 * max(1, |b|)`.
 const SKIN_TOLERANCE: f32 = 1e-4;
+/// Two renders of the same scene (culled against unculled, paged against one page) pass when
+/// at most this fraction of pixels differ.
+const SAME_SCENE_TOLERANCE: f64 = 0.002;
+
+/// The storage binding limit of the paged renderer and of the windowed GPU evaluator.
+const PAGED_BINDING: u64 = 64 << 10;
 
 // ---------------------------------------------------------------------------------------------
 // The shared device.
 
 struct Gpu {
     context: GpuContext,
+    /// Binds up to the device's limit: every test scene fits one page.
     renderer: Renderer,
+    /// Binds at most [`PAGED_BINDING`] bytes: batches of a few hundred characters page.
+    paged: Renderer,
 }
 
 static GPU: LazyLock<Option<Gpu>> = LazyLock::new(|| {
     let context = common::headless_gpu("render tests")?;
     eprintln!("render tests on {}", context.adapter_summary());
     let renderer = Renderer::new(&context.device).unwrap();
-    Some(Gpu { context, renderer })
+    let paged = Renderer::with_options(
+        &context.device,
+        RendererOptions {
+            max_binding: Some(PAGED_BINDING),
+        },
+    )
+    .unwrap();
+    Some(Gpu {
+        context,
+        renderer,
+        paged,
+    })
 });
 
 /// The shared device and renderer, or `None` (after printing why) when no adapter exists.
@@ -89,8 +114,8 @@ fn fox() -> Option<Rig> {
     )
 }
 
-/// Instances of one rig evaluated on the CPU and uploaded: palette blocks one after another,
-/// AABB `i` for instance `i`.
+/// Instances of one rig evaluated (on the CPU, or by the GPU evaluator) and uploaded: palette
+/// blocks one after another, AABB `i` for instance `i`.
 struct Posed {
     palette: Vec<Mat3x4Rows>,
     aabbs: Vec<Aabb>,
@@ -99,16 +124,36 @@ struct Posed {
     instances: Vec<SkinnedInstance>,
 }
 
-fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
+/// One record per pose, palette blocks one after another.
+fn records(rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Vec<InstanceRecord> {
     let joints = rig.joint_count();
-    let records: Vec<InstanceRecord> = poses
+    poses
         .iter()
         .enumerate()
         .map(|(i, (clip, time, world))| {
             InstanceRecord::new(0, (i * joints) as u32, world, &[Layer::clip(*clip, *time)])
                 .unwrap()
         })
-        .collect();
+        .collect()
+}
+
+/// `count` tinted instances of `joints` joints: palette block `i * joints`, box `i`.
+fn tinted_instances(count: usize, joints: usize) -> Vec<SkinnedInstance> {
+    (0..count)
+        .map(|i| {
+            let tint = [
+                0.85 - 0.1 * (i % 3) as f32,
+                0.6,
+                0.4 + 0.15 * (i % 2) as f32,
+            ];
+            SkinnedInstance::new((i * joints) as u32, joints as u32, i as u32, tint)
+        })
+        .collect()
+}
+
+fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
+    let joints = rig.joint_count();
+    let records = records(rig, poses);
     let mut palette = vec![Mat3x4Rows::IDENTITY; joints * poses.len()];
     let mut aabbs = vec![Aabb::EMPTY; poses.len()];
     CpuBackend::new(vec![rig.clone()], Vec::new())
@@ -118,16 +163,7 @@ fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
     sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &palette).unwrap();
     let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), aabbs.len()).unwrap();
     sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
-    let instances = (0..poses.len())
-        .map(|i| {
-            let tint = [
-                0.85 - 0.1 * (i % 3) as f32,
-                0.6,
-                0.4 + 0.15 * (i % 2) as f32,
-            ];
-            SkinnedInstance::new((i * joints) as u32, joints as u32, i as u32, tint)
-        })
-        .collect();
+    let instances = tinted_instances(poses.len(), joints);
     Posed {
         palette,
         aabbs,
@@ -138,9 +174,20 @@ fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
 }
 
 fn batch(gpu: &Gpu, meshes: &[SkinnedMesh], posed: &Posed, preskin: bool) -> SkinnedBatch {
+    batch_on(gpu, &gpu.renderer, meshes, posed, preskin)
+}
+
+/// [`batch`] for `renderer`.
+fn batch_on(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    meshes: &[SkinnedMesh],
+    posed: &Posed,
+    preskin: bool,
+) -> SkinnedBatch {
     let mut batch = SkinnedBatch::new(
         gpu.device(),
-        &gpu.renderer,
+        renderer,
         &SkinnedBatchDesc {
             label: "test",
             meshes,
@@ -169,8 +216,19 @@ fn union(aabbs: &[Aabb]) -> Aabb {
 /// Renders `scene` at `size`² and returns the image, also written to
 /// `target/render-tests/NAME-BACKEND.png`.
 fn render(gpu: &Gpu, name: &str, size: u32, scene: &Scene<'_>) -> RgbaImage {
-    let target = RenderTarget::new(gpu.device(), &gpu.renderer, size, size, 1024).unwrap();
-    gpu.renderer
+    render_on(gpu, &gpu.renderer, name, size, scene)
+}
+
+/// [`render`] with `renderer` (which made the scene's batches and overlays).
+fn render_on(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    name: &str,
+    size: u32,
+    scene: &Scene<'_>,
+) -> RgbaImage {
+    let target = RenderTarget::new(gpu.device(), renderer, size, size, 1024).unwrap();
+    renderer
         .render(gpu.device(), gpu.queue(), &target, scene)
         .unwrap();
     let image = target.read_rgba8(gpu.device(), gpu.queue()).unwrap();
@@ -461,6 +519,25 @@ fn fox_pixels_lie_inside_the_projected_aabb_and_the_silhouette_moves() {
 #[test]
 fn gpu_culling_keeps_exactly_the_boxes_the_cpu_frustum_test_keeps() {
     let Some(gpu) = gpu() else { return };
+    let pages = check_culling(gpu, &gpu.renderer, 1);
+    assert_eq!(pages, 1);
+}
+
+/// The same with 3,000 instances of 57 joints each over [`PAGED_BINDING`]-byte windows: the
+/// palette (8 MB) and the boxes (96 KB) both span several windows, and instance `i` reads box
+/// `count - 1 - i`, so pages end at palette and at AABB window boundaries.
+#[test]
+fn paged_culling_keeps_exactly_the_boxes_the_cpu_frustum_test_keeps() {
+    let Some(gpu) = gpu() else { return };
+    let pages = check_culling(gpu, &gpu.paged, 57);
+    assert!(pages > 100, "{pages} pages");
+}
+
+/// Culls 3,000 random boxes (instance `i` has palette block `i * joints`, `joints` entries,
+/// and box `count - 1 - i`) with `renderer` and checks the visible list and the indirect draws
+/// against [`aabb_in_frustum`]; then checks that culling off lists every instance in order.
+/// Returns the batch's page count.
+fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
     let count = 3000;
     let mut rng = Rng(7);
     let camera = Camera::look_at(
@@ -526,16 +603,21 @@ fn gpu_culling_keeps_exactly_the_boxes_the_cpu_frustum_test_keeps() {
 
     let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), count).unwrap();
     sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
-    let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), 1).unwrap();
-    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &[Mat3x4Rows::IDENTITY]).unwrap();
+    let entries = count * joints as usize;
+    let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), entries).unwrap();
+    let identity = vec![Mat3x4Rows::IDENTITY; entries];
+    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &identity).unwrap();
     // Instance i reads box count-1-i: the kernel must follow `aabb_index`.
     let instances: Vec<SkinnedInstance> = (0..count)
-        .map(|i| SkinnedInstance::new(0, 1, (count - 1 - i) as u32, [1.0; 3]))
+        .map(|i| {
+            let offset = i as u32 * joints;
+            SkinnedInstance::new(offset, joints, (count - 1 - i) as u32, [1.0; 3])
+        })
         .collect();
     let meshes = [triangle_mesh(), triangle_mesh()];
     let mut batch = SkinnedBatch::new(
         gpu.device(),
-        &gpu.renderer,
+        renderer,
         &SkinnedBatchDesc {
             label: "cull test",
             meshes: &meshes,
@@ -553,8 +635,8 @@ fn gpu_culling_keeps_exactly_the_boxes_the_cpu_frustum_test_keeps() {
         skinned: &batches,
         ..Scene::new(camera)
     };
-    let target = RenderTarget::new(gpu.device(), &gpu.renderer, 32, 32, 16).unwrap();
-    gpu.renderer
+    let target = RenderTarget::new(gpu.device(), renderer, 32, 32, 16).unwrap();
+    renderer
         .render(gpu.device(), gpu.queue(), &target, &scene)
         .unwrap();
 
@@ -636,11 +718,15 @@ fn gpu_culling_keeps_exactly_the_boxes_the_cpu_frustum_test_keeps() {
         cull: false,
         ..scene
     };
-    gpu.renderer
+    renderer
         .render(gpu.device(), gpu.queue(), &target, &scene)
         .unwrap();
     let all = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
     assert_eq!(all, (0..count as u32).collect::<Vec<_>>());
+    for a in batch.read_draw_args(gpu.device(), gpu.queue()).unwrap() {
+        assert_eq!(a.instance_count as usize, count);
+    }
+    batch.page_count()
 }
 
 #[test]
@@ -690,7 +776,7 @@ fn culled_crowd_renders_like_the_unculled_crowd() {
     // Culled-away characters cast no shadow into the view here, so the frames are equal.
     let fraction = differing_fraction(&culled, &unculled, PIXEL_THRESHOLD);
     assert!(
-        fraction <= 0.002,
+        fraction <= SAME_SCENE_TOLERANCE,
         "{:.3}% of pixels differ",
         fraction * 100.0
     );
@@ -715,7 +801,19 @@ fn check_preskin(
     posed: &Posed,
     mode: SkinningMode,
 ) -> Vec<Vec<sinew::render::StaticVertex>> {
-    let batch = batch(gpu, meshes, posed, true);
+    check_preskin_on(gpu, &gpu.renderer, meshes, joints, posed, mode)
+}
+
+/// [`check_preskin`] with `renderer`.
+fn check_preskin_on(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    meshes: &[SkinnedMesh],
+    joints: usize,
+    posed: &Posed,
+    mode: SkinningMode,
+) -> Vec<Vec<sinew::render::StaticVertex>> {
+    let batch = batch_on(gpu, renderer, meshes, posed, true);
     let batches = [&batch];
     let scene = Scene {
         skinned: &batches,
@@ -724,8 +822,8 @@ fn check_preskin(
         cull: false,
         ..Scene::new(camera_for(&union(&posed.aabbs)))
     };
-    let target = RenderTarget::new(gpu.device(), &gpu.renderer, 32, 32, 16).unwrap();
-    gpu.renderer
+    let target = RenderTarget::new(gpu.device(), renderer, 32, 32, 16).unwrap();
+    renderer
         .render(gpu.device(), gpu.queue(), &target, &scene)
         .unwrap();
     let mut out = Vec::new();
@@ -954,7 +1052,7 @@ fn preskinned_render_equals_in_shader_render() {
         let preskinned = render(gpu, &format!("three_preskinned_{mode:?}"), 192, &scene);
         let fraction = differing_fraction(&in_shader, &preskinned, PIXEL_THRESHOLD);
         assert!(
-            fraction <= 0.002,
+            fraction <= SAME_SCENE_TOLERANCE,
             "{mode:?}: {:.3}% of pixels differ",
             fraction * 100.0
         );
@@ -1008,6 +1106,400 @@ fn bone_overlay_draws_lines_over_the_character() {
         }
     }
     assert!(green > 200, "only {green} bone pixels");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffers larger than one storage binding: the paged renderer against one page.
+
+/// Characters of the paged crowd: their palette (656 KB) spans ten [`PAGED_BINDING`] windows.
+const PAGED_CROWD: usize = 240;
+
+/// [`PAGED_CROWD`] humanoids in rows of 20, each with its own clip, phase and heading.
+fn crowd_poses(rig: &Rig) -> Vec<(u32, f32, Affine3A)> {
+    let clips = rig.clips.clip_count() as u32;
+    (0..PAGED_CROWD)
+        .map(|i| {
+            let (row, column) = ((i / 20) as f32, (i % 20) as f32);
+            let world = Affine3A::from_rotation_translation(
+                Quat::from_rotation_y(0.37 * i as f32),
+                Vec3::new(column * 1.2 - 11.4, 0.0, -row * 1.5),
+            );
+            (i as u32 % clips, (0.07 * i as f32) % 1.0, world)
+        })
+        .collect()
+}
+
+/// A camera on the middle of the front rows: the rest of the crowd lies beside the view and
+/// beyond its far plane.
+fn crowd_camera() -> Camera {
+    Camera::look_at(
+        Vec3::new(0.0, 2.5, 5.0),
+        Vec3::new(0.0, 0.8, -3.0),
+        Vec3::Y,
+        0.9,
+        1.0,
+        0.1,
+        14.0,
+    )
+}
+
+/// The crowd evaluated by a GPU evaluator whose palette binding is [`PAGED_BINDING`] bytes (so
+/// in windows, one dispatch each), with its palette and boxes read back.
+static EVALUATED_CROWD: LazyLock<Option<(Rig, Posed)>> = LazyLock::new(|| {
+    let gpu = gpu()?;
+    let rig = humanoid()?;
+    let joints = rig.joint_count();
+    let options = GpuOptions {
+        max_palette_binding: Some(PAGED_BINDING),
+        ..GpuOptions::default()
+    };
+    let mut backend =
+        GpuBackend::with_options(&gpu.context, std::slice::from_ref(&rig), &[], options).unwrap();
+    let entries = (PAGED_CROWD * joints) as u32;
+    backend.reserve_palette(entries).unwrap();
+    backend
+        .evaluate(&records(&rig, &crowd_poses(&rig)))
+        .unwrap();
+    assert!(
+        backend.dispatches_last_frame() > 1,
+        "the evaluator did not window a {entries}-entry palette"
+    );
+    let posed = Posed {
+        palette: backend.read_palette(0..entries).unwrap(),
+        aabbs: backend.read_bounds(0..PAGED_CROWD).unwrap(),
+        palette_buffer: backend.palette_buffer().clone(),
+        aabb_buffer: backend.bounds_buffer().clone(),
+        instances: tinted_instances(PAGED_CROWD, joints),
+    };
+    Some((rig, posed))
+});
+
+fn evaluated_crowd() -> Option<&'static (Rig, Posed)> {
+    EVALUATED_CROWD.as_ref()
+}
+
+/// Renders `posed` with the paged renderer and with one page, culled and shadowed, in-shader
+/// and (when `preskin`) pre-skinned; asserts the images agree and returns the paged in-shader
+/// one.
+fn check_paged_render(gpu: &Gpu, rig: &Rig, posed: &Posed, name: &str, preskin: bool) -> RgbaImage {
+    assert!(posed.palette_buffer.size() > PAGED_BINDING);
+    let paged = batch_on(gpu, &gpu.paged, &rig.meshes, posed, preskin);
+    let whole = batch(gpu, &rig.meshes, posed, preskin);
+    assert!(paged.page_count() >= 10, "{} pages", paged.page_count());
+    assert_eq!(whole.page_count(), 1);
+    let mut images = Vec::new();
+    for preskinned in [false, preskin]
+        .into_iter()
+        .take(if preskin { 2 } else { 1 })
+    {
+        let mut shots = Vec::new();
+        for (renderer, batch, which) in [
+            (&gpu.paged, &paged, "paged"),
+            (&gpu.renderer, &whole, "whole"),
+        ] {
+            let batches = [batch];
+            let scene = Scene {
+                skinned: &batches,
+                shadow: Some(ShadowSettings::covering(union(&posed.aabbs))),
+                preskin: preskinned,
+                ..Scene::new(crowd_camera())
+            };
+            let file = format!(
+                "{name}_{which}{}",
+                if preskinned { "_preskinned" } else { "" }
+            );
+            shots.push(render_on(gpu, renderer, &file, 256, &scene));
+            let kept = batch.read_visible(gpu.device(), gpu.queue()).unwrap().len();
+            assert!(
+                kept > 10 && kept < PAGED_CROWD / 2,
+                "{which}: culling kept {kept}"
+            );
+        }
+        let fraction = differing_fraction(&shots[0], &shots[1], PIXEL_THRESHOLD);
+        assert!(
+            fraction <= SAME_SCENE_TOLERANCE,
+            "{name} (pre-skinned: {preskinned}): {:.3}% of pixels differ between the paged and \
+             the one-page render",
+            fraction * 100.0
+        );
+        images.push(shots.swap_remove(0));
+    }
+    let mut colours = std::collections::HashSet::new();
+    for px in images[0].pixels.chunks_exact(4) {
+        colours.insert([px[0] >> 3, px[1] >> 3, px[2] >> 3]);
+    }
+    assert!(colours.len() > 50, "only {} colours", colours.len());
+    images.swap_remove(0)
+}
+
+/// The evaluated crowd, culled on the GPU page by page, keeps exactly the characters whose
+/// evaluated boxes pass the CPU frustum test, on both sides of palette window boundaries.
+#[test]
+fn paged_culling_of_an_evaluated_crowd_keeps_what_the_cpu_frustum_test_keeps() {
+    let Some(gpu) = gpu() else { return };
+    let Some((rig, posed)) = evaluated_crowd() else {
+        return;
+    };
+    let camera = crowd_camera();
+    let planes = camera.frustum_planes();
+    let batch = batch_on(gpu, &gpu.paged, &rig.meshes, posed, false);
+    assert!(batch.page_count() >= 10, "{} pages", batch.page_count());
+    let batches = [&batch];
+    let target = RenderTarget::new(gpu.device(), &gpu.paged, 32, 32, 16).unwrap();
+    let scene = Scene {
+        skinned: &batches,
+        ..Scene::new(camera)
+    };
+    gpu.paged
+        .render(gpu.device(), gpu.queue(), &target, &scene)
+        .unwrap();
+    let mut visible = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
+    visible.sort_unstable();
+    let expected: Vec<u32> = (0..PAGED_CROWD as u32)
+        .filter(|&i| aabb_in_frustum(&planes, &posed.aabbs[i as usize]))
+        .collect();
+    assert_eq!(
+        visible, expected,
+        "GPU culling (left) against the CPU frustum test"
+    );
+    // The first palette window ends inside instance 23's block.
+    let boundary = (PAGED_BINDING / sinew::render::PALETTE_ENTRY_SIZE) as usize / rig.joint_count();
+    assert!(
+        visible.iter().any(|&i| (i as usize) < boundary)
+            && visible.iter().any(|&i| i as usize > boundary + 1),
+        "kept {visible:?}: none on one side of instance {boundary}"
+    );
+    for args in batch.read_draw_args(gpu.device(), gpu.queue()).unwrap() {
+        assert_eq!(args.instance_count as usize, visible.len());
+    }
+}
+
+/// The evaluated crowd drawn in pages (in-shader and pre-skinned, with shadows) looks like the
+/// same crowd drawn as one page.
+#[test]
+fn paged_crowd_renders_like_one_page() {
+    let Some(gpu) = gpu() else { return };
+    let Some((rig, posed)) = evaluated_crowd() else {
+        return;
+    };
+    check_paged_render(gpu, rig, posed, "crowd_evaluated", true);
+}
+
+/// The first 300 vertices of the humanoid's mesh (and the triangles among them): small enough
+/// that a page of the paged renderer pre-skins several characters.
+fn trimmed_mesh(mesh: &SkinnedMesh) -> SkinnedMesh {
+    let keep = 300;
+    let mut trimmed = mesh.clone();
+    trimmed.positions.truncate(keep);
+    trimmed.normals.truncate(keep);
+    trimmed.uvs.truncate(keep);
+    trimmed.joints.truncate(keep);
+    trimmed.weights.truncate(keep);
+    trimmed.tangents = None;
+    trimmed.indices = mesh
+        .indices
+        .chunks_exact(3)
+        .filter(|t| t.iter().all(|&i| (i as usize) < keep))
+        .flatten()
+        .copied()
+        .collect();
+    trimmed
+}
+
+/// Pre-skinning in pages (whose palette windows start all over the palette) writes what CPU
+/// skinning computes from the evaluated palette.
+#[test]
+fn paged_preskinned_vertices_equal_cpu_skinning() {
+    let Some(gpu) = gpu() else { return };
+    let Some((rig, posed)) = evaluated_crowd() else {
+        return;
+    };
+    let meshes = [trimmed_mesh(&rig.meshes[0])];
+    assert!(!meshes[0].indices.is_empty());
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        check_preskin_on(gpu, &gpu.paged, &meshes, rig.joint_count(), posed, mode);
+    }
+}
+
+/// Bone overlays of characters whose palette blocks lie past the first window (one of them
+/// across its end) draw as with one window.
+#[test]
+fn bone_overlays_across_palette_windows_draw_like_one_window() {
+    let Some(gpu) = gpu() else { return };
+    let Some((rig, posed)) = evaluated_crowd() else {
+        return;
+    };
+    let joints = rig.joint_count();
+    let boundary = (PAGED_BINDING / sinew::render::PALETTE_ENTRY_SIZE) as usize / joints;
+    let characters = [9, boundary, 29, 49, 70, 110];
+    let mut shots = Vec::new();
+    for (renderer, which) in [(&gpu.paged, "paged"), (&gpu.renderer, "whole")] {
+        let overlays: Vec<BoneOverlay> = characters
+            .iter()
+            .map(|&i| {
+                BoneOverlay::new(
+                    gpu.device(),
+                    renderer,
+                    &rig.skeleton,
+                    &posed.palette_buffer,
+                    (i * joints) as u32,
+                    [0.0, 1.0, 0.0],
+                )
+                .unwrap()
+            })
+            .collect();
+        let overlays: Vec<&BoneOverlay> = overlays.iter().collect();
+        let scene = Scene {
+            bones: &overlays,
+            clear_color: wgpu::Color::BLACK,
+            ..Scene::new(crowd_camera())
+        };
+        shots.push(render_on(
+            gpu,
+            renderer,
+            &format!("crowd_bones_{which}"),
+            256,
+            &scene,
+        ));
+    }
+    assert_eq!(
+        shots[0].pixels, shots[1].pixels,
+        "paged and one-window overlays differ"
+    );
+    let green = shots[0]
+        .pixels
+        .chunks_exact(4)
+        .filter(|p| p[..3] == [0, 255, 0])
+        .count();
+    assert!(green > 500, "only {green} bone pixels");
+}
+
+/// The CPU evaluator's palette, uploaded with `write_palette` into a buffer larger than the
+/// binding limit, renders in pages like one page, and like the GPU evaluator's.
+#[test]
+fn cpu_palette_beyond_one_binding_renders_like_one_page() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = humanoid() else { return };
+    let posed = pose(gpu, &rig, &crowd_poses(&rig));
+    let cpu = check_paged_render(gpu, &rig, &posed, "crowd_cpu", false);
+    if let Some((_, evaluated)) = evaluated_crowd() {
+        let gpu_image = check_paged_render(gpu, &rig, evaluated, "crowd_evaluated_again", false);
+        let fraction = differing_fraction(&cpu, &gpu_image, PIXEL_THRESHOLD);
+        assert!(
+            fraction <= SAME_SCENE_TOLERANCE,
+            "{:.3}% of pixels differ between the CPU and the GPU evaluator's crowd",
+            fraction * 100.0
+        );
+    }
+}
+
+/// Binding limits are typed errors naming the limit, never wgpu validation errors.
+#[test]
+fn binding_limits_are_typed_errors() {
+    let Some(gpu) = gpu() else { return };
+    let limit = |e: &RenderError| match e {
+        RenderError::LimitExceeded { limit, .. } => *limit,
+        other => panic!("not a limit error: {other}"),
+    };
+    // A binding too small for the largest palette block.
+    let tiny = RendererOptions {
+        max_binding: Some(4096),
+    };
+    let err = Renderer::with_options(gpu.device(), tiny).unwrap_err();
+    assert_eq!(limit(&err), "max_storage_buffer_binding_size", "{err}");
+    let mut device_limits = gpu.device().limits();
+    device_limits.max_storage_buffer_binding_size = 4096;
+    let err = sinew::render::palette_windows(&device_limits, 1000).unwrap_err();
+    assert_eq!(limit(&err), "max_storage_buffer_binding_size", "{err}");
+
+    // One instance's pre-skinned vertices larger than a binding.
+    let mut big = triangle_mesh();
+    let n = (PAGED_BINDING / 24 + 1) as usize;
+    big.positions.resize(n, [0.0; 3]);
+    big.normals.resize(n, [0.0, 0.0, 1.0]);
+    big.uvs.resize(n, [0.0; 2]);
+    big.joints.resize(n, [0; 4]);
+    big.weights.resize(n, [1.0, 0.0, 0.0, 0.0]);
+    let palette = sinew::render::create_palette_buffer(gpu.device(), 300).unwrap();
+    let aabbs = sinew::render::create_aabb_buffer(gpu.device(), 2).unwrap();
+    let desc = SkinnedBatchDesc {
+        label: "limits",
+        meshes: std::slice::from_ref(&big),
+        mesh_colors: &[],
+        capacity: 2,
+        palette: &palette,
+        aabbs: &aabbs,
+        preskin: true,
+    };
+    let err = SkinnedBatch::new(gpu.device(), &gpu.paged, &desc).unwrap_err();
+    assert_eq!(limit(&err), "max_storage_buffer_binding_size", "{err}");
+    assert!(
+        err.to_string().contains("max_storage_buffer_binding_size"),
+        "{err}"
+    );
+
+    // A palette buffer beyond max_buffer_size.
+    let entries = gpu.device().limits().max_buffer_size / 48 + 1;
+    let err = sinew::render::create_palette_buffer(gpu.device(), entries as usize).unwrap_err();
+    assert_eq!(limit(&err), "max_buffer_size", "{err}");
+
+    // Blocks and boxes past their buffers.
+    let good = [triangle_mesh()];
+    let mut batch = SkinnedBatch::new(
+        gpu.device(),
+        &gpu.paged,
+        &SkinnedBatchDesc {
+            meshes: &good,
+            preskin: false,
+            ..desc
+        },
+    )
+    .unwrap();
+    for bad in [
+        SkinnedInstance::new(290, 57, 0, [1.0; 3]),
+        SkinnedInstance::new(0, 57, 2, [1.0; 3]),
+    ] {
+        let err = batch.write_instances(gpu.queue(), &[bad]).unwrap_err();
+        assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+    }
+    batch
+        .write_instances(gpu.queue(), &[SkinnedInstance::new(243, 57, 1, [1.0; 3])])
+        .unwrap();
+    assert_eq!(batch.page_count(), 1);
+    let err = BoneOverlay::new(
+        gpu.device(),
+        &gpu.paged,
+        &humanoid().unwrap().skeleton,
+        &palette,
+        250,
+        [1.0; 3],
+    )
+    .unwrap_err();
+    assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+
+    // Host palette windows: unaligned or past the buffer.
+    let layout =
+        sinew::render::create_palette_bind_group_layout(gpu.device(), wgpu::ShaderStages::VERTEX);
+    for window in [
+        PaletteWindow {
+            first_entry: 1,
+            entries: 10,
+        },
+        PaletteWindow {
+            first_entry: 0,
+            entries: 301,
+        },
+    ] {
+        let err = sinew::render::create_palette_window_bind_group(
+            gpu.device(),
+            &layout,
+            &palette,
+            &window,
+        )
+        .unwrap_err();
+        assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+    }
+    sinew::render::create_palette_bind_group(gpu.device(), &layout, &palette).unwrap();
 }
 
 // ---------------------------------------------------------------------------------------------

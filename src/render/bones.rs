@@ -1,7 +1,10 @@
 //! The bone overlay (`wgsl/render/bones.wgsl`): a line from each joint to its parent, drawn
 //! over the shaded character without depth test. Joint positions come from the same palette
 //! buffer the skinned pass reads (palette entry × bind-space joint origin = model-space joint
-//! origin), so nothing is read back.
+//! origin), so nothing is read back. The overlay binds the palette window that holds its
+//! instance's block, so the palette may exceed one storage binding.
+
+use std::num::NonZeroU64;
 
 use glam::Vec3;
 
@@ -9,7 +12,7 @@ use super::Renderer;
 use super::error::{RenderError, capture};
 use super::layout::BoneParams;
 use super::shader::bones_source;
-use super::skinning::palette_layout_entry;
+use super::skinning::{PALETTE_ENTRY_SIZE, palette_layout_entry};
 use super::target::{COLOR_FORMAT, DEPTH_FORMAT, FrameLayouts};
 use super::util::{Lazy, buffer_init, shader_module, storage_entry, uniform_entry};
 use crate::bake::{NO_PARENT, Skeleton};
@@ -119,7 +122,8 @@ pub fn bind_space_origins(skeleton: &Skeleton) -> Vec<Vec3> {
 
 impl BoneOverlay {
     /// The overlay of the instance of `skeleton` whose palette block starts at
-    /// `palette_offset` in `palette`, in `color` (linear rgb).
+    /// `palette_offset` in `palette`, in `color` (linear rgb). Errors when the block lies
+    /// outside the palette buffer.
     pub fn new(
         device: &wgpu::Device,
         renderer: &Renderer,
@@ -139,9 +143,24 @@ impl BoneOverlay {
             .iter()
             .map(|o| o.extend(1.0).to_array())
             .collect();
+        let joint_count = skeleton.joint_count() as u64;
+        let entries = palette.size() / PALETTE_ENTRY_SIZE;
+        let end = u64::from(palette_offset) + joint_count.max(1);
+        if end > entries {
+            return Err(RenderError::invalid(
+                "bone overlay",
+                format!(
+                    "palette block {palette_offset}..{end} lies past the palette's {entries} entries"
+                ),
+            ));
+        }
+        let limits = renderer.binding_limits();
+        let base = limits.window_start(u64::from(palette_offset), PALETTE_ENTRY_SIZE);
+        let (window_at, window_size) =
+            limits.window_binding(base, PALETTE_ENTRY_SIZE, palette.size());
         let params = BoneParams {
-            palette_offset,
-            joint_count: skeleton.joint_count() as u32,
+            palette_offset: (u64::from(palette_offset) - base) as u32,
+            joint_count: joint_count as u32,
             bone_count: bones.len() as u32,
             pad: 0,
             color: [color[0], color[1], color[2], 1.0],
@@ -171,7 +190,11 @@ impl BoneOverlay {
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: palette.as_entire_binding(),
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: palette,
+                            offset: window_at,
+                            size: NonZeroU64::new(window_size),
+                        }),
                     },
                     wgpu::BindGroupEntry {
                         binding: 1,

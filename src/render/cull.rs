@@ -1,7 +1,8 @@
-//! GPU frustum culling (`wgsl/render/cull.wgsl`): one dispatch per batch tests every instance's
-//! animated AABB against the camera frustum and compacts the visible instance indices, counting
-//! them atomically into the `instance_count` of the batch's indirect draws. The CPU never
-//! looks at an instance. [`aabb_in_frustum`] is the CPU twin of the test.
+//! GPU frustum culling (`wgsl/render/cull.wgsl`): one dispatch per page of a batch (one page
+//! unless its buffers exceed a storage binding) tests every instance's animated AABB against
+//! the camera frustum and compacts the visible instance indices, counting them atomically into
+//! the `instance_count` of the page's indirect draws. The CPU never looks at an instance.
+//! [`aabb_in_frustum`] is the CPU twin of the test.
 
 use glam::{Vec3, Vec4};
 

@@ -87,6 +87,18 @@ pub(crate) fn capture<T>(
     crate::gpu::capture(device, work)?
 }
 
+/// Checks that a buffer of `bytes` fits a device whose `max_buffer_size` is `available`.
+pub(crate) fn check_buffer_size(bytes: u64, available: u64) -> Result<(), RenderError> {
+    if bytes > available {
+        return Err(RenderError::LimitExceeded {
+            limit: "max_buffer_size",
+            needed: bytes,
+            available,
+        });
+    }
+    Ok(())
+}
+
 /// Checks that a storage binding of `bytes` fits the device.
 pub(crate) fn check_storage_size(device: &wgpu::Device, bytes: u64) -> Result<(), RenderError> {
     let limits = device.limits();

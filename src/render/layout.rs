@@ -35,7 +35,8 @@ const _: () = assert!(offset_of!(FrameUniforms, light_direction) == 128);
 const _: () = assert!(offset_of!(FrameUniforms, shadow) == 176);
 
 /// One drawn skinned instance: where its palette block is and what colour it gets. Twin of
-/// `SkinnedInstance`.
+/// `SkinnedInstance`. A [`SkinnedBatch`](super::SkinnedBatch) is given offsets into the whole
+/// palette and AABB buffers and stores each page's instances relative to the windows it binds.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SkinnedInstance {
@@ -316,7 +317,7 @@ const _: () = assert!(size_of::<PreskinParams>() == 16);
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BoneParams {
-    /// First palette entry of the instance.
+    /// First palette entry of the instance in the bound palette window.
     pub palette_offset: u32,
     /// Joints of the rig.
     pub joint_count: u32,

@@ -39,21 +39,29 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Buffers may be larger than one storage binding (`max_storage_buffer_binding_size`, or
+//! [`RendererOptions::max_binding`]): a batch is then drawn in pages, each binding windows of
+//! the palette, the boxes and its own buffers (see [`SkinnedBatch`]).
+//!
 //! A host with its own renderer needs only the palette: include [`skinning_wgsl`] (or
 //! [`SKINNING_WGSL`]) in its vertex shader, bind the palette with [`palette_layout_entry`] or
 //! [`create_palette_bind_group_layout`], and call `sinew_skin_linear` or
 //! `sinew_skin_dual_quat` with the instance's palette offset (see
-//! `examples/host_renderer.rs`).
+//! `examples/host_renderer.rs`). A palette larger than one binding is bound in
+//! [`palette_windows`], each with [`create_palette_window_bind_group`]; offsets are then
+//! relative to the window's first entry.
 //!
 //! Dual-quaternion skinning is a pipeline variant (the `DUAL_QUATERNION` override constant):
 //! each influence's palette matrix is converted to a dual quaternion in the shader, per vertex.
 
+mod batch;
 mod bones;
 mod camera;
 mod capture;
 mod cull;
 mod error;
 mod layout;
+mod paging;
 mod preskin;
 mod renderer;
 mod shader;
@@ -64,6 +72,7 @@ mod target;
 mod upload;
 mod util;
 
+pub use batch::{SkinnedBatch, SkinnedBatchDesc};
 pub use bones::{BoneOverlay, bind_space_origins};
 pub use camera::{Camera, DirectionalLight, ShadowSettings, bounding_sphere, frustum_planes};
 pub use capture::{RgbaImage, read_buffer, read_texture_rgba8};
@@ -73,17 +82,17 @@ pub use layout::{
     BoneParams, CullParams, DrawIndexedArgs, FrameUniforms, MeshParams, PreskinParams,
     SkinnedInstance, SkinnedVertex, StaticInstance, StaticVertex, normals_or_smooth,
 };
+pub use paging::{PaletteWindow, palette_window_of, palette_windows};
 pub use preskin::PRESKIN_WORKGROUP_SIZE;
-pub use renderer::{Renderer, Scene};
+pub use renderer::{Renderer, RendererOptions, Scene};
 pub use shader::{
     SKINNING_WGSL, bones_source, cull_source, layout_source, preskin_source, render_sources,
     skinned_source, skinning_wgsl, static_source,
 };
-pub use skinned_pass::{SkinnedBatch, SkinnedBatchDesc};
 pub use skinning::{
     DualQuat, MIN_WEIGHT_SUM, PALETTE_ENTRY_SIZE, Skinned, SkinningMode, create_palette_bind_group,
-    create_palette_bind_group_layout, palette_layout_entry, skin_vertex, skin_vertex_dual_quat,
-    skin_vertex_linear,
+    create_palette_bind_group_layout, create_palette_window_bind_group, palette_layout_entry,
+    skin_vertex, skin_vertex_dual_quat, skin_vertex_linear,
 };
 pub use static_pass::{StaticMesh, StaticMeshDesc};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};

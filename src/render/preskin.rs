@@ -1,7 +1,7 @@
-//! Compute pre-skinning (`wgsl/render/preskin.wgsl`): one dispatch per mesh of a batch skins
-//! every vertex of every instance once per frame into a buffer of [`StaticVertex`]es
-//! (instance-major), which the shadow and main passes then read instead of skinning each
-//! vertex in both. Linear or dual-quaternion skinning, as an override constant; the CPU twins
+//! Compute pre-skinning (`wgsl/render/preskin.wgsl`): one dispatch per mesh and page of a
+//! batch skins every vertex of every instance once per frame into a buffer of
+//! [`StaticVertex`]es (instance-major, page by page), which the shadow and main passes then
+//! read instead of skinning each vertex in both. Linear or dual-quaternion skinning, as an override constant; the CPU twins
 //! are [`skin_vertex_linear`](super::skin_vertex_linear) and
 //! [`skin_vertex_dual_quat`](super::skin_vertex_dual_quat).
 //!

@@ -4,13 +4,15 @@
 
 use glam::Vec3;
 
+use super::batch::SkinnedBatch;
 use super::bones::{BoneOverlay, BonePass};
 use super::camera::{Camera, DirectionalLight, ShadowSettings};
 use super::cull::CullPass;
 use super::error::{RenderError, capture};
 use super::layout::FrameUniforms;
+use super::paging::BindingLimits;
 use super::preskin::PreskinPass;
-use super::skinned_pass::{PassKind, SkinnedBatch, SkinnedPass, VertexSource};
+use super::skinned_pass::{PassKind, SkinnedPass, VertexSource};
 use super::skinning::SkinningMode;
 use super::static_pass::{StaticMesh, StaticPass};
 use super::target::{FrameLayouts, RenderTarget};
@@ -20,12 +22,22 @@ use super::target::{FrameLayouts, RenderTarget};
 /// renderer; it may be shared across threads.
 #[derive(Debug)]
 pub struct Renderer {
+    limits: BindingLimits,
     frame: FrameLayouts,
     pub(crate) skinned: SkinnedPass,
     pub(crate) statics: StaticPass,
     pub(crate) cull: CullPass,
     pub(crate) preskin: PreskinPass,
     pub(crate) bones: BonePass,
+}
+
+/// Settings of a [`Renderer`]; the defaults suit any device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RendererOptions {
+    /// Largest storage binding in bytes (the device's `max_storage_buffer_binding_size` when
+    /// `None` or larger). Batches whose palette, boxes or instances need more are drawn in
+    /// pages, each binding a window of them.
+    pub max_binding: Option<u64>,
 }
 
 /// What one frame draws and how.
@@ -39,7 +51,7 @@ pub struct Scene<'a> {
     pub shadow: Option<ShadowSettings>,
     /// Background colour (linear).
     pub clear_color: wgpu::Color,
-    /// Skinned batches: one indirect draw per mesh each.
+    /// Skinned batches: one indirect draw per mesh and page each.
     pub skinned: &'a [&'a SkinnedBatch],
     /// Static meshes: one instanced draw each.
     pub statics: &'a [&'a StaticMesh],
@@ -104,8 +116,19 @@ impl<'a> Scene<'a> {
 impl Renderer {
     /// Creates the layouts (pipelines come on first use).
     pub fn new(device: &wgpu::Device) -> Result<Self, RenderError> {
+        Self::with_options(device, RendererOptions::default())
+    }
+
+    /// [`Renderer::new`] with explicit options. Errors with [`RenderError::LimitExceeded`]
+    /// when the binding limit cannot hold the largest palette block (`MAX_JOINTS` entries).
+    pub fn with_options(
+        device: &wgpu::Device,
+        options: RendererOptions,
+    ) -> Result<Self, RenderError> {
+        let limits = BindingLimits::from_limits(&device.limits(), options.max_binding).checked()?;
         capture(device, || {
             Ok(Self {
+                limits,
                 frame: FrameLayouts::new(device),
                 skinned: SkinnedPass::new(device),
                 statics: StaticPass::new(device),
@@ -114,6 +137,15 @@ impl Renderer {
                 bones: BonePass::new(device),
             })
         })
+    }
+
+    /// The largest storage binding the passes use, in bytes.
+    pub fn max_binding(&self) -> u64 {
+        self.limits.max_binding
+    }
+
+    pub(crate) fn binding_limits(&self) -> BindingLimits {
+        self.limits
     }
 
     pub(crate) fn frame_layouts(&self) -> &FrameLayouts {

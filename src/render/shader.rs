@@ -5,6 +5,9 @@
 /// blend skinning (`sinew_skin_linear`) and dual-quaternion skinning (`sinew_skin_dual_quat`)
 /// from the palette, plus `SinewBone`, `SinewSkinned` and small helpers. It declares no
 /// binding: declare `sinew_palette: array<SinewBone>` yourself, or use [`skinning_wgsl`].
+/// Palette offsets index the bound buffer range: with a palette bound in
+/// [`palette_windows`](crate::render::palette_windows), pass offsets relative to the window's
+/// `first_entry`.
 pub const SKINNING_WGSL: &str = include_str!("../../wgsl/render/skinning.wgsl");
 
 const LAYOUT_WGSL: &str = include_str!("../../wgsl/render/layout.wgsl");
@@ -22,7 +25,10 @@ const BONES_WGSL: &str = include_str!("../../wgsl/render/bones.wgsl");
 /// ```
 ///
 /// Bind the palette buffer there with a layout entry from
-/// [`palette_layout_entry`](crate::render::palette_layout_entry).
+/// [`palette_layout_entry`](crate::render::palette_layout_entry): whole
+/// ([`create_palette_bind_group`](crate::render::create_palette_bind_group)), or one window at a
+/// time ([`create_palette_window_bind_group`](crate::render::create_palette_window_bind_group)),
+/// with offsets relative to the window.
 pub fn skinning_wgsl(group: u32, binding: u32) -> String {
     format!(
         "// ---- sinew palette binding ----\n\

@@ -6,6 +6,8 @@ use std::num::NonZeroU64;
 
 use glam::{Quat, Vec3, Vec4};
 
+use super::error::{RenderError, capture};
+use super::paging::PaletteWindow;
 use crate::math::Mat3x4Rows;
 
 /// Bytes of one palette entry (a [`Mat3x4Rows`]): the `min_binding_size` of the palette.
@@ -66,19 +68,79 @@ pub fn create_palette_bind_group_layout(
     })
 }
 
-/// A bind group of `layout` (from [`create_palette_bind_group_layout`]) over `palette`.
+/// A bind group of `layout` (from [`create_palette_bind_group_layout`]) over the whole of
+/// `palette`. A palette larger than the device's `max_storage_buffer_binding_size` is refused
+/// ([`RenderError::LimitExceeded`]): bind it in [`palette_windows`](super::palette_windows)
+/// with [`create_palette_window_bind_group`].
 pub fn create_palette_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     palette: &wgpu::Buffer,
-) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("sinew palette bind group"),
-        layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: palette.as_entire_binding(),
-        }],
+) -> Result<wgpu::BindGroup, RenderError> {
+    let entries = palette.size() / PALETTE_ENTRY_SIZE;
+    let window = PaletteWindow {
+        first_entry: 0,
+        entries: u32::try_from(entries).unwrap_or(u32::MAX),
+    };
+    create_palette_window_bind_group(device, layout, palette, &window)
+}
+
+/// A bind group of `layout` (from [`create_palette_bind_group_layout`]) over `window` of
+/// `palette` (from [`palette_windows`](super::palette_windows)). The shader's palette offsets
+/// are then relative to `window.first_entry`: pass `palette_offset - window.first_entry` to
+/// `sinew_skin_linear` / `sinew_skin_dual_quat`. Errors when the window lies outside the buffer
+/// or starts unaligned ([`RenderError::InvalidInput`]), or exceeds the device's
+/// `max_storage_buffer_binding_size` ([`RenderError::LimitExceeded`]).
+pub fn create_palette_window_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    palette: &wgpu::Buffer,
+    window: &PaletteWindow,
+) -> Result<wgpu::BindGroup, RenderError> {
+    let limits = device.limits();
+    let offset = u64::from(window.first_entry) * PALETTE_ENTRY_SIZE;
+    let size = u64::from(window.entries) * PALETTE_ENTRY_SIZE;
+    let object = format!("palette window {}..{}", window.first_entry, window.end());
+    if window.entries == 0 || offset + size > palette.size() {
+        return Err(RenderError::invalid(
+            object,
+            format!(
+                "needs bytes {offset}..{}; the palette buffer has {}",
+                offset + size,
+                palette.size()
+            ),
+        ));
+    }
+    let alignment = u64::from(limits.min_storage_buffer_offset_alignment);
+    if !offset.is_multiple_of(alignment.max(1)) {
+        return Err(RenderError::invalid(
+            object,
+            format!(
+                "starts at byte {offset}, not a multiple of min_storage_buffer_offset_alignment ({alignment})"
+            ),
+        ));
+    }
+    let available = limits.max_storage_buffer_binding_size;
+    if size > available {
+        return Err(RenderError::LimitExceeded {
+            limit: "max_storage_buffer_binding_size",
+            needed: size,
+            available,
+        });
+    }
+    capture(device, || {
+        Ok(device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("sinew palette bind group"),
+            layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: palette,
+                    offset,
+                    size: NonZeroU64::new(size),
+                }),
+            }],
+        }))
     })
 }
 

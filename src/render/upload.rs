@@ -5,20 +5,21 @@
 use crate::bake::Aabb;
 use crate::math::Mat3x4Rows;
 
-use super::error::{RenderError, check_storage_size};
+use super::error::{RenderError, check_buffer_size};
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_DST)
     .union(wgpu::BufferUsages::COPY_SRC);
 
 /// A palette buffer of `entries` [`Mat3x4Rows`] (at least one), usable as a read-only storage
-/// binding and as a copy source and destination.
+/// binding and as a copy source and destination. It may exceed one storage binding (the
+/// renderer binds it in windows); it may not exceed the device's `max_buffer_size`.
 pub fn create_palette_buffer(
     device: &wgpu::Device,
     entries: usize,
 ) -> Result<wgpu::Buffer, RenderError> {
-    let size = (entries.max(1) * std::mem::size_of::<Mat3x4Rows>()) as u64;
-    check_storage_size(device, size)?;
+    let size = (entries.max(1) as u64).saturating_mul(std::mem::size_of::<Mat3x4Rows>() as u64);
+    check_buffer_size(size, device.limits().max_buffer_size)?;
     Ok(device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("sinew palette"),
         size,
@@ -37,13 +38,14 @@ pub fn write_palette(
     write(queue, buffer, "palette", first_entry, palette)
 }
 
-/// An AABB buffer of `count` boxes (at least one): `array<Aabb>` in WGSL.
+/// An AABB buffer of `count` boxes (at least one): `array<Aabb>` in WGSL. Like the palette, it
+/// may exceed one storage binding but not `max_buffer_size`.
 pub fn create_aabb_buffer(
     device: &wgpu::Device,
     count: usize,
 ) -> Result<wgpu::Buffer, RenderError> {
-    let size = (count.max(1) * std::mem::size_of::<Aabb>()) as u64;
-    check_storage_size(device, size)?;
+    let size = (count.max(1) as u64).saturating_mul(std::mem::size_of::<Aabb>() as u64);
+    check_buffer_size(size, device.limits().max_buffer_size)?;
     Ok(device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("sinew animated aabbs"),
         size,

@@ -1,9 +1,10 @@
 // GPU frustum culling. Assembled after layout.wgsl.
 //
-// One invocation per instance of a batch tests the instance's animated AABB against the six
-// frustum planes and appends the visible ones to `visible`; the slot comes from an atomic
-// increment of the first indirect draw's instance count, and every other draw of the batch
-// (one per mesh) counts the same instances. CPU twin: `aabb_in_frustum` in src/render/cull.rs.
+// One invocation per instance of a page of a batch tests the instance's animated AABB against
+// the six frustum planes and appends the visible ones (page-local indices) to `visible`; the
+// slot comes from an atomic increment of the page's first indirect draw's instance count, and
+// every other draw of the page (one per mesh) counts the same instances. Every binding is the
+// page's window or region. CPU twin: `aabb_in_frustum` in src/render/cull.rs.
 
 @group(0) @binding(0) var<storage, read> instances: array<SkinnedInstance>;
 @group(0) @binding(1) var<storage, read> aabbs: array<Aabb>;

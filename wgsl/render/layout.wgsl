@@ -20,13 +20,14 @@ struct FrameUniforms {
     shadow: vec4<f32>,
 }
 
-// One drawn skinned instance.
+// One drawn skinned instance, as a page of a batch stores it: the offsets are relative to the
+// palette and AABB windows the page binds.
 struct SkinnedInstance {
-    // First palette entry of the instance.
+    // First palette entry of the instance in the bound palette window.
     palette_offset: u32,
     // Palette entries of the instance (the rig's joint count); joints at or past it are ignored.
     joint_count: u32,
-    // Index of the instance's animated box in the AABB buffer.
+    // Index of the instance's animated box in the bound AABB window.
     aabb_index: u32,
     pad: u32,
     // Base colour (linear rgb, a unused), multiplied with the mesh colour.
@@ -114,6 +115,7 @@ struct PreskinParams {
 
 // The bone overlay of one instance.
 struct BoneParams {
+    // First palette entry of the instance in the bound palette window.
     palette_offset: u32,
     joint_count: u32,
     bone_count: u32,

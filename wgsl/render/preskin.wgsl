@@ -1,6 +1,7 @@
-// Compute pre-skinning: skins every vertex of one mesh for every instance of a batch once per
-// frame into `skinned` (instance-major: entry `instance * vertex_count + vertex`), which the
-// shadow and main passes then read instead of skinning again. Assembled after layout.wgsl and
+// Compute pre-skinning: skins every vertex of one mesh for every instance of a page of a batch
+// once per frame into `skinned` (the page's region, instance-major: entry
+// `instance * vertex_count + vertex`), which the shadow and main passes then read instead of
+// skinning again. Palette offsets are relative to the page's palette window. Assembled after layout.wgsl and
 // skinning.wgsl (with the palette at @group(0) @binding(0)).
 
 @group(0) @binding(1) var<storage, read> instances: array<SkinnedInstance>;

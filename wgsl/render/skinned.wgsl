@@ -2,7 +2,9 @@
 // palette at @group(1) @binding(0)); see src/render/shader.rs.
 //
 // Instance `instance_index` of a draw is `instances[visible[instance_index]]`: `visible` is the
-// compacted list the culling kernel writes (or every instance when culling is off). Vertices are
+// compacted list the culling kernel writes (or every instance when culling is off). A draw
+// covers one page of a batch: `instances`, `visible`, `preskinned` and the palette are that
+// page's regions and window, and the instances' palette offsets are relative to the window. Vertices are
 // skinned here, from the vertex buffer (`vs_skinned`, `vs_shadow_skinned`), or read from the
 // buffer the pre-skinning kernel filled (`vs_preskinned`, `vs_shadow_preskinned`).
 

@@ -10,6 +10,10 @@
 //     @group(G) @binding(B) var<storage, read> sinew_palette: array<SinewBone>;
 // or take both from `sinew::render::skinning_wgsl(G, B)`.
 //
+// `offset` (the first palette entry of the instance) indexes the bound binding: when the palette
+// is bound in windows (`sinew::render::palette_windows`, for palettes larger than one storage
+// binding), pass the instance's offset minus the window's `first_entry`.
+//
 // CPU twins of the skinning functions: src/render/skinning.rs.
 
 struct SinewBone {

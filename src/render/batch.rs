@@ -1,0 +1,852 @@
+//! [`SkinnedBatch`]: one rig's meshes on the GPU, a list of instances, and the buffers that
+//! culling and pre-skinning fill each frame.
+//!
+//! The instances are drawn in pages ([`paging`](super::paging)): runs of consecutive instances
+//! whose palette blocks and boxes each lie in one storage-binding window. A page binds its
+//! windows and its own regions of the batch's buffers, and gets one culling dispatch, one
+//! pre-skinning dispatch per mesh and one indirect draw per mesh, whatever its instance count.
+//! A palette that fits one binding makes one page.
+
+use std::num::NonZeroU64;
+
+use glam::Vec4;
+
+use super::error::{RenderError, capture, check_buffer_size};
+use super::layout::{
+    CullParams, DrawIndexedArgs, MeshParams, PreskinParams, SkinnedInstance, SkinnedVertex,
+    StaticVertex, dispatch_grid,
+};
+use super::paging::{
+    AABB_SIZE, BindingLimits, DRAW_SIZE, INSTANCE_SIZE, Page, PageInputs, PagedBytes, VERTEX_SIZE,
+    VISIBLE_SIZE, plan_pages,
+};
+use super::skinned_pass::VertexSource;
+use super::skinning::{PALETTE_ENTRY_SIZE, SkinningMode};
+use super::util::{buffer_init, buffer_zeroed};
+use super::{Renderer, cull, preskin};
+use crate::bake::SkinnedMesh;
+
+/// What a [`SkinnedBatch`] is made from.
+#[derive(Clone, Copy, Debug)]
+pub struct SkinnedBatchDesc<'a> {
+    /// Names the batch's GPU resources.
+    pub label: &'a str,
+    /// The rig's meshes (joint indices are skeleton indices).
+    pub meshes: &'a [SkinnedMesh],
+    /// One colour per mesh (linear rgb), multiplied with each instance's colour; missing ones
+    /// are white.
+    pub mesh_colors: &'a [[f32; 3]],
+    /// The most instances the batch will hold.
+    pub capacity: u32,
+    /// The palette buffer the instances' offsets point into (from the GPU evaluator or
+    /// [`create_palette_buffer`](super::create_palette_buffer)); it may exceed one storage
+    /// binding. The batch's bind groups hold this buffer: when the evaluator replaces it (a
+    /// palette that grows), make a new batch.
+    pub palette: &'a wgpu::Buffer,
+    /// The animated boxes culling reads (`array<Aabb>`, indexed by each instance's
+    /// `aabb_index`); it may exceed one storage binding.
+    pub aabbs: &'a wgpu::Buffer,
+    /// Whether to allocate the pre-skinned vertex buffers (`capacity` × vertices × 24 bytes per
+    /// mesh), so the batch can be drawn with [`Scene::preskin`](super::Scene::preskin).
+    pub preskin: bool,
+}
+
+#[derive(Debug)]
+struct MeshGpu {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    params: wgpu::Buffer,
+    vertex_count: u32,
+    index_count: u32,
+    /// The pre-skinned vertices, page by page, when the batch pre-skins.
+    preskinned: Option<wgpu::Buffer>,
+}
+
+/// The renderer's layouts a batch binds with.
+#[derive(Debug)]
+struct Layouts {
+    cull: wgpu::BindGroupLayout,
+    skin: wgpu::BindGroupLayout,
+    preskinned: wgpu::BindGroupLayout,
+    preskin: wgpu::BindGroupLayout,
+}
+
+/// The bind groups of one page.
+#[derive(Debug)]
+struct PageGroups {
+    cull: wgpu::BindGroup,
+    /// Per mesh.
+    draw: Vec<wgpu::BindGroup>,
+    /// Per mesh, when pre-skinning: the kernel's group and the pre-skinned draw's group.
+    preskin: Vec<(wgpu::BindGroup, wgpu::BindGroup)>,
+}
+
+/// The buffers split into page regions.
+#[derive(Debug)]
+struct PagedBuffers {
+    instances: wgpu::Buffer,
+    visible: wgpu::Buffer,
+    /// Per page, one [`DrawIndexedArgs`] per mesh, fed to `draw_indexed_indirect`.
+    draws: wgpu::Buffer,
+    /// The draws with instance count 0: copied into `draws` before culling.
+    draws_reset: wgpu::Buffer,
+    /// The draws with every instance of their page: copied into `draws` when culling is off.
+    draws_all: wgpu::Buffer,
+    /// One [`CullParams`] per page, at uniform-aligned offsets.
+    cull_params: wgpu::Buffer,
+    /// One [`PreskinParams`] per page and mesh, at uniform-aligned offsets.
+    preskin_params: wgpu::Buffer,
+}
+
+const CULL_PARAMS_SIZE: u64 = std::mem::size_of::<CullParams>() as u64;
+const PRESKIN_PARAMS_SIZE: u64 = std::mem::size_of::<PreskinParams>() as u64;
+
+/// One rig's meshes on the GPU with a list of instances to draw, and the buffers that culling
+/// and pre-skinning fill each frame.
+#[derive(Debug)]
+pub struct SkinnedBatch {
+    label: String,
+    device: wgpu::Device,
+    limits: BindingLimits,
+    layouts: Layouts,
+    capacity: u32,
+    instance_count: u32,
+    palette: wgpu::Buffer,
+    aabbs: wgpu::Buffer,
+    meshes: Vec<MeshGpu>,
+    buffers: PagedBuffers,
+    /// `0, 1, 2, ...`: copied into each page's visible region when culling is off.
+    all_visible: wgpu::Buffer,
+    pages: Vec<Page>,
+    bytes: PagedBytes,
+    groups: Vec<PageGroups>,
+}
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
+const COPY: wgpu::BufferUsages = wgpu::BufferUsages::COPY_SRC.union(wgpu::BufferUsages::COPY_DST);
+const DRAWS: wgpu::BufferUsages = wgpu::BufferUsages::INDIRECT
+    .union(wgpu::BufferUsages::STORAGE)
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::COPY_SRC);
+const UNIFORM: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM.union(wgpu::BufferUsages::COPY_DST);
+const PRESKINNED: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC);
+
+impl SkinnedBatch {
+    /// Uploads the meshes and creates the batch's buffers, sized for one page of `capacity`
+    /// instances (a batch whose instances need more pages grows them on
+    /// [`SkinnedBatch::write_instances`]).
+    pub fn new(
+        device: &wgpu::Device,
+        renderer: &Renderer,
+        desc: &SkinnedBatchDesc<'_>,
+    ) -> Result<Self, RenderError> {
+        let object = format!("skinned batch {:?}", desc.label);
+        if desc.meshes.is_empty() {
+            return Err(RenderError::invalid(object, "has no meshes"));
+        }
+        if desc.capacity == 0 {
+            return Err(RenderError::invalid(object, "capacity is 0"));
+        }
+        for (k, mesh) in desc.meshes.iter().enumerate() {
+            validate_mesh(mesh).map_err(|reason| {
+                RenderError::invalid(format!("{object} mesh {k} ({:?})", mesh.name), reason)
+            })?;
+        }
+        let limits = renderer.binding_limits();
+        let capacity = u64::from(desc.capacity);
+        check_buffer_size(capacity * INSTANCE_SIZE, limits.max_buffer)?;
+        if desc.preskin {
+            for mesh in desc.meshes {
+                let one = mesh.vertex_count() as u64 * VERTEX_SIZE;
+                if one > limits.max_binding {
+                    return Err(RenderError::LimitExceeded {
+                        limit: "max_storage_buffer_binding_size",
+                        needed: one,
+                        available: limits.max_binding,
+                    });
+                }
+                check_buffer_size(capacity * one, limits.max_buffer)?;
+            }
+        }
+        let meshes_len = desc.meshes.len() as u64;
+        capture(device, || {
+            let name = |what: &str| format!("sinew {} {what}", desc.label);
+            let buffers = PagedBuffers {
+                instances: buffer_zeroed(
+                    device,
+                    &name("instances"),
+                    limits.align(capacity * INSTANCE_SIZE),
+                    STORAGE,
+                ),
+                visible: buffer_zeroed(
+                    device,
+                    &name("visible instances"),
+                    limits.align(capacity * VISIBLE_SIZE),
+                    STORAGE | wgpu::BufferUsages::COPY_SRC,
+                ),
+                draws: buffer_zeroed(
+                    device,
+                    &name("indirect draws"),
+                    limits.align(meshes_len * DRAW_SIZE),
+                    DRAWS,
+                ),
+                draws_reset: buffer_zeroed(
+                    device,
+                    &name("indirect draws reset"),
+                    limits.align(meshes_len * DRAW_SIZE),
+                    COPY,
+                ),
+                draws_all: buffer_zeroed(
+                    device,
+                    &name("indirect draws, all instances"),
+                    limits.align(meshes_len * DRAW_SIZE),
+                    COPY,
+                ),
+                cull_params: buffer_zeroed(
+                    device,
+                    &name("cull params"),
+                    limits.uniform_stride(CULL_PARAMS_SIZE),
+                    UNIFORM,
+                ),
+                preskin_params: buffer_zeroed(
+                    device,
+                    &name("preskin params"),
+                    meshes_len * limits.uniform_stride(PRESKIN_PARAMS_SIZE),
+                    UNIFORM,
+                ),
+            };
+            let identity: Vec<u32> = (0..desc.capacity).collect();
+            let all_visible = buffer_init(
+                device,
+                &name("all instances"),
+                bytemuck::cast_slice(&identity),
+                wgpu::BufferUsages::COPY_SRC,
+            );
+            let meshes = desc
+                .meshes
+                .iter()
+                .enumerate()
+                .map(|(k, mesh)| {
+                    let color = desc.mesh_colors.get(k).copied().unwrap_or([1.0; 3]);
+                    upload_mesh(
+                        device,
+                        &limits,
+                        desc,
+                        &format!("{} mesh {k}", desc.label),
+                        mesh,
+                        color,
+                    )
+                })
+                .collect();
+            Ok(Self {
+                label: desc.label.to_string(),
+                device: device.clone(),
+                limits,
+                layouts: Layouts {
+                    cull: renderer.cull.layout.clone(),
+                    skin: renderer.skinned.skin_layout.clone(),
+                    preskinned: renderer.skinned.preskinned_layout.clone(),
+                    preskin: renderer.preskin.layout.clone(),
+                },
+                capacity: desc.capacity,
+                instance_count: 0,
+                palette: desc.palette.clone(),
+                aabbs: desc.aabbs.clone(),
+                meshes,
+                buffers,
+                all_visible,
+                pages: Vec::new(),
+                bytes: PagedBytes::default(),
+                groups: Vec::new(),
+            })
+        })
+    }
+
+    fn object(&self) -> String {
+        format!("skinned batch {:?}", self.label)
+    }
+
+    /// The batch's name.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The most instances the batch holds.
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Instances set by the last [`SkinnedBatch::write_instances`].
+    pub fn instance_count(&self) -> u32 {
+        self.instance_count
+    }
+
+    /// Number of meshes (indirect draws per page, frame and pass).
+    pub fn mesh_count(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Pages the instances of the last [`SkinnedBatch::write_instances`] were split into: 1
+    /// when every binding fits (0 without instances).
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Whether pre-skinned vertex buffers were allocated.
+    pub fn has_preskin(&self) -> bool {
+        self.meshes.iter().all(|m| m.preskinned.is_some())
+    }
+
+    /// Sets the instances drawn from the next frame on, and splits them into pages. Each
+    /// instance's palette block (`palette_offset`, `max(joint_count, 1)` entries) must lie in
+    /// the palette buffer and its `aabb_index` in the AABB buffer.
+    pub fn write_instances(
+        &mut self,
+        queue: &wgpu::Queue,
+        instances: &[SkinnedInstance],
+    ) -> Result<(), RenderError> {
+        if instances.len() > self.capacity as usize {
+            return Err(RenderError::invalid(
+                self.object(),
+                format!("{} instances, capacity {}", instances.len(), self.capacity),
+            ));
+        }
+        let vertices: Vec<u32> = match self.has_preskin() {
+            true => self.meshes.iter().map(|m| m.vertex_count).collect(),
+            false => Vec::new(),
+        };
+        let inputs = PageInputs {
+            palette_entries: self.palette.size() / PALETTE_ENTRY_SIZE,
+            aabb_count: self.aabbs.size() / AABB_SIZE,
+            draw_count: self.meshes.len() as u64,
+            preskin_vertices: &vertices,
+        };
+        let plan = plan_pages(&self.limits, instances, &inputs)
+            .map_err(|reason| RenderError::invalid(self.object(), reason))?;
+        // Until the new pages are in place, draw nothing.
+        let previous = std::mem::take(&mut self.pages);
+        self.instance_count = 0;
+        let device = self.device.clone();
+        capture(&device, || {
+            let grown = self.reserve(&plan.pages, &plan.bytes)?;
+            if grown || plan.pages != previous {
+                self.groups = plan
+                    .pages
+                    .iter()
+                    .enumerate()
+                    .map(|(p, page)| self.page_groups(p, page))
+                    .collect();
+            }
+            Ok(())
+        })?;
+        if !plan.staged.is_empty() {
+            queue.write_buffer(
+                &self.buffers.instances,
+                0,
+                bytemuck::cast_slice(&plan.staged),
+            );
+        }
+        let draws = |all: bool| {
+            let mut bytes = vec![0u8; plan.bytes.draws as usize];
+            for page in &plan.pages {
+                for (m, mesh) in self.meshes.iter().enumerate() {
+                    let args = DrawIndexedArgs {
+                        index_count: mesh.index_count,
+                        instance_count: if all { page.count } else { 0 },
+                        ..Default::default()
+                    };
+                    let at = (page.draws_at + m as u64 * DRAW_SIZE) as usize;
+                    bytes[at..at + DRAW_SIZE as usize].copy_from_slice(bytemuck::bytes_of(&args));
+                }
+            }
+            bytes
+        };
+        if !plan.pages.is_empty() {
+            queue.write_buffer(&self.buffers.draws_reset, 0, &draws(false));
+            queue.write_buffer(&self.buffers.draws_all, 0, &draws(true));
+        }
+        if !vertices.is_empty() && !plan.pages.is_empty() {
+            let stride = self.limits.uniform_stride(PRESKIN_PARAMS_SIZE) as usize;
+            let mut bytes = vec![0u8; plan.pages.len() * self.meshes.len() * stride];
+            for (p, page) in plan.pages.iter().enumerate() {
+                for (m, mesh) in self.meshes.iter().enumerate() {
+                    let (_, _, grid_width) = dispatch_grid(
+                        u64::from(page.count) * u64::from(mesh.vertex_count),
+                        preskin::PRESKIN_WORKGROUP_SIZE,
+                    );
+                    let params = PreskinParams {
+                        vertex_count: mesh.vertex_count,
+                        instance_count: page.count,
+                        grid_width,
+                        pad: 0,
+                    };
+                    let at = (p * self.meshes.len() + m) * stride;
+                    bytes[at..at + PRESKIN_PARAMS_SIZE as usize]
+                        .copy_from_slice(bytemuck::bytes_of(&params));
+                }
+            }
+            queue.write_buffer(&self.buffers.preskin_params, 0, &bytes);
+        }
+        self.pages = plan.pages;
+        self.bytes = plan.bytes;
+        self.instance_count = instances.len() as u32;
+        Ok(())
+    }
+
+    /// Grows the paged buffers to hold `pages`; returns whether any was replaced.
+    fn reserve(&mut self, pages: &[Page], bytes: &PagedBytes) -> Result<bool, RenderError> {
+        let limits = self.limits;
+        let device = &self.device;
+        let label = &self.label;
+        let mut grown = false;
+        let mut grow = |buffer: &mut wgpu::Buffer, needed: u64, usage, what: &str| {
+            if buffer.size() >= needed {
+                return Ok(());
+            }
+            check_buffer_size(needed, limits.max_buffer)?;
+            *buffer = buffer_zeroed(device, &format!("sinew {label} {what}"), needed, usage);
+            grown = true;
+            Ok::<(), RenderError>(())
+        };
+        let b = &mut self.buffers;
+        let pages_len = pages.len() as u64;
+        grow(&mut b.instances, bytes.instances, STORAGE, "instances")?;
+        let visible_usage = STORAGE | wgpu::BufferUsages::COPY_SRC;
+        grow(
+            &mut b.visible,
+            bytes.visible,
+            visible_usage,
+            "visible instances",
+        )?;
+        grow(&mut b.draws, bytes.draws, DRAWS, "indirect draws")?;
+        grow(
+            &mut b.draws_reset,
+            bytes.draws,
+            COPY,
+            "indirect draws reset",
+        )?;
+        grow(&mut b.draws_all, bytes.draws, COPY, "indirect draws, all")?;
+        let cull = pages_len * limits.uniform_stride(CULL_PARAMS_SIZE);
+        grow(&mut b.cull_params, cull, UNIFORM, "cull params")?;
+        let preskin =
+            pages_len * self.meshes.len() as u64 * limits.uniform_stride(PRESKIN_PARAMS_SIZE);
+        grow(&mut b.preskin_params, preskin, UNIFORM, "preskin params")?;
+        for (m, (mesh, &needed)) in self.meshes.iter_mut().zip(&bytes.preskin).enumerate() {
+            if let Some(output) = &mut mesh.preskinned {
+                let what = format!("mesh {m} preskinned vertices");
+                grow(output, needed, PRESKINNED, &what)?;
+            }
+        }
+        Ok(grown)
+    }
+
+    /// The bind groups of page `p`.
+    fn page_groups(&self, p: usize, page: &Page) -> PageGroups {
+        let count = u64::from(page.count);
+        let b = &self.buffers;
+        let instances = (&b.instances, page.instances_at, count * INSTANCE_SIZE);
+        let visible = (&b.visible, page.visible_at, count * VISIBLE_SIZE);
+        let (palette_at, palette_size) =
+            self.limits
+                .window_binding(page.palette_base, PALETTE_ENTRY_SIZE, self.palette.size());
+        let palette = (&self.palette, palette_at, palette_size);
+        let (aabbs_at, aabbs_size) =
+            self.limits
+                .window_binding(page.aabb_base, AABB_SIZE, self.aabbs.size());
+        let draws_size = self.meshes.len() as u64 * DRAW_SIZE;
+        let label = |what: &str| format!("sinew {} page {p} {what}", self.label);
+        let group = |layout: &wgpu::BindGroupLayout,
+                     what: &str,
+                     entries: &[(u32, (&wgpu::Buffer, u64, u64))]| {
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
+                .iter()
+                .map(|&(binding, (buffer, offset, size))| wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset,
+                        size: NonZeroU64::new(size),
+                    }),
+                })
+                .collect();
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&label(what)),
+                layout,
+                entries: &entries,
+            })
+        };
+        let cull = group(
+            &self.layouts.cull,
+            "cull bind group",
+            &[
+                (0, instances),
+                (1, (&self.aabbs, aabbs_at, aabbs_size)),
+                (
+                    2,
+                    (
+                        &b.cull_params,
+                        p as u64 * self.limits.uniform_stride(CULL_PARAMS_SIZE),
+                        CULL_PARAMS_SIZE,
+                    ),
+                ),
+                (3, visible),
+                (4, (&b.draws, page.draws_at, draws_size)),
+            ],
+        );
+        let mut draw = Vec::new();
+        let mut preskin = Vec::new();
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            let params = (&mesh.params, 0, mesh.params.size());
+            draw.push(group(
+                &self.layouts.skin,
+                &format!("mesh {m} draw bind group"),
+                &[(0, palette), (1, instances), (2, visible), (3, params)],
+            ));
+            if let (Some(output), Some(&at)) = (&mesh.preskinned, page.preskin_at.get(m)) {
+                let output = (
+                    output,
+                    at,
+                    count * u64::from(mesh.vertex_count) * VERTEX_SIZE,
+                );
+                let stride = self.limits.uniform_stride(PRESKIN_PARAMS_SIZE);
+                let params_at = (p * self.meshes.len() + m) as u64 * stride;
+                let kernel = group(
+                    &self.layouts.preskin,
+                    &format!("mesh {m} preskin bind group"),
+                    &[
+                        (0, palette),
+                        (1, instances),
+                        (2, (&mesh.vertices, 0, mesh.vertices.size())),
+                        (3, (&b.preskin_params, params_at, PRESKIN_PARAMS_SIZE)),
+                        (4, output),
+                    ],
+                );
+                let drawn = group(
+                    &self.layouts.preskinned,
+                    &format!("mesh {m} preskinned draw bind group"),
+                    &[(1, instances), (2, visible), (3, params), (4, output)],
+                );
+                preskin.push((kernel, drawn));
+            }
+        }
+        PageGroups {
+            cull,
+            draw,
+            preskin,
+        }
+    }
+
+    /// Records this frame's visible lists and indirect arguments: GPU culling against `planes`
+    /// (one dispatch per page), or every instance when `planes` is `None`.
+    pub(crate) fn encode_visibility(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &Renderer,
+        planes: Option<&[Vec4; 6]>,
+    ) -> Result<(), RenderError> {
+        if self.pages.is_empty() {
+            return Ok(());
+        }
+        let b = &self.buffers;
+        let Some(planes) = planes else {
+            encoder.copy_buffer_to_buffer(&b.draws_all, 0, &b.draws, 0, self.bytes.draws);
+            for page in &self.pages {
+                let size = u64::from(page.count) * VISIBLE_SIZE;
+                encoder.copy_buffer_to_buffer(
+                    &self.all_visible,
+                    0,
+                    &b.visible,
+                    page.visible_at,
+                    size,
+                );
+            }
+            return Ok(());
+        };
+        let pipeline = renderer.cull.pipeline(device)?;
+        let stride = self.limits.uniform_stride(CULL_PARAMS_SIZE) as usize;
+        let mut params = vec![0u8; self.pages.len() * stride];
+        let mut grids = Vec::with_capacity(self.pages.len());
+        for (p, page) in self.pages.iter().enumerate() {
+            let (x, y, grid_width) =
+                dispatch_grid(u64::from(page.count), cull::CULL_WORKGROUP_SIZE);
+            grids.push((x, y));
+            let page_params = CullParams {
+                planes: planes.map(|p| p.to_array()),
+                instance_count: page.count,
+                draw_count: self.meshes.len() as u32,
+                grid_width,
+                pad: 0,
+            };
+            params[p * stride..p * stride + CULL_PARAMS_SIZE as usize]
+                .copy_from_slice(bytemuck::bytes_of(&page_params));
+        }
+        queue.write_buffer(&b.cull_params, 0, &params);
+        encoder.copy_buffer_to_buffer(&b.draws_reset, 0, &b.draws, 0, self.bytes.draws);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("sinew cull pass"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(pipeline);
+        for (groups, (x, y)) in self.groups.iter().zip(grids) {
+            pass.set_bind_group(0, &groups.cull, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        Ok(())
+    }
+
+    /// Records the pre-skinning dispatches (one per mesh and page).
+    pub(crate) fn encode_preskin(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &Renderer,
+        mode: SkinningMode,
+    ) -> Result<(), RenderError> {
+        if !self.has_preskin() {
+            return Err(RenderError::invalid(
+                self.object(),
+                "drawn pre-skinned but created without `preskin`",
+            ));
+        }
+        if self.pages.is_empty() {
+            return Ok(());
+        }
+        let pipeline = renderer.preskin.pipeline(device, mode)?;
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("sinew preskin pass"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(pipeline);
+        for (page, groups) in self.pages.iter().zip(&self.groups) {
+            for (mesh, (kernel, _)) in self.meshes.iter().zip(&groups.preskin) {
+                let (x, y, _) = dispatch_grid(
+                    u64::from(page.count) * u64::from(mesh.vertex_count),
+                    preskin::PRESKIN_WORKGROUP_SIZE,
+                );
+                pass.set_bind_group(0, kernel, &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the batch's draws (one indirect draw per mesh and page) into `pass`, whose
+    /// group 0 is already bound and whose pipeline is `pipeline`.
+    pub(crate) fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        pipeline: &wgpu::RenderPipeline,
+        source: VertexSource,
+    ) {
+        let preskinned = source == VertexSource::Preskinned;
+        pass.set_pipeline(pipeline);
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            if !preskinned {
+                pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+            }
+            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+            for (page, groups) in self.pages.iter().zip(&self.groups) {
+                let group = match preskinned {
+                    false => &groups.draw[m],
+                    true => match groups.preskin.get(m) {
+                        Some((_, drawn)) => drawn,
+                        None => continue,
+                    },
+                };
+                pass.set_bind_group(1, group, &[]);
+                pass.draw_indexed_indirect(
+                    &self.buffers.draws,
+                    page.draws_at + m as u64 * DRAW_SIZE,
+                );
+            }
+        }
+    }
+
+    /// Reads back the visible list of the last frame: the indices (in the list given to
+    /// [`SkinnedBatch::write_instances`]) of the instances culling kept, page by page, each
+    /// page's in the order the GPU appended them (every instance, in order, when culling was
+    /// off).
+    pub fn read_visible(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<u32>, RenderError> {
+        if self.pages.is_empty() {
+            return Ok(Vec::new());
+        }
+        let draws = self.read_draws(device, queue)?;
+        let read = super::capture::read_buffer;
+        let bytes = read(device, queue, &self.buffers.visible, 0, self.bytes.visible)?;
+        let visible: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        let mut out = Vec::new();
+        for (page, args) in self.pages.iter().zip(draws.chunks(self.meshes.len())) {
+            let count = args[0].instance_count.min(page.count) as usize;
+            let at = (page.visible_at / VISIBLE_SIZE) as usize;
+            out.extend(visible[at..at + count].iter().map(|&i| page.first + i));
+        }
+        Ok(out)
+    }
+
+    /// Every page's draws, page-major.
+    fn read_draws(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<DrawIndexedArgs>, RenderError> {
+        let read = super::capture::read_buffer;
+        let bytes = read(device, queue, &self.buffers.draws, 0, self.bytes.draws)?;
+        let mut out = Vec::with_capacity(self.pages.len() * self.meshes.len());
+        for page in &self.pages {
+            for m in 0..self.meshes.len() as u64 {
+                let at = (page.draws_at + m * DRAW_SIZE) as usize;
+                out.push(bytemuck::pod_read_unaligned(
+                    &bytes[at..at + DRAW_SIZE as usize],
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads back the indirect draw arguments of the last frame, one per mesh, summed over the
+    /// pages: `instance_count` is the number of instances drawn of that mesh.
+    pub fn read_draw_args(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<DrawIndexedArgs>, RenderError> {
+        let mut out: Vec<DrawIndexedArgs> = self
+            .meshes
+            .iter()
+            .map(|m| DrawIndexedArgs {
+                index_count: m.index_count,
+                ..Default::default()
+            })
+            .collect();
+        if self.pages.is_empty() {
+            return Ok(out);
+        }
+        let draws = self.read_draws(device, queue)?;
+        for args in draws.chunks(self.meshes.len()) {
+            for (sum, a) in out.iter_mut().zip(args) {
+                sum.instance_count += a.instance_count;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads back the pre-skinned vertices of mesh `mesh` written by the last frame:
+    /// `instance_count × vertex_count` vertices, instance-major.
+    pub fn read_preskinned(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        mesh: usize,
+    ) -> Result<Vec<StaticVertex>, RenderError> {
+        let object = self.object();
+        let m = self
+            .meshes
+            .get(mesh)
+            .ok_or_else(|| RenderError::invalid(&object, format!("has no mesh {mesh}")))?;
+        let output = m
+            .preskinned
+            .as_ref()
+            .ok_or_else(|| RenderError::invalid(&object, "was created without `preskin`"))?;
+        let Some(&size) = self.bytes.preskin.get(mesh).filter(|&&s| s > 0) else {
+            return Ok(Vec::new());
+        };
+        let bytes = super::capture::read_buffer(device, queue, output, 0, size)?;
+        let mut out = Vec::with_capacity(self.instance_count as usize * m.vertex_count as usize);
+        for page in &self.pages {
+            // Regions start at binding-aligned bytes, not necessarily at whole vertices.
+            let at = page.preskin_at[mesh] as usize;
+            let len = page.count as usize * m.vertex_count as usize * VERTEX_SIZE as usize;
+            out.extend(bytemuck::pod_collect_to_vec::<u8, StaticVertex>(
+                &bytes[at..at + len],
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// Checks that a mesh can be drawn: vertices, whole triangles, indices in range, matching
+/// stream lengths.
+fn validate_mesh(mesh: &SkinnedMesh) -> Result<(), String> {
+    let n = mesh.vertex_count();
+    if n == 0 || mesh.indices.is_empty() {
+        return Err("has no vertices or no triangles".into());
+    }
+    if !mesh.indices.len().is_multiple_of(3) {
+        return Err(format!(
+            "{} indices is not a whole number of triangles",
+            mesh.indices.len()
+        ));
+    }
+    if mesh.joints.len() != n || mesh.weights.len() != n {
+        return Err(format!(
+            "{n} positions but {} joint and {} weight entries",
+            mesh.joints.len(),
+            mesh.weights.len()
+        ));
+    }
+    if let Some(i) = mesh.indices.iter().find(|&&i| i as usize >= n) {
+        return Err(format!("index {i} but {n} vertices"));
+    }
+    if u32::try_from(n).is_err() {
+        return Err(format!("{n} vertices do not fit 32-bit indices"));
+    }
+    Ok(())
+}
+
+fn upload_mesh(
+    device: &wgpu::Device,
+    limits: &BindingLimits,
+    desc: &SkinnedBatchDesc<'_>,
+    label: &str,
+    mesh: &SkinnedMesh,
+    color: [f32; 3],
+) -> MeshGpu {
+    let vertices = SkinnedVertex::from_mesh(mesh);
+    let vertex_count = vertices.len() as u32;
+    let vertex_buffer = buffer_init(
+        device,
+        &format!("sinew {label} vertices"),
+        bytemuck::cast_slice(&vertices),
+        wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
+    );
+    let index_buffer = buffer_init(
+        device,
+        &format!("sinew {label} indices"),
+        bytemuck::cast_slice(&mesh.indices),
+        wgpu::BufferUsages::INDEX,
+    );
+    let params = MeshParams {
+        color: [color[0], color[1], color[2], 1.0],
+        vertex_count,
+        pad: [0; 3],
+    };
+    let params_buffer = buffer_init(
+        device,
+        &format!("sinew {label} params"),
+        bytemuck::bytes_of(&params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let preskinned = desc.preskin.then(|| {
+        buffer_zeroed(
+            device,
+            &format!("sinew {label} preskinned vertices"),
+            limits.align(u64::from(desc.capacity) * u64::from(vertex_count) * VERTEX_SIZE),
+            PRESKINNED,
+        )
+    });
+    MeshGpu {
+        vertices: vertex_buffer,
+        indices: index_buffer,
+        params: params_buffer,
+        vertex_count,
+        index_count: mesh.indices.len() as u32,
+        preskinned,
+    }
+}
