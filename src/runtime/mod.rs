@@ -1,8 +1,15 @@
 //! The animation runtime: per-instance CPU work that turns gameplay intent into one
-//! [`crate::InstanceRecord`] per character per frame — clocks, layers, cross-fades, state
-//! machines, blend spaces, events, root motion and bone attachments — as hecs components driven
-//! by one system, [`Animator::update`]. Nothing here touches per-joint data, except sampling the
-//! root joint for root motion and the root-to-joint chain of an attachment.
+//! [`crate::InstanceRecord`] per character — clocks, layers, cross-fades, state machines, blend
+//! spaces, events, root motion and bone attachments — as hecs components driven by one system,
+//! [`Animator::update`]. Nothing here touches per-joint data, except sampling the root joint for
+//! root motion and the root-to-joint chain of an attachment.
+//!
+//! Records describe motion as a function of the frame time, so a character's record changes
+//! only when its motion does: upload [`Animator::changed_slots`] of [`Animator::slot_records`] to
+//! a GPU-resident table ([`crate::GpuBackend::set_record`], then
+//! [`crate::GpuBackend::evaluate_resident`] at [`Animator::frame_time`]). With
+//! [`Scheduling::EventDriven`] only the characters that have something happening are updated
+//! at all.
 //!
 //! ```
 //! use sinew::runtime::{Animated, Animator, Transform};

@@ -154,9 +154,9 @@ impl Contributions {
 
     /// Writes the contributions as bottom-first override layers into `out` (which must hold
     /// [`Contributions::len`] entries) and returns how many were written. Each layer's clock
-    /// runs on from frame time `now` at the rate of its step over `dt` seconds (see
-    /// [`clock_of`]).
-    pub fn write_layers(&self, out: &mut [LayerRecord], now: f32, dt: f32) -> usize {
+    /// runs on from frame time `now` at its step's velocity, and a cross-fade's share follows
+    /// its fade.
+    pub fn write_layers(&self, out: &mut [LayerRecord], now: f32) -> usize {
         let total: f32 = self.as_slice().iter().map(|c| c.weight).sum();
         let mut below = (1.0 - total).max(0.0);
         let mut written = 0;
@@ -170,7 +170,7 @@ impl Contributions {
                 mode: crate::BlendMode::Override,
             }
             .to_record();
-            *slot = clock_of(fade_of(layer, c.fade, now), &c.step, now, dt);
+            *slot = clock_of(fade_of(layer, c.fade, now), &c.step, now);
             written += 1;
         }
         written
@@ -292,10 +292,9 @@ impl MotionContext<'_> {
 }
 
 /// `layer` with a running clock: at frame time `now` it is where `step` ended, moving at the
-/// step's rate over `dt` seconds and wrapping like the step's clock. The GPU and CPU evaluators
-/// then derive the following frames' times from it without a new record.
-pub fn clock_of(layer: LayerRecord, step: &Step, now: f32, dt: f32) -> LayerRecord {
-    let _ = dt;
+/// step's velocity and wrapping like the step's clock. The GPU and CPU evaluators then derive
+/// the following frames' times from it without a new record.
+pub fn clock_of(layer: LayerRecord, step: &Step, now: f32) -> LayerRecord {
     let rate = step.velocity;
     if !(step.period > 0.0 && step.period.is_finite() && rate.is_finite()) {
         return layer;

@@ -1071,7 +1071,7 @@ fn animate(
         world: Mat3x4Rows::IDENTITY,
         layers: [LayerRecord::default(); MAX_LAYERS],
     };
-    let mut count = base.write_layers(&mut record.layers, now, dt);
+    let mut count = base.write_layers(&mut record.layers, now);
     let base_layers = count;
     if let Some(layers) = layers {
         for layer in layers.as_mut_slice() {
@@ -1095,7 +1095,7 @@ fn animate(
                 if let Some(t) = next_crossing_in(&step, per_second(&step), table.times()) {
                     wake = wake.min(t);
                 }
-                let mut layer_record = clock_of(layer.to_layer().to_record(), &step, now, dt);
+                let mut layer_record = clock_of(layer.to_layer().to_record(), &step, now);
                 // A weight fade in progress goes into the record as a linear ramp.
                 if let Some((target, rate)) = layer.ramp() {
                     let span = (target - layer.weight).abs();
