@@ -982,6 +982,7 @@ fn resident_uploads_write_exactly_the_changed_records() {
     let options = GpuOptions {
         initial_palette_entries: 256,
         max_palette_binding: Some(64 << 10),
+        ..GpuOptions::default()
     };
     let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
     backend
@@ -1027,13 +1028,14 @@ fn resident_uploads_write_exactly_the_changed_records() {
 }
 
 #[test]
-fn palette_larger_than_one_binding_is_evaluated_in_windows() {
+fn palettes_and_records_larger_than_one_binding_are_evaluated_in_windows() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(7);
     let rigs = crowd_rigs();
     let options = GpuOptions {
         initial_palette_entries: 256,
         max_palette_binding: Some(64 << 10),
+        ..GpuOptions::default()
     };
     let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
     let mut items = Vec::new();
@@ -1058,6 +1060,34 @@ fn palette_larger_than_one_binding_is_evaluated_in_windows() {
         format!("windowed, shuffled record {i}")
     });
     assert!(backend.dispatches_last_frame() > windows);
+
+    // Records past one binding too (16 KiB: 64 records per binding), with running clocks.
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+        max_record_binding: Some(16 << 10),
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let mut records = pack(&rigs, &items);
+    for rec in &mut records {
+        let d = rigs[rec.rig as usize].clips.clips()[rec.layers[0].clip as usize]
+            .duration
+            .max(0.1);
+        rec.layers[0] = rec.layers[0].with_clock(0.0, 0.0, 1.0, TimeWrap::Loop, d);
+    }
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    backend.evaluate_at(1.3, &records).unwrap();
+    assert!(
+        backend.dispatches_last_frame() >= records.len() as u32 / 64,
+        "{} dispatches for {} records",
+        backend.dispatches_last_frame(),
+        records.len()
+    );
+    assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, 1.3, &|i| {
+        format!("record {i} past one record binding")
+    });
 }
 
 #[test]

@@ -12,9 +12,9 @@ use sinew::import::{RawClip, RawNode, RawSkin, RawTrack};
 use sinew::runtime::{
     Animated, Animator, AnimatorConfig, Attachment, BlendSample, BlendSpace, BlendSpaceDef,
     ClipLayer, Clock, Compare, Condition, ControllerConfig, CrossFade, Event, Layers, LoopMode,
-    MaskSpec, Motion, ParameterDef, ParameterKind, Playback, RootTranslation, RuntimeError,
-    Scheduling, StateDef, StateMachine, StateMachineDef, StateMotion, Transform, TransitionDef,
-    Value,
+    MaskSpec, Motion, ParameterDef, ParameterKind, Playback, RootMotion, RootTranslation,
+    RuntimeError, Scheduling, StateDef, StateMachine, StateMachineDef, StateMotion, Transform,
+    TransitionDef, Value,
 };
 use sinew::{
     BlendMode, Channel, InstanceRecord, Interpolation, MAX_LAYERS, RawAsset, Rig, Sqt, TimeWrap,
@@ -1683,6 +1683,16 @@ fn configuration_round_trips_through_json_and_runtime_state_resets() {
     assert_eq!(wave.mask, Some(b.mask("upper").unwrap()));
     assert_eq!(wave.weight, 0.75);
     assert_ne!(rec.flags, 0, "root motion restored");
+
+    // Root motion on the GPU is saved as such.
+    world_b
+        .get::<&mut RootMotion>(loaded)
+        .map(|mut r| *r = r.on_gpu())
+        .unwrap();
+    let on_gpu = b.controller(&world_b, loaded).unwrap();
+    assert!(on_gpu.root_motion.as_ref().unwrap().gpu);
+    b.apply_controller(&mut world_b, loaded, &on_gpu).unwrap();
+    assert!(world_b.get::<&RootMotion>(loaded).unwrap().is_on_gpu());
 }
 
 #[test]

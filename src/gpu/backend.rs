@@ -37,6 +37,10 @@ pub struct GpuOptions {
     /// Largest palette binding in bytes (the device's `max_storage_buffer_binding_size` when
     /// `None` or larger). A palette beyond it is evaluated in windows, one dispatch each.
     pub max_palette_binding: Option<u64>,
+    /// Largest binding of instance records in bytes (the device's
+    /// `max_storage_buffer_binding_size` when `None` or larger). Slots beyond it are evaluated
+    /// in further dispatches.
+    pub max_record_binding: Option<u64>,
 }
 
 impl Default for GpuOptions {
@@ -44,6 +48,7 @@ impl Default for GpuOptions {
         Self {
             initial_palette_entries: 4096,
             max_palette_binding: None,
+            max_record_binding: None,
         }
     }
 }
@@ -109,6 +114,8 @@ pub struct GpuBackend {
     frame_groups: Vec<(FrameKey, wgpu::BindGroup)>,
     max_binding: u64,
     palette_binding: u64,
+    /// Largest record binding (a multiple of the record size is used).
+    record_binding: u64,
     offset_alignment: u64,
     header_stride: u64,
     max_workgroups: u32,
@@ -158,6 +165,10 @@ impl GpuBackend {
         let palette_binding = options
             .max_palette_binding
             .map_or(max_binding, |b| b.min(max_binding));
+        let record_binding = options
+            .max_record_binding
+            .map_or(max_binding, |b| b.min(max_binding))
+            .max(INSTANCE_RECORD_BYTES);
         let offset_alignment = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
         let smallest_window = (MAX_JOINTS as u64 + 2 * offset_alignment) * PALETTE_ENTRY_BYTES;
         if palette_binding < smallest_window {
@@ -183,6 +194,7 @@ impl GpuBackend {
             frame_groups: Vec::new(),
             max_binding,
             palette_binding,
+            record_binding,
             offset_alignment,
             header_stride: align_up(
                 FRAME_HEADER_BYTES,
@@ -488,7 +500,8 @@ impl GpuBackend {
         let stride = self.window_stride();
         let rebuild = self.last_stride != Some(stride);
         self.last_stride = Some(stride);
-        let max_slots = (self.max_binding / INSTANCE_RECORD_BYTES).min(u64::from(u32::MAX)) as u32;
+        let max_slots =
+            (self.record_binding / INSTANCE_RECORD_BYTES).min(u64::from(u32::MAX)) as u32;
         if rebuild || self.table.layout_changed() {
             let rigs = self.library.rigs();
             self.joints = self
