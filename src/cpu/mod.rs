@@ -110,9 +110,9 @@ pub(crate) fn validate_record(
 }
 
 /// Fills `order` with the indices of the records ascending by palette offset, leaving out
-/// empty ones ([`InstanceRecord::EMPTY`], skipped as the GPU kernel skips them), checking every record
-/// ([`validate_record`]) and that no two palette ranges overlap. Both CPU backends split their
-/// work along this order.
+/// empty ones ([`InstanceRecord::EMPTY`], skipped as the GPU kernel skips them), checking every
+/// record ([`validate_record`]) and that no two palette ranges overlap. Both CPU backends split
+/// their work along this order.
 pub(crate) fn order_records(
     rigs: &[Rig],
     masks: &[JointMask],

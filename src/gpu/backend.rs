@@ -301,10 +301,11 @@ impl GpuBackend {
         Some(((entries / step) * step) as u32)
     }
 
-    /// Checks every record and returns the number of joints they hold.
+    /// Checks every record but empty ones ([`InstanceRecord::EMPTY`], skipped like the CPU
+    /// backends skip them) and returns the number of joints they hold.
     fn validate(&self, instances: &[InstanceRecord]) -> Result<u64, GpuError> {
         let mut joints = 0u64;
-        for rec in instances {
+        for rec in instances.iter().filter(|r| !r.is_empty()) {
             joints += self.validate_one(rec)? as u64;
         }
         Ok(joints)
