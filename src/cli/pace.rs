@@ -90,7 +90,7 @@ mod tests {
                 seen[c as usize] += 1;
                 Ok::<(), ()>(())
             })
-            .unwrap();
+            .unwrap(); // ok: unit test
             assert!(now >= last);
             last = now;
         }

@@ -384,7 +384,7 @@ mod tests {
     fn pages_keep_every_block_and_box_inside_aligned_windows() {
         let l = limits(64 << 10);
         let list = crowd(3000, 57);
-        let plan = plan_pages(&l, &list, &inputs(3000 * 57, 3000)).unwrap();
+        let plan = plan_pages(&l, &list, &inputs(3000 * 57, 3000)).unwrap(); // ok: unit test
         assert!(plan.pages.len() > 100, "{} pages", plan.pages.len());
         let mut next = 0;
         for page in &plan.pages {
@@ -412,10 +412,11 @@ mod tests {
 
     #[test]
     fn one_page_when_everything_fits() {
-        let plan = plan_pages(&limits(128 << 20), &crowd(500, 57), &inputs(500 * 57, 500)).unwrap();
+        let (list, sizes) = (crowd(500, 57), inputs(500 * 57, 500));
+        let plan = plan_pages(&limits(128 << 20), &list, &sizes).unwrap(); // ok: unit test
         assert_eq!(plan.pages.len(), 1);
         assert_eq!(plan.staged[..500], crowd(500, 57)[..]);
-        let empty = plan_pages(&limits(128 << 20), &[], &inputs(1, 1)).unwrap();
+        let empty = plan_pages(&limits(128 << 20), &[], &inputs(1, 1)).unwrap(); // ok: unit test
         assert!(empty.pages.is_empty() && empty.bytes.instances == 0);
     }
 
@@ -426,7 +427,7 @@ mod tests {
             preskin_vertices: &vertices,
             ..inputs(100 * 57, 100)
         };
-        let plan = plan_pages(&limits(1 << 20), &crowd(100, 57), &inputs).unwrap();
+        let plan = plan_pages(&limits(1 << 20), &crowd(100, 57), &inputs).unwrap(); // ok: unit test
         for page in &plan.pages {
             assert!(u64::from(page.count) * 1000 * VERTEX_SIZE <= 1 << 20);
         }
@@ -449,19 +450,19 @@ mod tests {
             ..wgpu::Limits::default()
         };
         let total = 20_000;
-        let windows = palette_windows(&device, total).unwrap();
+        let windows = palette_windows(&device, total).unwrap(); // ok: unit test
         assert!(windows.len() > 10);
         for w in &windows {
             assert_eq!(u64::from(w.first_entry) * PALETTE_ENTRY_SIZE % 256, 0);
             assert!(u64::from(w.entries) * PALETTE_ENTRY_SIZE <= 64 << 10);
         }
         for start in (0..total - MAX_JOINTS as u32).step_by(7) {
-            let k = palette_window_of(&windows, start).unwrap();
+            let k = palette_window_of(&windows, start).unwrap(); // ok: unit test
             assert!(windows[k].contains(start, MAX_JOINTS as u32), "{start}");
         }
-        assert_eq!(windows.last().unwrap().end(), u64::from(total));
-        assert_eq!(palette_windows(&device, 100).unwrap().len(), 1);
-        assert!(palette_windows(&device, 0).unwrap().is_empty());
+        assert_eq!(windows.last().unwrap().end(), u64::from(total)); // ok: unit test
+        assert_eq!(palette_windows(&device, 100).unwrap().len(), 1); // ok: unit test
+        assert!(palette_windows(&device, 0).unwrap().is_empty()); // ok: unit test
         device.max_storage_buffer_binding_size = 4096;
         assert!(palette_windows(&device, 100).is_err());
     }

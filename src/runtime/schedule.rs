@@ -162,7 +162,7 @@ mod tests {
     fn crossings_ahead_in_every_mode() {
         let times = [0.25, 0.75];
         let at = |to: f32, mode| Step::new(to, to, 1.0, mode);
-        let close = |a: Option<f32>, b: f32| (a.unwrap() - b).abs() < 1e-6;
+        let close = |a: Option<f32>, b: f32| (a.unwrap() - b).abs() < 1e-6; // ok: unit test
         assert!(close(
             next_crossing_in(&at(0.5, LoopMode::Loop), 1.0, &times),
             0.25

@@ -1,0 +1,211 @@
+//! One entity's update: advance its base (state machine, cross-fade or playback) and layers by
+//! its time step, fire the events crossed, apply root motion (or flag it for the GPU) and build
+//! its record, with the time until it next needs an update.
+
+use hecs::Entity;
+
+use super::Animated;
+use crate::bake::Rig;
+use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
+use crate::math::Mat3x4Rows;
+use crate::palette::PaletteBlock;
+use crate::runtime::events::EventQueue;
+use crate::runtime::layers::Layers;
+use crate::runtime::motion::{Contribution, Contributions, MotionContext, clock_of};
+use crate::runtime::playback::{LoopMode, Playback, Step};
+use crate::runtime::registry::{MaskEntry, RigData, context};
+use crate::runtime::root_motion::RootMotion;
+use crate::runtime::schedule::next_crossing_in;
+use crate::runtime::state_machine::{CompiledMachine, StateMachine};
+use crate::runtime::transform::Transform;
+use crate::runtime::transition::{CrossFade, MAX_FADES};
+
+/// The optional components of an animated entity.
+pub(super) type Components<'a> = (
+    Option<&'a mut Transform>,
+    Option<&'a mut Playback>,
+    Option<&'a mut CrossFade>,
+    Option<&'a mut StateMachine>,
+    Option<&'a mut Layers>,
+    Option<&'a mut RootMotion>,
+);
+
+/// What every entity's update reads.
+pub(super) struct FrameContext<'a> {
+    pub(super) rigs: &'a [Rig],
+    pub(super) data: &'a [RigData],
+    pub(super) masks: &'a [MaskEntry],
+    pub(super) machines: &'a [CompiledMachine],
+    /// The frame time records are anchored at.
+    pub(super) now: f32,
+}
+
+/// What updating one entity produced.
+pub(super) struct EntityUpdate {
+    pub(super) record: InstanceRecord,
+    /// A component names something its rig does not have.
+    pub(super) invalid: bool,
+    /// Seconds until the entity next needs an update (infinite: only when touched).
+    pub(super) wake: f32,
+}
+
+/// Advances one entity by `dt64` seconds since its last update (its base, layers, events, root
+/// motion) and builds its record; changes made to its components since then take effect for
+/// the latest `recent` seconds (the update's own step), as if it were updated every frame. The
+/// entity's rig exists.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn animate(
+    cx: &FrameContext,
+    events: &mut EventQueue,
+    entity: Entity,
+    animated: &Animated,
+    block: PaletteBlock,
+    parts: Components<'_>,
+    dt64: f64,
+    recent: f64,
+    base: &mut Contributions,
+) -> EntityUpdate {
+    let dt = dt64 as f32;
+    let (mut transform, playback, fades, machine, layers, root) = parts;
+    let rig = &cx.rigs[animated.rig as usize];
+    let data = &cx.data[animated.rig as usize];
+    let now = cx.now;
+    let ctx = context(data);
+    let extra = layers.as_ref().map_or(0, |l| l.len());
+    let budget = MAX_LAYERS - extra;
+    let mut wake = f32::INFINITY;
+
+    // Base.
+    base.clear();
+    let valid = if let Some(sm) = machine {
+        match cx.machines.get(sm.machine() as usize) {
+            Some(m) if m.rig == animated.rig => {
+                let valid = sm.update(m, &ctx, dt64, recent, budget, base);
+                wake = wake.min(sm.next_change_in(m).unwrap_or(f32::INFINITY));
+                valid
+            }
+            _ => false,
+        }
+    } else if let Some(fades) = fades {
+        let mut steps = [Step::still(0.0, 0.0, LoopMode::Loop); MAX_FADES];
+        fades.advance(&ctx, dt64, recent, budget, &mut steps);
+        wake = wake.min(fades.next_change_in().unwrap_or(f32::INFINITY));
+        fades.contribute(&ctx, &steps, base)
+    } else if let Some(p) = playback {
+        play(&ctx, p, dt64, recent, base)
+    } else {
+        true
+    };
+    let mut invalid = !valid;
+    base.limit(budget);
+    let per_second = |step: &Step| step.velocity;
+    for c in base.as_slice() {
+        if c.events {
+            let table = &data.events[c.clip as usize];
+            events.fire(entity, c.clip, table, &c.step);
+            if let Some(t) = next_crossing_in(&c.step, per_second(&c.step), table.times()) {
+                wake = wake.min(t);
+            }
+        }
+    }
+
+    // Record: base layers, then the extra layers.
+    let mut record = InstanceRecord {
+        rig: animated.rig,
+        palette_offset: block.offset,
+        layer_count: 0,
+        flags: 0,
+        world: Mat3x4Rows::IDENTITY,
+        layers: [LayerRecord::default(); MAX_LAYERS],
+    };
+    let mut count = base.write_layers(&mut record.layers, now);
+    let base_layers = count;
+    if let Some(layers) = layers {
+        for layer in layers.as_mut_slice() {
+            let clip = layer.playback.clip;
+            let mask_ok = layer.mask.is_none_or(|m| {
+                cx.masks
+                    .get(m as usize)
+                    .is_some_and(|e| e.rig == animated.rig)
+            });
+            let Some(duration) = ctx.duration(clip).filter(|_| mask_ok) else {
+                invalid = true;
+                continue;
+            };
+            let step = layer.advance(duration, dt64, recent);
+            if let Some(t) = layer.ramp_left() {
+                wake = wake.min(t);
+            }
+            if layer.weight > 0.0 && count < MAX_LAYERS {
+                let table = &data.events[clip as usize];
+                events.fire(entity, clip, table, &step);
+                if let Some(t) = next_crossing_in(&step, per_second(&step), table.times()) {
+                    wake = wake.min(t);
+                }
+                let mut layer_record = clock_of(layer.to_layer().to_record(), &step, now);
+                // A weight fade in progress goes into the record as a linear ramp.
+                if let Some((target, rate)) = layer.ramp() {
+                    let span = (target - layer.weight).abs();
+                    if span > 0.0 {
+                        layer_record = LayerRecord {
+                            weight: target,
+                            ..layer_record
+                        }
+                        .with_fade(layer.weight, now, rate / span, 1.0);
+                    }
+                }
+                record.layers[count] = layer_record;
+                count += 1;
+            }
+        }
+    }
+    record.layer_count = count as u32;
+
+    // Root motion, then the world transform.
+    if let (Some(root), Some(transform)) = (root, transform.as_deref_mut()) {
+        if root.is_on_gpu() {
+            // The evaluator moves the record's world from the base layers' clocks.
+            record.flags = root.record_flags(base_layers);
+        } else {
+            root.apply(rig, &data.rest_models, base.as_slice(), transform);
+            record.flags = root.flags();
+            // Root motion on the CPU moves the entity every update.
+            wake = 0.0;
+        }
+    }
+    if let Some(transform) = transform {
+        record.world = Mat3x4Rows::from_affine(&transform.to_affine());
+    }
+    if dt <= 0.0 && wake.is_finite() {
+        // No rate is known yet: look again next update.
+        wake = 0.0;
+    }
+    EntityUpdate {
+        record,
+        invalid,
+        wake,
+    }
+}
+
+/// Advances a plain [`Playback`] and pushes its one full-weight contribution.
+fn play(
+    ctx: &MotionContext,
+    p: &mut Playback,
+    dt: f64,
+    recent: f64,
+    out: &mut Contributions,
+) -> bool {
+    let Some(duration) = ctx.duration(p.clip) else {
+        return false;
+    };
+    let step: Step = p.clock.advance_since(duration, dt, recent);
+    out.push(Contribution {
+        clip: p.clip,
+        time: p.clock.time,
+        weight: 1.0,
+        step,
+        events: true,
+        fade: None,
+    });
+    true
+}

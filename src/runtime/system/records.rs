@@ -1,0 +1,132 @@
+//! The records the animator hands out: a new record replaces the one its slot holds only when
+//! it describes different motion (within the stated tolerances), and every held record moves to
+//! a new epoch when frame times restart.
+
+use super::Animator;
+use crate::cpu::{layer_time, layer_weight};
+use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
+
+/// Frame times are `f32` seconds since an epoch; the epoch moves forward (and every record is
+/// re-anchored to it) once this many seconds have passed, so times keep a precision of about
+/// 0.1 ms however long the animator runs.
+pub const EPOCH_SPAN: f64 = 1024.0;
+
+/// A record is kept (not written again) while its clip times at the frame time are within this
+/// many seconds of the runtime's own, its weights within [`RECORD_WEIGHT_TOLERANCE`], its clock
+/// rates within this fraction, and everything else equal.
+pub const RECORD_TIME_TOLERANCE: f32 = 1e-4;
+
+/// See [`RECORD_TIME_TOLERANCE`].
+pub const RECORD_WEIGHT_TOLERANCE: f32 = 1e-4;
+
+impl Animator {
+    /// Moves every held record's clocks and fades to the new epoch (frame times restart near 0)
+    /// and lists their slots as changed.
+    pub(super) fn rebase_records(&mut self) {
+        let shift = self.epoch - self.rebased_from;
+        self.rebased_from = self.epoch;
+        self.rebased = Some(shift);
+        for (slot, rec) in self.slot_records.iter_mut().enumerate() {
+            if rec.is_empty() {
+                continue;
+            }
+            for layer in rec.layers.iter_mut().take(rec.layer_count as usize) {
+                *layer = reanchored(layer, shift);
+            }
+            self.changed.push(slot as u32);
+        }
+    }
+
+    /// Compares each new record with the one its slot holds: a record that still describes the
+    /// same motion ([`RECORD_TIME_TOLERANCE`]) is replaced by the held one, so the slot needs no
+    /// upload; the others are stored and their slots listed in [`Animator::changed_slots`]
+    /// (after the slots a rebase rewrote).
+    pub(super) fn commit(&mut self) {
+        let now = self.frame_time();
+        if self.slot_records.len() < self.tracked.len() {
+            self.slot_records
+                .resize(self.tracked.len(), InstanceRecord::EMPTY);
+        }
+        for (rec, &slot) in self.records.iter_mut().zip(&self.record_slots) {
+            let held = &mut self.slot_records[slot as usize];
+            if same_motion(held, rec, now) {
+                *rec = *held;
+            } else {
+                if held.is_empty() || held.world != rec.world {
+                    self.placed.push(slot);
+                }
+                *held = *rec;
+                self.changed.push(slot);
+            }
+        }
+        for slot in self.freed.drain(..) {
+            let t = &self.tracked[slot as usize];
+            if !t.live && !self.slot_records[slot as usize].is_empty() {
+                self.slot_records[slot as usize] = InstanceRecord::EMPTY;
+                self.changed.push(slot);
+            }
+        }
+        self.changed.sort_unstable();
+        self.changed.dedup();
+        self.placed.sort_unstable();
+        self.placed.dedup();
+    }
+}
+
+/// Whether `held` still describes the motion of `new` at frame time `now`: the same rig,
+/// palette block, flags, world and layers (clip, mask, mode, wrap, period), clip times and
+/// weights at `now` within the tolerances, and clock rates within [`RECORD_TIME_TOLERANCE`]
+/// relative.
+fn same_motion(held: &InstanceRecord, new: &InstanceRecord, now: f32) -> bool {
+    if held.rig != new.rig
+        || held.palette_offset != new.palette_offset
+        || held.layer_count != new.layer_count
+        || held.flags != new.flags
+        || held.world != new.world
+    {
+        return false;
+    }
+    held.used_layers()
+        .iter()
+        .zip(new.used_layers())
+        .all(|(a, b)| {
+            let (ta, tb) = (layer_time(a, now), layer_time(b, now));
+            let mut dt = (ta - tb).abs();
+            if a.wrap() == TimeWrap::Loop {
+                dt = dt.min(a.period - dt);
+            }
+            a.clip == b.clip
+                && a.flags == b.flags
+                && a.period == b.period
+                && dt <= RECORD_TIME_TOLERANCE
+                && (a.rate - b.rate).abs() <= RECORD_TIME_TOLERANCE * a.rate.abs().max(1.0)
+                && (layer_weight(a, now) - layer_weight(b, now)).abs() <= RECORD_WEIGHT_TOLERANCE
+        })
+}
+
+/// `layer` re-anchored at frame time 0 of an epoch `shift` seconds after its own (where the
+/// frame time is now `now`): the same clip time and weight at every instant.
+fn reanchored(layer: &LayerRecord, shift: f64) -> LayerRecord {
+    let mut out = *layer;
+    // Unwrapped position at the new epoch's time 0, in f64, folded back into one cycle.
+    let at = f64::from(layer.time) + f64::from(layer.rate) * (shift - f64::from(layer.anchor));
+    let period = f64::from(layer.period);
+    out.time = match layer.wrap() {
+        TimeWrap::None => at,
+        TimeWrap::Loop => at.rem_euclid(period),
+        TimeWrap::Clamp => at.clamp(0.0, period),
+        TimeWrap::PingPong => at.rem_euclid(2.0 * period),
+    } as f32;
+    out.anchor = 0.0;
+    if layer.fade_rate > 0.0 {
+        let start = f64::from(layer.fade_start) - shift;
+        if -start * f64::from(layer.fade_rate) >= 1.0 {
+            // Long complete: the weight holds.
+            out.fade_rate = 0.0;
+            out.fade_start = 0.0;
+        } else {
+            out.fade_start = start as f32;
+        }
+    }
+    out
+}
