@@ -3,7 +3,6 @@
 pub mod bake;
 pub mod crowd;
 pub mod inspect;
-pub mod pace;
 pub mod pose;
 pub mod render;
 

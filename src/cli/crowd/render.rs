@@ -1,0 +1,169 @@
+//! The crowd's rendered frame: framed on the front of the crowd, drawn from the evaluator's
+//! palette (the GPU's, or the CPU's culled on the CPU and uploaded for the characters in view)
+//! with GPU culling and shadows, and saved as a PNG.
+
+use glam::Vec3;
+use sinew::render::{
+    Camera, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
+    SkinnedInstance, StaticMesh, aabb_in_frustum, bounding_sphere,
+};
+use sinew::{Aabb, GpuBackend, GpuContext, Rig};
+
+use super::{Crowd, FRAMED_CHARACTERS, TINTS};
+
+/// Renders the crowd's current frame from the evaluator's palette and boxes, framing the front
+/// of the crowd, and saves it as a PNG.
+pub(super) fn render_last_frame(
+    context: &GpuContext,
+    rig: &Rig,
+    crowd: &mut Crowd,
+    gpu: Option<&GpuBackend>,
+    out: &str,
+) -> Result<(), String> {
+    let device = &context.device;
+    let queue = &context.queue;
+    let renderer = Renderer::new(device).map_err(|e| e.to_string())?;
+    let target =
+        RenderTarget::new(device, &renderer, 1024, 768, 2048).map_err(|e| e.to_string())?;
+    let joints = rig.joint_count() as u32;
+    // The GPU holds one record and box per tracking slot; the CPU one per record.
+    let records: Vec<(u32, sinew::InstanceRecord)> = match gpu {
+        Some(_) => (0u32..)
+            .zip(crowd.animator.slot_records().iter().copied())
+            .filter(|(_, r)| !r.is_empty())
+            .collect(),
+        None => (0u32..)
+            .zip(crowd.animator.records().iter().copied())
+            .collect(),
+    };
+    let (bounds, cpu_palette) = match gpu {
+        Some(g) => {
+            let slots = crowd.animator.slot_records().len();
+            let bounds = g.read_bounds(0..slots).map_err(|e| e.to_string())?;
+            (bounds, None)
+        }
+        None => {
+            let pose = crowd.animator.evaluate_cpu().map_err(|e| e.to_string())?;
+            (pose.bounds.to_vec(), Some(pose.palette))
+        }
+    };
+    let mut all = Aabb::EMPTY;
+    for b in &bounds {
+        all.merge(b);
+    }
+    if all.is_empty() {
+        return Err("the crowd's animated boxes are empty; nothing to frame".into());
+    }
+    // Frame the characters nearest the middle of the front edge so poses are readable; the rest
+    // of the crowd stretches away behind them, and culling drops those outside the view.
+    let anchor = Vec3::new((all.min[0] + all.max[0]) * 0.5, 0.0, all.max[2]);
+    let distance = |b: &Aabb| {
+        let centre = (Vec3::from_slice(&b.min[..3]) + Vec3::from_slice(&b.max[..3])) * 0.5;
+        (centre - anchor).with_y(0.0).length()
+    };
+    let mut nearest: Vec<&Aabb> = bounds.iter().filter(|b| !b.is_empty()).collect();
+    let framed = FRAMED_CHARACTERS.min(nearest.len());
+    if framed > 0 {
+        nearest.select_nth_unstable_by(framed - 1, |a, b| distance(a).total_cmp(&distance(b)));
+    }
+    let mut front = Aabb::EMPTY;
+    for b in &nearest[..framed] {
+        front.merge(b);
+    }
+    let camera = Camera::frame_aabb(&front, Vec3::new(0.35, 0.3, 1.0), 0.7, target.aspect());
+
+    let tint = |i: usize| TINTS[i % TINTS.len()];
+    let uploaded;
+    let (palette, aabbs, instances) = match (gpu, cpu_palette) {
+        (Some(g), _) => {
+            let instances: Vec<SkinnedInstance> = records
+                .iter()
+                .enumerate()
+                .map(|(i, (aabb, r))| {
+                    SkinnedInstance::new(r.palette_offset, joints, *aabb, tint(i))
+                })
+                .collect();
+            (g.palette_buffer(), g.bounds_buffer(), instances)
+        }
+        (None, Some(pose)) => {
+            // The CPU evaluator's palette is in memory: cull on the CPU (the twin of the GPU
+            // test) and upload only the characters in view, packed, rather than every palette.
+            let planes = camera.frustum_planes();
+            let visible: Vec<usize> = (0..records.len())
+                .filter(|&i| aabb_in_frustum(&planes, &bounds[i]))
+                .collect();
+            if visible.is_empty() {
+                return Err("no character is in view".into());
+            }
+            let n = joints as usize;
+            let mut packed = Vec::with_capacity(visible.len() * n);
+            let mut boxes = Vec::with_capacity(visible.len());
+            let mut instances = Vec::with_capacity(visible.len());
+            for (k, &i) in visible.iter().enumerate() {
+                let start = records[i].1.palette_offset as usize;
+                packed.extend_from_slice(&pose[start..start + n]);
+                boxes.push(bounds[i]);
+                instances.push(SkinnedInstance::new(
+                    (k * n) as u32,
+                    joints,
+                    k as u32,
+                    tint(i),
+                ));
+            }
+            let palette_buffer = sinew::render::create_palette_buffer(device, packed.len())
+                .map_err(|e| e.to_string())?;
+            sinew::render::write_palette(queue, &palette_buffer, 0, &packed)
+                .map_err(|e| e.to_string())?;
+            let aabb_buffer = sinew::render::create_aabb_buffer(device, boxes.len())
+                .map_err(|e| e.to_string())?;
+            sinew::render::write_aabbs(queue, &aabb_buffer, 0, &boxes)
+                .map_err(|e| e.to_string())?;
+            uploaded = (palette_buffer, aabb_buffer);
+            (&uploaded.0, &uploaded.1, instances)
+        }
+        (None, None) => return Err("no evaluated palette to render".into()),
+    };
+    let mut batch = SkinnedBatch::new(
+        device,
+        &renderer,
+        &SkinnedBatchDesc {
+            label: "crowd",
+            meshes: &rig.meshes,
+            mesh_colors: &[],
+            capacity: instances.len() as u32,
+            palette,
+            aabbs,
+            preskin: false,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    batch
+        .write_instances(queue, &instances)
+        .map_err(|e| e.to_string())?;
+    let (center, radius) = bounding_sphere(&all);
+    let floor = Vec3::new(center.x, all.min[1], center.z);
+    let ground = StaticMesh::ground_plane(
+        device,
+        queue,
+        &renderer,
+        floor,
+        radius * 2.2,
+        [0.55, 0.55, 0.52],
+    )
+    .map_err(|e| e.to_string())?;
+    let batches = [&batch];
+    let statics = [&ground];
+    let scene = Scene {
+        shadow: Some(ShadowSettings::covering(all)),
+        skinned: &batches,
+        statics: &statics,
+        ..Scene::new(camera)
+    };
+    renderer
+        .render(device, queue, &target, &scene)
+        .map_err(|e| e.to_string())?;
+    target
+        .save_png(device, queue, out)
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
