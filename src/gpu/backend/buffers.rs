@@ -1,0 +1,171 @@
+//! The buffers and bind groups behind [`GpuBackend`]'s resident records: the record table,
+//! the staging buffer its changes go up through, one dispatch header per dispatch, and the frame
+//! bind groups, cached while the buffers they name stay.
+
+use super::*;
+
+impl GpuBackend {
+    pub(super) fn reserve_records(&mut self, slots: u32) -> Result<(), GpuError> {
+        let bytes = u64::from(slots) * INSTANCE_RECORD_BYTES;
+        if self.records.as_ref().is_some_and(|b| b.size() >= bytes) {
+            return Ok(());
+        }
+        let size = self.grown_size(bytes, 64 * INSTANCE_RECORD_BYTES)?;
+        let old = self.records.take();
+        let device = &self.device;
+        let buffer = capture(device, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("sinew instance records"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        })?;
+        if let Some(old) = old {
+            // Keep what the GPU already holds: the slots written before stay valid.
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("sinew grow instance records"),
+            });
+            encoder.copy_buffer_to_buffer(&old, 0, &buffer, 0, old.size());
+            self.queue.submit([encoder.finish()]);
+        } else {
+            self.table.mark_all();
+        }
+        self.records = Some(buffer);
+        self.records_generation += 1;
+        Ok(())
+    }
+
+    pub(super) fn reserve_headers(&mut self, dispatches: u64) -> Result<(), GpuError> {
+        let bytes = dispatches.max(1) * self.header_stride;
+        if self.headers.as_ref().is_some_and(|b| b.size() >= bytes) {
+            return Ok(());
+        }
+        let size = self.grown_size(bytes, 4 * self.header_stride)?;
+        let device = &self.device;
+        self.headers = Some(capture(device, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("sinew dispatch headers"),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?);
+        self.headers_generation += 1;
+        Ok(())
+    }
+
+    pub(super) fn reserve_staging(&mut self, bytes: u64) -> Result<(), GpuError> {
+        if self.staging.as_ref().is_some_and(|b| b.size() >= bytes) {
+            return Ok(());
+        }
+        let size = self.grown_size(bytes, 64 * INSTANCE_RECORD_BYTES)?;
+        let device = &self.device;
+        self.staging = Some(capture(device, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("sinew instance upload"),
+                size,
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?);
+        Ok(())
+    }
+
+    /// A buffer size of at least `bytes` (and `floor`), rounded up to a power of two where the
+    /// device allows, else exactly `bytes`; an error past `max_buffer_size`.
+    pub(super) fn grown_size(&self, bytes: u64, floor: u64) -> Result<u64, GpuError> {
+        let available = self.device.limits().max_buffer_size;
+        let size = bytes.max(floor).next_power_of_two();
+        let size = if size > available { bytes } else { size };
+        if size > available {
+            return Err(GpuError::LimitExceeded {
+                limit: "max_buffer_size",
+                needed: size,
+                available,
+            });
+        }
+        Ok(size)
+    }
+
+    /// The frame bind group of dispatch `k`, reused while the buffers it names stay.
+    pub(super) fn frame_group(
+        &mut self,
+        k: usize,
+        d: &Dispatch,
+        windowed: Option<u32>,
+    ) -> Result<usize, GpuError> {
+        let key = FrameKey {
+            index: k,
+            dispatch: *d,
+            records: self.records_generation,
+            headers: self.headers_generation,
+            palette: self.palette.generation(),
+            bounds: self.bounds.generation(),
+        };
+        if let Some(i) = self.frame_groups.iter().position(|(key2, _)| *key2 == key) {
+            return Ok(i);
+        }
+        let (Some(records), Some(headers)) = (self.records.as_ref(), self.headers.as_ref()) else {
+            return Err(GpuError::Validation("instance buffers missing".into()));
+        };
+        let palette = self.palette.buffer();
+        let (palette_offset, palette_size) = match windowed {
+            None => (0, None),
+            Some(stride) => {
+                let start = u64::from(d.window) * u64::from(stride) * PALETTE_ENTRY_BYTES;
+                let len = (palette.size() - start)
+                    .min((u64::from(stride) + MAX_JOINTS as u64) * PALETTE_ENTRY_BYTES);
+                (start, NonZeroU64::new(len))
+            }
+        };
+        let bounds = self.bounds.buffer();
+        let bounds_start = u64::from(bounds_base(d.first, self.offset_alignment)) * AABB_BYTES;
+        let bounds_size = (bounds.size() - bounds_start).min(self.max_binding) / 16 * 16;
+        let device = &self.device;
+        let buffer = |binding, buffer, offset, size| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset,
+                size,
+            }),
+        };
+        let group = capture(device, || {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("sinew frame bind group"),
+                layout: &self.pipeline.frame_layout,
+                entries: &[
+                    buffer(
+                        0,
+                        headers,
+                        k as u64 * self.header_stride,
+                        NonZeroU64::new(FRAME_HEADER_BYTES),
+                    ),
+                    buffer(
+                        1,
+                        records,
+                        u64::from(d.first) * INSTANCE_RECORD_BYTES,
+                        NonZeroU64::new(u64::from(d.count) * INSTANCE_RECORD_BYTES),
+                    ),
+                    buffer(2, palette, palette_offset, palette_size),
+                    buffer(3, bounds, bounds_start, NonZeroU64::new(bounds_size)),
+                ],
+            })
+        })?;
+        // Stale groups name replaced buffers; keep the cache small.
+        self.frame_groups.retain(|(k2, _)| {
+            k2.records == key.records
+                && k2.headers == key.headers
+                && k2.palette == key.palette
+                && k2.bounds == key.bounds
+        });
+        if self.frame_groups.len() >= 256 {
+            self.frame_groups.clear();
+        }
+        self.frame_groups.push((key, group));
+        Ok(self.frame_groups.len() - 1)
+    }
+}
