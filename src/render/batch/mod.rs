@@ -7,6 +7,13 @@
 //! pre-skinning dispatch per mesh and one indirect draw per mesh, whatever its instance count.
 //! A palette that fits one binding makes one page.
 
+mod mesh;
+mod pages;
+mod reads;
+
+use self::mesh::{MeshGpu, upload_mesh, validate_mesh};
+use self::pages::{PageGroups, PagedBuffers};
+
 use std::num::NonZeroU64;
 
 use glam::Vec4;
@@ -51,17 +58,6 @@ pub struct SkinnedBatchDesc<'a> {
     pub preskin: bool,
 }
 
-#[derive(Debug)]
-struct MeshGpu {
-    vertices: wgpu::Buffer,
-    indices: wgpu::Buffer,
-    params: wgpu::Buffer,
-    vertex_count: u32,
-    index_count: u32,
-    /// The pre-skinned vertices, page by page, when the batch pre-skins.
-    preskinned: Option<wgpu::Buffer>,
-}
-
 /// The renderer's layouts a batch binds with.
 #[derive(Debug)]
 struct Layouts {
@@ -69,33 +65,6 @@ struct Layouts {
     skin: wgpu::BindGroupLayout,
     preskinned: wgpu::BindGroupLayout,
     preskin: wgpu::BindGroupLayout,
-}
-
-/// The bind groups of one page.
-#[derive(Debug)]
-struct PageGroups {
-    cull: wgpu::BindGroup,
-    /// Per mesh.
-    draw: Vec<wgpu::BindGroup>,
-    /// Per mesh, when pre-skinning: the kernel's group and the pre-skinned draw's group.
-    preskin: Vec<(wgpu::BindGroup, wgpu::BindGroup)>,
-}
-
-/// The buffers split into page regions.
-#[derive(Debug)]
-struct PagedBuffers {
-    instances: wgpu::Buffer,
-    visible: wgpu::Buffer,
-    /// Per page, one [`DrawIndexedArgs`] per mesh, fed to `draw_indexed_indirect`.
-    draws: wgpu::Buffer,
-    /// The draws with instance count 0: copied into `draws` before culling.
-    draws_reset: wgpu::Buffer,
-    /// The draws with every instance of their page: copied into `draws` when culling is off.
-    draws_all: wgpu::Buffer,
-    /// One [`CullParams`] per page, at uniform-aligned offsets.
-    cull_params: wgpu::Buffer,
-    /// One [`PreskinParams`] per page and mesh, at uniform-aligned offsets.
-    preskin_params: wgpu::Buffer,
 }
 
 const CULL_PARAMS_SIZE: u64 = std::mem::size_of::<CullParams>() as u64;
@@ -394,149 +363,6 @@ impl SkinnedBatch {
         Ok(())
     }
 
-    /// Grows the paged buffers to hold `pages`; returns whether any was replaced.
-    fn reserve(&mut self, pages: &[Page], bytes: &PagedBytes) -> Result<bool, RenderError> {
-        let limits = self.limits;
-        let device = &self.device;
-        let label = &self.label;
-        let mut grown = false;
-        let mut grow = |buffer: &mut wgpu::Buffer, needed: u64, usage, what: &str| {
-            if buffer.size() >= needed {
-                return Ok(());
-            }
-            check_buffer_size(needed, limits.max_buffer)?;
-            *buffer = buffer_zeroed(device, &format!("sinew {label} {what}"), needed, usage);
-            grown = true;
-            Ok::<(), RenderError>(())
-        };
-        let b = &mut self.buffers;
-        let pages_len = pages.len() as u64;
-        grow(&mut b.instances, bytes.instances, STORAGE, "instances")?;
-        let visible_usage = STORAGE | wgpu::BufferUsages::COPY_SRC;
-        grow(
-            &mut b.visible,
-            bytes.visible,
-            visible_usage,
-            "visible instances",
-        )?;
-        grow(&mut b.draws, bytes.draws, DRAWS, "indirect draws")?;
-        grow(
-            &mut b.draws_reset,
-            bytes.draws,
-            COPY,
-            "indirect draws reset",
-        )?;
-        grow(&mut b.draws_all, bytes.draws, COPY, "indirect draws, all")?;
-        let cull = pages_len * limits.uniform_stride(CULL_PARAMS_SIZE);
-        grow(&mut b.cull_params, cull, UNIFORM, "cull params")?;
-        let preskin =
-            pages_len * self.meshes.len() as u64 * limits.uniform_stride(PRESKIN_PARAMS_SIZE);
-        grow(&mut b.preskin_params, preskin, UNIFORM, "preskin params")?;
-        for (m, (mesh, &needed)) in self.meshes.iter_mut().zip(&bytes.preskin).enumerate() {
-            if let Some(output) = &mut mesh.preskinned {
-                let what = format!("mesh {m} preskinned vertices");
-                grow(output, needed, PRESKINNED, &what)?;
-            }
-        }
-        Ok(grown)
-    }
-
-    /// The bind groups of page `p`.
-    fn page_groups(&self, p: usize, page: &Page) -> PageGroups {
-        let count = u64::from(page.count);
-        let b = &self.buffers;
-        let instances = (&b.instances, page.instances_at, count * INSTANCE_SIZE);
-        let visible = (&b.visible, page.visible_at, count * VISIBLE_SIZE);
-        let (palette_at, palette_size) =
-            self.limits
-                .window_binding(page.palette_base, PALETTE_ENTRY_SIZE, self.palette.size());
-        let palette = (&self.palette, palette_at, palette_size);
-        let (aabbs_at, aabbs_size) =
-            self.limits
-                .window_binding(page.aabb_base, AABB_SIZE, self.aabbs.size());
-        let draws_size = self.meshes.len() as u64 * DRAW_SIZE;
-        let label = |what: &str| format!("sinew {} page {p} {what}", self.label);
-        let group = |layout: &wgpu::BindGroupLayout,
-                     what: &str,
-                     entries: &[(u32, (&wgpu::Buffer, u64, u64))]| {
-            let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
-                .iter()
-                .map(|&(binding, (buffer, offset, size))| wgpu::BindGroupEntry {
-                    binding,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer,
-                        offset,
-                        size: NonZeroU64::new(size),
-                    }),
-                })
-                .collect();
-            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(&label(what)),
-                layout,
-                entries: &entries,
-            })
-        };
-        let cull = group(
-            &self.layouts.cull,
-            "cull bind group",
-            &[
-                (0, instances),
-                (1, (&self.aabbs, aabbs_at, aabbs_size)),
-                (
-                    2,
-                    (
-                        &b.cull_params,
-                        p as u64 * self.limits.uniform_stride(CULL_PARAMS_SIZE),
-                        CULL_PARAMS_SIZE,
-                    ),
-                ),
-                (3, visible),
-                (4, (&b.draws, page.draws_at, draws_size)),
-            ],
-        );
-        let mut draw = Vec::new();
-        let mut preskin = Vec::new();
-        for (m, mesh) in self.meshes.iter().enumerate() {
-            let params = (&mesh.params, 0, mesh.params.size());
-            draw.push(group(
-                &self.layouts.skin,
-                &format!("mesh {m} draw bind group"),
-                &[(0, palette), (1, instances), (2, visible), (3, params)],
-            ));
-            if let (Some(output), Some(&at)) = (&mesh.preskinned, page.preskin_at.get(m)) {
-                let output = (
-                    output,
-                    at,
-                    count * u64::from(mesh.vertex_count) * VERTEX_SIZE,
-                );
-                let stride = self.limits.uniform_stride(PRESKIN_PARAMS_SIZE);
-                let params_at = (p * self.meshes.len() + m) as u64 * stride;
-                let kernel = group(
-                    &self.layouts.preskin,
-                    &format!("mesh {m} preskin bind group"),
-                    &[
-                        (0, palette),
-                        (1, instances),
-                        (2, (&mesh.vertices, 0, mesh.vertices.size())),
-                        (3, (&b.preskin_params, params_at, PRESKIN_PARAMS_SIZE)),
-                        (4, output),
-                    ],
-                );
-                let drawn = group(
-                    &self.layouts.preskinned,
-                    &format!("mesh {m} preskinned draw bind group"),
-                    &[(1, instances), (2, visible), (3, params), (4, output)],
-                );
-                preskin.push((kernel, drawn));
-            }
-        }
-        PageGroups {
-            cull,
-            draw,
-            preskin,
-        }
-    }
-
     /// Records this frame's visible lists and indirect arguments: GPU culling against `planes`
     /// (one dispatch per page), or every instance when `planes` is `None`.
     pub(crate) fn encode_visibility(
@@ -663,190 +489,5 @@ impl SkinnedBatch {
                 );
             }
         }
-    }
-
-    /// Reads back the visible list of the last frame: the indices (in the list given to
-    /// [`SkinnedBatch::write_instances`]) of the instances culling kept, page by page, each
-    /// page's in the order the GPU appended them (every instance, in order, when culling was
-    /// off).
-    pub fn read_visible(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<Vec<u32>, RenderError> {
-        if self.pages.is_empty() {
-            return Ok(Vec::new());
-        }
-        let draws = self.read_draws(device, queue)?;
-        let read = super::capture::read_buffer;
-        let bytes = read(device, queue, &self.buffers.visible, 0, self.bytes.visible)?;
-        let visible: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
-        let mut out = Vec::new();
-        for (page, args) in self.pages.iter().zip(draws.chunks(self.meshes.len())) {
-            let count = args[0].instance_count.min(page.count) as usize;
-            let at = (page.visible_at / VISIBLE_SIZE) as usize;
-            out.extend(visible[at..at + count].iter().map(|&i| page.first + i));
-        }
-        Ok(out)
-    }
-
-    /// Every page's draws, page-major.
-    fn read_draws(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<Vec<DrawIndexedArgs>, RenderError> {
-        let read = super::capture::read_buffer;
-        let bytes = read(device, queue, &self.buffers.draws, 0, self.bytes.draws)?;
-        let mut out = Vec::with_capacity(self.pages.len() * self.meshes.len());
-        for page in &self.pages {
-            for m in 0..self.meshes.len() as u64 {
-                let at = (page.draws_at + m * DRAW_SIZE) as usize;
-                out.push(bytemuck::pod_read_unaligned(
-                    &bytes[at..at + DRAW_SIZE as usize],
-                ));
-            }
-        }
-        Ok(out)
-    }
-
-    /// Reads back the indirect draw arguments of the last frame, one per mesh, summed over the
-    /// pages: `instance_count` is the number of instances drawn of that mesh.
-    pub fn read_draw_args(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<Vec<DrawIndexedArgs>, RenderError> {
-        let mut out: Vec<DrawIndexedArgs> = self
-            .meshes
-            .iter()
-            .map(|m| DrawIndexedArgs {
-                index_count: m.index_count,
-                ..Default::default()
-            })
-            .collect();
-        if self.pages.is_empty() {
-            return Ok(out);
-        }
-        let draws = self.read_draws(device, queue)?;
-        for args in draws.chunks(self.meshes.len()) {
-            for (sum, a) in out.iter_mut().zip(args) {
-                sum.instance_count += a.instance_count;
-            }
-        }
-        Ok(out)
-    }
-
-    /// Reads back the pre-skinned vertices of mesh `mesh` written by the last frame:
-    /// `instance_count × vertex_count` vertices, instance-major.
-    pub fn read_preskinned(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        mesh: usize,
-    ) -> Result<Vec<StaticVertex>, RenderError> {
-        let object = self.object();
-        let m = self
-            .meshes
-            .get(mesh)
-            .ok_or_else(|| RenderError::invalid(&object, format!("has no mesh {mesh}")))?;
-        let output = m
-            .preskinned
-            .as_ref()
-            .ok_or_else(|| RenderError::invalid(&object, "was created without `preskin`"))?;
-        let Some(&size) = self.bytes.preskin.get(mesh).filter(|&&s| s > 0) else {
-            return Ok(Vec::new());
-        };
-        let bytes = super::capture::read_buffer(device, queue, output, 0, size)?;
-        let mut out = Vec::with_capacity(self.instance_count as usize * m.vertex_count as usize);
-        for page in &self.pages {
-            // Regions start at binding-aligned bytes, not necessarily at whole vertices.
-            let at = page.preskin_at[mesh] as usize;
-            let len = page.count as usize * m.vertex_count as usize * VERTEX_SIZE as usize;
-            out.extend(bytemuck::pod_collect_to_vec::<u8, StaticVertex>(
-                &bytes[at..at + len],
-            ));
-        }
-        Ok(out)
-    }
-}
-
-/// Checks that a mesh can be drawn: vertices, whole triangles, indices in range, matching
-/// stream lengths.
-fn validate_mesh(mesh: &SkinnedMesh) -> Result<(), String> {
-    let n = mesh.vertex_count();
-    if n == 0 || mesh.indices.is_empty() {
-        return Err("has no vertices or no triangles".into());
-    }
-    if !mesh.indices.len().is_multiple_of(3) {
-        return Err(format!(
-            "{} indices is not a whole number of triangles",
-            mesh.indices.len()
-        ));
-    }
-    if mesh.joints.len() != n || mesh.weights.len() != n {
-        return Err(format!(
-            "{n} positions but {} joint and {} weight entries",
-            mesh.joints.len(),
-            mesh.weights.len()
-        ));
-    }
-    if let Some(i) = mesh.indices.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("index {i} but {n} vertices"));
-    }
-    if u32::try_from(n).is_err() {
-        return Err(format!("{n} vertices do not fit 32-bit indices"));
-    }
-    Ok(())
-}
-
-fn upload_mesh(
-    device: &wgpu::Device,
-    limits: &BindingLimits,
-    desc: &SkinnedBatchDesc<'_>,
-    label: &str,
-    mesh: &SkinnedMesh,
-    color: [f32; 3],
-) -> MeshGpu {
-    let vertices = SkinnedVertex::from_mesh(mesh);
-    let vertex_count = vertices.len() as u32;
-    let vertex_buffer = buffer_init(
-        device,
-        &format!("sinew {label} vertices"),
-        bytemuck::cast_slice(&vertices),
-        wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
-    );
-    let index_buffer = buffer_init(
-        device,
-        &format!("sinew {label} indices"),
-        bytemuck::cast_slice(&mesh.indices),
-        wgpu::BufferUsages::INDEX,
-    );
-    let params = MeshParams {
-        color: [color[0], color[1], color[2], 1.0],
-        vertex_count,
-        pad: [0; 3],
-    };
-    let params_buffer = buffer_init(
-        device,
-        &format!("sinew {label} params"),
-        bytemuck::bytes_of(&params),
-        wgpu::BufferUsages::UNIFORM,
-    );
-    let preskinned = desc.preskin.then(|| {
-        buffer_zeroed(
-            device,
-            &format!("sinew {label} preskinned vertices"),
-            limits.align(u64::from(desc.capacity) * u64::from(vertex_count) * VERTEX_SIZE),
-            PRESKINNED,
-        )
-    });
-    MeshGpu {
-        vertices: vertex_buffer,
-        indices: index_buffer,
-        params: params_buffer,
-        vertex_count,
-        index_count: mesh.indices.len() as u32,
-        preskinned,
     }
 }

@@ -1,0 +1,94 @@
+//! A batch's meshes on the GPU: checked, then uploaded as vertex, index and parameter buffers.
+
+use super::*;
+
+#[derive(Debug)]
+pub(super) struct MeshGpu {
+    pub(super) vertices: wgpu::Buffer,
+    pub(super) indices: wgpu::Buffer,
+    pub(super) params: wgpu::Buffer,
+    pub(super) vertex_count: u32,
+    pub(super) index_count: u32,
+    /// The pre-skinned vertices, page by page, when the batch pre-skins.
+    pub(super) preskinned: Option<wgpu::Buffer>,
+}
+
+/// Checks that a mesh can be drawn: vertices, whole triangles, indices in range, matching
+/// stream lengths.
+pub(super) fn validate_mesh(mesh: &SkinnedMesh) -> Result<(), String> {
+    let n = mesh.vertex_count();
+    if n == 0 || mesh.indices.is_empty() {
+        return Err("has no vertices or no triangles".into());
+    }
+    if !mesh.indices.len().is_multiple_of(3) {
+        return Err(format!(
+            "{} indices is not a whole number of triangles",
+            mesh.indices.len()
+        ));
+    }
+    if mesh.joints.len() != n || mesh.weights.len() != n {
+        return Err(format!(
+            "{n} positions but {} joint and {} weight entries",
+            mesh.joints.len(),
+            mesh.weights.len()
+        ));
+    }
+    if let Some(i) = mesh.indices.iter().find(|&&i| i as usize >= n) {
+        return Err(format!("index {i} but {n} vertices"));
+    }
+    if u32::try_from(n).is_err() {
+        return Err(format!("{n} vertices do not fit 32-bit indices"));
+    }
+    Ok(())
+}
+
+pub(super) fn upload_mesh(
+    device: &wgpu::Device,
+    limits: &BindingLimits,
+    desc: &SkinnedBatchDesc<'_>,
+    label: &str,
+    mesh: &SkinnedMesh,
+    color: [f32; 3],
+) -> MeshGpu {
+    let vertices = SkinnedVertex::from_mesh(mesh);
+    let vertex_count = vertices.len() as u32;
+    let vertex_buffer = buffer_init(
+        device,
+        &format!("sinew {label} vertices"),
+        bytemuck::cast_slice(&vertices),
+        wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
+    );
+    let index_buffer = buffer_init(
+        device,
+        &format!("sinew {label} indices"),
+        bytemuck::cast_slice(&mesh.indices),
+        wgpu::BufferUsages::INDEX,
+    );
+    let params = MeshParams {
+        color: [color[0], color[1], color[2], 1.0],
+        vertex_count,
+        pad: [0; 3],
+    };
+    let params_buffer = buffer_init(
+        device,
+        &format!("sinew {label} params"),
+        bytemuck::bytes_of(&params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let preskinned = desc.preskin.then(|| {
+        buffer_zeroed(
+            device,
+            &format!("sinew {label} preskinned vertices"),
+            limits.align(u64::from(desc.capacity) * u64::from(vertex_count) * VERTEX_SIZE),
+            PRESKINNED,
+        )
+    });
+    MeshGpu {
+        vertices: vertex_buffer,
+        indices: index_buffer,
+        params: params_buffer,
+        vertex_count,
+        index_count: mesh.indices.len() as u32,
+        preskinned,
+    }
+}

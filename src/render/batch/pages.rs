@@ -1,0 +1,180 @@
+//! The page regions of a [`SkinnedBatch`]'s buffers: grown to hold a page plan, and the bind
+//! groups that bind each page's windows.
+
+use super::*;
+
+/// The bind groups of one page.
+#[derive(Debug)]
+pub(super) struct PageGroups {
+    pub(super) cull: wgpu::BindGroup,
+    /// Per mesh.
+    pub(super) draw: Vec<wgpu::BindGroup>,
+    /// Per mesh, when pre-skinning: the kernel's group and the pre-skinned draw's group.
+    pub(super) preskin: Vec<(wgpu::BindGroup, wgpu::BindGroup)>,
+}
+
+/// The buffers split into page regions.
+#[derive(Debug)]
+pub(super) struct PagedBuffers {
+    pub(super) instances: wgpu::Buffer,
+    pub(super) visible: wgpu::Buffer,
+    /// Per page, one [`DrawIndexedArgs`] per mesh, fed to `draw_indexed_indirect`.
+    pub(super) draws: wgpu::Buffer,
+    /// The draws with instance count 0: copied into `draws` before culling.
+    pub(super) draws_reset: wgpu::Buffer,
+    /// The draws with every instance of their page: copied into `draws` when culling is off.
+    pub(super) draws_all: wgpu::Buffer,
+    /// One [`CullParams`] per page, at uniform-aligned offsets.
+    pub(super) cull_params: wgpu::Buffer,
+    /// One [`PreskinParams`] per page and mesh, at uniform-aligned offsets.
+    pub(super) preskin_params: wgpu::Buffer,
+}
+
+impl SkinnedBatch {
+    /// Grows the paged buffers to hold `pages`; returns whether any was replaced.
+    pub(super) fn reserve(
+        &mut self,
+        pages: &[Page],
+        bytes: &PagedBytes,
+    ) -> Result<bool, RenderError> {
+        let limits = self.limits;
+        let device = &self.device;
+        let label = &self.label;
+        let mut grown = false;
+        let mut grow = |buffer: &mut wgpu::Buffer, needed: u64, usage, what: &str| {
+            if buffer.size() >= needed {
+                return Ok(());
+            }
+            check_buffer_size(needed, limits.max_buffer)?;
+            *buffer = buffer_zeroed(device, &format!("sinew {label} {what}"), needed, usage);
+            grown = true;
+            Ok::<(), RenderError>(())
+        };
+        let b = &mut self.buffers;
+        let pages_len = pages.len() as u64;
+        grow(&mut b.instances, bytes.instances, STORAGE, "instances")?;
+        let visible_usage = STORAGE | wgpu::BufferUsages::COPY_SRC;
+        grow(
+            &mut b.visible,
+            bytes.visible,
+            visible_usage,
+            "visible instances",
+        )?;
+        grow(&mut b.draws, bytes.draws, DRAWS, "indirect draws")?;
+        grow(
+            &mut b.draws_reset,
+            bytes.draws,
+            COPY,
+            "indirect draws reset",
+        )?;
+        grow(&mut b.draws_all, bytes.draws, COPY, "indirect draws, all")?;
+        let cull = pages_len * limits.uniform_stride(CULL_PARAMS_SIZE);
+        grow(&mut b.cull_params, cull, UNIFORM, "cull params")?;
+        let preskin =
+            pages_len * self.meshes.len() as u64 * limits.uniform_stride(PRESKIN_PARAMS_SIZE);
+        grow(&mut b.preskin_params, preskin, UNIFORM, "preskin params")?;
+        for (m, (mesh, &needed)) in self.meshes.iter_mut().zip(&bytes.preskin).enumerate() {
+            if let Some(output) = &mut mesh.preskinned {
+                let what = format!("mesh {m} preskinned vertices");
+                grow(output, needed, PRESKINNED, &what)?;
+            }
+        }
+        Ok(grown)
+    }
+
+    /// The bind groups of page `p`.
+    pub(super) fn page_groups(&self, p: usize, page: &Page) -> PageGroups {
+        let count = u64::from(page.count);
+        let b = &self.buffers;
+        let instances = (&b.instances, page.instances_at, count * INSTANCE_SIZE);
+        let visible = (&b.visible, page.visible_at, count * VISIBLE_SIZE);
+        let (palette_at, palette_size) =
+            self.limits
+                .window_binding(page.palette_base, PALETTE_ENTRY_SIZE, self.palette.size());
+        let palette = (&self.palette, palette_at, palette_size);
+        let (aabbs_at, aabbs_size) =
+            self.limits
+                .window_binding(page.aabb_base, AABB_SIZE, self.aabbs.size());
+        let draws_size = self.meshes.len() as u64 * DRAW_SIZE;
+        let label = |what: &str| format!("sinew {} page {p} {what}", self.label);
+        let group = |layout: &wgpu::BindGroupLayout,
+                     what: &str,
+                     entries: &[(u32, (&wgpu::Buffer, u64, u64))]| {
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
+                .iter()
+                .map(|&(binding, (buffer, offset, size))| wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset,
+                        size: NonZeroU64::new(size),
+                    }),
+                })
+                .collect();
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&label(what)),
+                layout,
+                entries: &entries,
+            })
+        };
+        let cull = group(
+            &self.layouts.cull,
+            "cull bind group",
+            &[
+                (0, instances),
+                (1, (&self.aabbs, aabbs_at, aabbs_size)),
+                (
+                    2,
+                    (
+                        &b.cull_params,
+                        p as u64 * self.limits.uniform_stride(CULL_PARAMS_SIZE),
+                        CULL_PARAMS_SIZE,
+                    ),
+                ),
+                (3, visible),
+                (4, (&b.draws, page.draws_at, draws_size)),
+            ],
+        );
+        let mut draw = Vec::new();
+        let mut preskin = Vec::new();
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            let params = (&mesh.params, 0, mesh.params.size());
+            draw.push(group(
+                &self.layouts.skin,
+                &format!("mesh {m} draw bind group"),
+                &[(0, palette), (1, instances), (2, visible), (3, params)],
+            ));
+            if let (Some(output), Some(&at)) = (&mesh.preskinned, page.preskin_at.get(m)) {
+                let output = (
+                    output,
+                    at,
+                    count * u64::from(mesh.vertex_count) * VERTEX_SIZE,
+                );
+                let stride = self.limits.uniform_stride(PRESKIN_PARAMS_SIZE);
+                let params_at = (p * self.meshes.len() + m) as u64 * stride;
+                let kernel = group(
+                    &self.layouts.preskin,
+                    &format!("mesh {m} preskin bind group"),
+                    &[
+                        (0, palette),
+                        (1, instances),
+                        (2, (&mesh.vertices, 0, mesh.vertices.size())),
+                        (3, (&b.preskin_params, params_at, PRESKIN_PARAMS_SIZE)),
+                        (4, output),
+                    ],
+                );
+                let drawn = group(
+                    &self.layouts.preskinned,
+                    &format!("mesh {m} preskinned draw bind group"),
+                    &[(1, instances), (2, visible), (3, params), (4, output)],
+                );
+                preskin.push((kernel, drawn));
+            }
+        }
+        PageGroups {
+            cull,
+            draw,
+            preskin,
+        }
+    }
+}
