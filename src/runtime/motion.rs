@@ -11,9 +11,9 @@
 use glam::Vec2;
 
 use super::blend_space::{BlendSpace, MAX_BLEND_CLIPS};
-use super::playback::{LoopMode, Step};
+use super::playback::Step;
 use super::transition::MAX_FADES;
-use crate::instance::{Layer, LayerRecord, TimeWrap};
+use crate::instance::{Layer, LayerRecord};
 
 /// What a base plays.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -299,12 +299,7 @@ pub fn clock_of(layer: LayerRecord, step: &Step, now: f32) -> LayerRecord {
     if !(step.period > 0.0 && step.period.is_finite() && rate.is_finite()) {
         return layer;
     }
-    let wrap = match step.mode {
-        LoopMode::Loop => TimeWrap::Loop,
-        LoopMode::Clamp => TimeWrap::Clamp,
-        LoopMode::PingPong => TimeWrap::PingPong,
-    };
-    layer.with_clock(step.to, now, rate, wrap, step.period)
+    layer.with_clock(step.to, now, rate, step.mode.into(), step.period)
 }
 
 /// `layer` with the fade its contribution follows: from frame time `now` on, its weight moves

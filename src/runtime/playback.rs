@@ -203,20 +203,14 @@ fn usable(period: f32) -> bool {
     period > 0.0 && period.is_finite()
 }
 
-/// `x` wrapped into `0..period`. The common cases (at most one period out) are one exact
-/// subtraction or a rounding addition like `rem_euclid`'s; the rest is `rem_euclid`.
-#[inline]
-fn wrap(x: f32, period: f32) -> f32 {
-    let r = if (0.0..period).contains(&x) {
-        x
-    } else if x >= period && x < 2.0 * period {
-        x - period
-    } else if x < 0.0 && x >= -period {
-        x + period
-    } else {
-        x.rem_euclid(period)
-    };
-    if r < period { r } else { 0.0 }
+impl From<LoopMode> for crate::TimeWrap {
+    fn from(mode: LoopMode) -> Self {
+        match mode {
+            LoopMode::Loop => Self::Loop,
+            LoopMode::Clamp => Self::Clamp,
+            LoopMode::PingPong => Self::PingPong,
+        }
+    }
 }
 
 /// One clip playing as an entity's base motion: the simplest animated entity.
@@ -349,18 +343,8 @@ impl Step {
         if !usable(self.period) {
             return 0.0;
         }
-        match self.mode {
-            LoopMode::Loop => wrap(u, self.period),
-            LoopMode::Clamp => u.clamp(0.0, self.period),
-            LoopMode::PingPong => {
-                let p = wrap(u, 2.0 * self.period);
-                if p >= self.period {
-                    2.0 * self.period - p
-                } else {
-                    p
-                }
-            }
-        }
+        // The records' wrapping, so the runtime and the evaluators agree on every time.
+        crate::cpu::wrap_time(self.mode.into(), u, self.period)
     }
 
     /// Net number of times a looping step passed the end of the timeline (negative when it
