@@ -41,6 +41,7 @@ pub(super) struct FrameContext<'a> {
 }
 
 /// What updating one entity produced.
+#[derive(Debug)]
 pub(super) struct EntityUpdate {
     pub(super) record: InstanceRecord,
     /// A component names something its rig does not have.

@@ -29,8 +29,16 @@ impl Animator {
         first_error: &mut Option<RuntimeError>,
     ) {
         let now64 = self.now;
+        // Scratch reused from update to update: no allocation per frame once grown.
+        let Scratch {
+            mut fresh,
+            mut work,
+            mut jobs,
+        } = std::mem::take(&mut self.scratch);
+        fresh.clear();
+        work.clear();
+        jobs.clear();
         // New entities: those without the marker.
-        let mut fresh = Vec::new();
         for (entity, _) in world
             .query_mut::<(Entity, &Animated)>()
             .without::<&Scheduled>()
@@ -93,7 +101,7 @@ impl Animator {
             now,
         };
         // New entities first (in the order found), then the due ones by slot.
-        let mut work: Vec<(Entity, bool)> = fresh.iter().map(|&e| (e, true)).collect();
+        work.extend(fresh.iter().map(|&e| (e, true)));
         work.extend(
             due.iter()
                 .filter_map(|&slot| tracked.get(slot as usize))
@@ -101,8 +109,7 @@ impl Animator {
                 .map(|t| (t.entity, false)),
         );
         // Gather: track each entity and copy its components out.
-        let mut jobs = Vec::with_capacity(work.len());
-        for (entity, new) in work {
+        for &(entity, new) in &work {
             let Ok((animated, parts)) =
                 world.query_one_mut::<(&mut Animated, Components<'_>)>(entity)
             else {
@@ -161,7 +168,7 @@ impl Animator {
             events.append(&mut queue);
         }
         // Write back, in job order.
-        for job in jobs {
+        for job in jobs.drain(..) {
             let Some(out) = job.out else { continue };
             if let Ok(parts) = world.query_one_mut::<Components<'_>>(job.entity) {
                 job.parts.write_back(parts);
@@ -177,6 +184,7 @@ impl Animator {
             record_slots.push(slot);
         }
         self.due = due;
+        self.scratch = Scratch { fresh, work, jobs };
     }
 
     /// In [`Scheduling::EventDriven`] mode, brings `entity` up to the last update (as if it had
@@ -256,10 +264,22 @@ struct Scheduled;
 /// Tracking slots checked per update for a lost `Animated` when the entity count did not change.
 const ROLLING_CHECK: usize = 64;
 
+/// The lists an event-driven update fills, kept between updates.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// Entities found without the marker.
+    fresh: Vec<Entity>,
+    /// Entities to update, and whether each is new.
+    work: Vec<(Entity, bool)>,
+    /// Their components, copied out, and the results.
+    jobs: Vec<Job>,
+}
+
 /// Entities per parallel task of an event-driven update.
 const JOB_CHUNK: usize = 64;
 
 /// One entity to update in an event-driven update: its components copied out, and the result.
+#[derive(Debug)]
 struct Job {
     entity: Entity,
     animated: Animated,
@@ -271,6 +291,7 @@ struct Job {
 }
 
 /// [`Components`] by value (every component is `Copy`).
+#[derive(Debug)]
 struct Owned {
     transform: Option<Transform>,
     playback: Option<Playback>,

@@ -128,6 +128,8 @@ pub struct Animator {
     touched: Mutex<Vec<Entity>>,
     /// Scratch: the slots due this update.
     due: Vec<u32>,
+    /// Scratch of event-driven updates.
+    scratch: event_driven::Scratch,
     /// The world's entity count at the last event-driven update.
     world_len: u32,
     /// Next slot of the rolling check for lost `Animated` components.
@@ -190,6 +192,7 @@ impl Animator {
             schedule: Schedule::default(),
             touched: Mutex::new(Vec::new()),
             due: Vec::new(),
+            scratch: event_driven::Scratch::default(),
             world_len: 0,
             rolling: 0,
             pose: Vec::new(),
