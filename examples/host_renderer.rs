@@ -13,6 +13,9 @@
 //! storage binding (`--max-binding` makes them smaller), one draw per window. Without a GPU
 //! adapter it prints why and exits 0 (fails under `REQUIRE_GPU=1`).
 
+#[path = "../tests/common/env.rs"]
+mod env;
+
 use std::borrow::Cow;
 use std::process::ExitCode;
 
@@ -122,7 +125,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         match pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
         {
             Ok(adapter) => adapter,
-            Err(e) if std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            Err(e) if env::gpu_required() => {
                 return Err(format!("REQUIRE_GPU=1 but no GPU adapter: {e}").into());
             }
             Err(e) => {

@@ -397,9 +397,7 @@ fn humanoid_walk_matches_the_reference_image() {
     let image = humanoid_reference(gpu, &rig);
     let reference = common::repo().join("tests/reference/humanoid_walk.png");
     if std::env::var("SINEW_BLESS").is_ok_and(|v| v == "1") {
-        let checking = ["CI", "REQUIRE_GPU"]
-            .iter()
-            .any(|k| std::env::var(k).is_ok_and(|v| v == "1" || v == "true"));
+        let checking = common::in_ci() || common::gpu_required();
         assert!(
             !checking,
             "SINEW_BLESS=1 under CI or REQUIRE_GPU would skip the comparison"

@@ -1,6 +1,8 @@
 //! The assembled WGSL parses and validates with naga, and every struct shared with Rust has the
 //! same member offsets and size on both sides. No GPU needed.
 
+mod common;
+
 use std::mem::{offset_of, size_of};
 
 use sinew::gpu::evaluate_shader_source;
@@ -328,4 +330,22 @@ fn constants_match_rust() {
         constant("WORKGROUP_SIZE"),
         sinew::gpu::EVALUATE_WORKGROUP_SIZE
     );
+}
+
+/// CI systems spell their switches `1` or `true`: both turn `CI` and `REQUIRE_GPU` on.
+#[test]
+fn environment_switches_accept_1_and_true() {
+    for on in ["1", "true", "TRUE", "True", " true "] {
+        assert!(
+            common::switch_is_on(Some(on)),
+            "{on:?} should turn a switch on"
+        );
+    }
+    for off in ["0", "false", "", "yes"] {
+        assert!(
+            !common::switch_is_on(Some(off)),
+            "{off:?} should leave a switch off"
+        );
+    }
+    assert!(!common::switch_is_on(None));
 }

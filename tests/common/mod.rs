@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+mod env;
+pub use env::{env_switch, gpu_required, in_ci, switch_is_on};
+
 /// Matrix tolerance: `|a - b| <= MATRIX_TOLERANCE * max(1, |b|)`.
 pub const MATRIX_TOLERANCE: f32 = 1e-4;
 /// Quaternion tolerance: `1 - |dot(a, b)| <= QUAT_TOLERANCE`.
@@ -19,14 +22,17 @@ pub fn repo() -> PathBuf {
 }
 
 /// `../shared` next to the repository, if present. Absent in a user's own clone: tests that
-/// need it print why and skip, except under `CI=true`, where its absence fails the test.
+/// need it print why and skip, except under CI (`CI=1` or `CI=true`), where its absence fails
+/// the test.
 pub fn shared() -> Option<PathBuf> {
     let dir = repo().join("../shared");
     if dir.join("gltf").is_dir() {
         return Some(dir);
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI=true but ../shared/gltf is missing: the conformance assets are required in CI");
+    if in_ci() {
+        panic!(
+            "CI is set but ../shared/gltf is missing: the conformance assets are required in CI"
+        );
     }
     eprintln!("skipping: ../shared/gltf not found (third-party conformance assets)");
     None
@@ -127,7 +133,7 @@ impl Rng {
 /// adapter exists. Under `REQUIRE_GPU=1` a missing adapter fails instead, so GPU tests cannot
 /// pass by skipping.
 pub fn headless_gpu(what: &str) -> Option<sinew::GpuContext> {
-    let required = std::env::var("REQUIRE_GPU").is_ok_and(|v| v == "1");
+    let required = gpu_required();
     match sinew::GpuContext::new_headless() {
         Ok(context) => Some(context),
         Err(e) => {
