@@ -349,3 +349,54 @@ fn environment_switches_accept_1_and_true() {
     }
     assert!(!common::switch_is_on(None));
 }
+
+/// The `[dependencies]` and `[dev-dependencies]` lines of Cargo.toml: `(name, requirement
+/// line)`.
+fn manifest_dependencies() -> Vec<(String, String)> {
+    let manifest = std::fs::read_to_string(common::repo().join("Cargo.toml")).unwrap();
+    let mut section = String::new();
+    let mut deps = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.to_string();
+        } else if (section == "[dependencies]" || section == "[dev-dependencies]")
+            && !line.starts_with('#')
+            && let Some((name, spec)) = line.split_once('=')
+        {
+            deps.push((name.trim().to_string(), spec.trim().to_string()));
+        }
+    }
+    assert!(deps.len() > 5, "Cargo.toml lists no dependencies?");
+    deps
+}
+
+/// Hosts build sinew beside their own wgpu and glam: requirements are carets, never exact pins.
+#[test]
+fn dependencies_use_caret_requirements() {
+    for (name, spec) in manifest_dependencies() {
+        let version = spec
+            .split("version")
+            .nth(1)
+            .map_or(spec.as_str(), |rest| rest.trim_start_matches([' ', '=']));
+        let requirement = version.trim_start_matches(['"', '{', ' ']);
+        assert!(
+            !requirement.starts_with(['=', '<', '~']),
+            "dependency {name} is pinned ({spec}); use a caret requirement"
+        );
+    }
+}
+
+/// wgpu is built with every native backend, so Windows (DX12) and Apple (Metal) get an adapter.
+#[test]
+fn wgpu_builds_every_native_backend() {
+    let (_, spec) = manifest_dependencies()
+        .into_iter()
+        .find(|(name, _)| name == "wgpu")
+        .unwrap();
+    for backend in ["vulkan", "metal", "dx12", "gles"] {
+        assert!(
+            spec.contains(&format!("\"{backend}\"")),
+            "wgpu is built without the {backend} backend: {spec}"
+        );
+    }
+}
