@@ -299,184 +299,181 @@ impl CrowdArgs {
 
     /// Runs the crowd, renders its last frame and prints the timing table or JSON report.
     pub fn run(&self) -> crate::cli::Result {
-        run(self)
-    }
-}
+        let args = self;
+        let characters = args.characters as usize;
+        let frames = args.frames as usize;
+        let backend = args.backend;
+        let out = &args.out;
+        let progress = super::progress::steps("crowd");
+        progress.set_message("loading the rig");
+        let rig = load_rig(args.model.as_deref())?;
+        let model = args
+            .model
+            .as_deref()
+            .map_or_else(|| DEFAULT_RIG_NAME.to_string(), |m| m.display().to_string());
 
-fn run(args: &CrowdArgs) -> crate::cli::Result {
-    let characters = args.characters as usize;
-    let frames = args.frames as usize;
-    let backend = args.backend;
-    let out = &args.out;
-    let progress = super::progress::steps("crowd");
-    progress.set_message("loading the rig");
-    let rig = load_rig(args.model.as_deref())?;
-    let model = args
-        .model
-        .as_deref()
-        .map_or_else(|| DEFAULT_RIG_NAME.to_string(), |m| m.display().to_string());
-
-    progress.set_message("starting the GPU device");
-    let context = GpuContext::new_headless()?;
-    // On the GPU backend records are the whole per-frame interface: only characters with
-    // something happening are updated. The CPU backend evaluates every character anyway.
-    let scheduling = match backend {
-        Backend::Gpu => Scheduling::EventDriven,
-        Backend::Cpu => Scheduling::PerFrame,
-    };
-    progress.set_message(format!("spawning {characters} characters"));
-    let mut crowd = Crowd::new(rig.clone(), characters, scheduling)?;
-    let joints = crowd.joints;
-    for _ in 0..PRE_ROLL_UPDATES {
-        crowd.control()?;
-    }
-
-    let mut gpu = match backend {
-        Backend::Gpu => {
-            progress.set_message("uploading the crowd (the pipeline compiles on first use)");
-            let mut b =
-                GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())?;
-            b.reserve_palette(crowd.animator.palette().capacity())?;
-            // Every character's record, then a first dispatch, which compiles the pipeline
-            // (lazily, on software drivers): untimed.
-            for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {
-                b.set_record_world(slot, record)?;
-            }
-            crowd.upload(&mut b)?;
-            b.wait()?;
-            Some(b)
+        progress.set_message("starting the GPU device");
+        let context = GpuContext::new_headless()?;
+        // On the GPU backend records are the whole per-frame interface: only characters with
+        // something happening are updated. The CPU backend evaluates every character anyway.
+        let scheduling = match backend {
+            Backend::Gpu => Scheduling::EventDriven,
+            Backend::Cpu => Scheduling::PerFrame,
+        };
+        progress.set_message(format!("spawning {characters} characters"));
+        let mut crowd = Crowd::new(rig.clone(), characters, scheduling)?;
+        let joints = crowd.joints;
+        for _ in 0..PRE_ROLL_UPDATES {
+            crowd.control()?;
         }
-        Backend::Cpu => None,
-    };
-    // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
-    // `FastCpuBackend`); exact is the default.
-    let mut fast = args.resampled.then(|| {
-        FastCpuBackend::new(
-            crowd.animator.rigs().to_vec(),
-            crowd.animator.masks().to_vec(),
-            sinew::cpu::fast::DEFAULT_RATE,
-        )
-    });
-    let mut fast_palette = Vec::new();
-    let mut fast_bounds = Vec::new();
 
-    let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
-    let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
-    let mut times = StageTimes::default();
-    let mut dispatches = 0;
-    let mut bytes_per_joint = 48.0;
-    let mut uploaded_bytes = 0u64;
-    progress.finish_and_clear();
-    let bar = super::progress::bar(frames as u64, "crowd frames");
-    for _ in 0..frames {
-        let frame_start = Instant::now();
-        let control = Instant::now();
-        crowd.control()?;
-        times.control.push(ms_since(control));
-        match gpu.as_mut() {
-            Some(g) => {
-                if g.palette_capacity() < crowd.animator.palette().capacity() {
-                    g.reserve_palette(crowd.animator.palette().capacity())?;
+        let mut gpu = match backend {
+            Backend::Gpu => {
+                progress.set_message("uploading the crowd (the pipeline compiles on first use)");
+                let mut b =
+                    GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())?;
+                b.reserve_palette(crowd.animator.palette().capacity())?;
+                // Every character's record, then a first dispatch, which compiles the pipeline
+                // (lazily, on software drivers): untimed.
+                for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {
+                    b.set_record_world(slot, record)?;
                 }
-                let upload = Instant::now();
-                crowd.upload(g)?;
-                times.upload.push(ms_since(upload));
-                uploaded_bytes += g.last_frame().upload_bytes;
-                let compute = Instant::now();
-                g.wait()?;
-                let wall = ms_since(compute);
-                // GPU time of the pass where the adapter has timestamp queries, else wall time.
-                let gpu_ms = g.last_gpu_ms()?;
-                times.compute.push(gpu_ms.unwrap_or(wall));
-                dispatches = g.dispatches_last_frame();
-                bytes_per_joint = g.bytes_written_per_joint();
+                crowd.upload(&mut b)?;
+                b.wait()?;
+                Some(b)
             }
-            None => {
-                let records = crowd.animator.records();
-                let now = crowd.animator.frame_time();
-                let compute = Instant::now();
-                match fast.as_mut() {
-                    Some(f) => {
-                        let entries = crowd.animator.palette().capacity() as usize;
-                        fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
-                        fast_bounds.resize(records.len(), Aabb::EMPTY);
-                        f.evaluate_at(now, records, &mut fast_palette, &mut fast_bounds)?;
+            Backend::Cpu => None,
+        };
+        // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
+        // `FastCpuBackend`); exact is the default.
+        let mut fast = args.resampled.then(|| {
+            FastCpuBackend::new(
+                crowd.animator.rigs().to_vec(),
+                crowd.animator.masks().to_vec(),
+                sinew::cpu::fast::DEFAULT_RATE,
+            )
+        });
+        let mut fast_palette = Vec::new();
+        let mut fast_bounds = Vec::new();
+
+        let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
+        let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
+        let mut times = StageTimes::default();
+        let mut dispatches = 0;
+        let mut bytes_per_joint = 48.0;
+        let mut uploaded_bytes = 0u64;
+        progress.finish_and_clear();
+        let bar = super::progress::bar(frames as u64, "crowd frames");
+        for _ in 0..frames {
+            let frame_start = Instant::now();
+            let control = Instant::now();
+            crowd.control()?;
+            times.control.push(ms_since(control));
+            match gpu.as_mut() {
+                Some(g) => {
+                    if g.palette_capacity() < crowd.animator.palette().capacity() {
+                        g.reserve_palette(crowd.animator.palette().capacity())?;
                     }
-                    None => {
-                        crowd.animator.evaluate_cpu()?;
-                    }
+                    let upload = Instant::now();
+                    crowd.upload(g)?;
+                    times.upload.push(ms_since(upload));
+                    uploaded_bytes += g.last_frame().upload_bytes;
+                    let compute = Instant::now();
+                    g.wait()?;
+                    let wall = ms_since(compute);
+                    // GPU time of the pass where the adapter has timestamp queries, else wall time.
+                    let gpu_ms = g.last_gpu_ms()?;
+                    times.compute.push(gpu_ms.unwrap_or(wall));
+                    dispatches = g.dispatches_last_frame();
+                    bytes_per_joint = g.bytes_written_per_joint();
                 }
-                times.compute.push(ms_since(compute));
-                times.upload.push(0.0);
-                dispatches = 0;
+                None => {
+                    let records = crowd.animator.records();
+                    let now = crowd.animator.frame_time();
+                    let compute = Instant::now();
+                    match fast.as_mut() {
+                        Some(f) => {
+                            let entries = crowd.animator.palette().capacity() as usize;
+                            fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
+                            fast_bounds.resize(records.len(), Aabb::EMPTY);
+                            f.evaluate_at(now, records, &mut fast_palette, &mut fast_bounds)?;
+                        }
+                        None => {
+                            crowd.animator.evaluate_cpu()?;
+                        }
+                    }
+                    times.compute.push(ms_since(compute));
+                    times.upload.push(0.0);
+                    dispatches = 0;
+                }
             }
+            times.frame.push(ms_since(frame_start));
+            bar.inc(1);
         }
-        times.frame.push(ms_since(frame_start));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+        bar.finish_and_clear();
 
-    let progress = super::progress::steps("crowd");
-    progress.set_message(format!("rendering the last frame to {}", out.display()));
-    let render = Instant::now();
-    render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out)?;
-    times.render.push(ms_since(render));
-    progress.finish_and_clear();
+        let progress = super::progress::steps("crowd");
+        progress.set_message(format!("rendering the last frame to {}", out.display()));
+        let render = Instant::now();
+        render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out)?;
+        times.render.push(ms_since(render));
+        progress.finish_and_clear();
 
-    let (frame_median, frame_p90) = median_p90(&times.frame);
-    // Instance state written to the GPU per character per measured frame (the CPU backend
-    // uploads none: its palette goes up once, for the rendered frame).
-    let bytes_uploaded_per_character = uploaded_bytes as f64 / (frames * characters) as f64;
-    let stage = |s: &[f64]| median_p90(s).0;
-    let compute_s = stage(&times.compute) / 1e3;
-    let joints_per_second = if compute_s > 0.0 {
-        (characters * joints) as f64 / compute_s
-    } else {
-        0.0
-    };
-    let report = serde_json::json!({
-        "characters": characters,
-        "joints_per_character": joints,
-        "frames": frames,
-        "backend": backend.name(),
-        "clips": if args.resampled { "resampled" } else { "exact" },
-        "adapter": context.adapter_summary(),
-        "frame_ms": { "median": frame_median, "p90": frame_p90 },
-        "stages_ms": {
-            "control": stage(&times.control),
-            "upload": stage(&times.upload),
-            "compute": stage(&times.compute),
-            "render": stage(&times.render),
-        },
-        "joints_per_second": joints_per_second,
-        "dispatches_per_frame": dispatches,
-        "bytes_written_per_joint": bytes_per_joint,
-        "bytes_uploaded_per_character": bytes_uploaded_per_character,
-        "compute_clock": compute_clock,
-    });
-    if args.json {
-        return super::print(&report.to_string());
+        let (frame_median, frame_p90) = median_p90(&times.frame);
+        // Instance state written to the GPU per character per measured frame (the CPU backend
+        // uploads none: its palette goes up once, for the rendered frame).
+        let bytes_uploaded_per_character = uploaded_bytes as f64 / (frames * characters) as f64;
+        let stage = |s: &[f64]| median_p90(s).0;
+        let compute_s = stage(&times.compute) / 1e3;
+        let joints_per_second = if compute_s > 0.0 {
+            (characters * joints) as f64 / compute_s
+        } else {
+            0.0
+        };
+        let report = serde_json::json!({
+            "characters": characters,
+            "joints_per_character": joints,
+            "frames": frames,
+            "backend": backend.name(),
+            "clips": if args.resampled { "resampled" } else { "exact" },
+            "adapter": context.adapter_summary(),
+            "frame_ms": { "median": frame_median, "p90": frame_p90 },
+            "stages_ms": {
+                "control": stage(&times.control),
+                "upload": stage(&times.upload),
+                "compute": stage(&times.compute),
+                "render": stage(&times.render),
+            },
+            "joints_per_second": joints_per_second,
+            "dispatches_per_frame": dispatches,
+            "bytes_written_per_joint": bytes_per_joint,
+            "bytes_uploaded_per_character": bytes_uploaded_per_character,
+            "compute_clock": compute_clock,
+        });
+        if args.json {
+            return super::print(&report.to_string());
+        }
+        let row = |name: &str, s: &[f64]| {
+            let (m, p) = median_p90(s);
+            format!("  {name:<8} {m:>10.3} {p:>10.3}\n")
+        };
+        let mut table = format!(
+            "sinew crowd: {characters} x {model} ({joints} joints), {frames} frames, {} backend on {}\n  stage    median ms     p90 ms\n",
+            backend.name(),
+            context.adapter_summary()
+        );
+        table += &row("control", &times.control);
+        table += &row("upload", &times.upload);
+        table += &row("compute", &times.compute);
+        table += &row("render", &times.render);
+        table += &row("frame", &times.frame);
+        table += &format!(
+            "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  {bytes_uploaded_per_character:.1} bytes of instance state uploaded per character per frame\n  wrote {}",
+            joints_per_second / 1e6,
+            out.display()
+        );
+        super::print(&table)
     }
-    let row = |name: &str, s: &[f64]| {
-        let (m, p) = median_p90(s);
-        format!("  {name:<8} {m:>10.3} {p:>10.3}\n")
-    };
-    let mut table = format!(
-        "sinew crowd: {characters} x {model} ({joints} joints), {frames} frames, {} backend on {}\n  stage    median ms     p90 ms\n",
-        backend.name(),
-        context.adapter_summary()
-    );
-    table += &row("control", &times.control);
-    table += &row("upload", &times.upload);
-    table += &row("compute", &times.compute);
-    table += &row("render", &times.render);
-    table += &row("frame", &times.frame);
-    table += &format!(
-        "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  {bytes_uploaded_per_character:.1} bytes of instance state uploaded per character per frame\n  wrote {}",
-        joints_per_second / 1e6,
-        out.display()
-    );
-    super::print(&table)
 }
 
 /// The first rig with meshes of `model` (a glTF or `.sinew` file), or the built-in humanoid.
