@@ -1662,3 +1662,60 @@ fn crowd_dispatches_do_not_grow_with_the_character_count() {
     );
     assert!(small["dispatches_per_frame"].as_u64().unwrap() >= 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `sinew render`.
+
+#[test]
+fn render_command_draws_the_rest_pose_without_an_animation() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rig = common::repo().join("assets/humanoid.glb");
+    let render = |name: &str, pose: &[&str]| {
+        let png = dir.join(name);
+        let _ = std::fs::remove_file(&png);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+            .arg("render")
+            .arg(&rig)
+            .args(pose)
+            .args(["--size", "96", "--out", png.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "sinew render {pose:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            RgbaImage::load_png(&png).unwrap(),
+        )
+    };
+    let (said, rest) = render("cli-rest.png", &["--rest"]);
+    assert!(said.contains("rest pose"), "{said}");
+    assert_eq!((rest.width, rest.height), (96, 96));
+    let (_, walk) = render("cli-walk.png", &["--anim", "1", "--time", "0.25"]);
+    // The character is drawn (more than background and floor) and posed differently.
+    let mut colours = std::collections::HashSet::new();
+    for px in rest.pixels.chunks_exact(4) {
+        colours.insert([px[0] >> 3, px[1] >> 3, px[2] >> 3]);
+    }
+    assert!(colours.len() > 10, "only {} colours", colours.len());
+    let differing = rest
+        .pixels
+        .chunks_exact(4)
+        .zip(walk.pixels.chunks_exact(4))
+        .filter(|(a, b)| {
+            a.iter()
+                .zip(*b)
+                .any(|(x, y)| x.abs_diff(*y) > PIXEL_THRESHOLD)
+        })
+        .count();
+    assert!(
+        differing as f64 > 0.01 * (96 * 96) as f64,
+        "the rest pose looks like the walk: {differing} pixels differ"
+    );
+}

@@ -1,14 +1,33 @@
 //! `sinew bake`: glTF → `.sinew`.
 
-use super::Args;
+use std::path::PathBuf;
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = Args::parse(args, &["-o"], &[])?;
-    let file = args.file()?;
-    let out = args.value("-o").ok_or("missing -o OUT.sinew")?;
-    let asset = sinew::import_file(file).map_err(|e| e.to_string())?;
-    let rigs = sinew::bake_rigs(&asset).map_err(|e| e.to_string())?;
-    sinew::bake::file::write_file(out, &rigs).map_err(|e| e.to_string())?;
-    eprintln!("baked {} rig(s) from {file} into {out}", rigs.len());
-    Ok(())
+use clap::Args;
+
+/// Arguments of `sinew bake`.
+#[derive(Debug, Args)]
+pub struct BakeArgs {
+    /// The glTF file (`.gltf` or `.glb`) to bake.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Where to write the baked rigs.
+    #[arg(short = 'o', long = "out", value_name = "OUT.sinew")]
+    pub out: PathBuf,
+}
+
+impl BakeArgs {
+    /// Imports, bakes and writes the file, reporting what it wrote on stderr.
+    pub fn run(&self) -> super::Result {
+        let (file, out) = (self.file.display(), self.out.display());
+        let progress = super::progress::steps("bake");
+        progress.set_message(format!("importing {file}"));
+        let asset = sinew::import_file(&self.file)?;
+        progress.set_message(format!("baking {file}"));
+        let rigs = sinew::bake_rigs(&asset)?;
+        progress.set_message(format!("writing {out}"));
+        sinew::bake::file::write_file(&self.out, &rigs)?;
+        progress.finish_and_clear();
+        eprintln!("baked {} rig(s) from {file} into {out}", rigs.len());
+        Ok(())
+    }
 }

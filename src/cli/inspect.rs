@@ -1,9 +1,22 @@
 //! `sinew inspect`: skins, joint trees and clips of a glTF or `.sinew` file.
 
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use clap::Args;
 use serde::Serialize;
 use sinew::{Channel, Rig};
 
-use super::Args;
+/// Arguments of `sinew inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The glTF (`.gltf`, `.glb`) or baked `.sinew` file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print one JSON object (every joint with its parent, depth and node) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
 #[derive(Serialize)]
 struct Inspection {
@@ -104,70 +117,107 @@ fn describe(rig: &Rig) -> RigInfo {
     }
 }
 
-fn load(file: &str) -> Result<Vec<Rig>, String> {
-    if file.ends_with(".sinew") {
-        return sinew::bake::file::read_file(file).map_err(|e| e.to_string());
+/// Joints in tree order: each root, then its subtrees depth first, children in index order;
+/// with each joint's depth. `parents` lists every joint's parent, or [`sinew::NO_PARENT`].
+fn tree_order(parents: &[u16]) -> Vec<(usize, usize)> {
+    let mut children = vec![Vec::new(); parents.len()];
+    let mut roots = Vec::new();
+    for (j, &p) in parents.iter().enumerate() {
+        match children.get_mut(usize::from(p)) {
+            Some(siblings) if p != sinew::NO_PARENT => siblings.push(j),
+            _ => roots.push(j),
+        }
     }
-    let asset = sinew::import_file(file).map_err(|e| e.to_string())?;
-    sinew::bake_rigs(&asset).map_err(|e| e.to_string())
+    let mut order = Vec::with_capacity(parents.len());
+    // A stack of (joint, depth), children pushed in reverse so they pop in index order. Parents
+    // come before children in a baked skeleton, so every joint is visited exactly once.
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((j, depth)) = stack.pop() {
+        order.push((j, depth));
+        stack.extend(children[j].iter().rev().map(|&c| (c, depth + 1)));
+    }
+    order
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = Args::parse(args, &[], &["--json"])?;
-    let file = args.file()?;
-    let inspection = Inspection {
-        file: file.to_string(),
-        rigs: load(file)?.iter().map(describe).collect(),
-    };
-    if args.has("--json") {
-        return super::print(
-            &serde_json::to_string_pretty(&inspection).map_err(|e| e.to_string())?,
-        );
+impl InspectArgs {
+    /// Prints the file's rigs as text (joint trees, meshes, clips, channels) or as JSON.
+    pub fn run(&self) -> super::Result {
+        let rigs = super::load_rigs(&self.file)?;
+        let inspection = Inspection {
+            file: self.file.display().to_string(),
+            rigs: rigs.iter().map(describe).collect(),
+        };
+        if self.json {
+            return super::print(&serde_json::to_string_pretty(&inspection)?);
+        }
+        let mut text = String::new();
+        let _ = writeln!(text, "{}", inspection.file);
+        for (rig, info) in rigs.iter().zip(&inspection.rigs) {
+            write_rig(&mut text, rig, info);
+        }
+        super::print(text.trim_end())
     }
-    use std::fmt::Write;
-    let mut text = String::new();
-    let _ = writeln!(text, "{}", inspection.file);
-    for rig in &inspection.rigs {
+}
+
+/// Appends one rig's text: its joint tree (indented by depth), meshes, clips and channels.
+fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
+    let _ = writeln!(
+        text,
+        "rig {:?}: {} joints, {} meshes, {} clips",
+        info.name,
+        info.joints.len(),
+        info.meshes.len(),
+        info.clips.len()
+    );
+    for (j, depth) in tree_order(rig.skeleton.parents()) {
+        let joint = &info.joints[j];
         let _ = writeln!(
             text,
-            "rig {:?}: {} joints, {} meshes, {} clips",
-            rig.name,
-            rig.joints.len(),
-            rig.meshes.len(),
-            rig.clips.len()
+            "  {}{} (node {})",
+            "  ".repeat(depth),
+            joint.name,
+            joint.node
         );
-        for j in &rig.joints {
+    }
+    for m in &info.meshes {
+        let _ = writeln!(
+            text,
+            "  mesh {:?}: {} vertices, {} triangles",
+            m.name, m.vertices, m.triangles
+        );
+    }
+    for c in &info.clips {
+        let _ = writeln!(
+            text,
+            "  clip {:?}: {:.4} s, {} channels",
+            c.name,
+            c.duration,
+            c.channels.len()
+        );
+        for ch in &c.channels {
             let _ = writeln!(
                 text,
-                "  {}{} (node {})",
-                "  ".repeat(j.depth),
-                j.name,
-                j.node
+                "    {} {} {} ({} keys)",
+                ch.joint, ch.path, ch.interpolation, ch.keys
             );
-        }
-        for m in &rig.meshes {
-            let _ = writeln!(
-                text,
-                "  mesh {:?}: {} vertices, {} triangles",
-                m.name, m.vertices, m.triangles
-            );
-        }
-        for c in &rig.clips {
-            let _ = writeln!(
-                text,
-                "  clip {:?}: {:.4} s, {} channels",
-                c.name,
-                c.duration,
-                c.channels.len()
-            );
-            for ch in &c.channels {
-                let _ = writeln!(
-                    text,
-                    "    {} {} {} ({} keys)",
-                    ch.joint, ch.path, ch.interpolation, ch.keys
-                );
-            }
         }
     }
-    super::print(text.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tree_order;
+    use sinew::NO_PARENT;
+
+    #[test]
+    fn tree_order_puts_each_joint_under_its_parent() {
+        // Depth levels: [0, 1] roots, [2, 3, 4] depth 1, [5, 6] depth 2; 5 is 4's child and 6
+        // is 2's, so level order is not tree order.
+        let parents = [NO_PARENT, NO_PARENT, 0, 1, 0, 4, 2];
+        let order = tree_order(&parents);
+        assert_eq!(
+            order,
+            vec![(0, 0), (2, 1), (6, 2), (4, 1), (5, 2), (1, 0), (3, 1)]
+        );
+    }
 }

@@ -1,70 +1,124 @@
-//! One module per subcommand, plus the small argument reader they share.
+//! The command line's grammar: one argument struct per subcommand (in its own module, beside
+//! the code that runs it), the choices they share, and the small helpers every subcommand uses.
+//! Doc comments on the structs and fields are the `--help` text.
+
+use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod bake;
 pub mod crowd;
+pub mod error;
 pub mod inspect;
 pub mod pose;
+pub mod progress;
 pub mod render;
 
+pub use self::error::CliError;
+
+/// What a subcommand returns: a library error (which names its file, object and reason) or a
+/// [`CliError`], printed as `sinew: <error>` with exit code 1.
+pub type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Skeletal animation for crowds: glTF in, WGSL compute passes out.
+///
+/// Imports glTF 2.0 rigs, bakes them into flat buffers and evaluates every character's pose on
+/// the GPU (wgpu compute) or on a CPU evaluator with the same math.
+#[derive(Debug, Parser)]
+#[command(name = "sinew", version, propagate_version = true)]
+pub struct Cli {
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the skins, joint trees, meshes, clips and channels of a glTF or `.sinew` file.
+    Inspect(inspect::InspectArgs),
+    /// Print world and skin matrices of every skin joint at given times, as JSON.
+    Pose(pose::PoseArgs),
+    /// Bake a glTF file into a `.sinew` file, which loads without glTF parsing.
+    Bake(bake::BakeArgs),
+    /// The main job: animate a crowd for some frames, render the last, report where time went.
+    Crowd(crowd::CrowdArgs),
+    /// Render one character in one pose (or its rest pose) to a PNG.
+    Render(render::RenderArgs),
+}
+
+impl Command {
+    /// Usage rules the argument attributes cannot state; a failure is a usage error (exit 2).
+    pub fn check(&self) -> std::result::Result<(), clap::Error> {
+        match self {
+            Self::Crowd(args) => args.check(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs the subcommand.
+    pub fn run(&self) -> Result {
+        match self {
+            Self::Inspect(args) => args.run(),
+            Self::Pose(args) => args.run(),
+            Self::Bake(args) => args.run(),
+            Self::Crowd(args) => args.run(),
+            Self::Render(args) => args.run(),
+        }
+    }
+}
+
+/// Which evaluator computes the poses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The CPU evaluator (exact clips).
+    Cpu,
+    /// The WGSL compute passes, on a headless wgpu device.
+    Gpu,
+}
+
+impl Backend {
+    /// The name the command line and the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Gpu => "gpu",
+        }
+    }
+}
+
+/// A usage error of subcommand `name` (exit code 2), formatted with that subcommand's usage.
+pub fn usage_error(name: &str, kind: clap::error::ErrorKind, message: &str) -> clap::Error {
+    use clap::CommandFactory;
+    let mut cli = Cli::command();
+    cli.build();
+    match cli.find_subcommand_mut(name) {
+        Some(sub) => sub.error(kind, message),
+        None => cli.error(kind, message),
+    }
+}
+
+/// Parses a finite number of seconds (surrounding spaces allowed: `--times "0, 0.5"`).
+pub fn finite_seconds(text: &str) -> std::result::Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("{text:?} is not a finite number of seconds")),
+    }
+}
+
 /// Writes `text` and a newline to stdout; a closed pipe (`sinew pose ... | head`) is not an error.
-pub fn print(text: &str) -> Result<(), String> {
+pub fn print(text: &str) -> Result {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write output: {e}"))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Output(e).into()),
         _ => Ok(()),
     }
 }
 
-/// Flags and positional arguments of one subcommand.
-pub struct Args {
-    positional: Vec<String>,
-    flags: Vec<(String, Option<String>)>,
-}
-
-impl Args {
-    /// Splits `args`; flags named in `with_value` take the next argument as their value.
-    pub fn parse(args: &[String], with_value: &[&str], switches: &[&str]) -> Result<Self, String> {
-        let mut positional = Vec::new();
-        let mut flags = Vec::new();
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if with_value.contains(&a.as_str()) {
-                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
-                flags.push((a.clone(), Some(v.clone())));
-            } else if switches.contains(&a.as_str()) {
-                flags.push((a.clone(), None));
-            } else if a.starts_with('-') {
-                return Err(format!("unknown option {a}"));
-            } else {
-                positional.push(a.clone());
-            }
-        }
-        Ok(Self { positional, flags })
+/// Loads every rig of a `.sinew` file, or imports and bakes a glTF file.
+pub fn load_rigs(file: &std::path::Path) -> Result<Vec<sinew::Rig>> {
+    if file.extension().is_some_and(|e| e == "sinew") {
+        return Ok(sinew::bake::file::read_file(file)?);
     }
-
-    /// The single positional argument (the input file).
-    pub fn file(&self) -> Result<&str, String> {
-        match self.positional.as_slice() {
-            [f] => Ok(f),
-            [] => Err("missing FILE".into()),
-            _ => Err(format!("unexpected arguments {:?}", &self.positional[1..])),
-        }
-    }
-
-    /// The value of `flag`, if given.
-    pub fn value(&self, flag: &str) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|f| f.0 == flag)
-            .and_then(|f| f.1.as_deref())
-    }
-
-    /// Whether switch `flag` was given.
-    pub fn has(&self, flag: &str) -> bool {
-        self.flags.iter().any(|f| f.0 == flag)
-    }
+    let asset = sinew::import_file(file)?;
+    Ok(sinew::bake_rigs(&asset)?)
 }

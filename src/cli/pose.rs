@@ -1,56 +1,75 @@
 //! `sinew pose`: joint matrices as JSON (see DESIGN: the shape of the reference poses).
 
-use super::Args;
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, ValueEnum};
 use sinew::report::{CpuPose, NodeSelection, PoseRequest, pose_report};
 use sinew::{GpuContext, GpuPose};
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = Args::parse(
-        args,
-        &["--anim", "--times", "--backend", "--nodes"],
-        &["--rest"],
-    )?;
-    let file = args.file()?;
-    let clip = match (
-        args.has("--rest"),
-        args.value("--anim"),
-        args.value("--times"),
-    ) {
-        (true, None, None) => None,
-        (false, Some(anim), Some(times)) => {
-            let anim: usize = anim
-                .parse()
-                .map_err(|_| format!("--anim {anim:?} is not an index"))?;
-            let times = times
-                .split(',')
-                .map(|t| match t.trim().parse::<f32>() {
-                    Ok(v) if v.is_finite() => Ok(v),
-                    _ => Err(format!("--times: {t:?} is not a finite number")),
-                })
-                .collect::<Result<Vec<f32>, String>>()?;
-            Some((anim, times))
-        }
-        (true, _, _) => return Err("--rest cannot be combined with --anim/--times".into()),
-        _ => return Err("give either --anim N --times T1,T2,... or --rest".into()),
-    };
-    let asset = sinew::import_file(file).map_err(|e| e.to_string())?;
-    let nodes = match args.value("--nodes") {
-        None if asset.skins.is_empty() => NodeSelection::Animated,
-        None | Some("none") => NodeSelection::None,
-        Some("animated") => NodeSelection::Animated,
-        Some("all") => NodeSelection::All,
-        Some(other) => return Err(format!("--nodes {other:?}: expected none, animated or all")),
-    };
-    let request = PoseRequest { clip, nodes };
-    let report = match args.value("--backend").unwrap_or("cpu") {
-        "cpu" => pose_report(&asset, &request, &mut CpuPose),
-        "gpu" => {
-            let context = GpuContext::new_headless().map_err(|e| e.to_string())?;
-            pose_report(&asset, &request, &mut GpuPose::new(context))
-        }
-        other => return Err(format!("--backend {other:?}: expected cpu or gpu")),
+use super::Backend;
+
+/// Arguments of `sinew pose`: `--anim N --times T1,T2,...` or `--rest`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("pose").required(true).args(["anim", "rest"])))]
+pub struct PoseArgs {
+    /// The glTF file (`.gltf` or `.glb`).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Index of the animation to evaluate (0-based, in file order).
+    #[arg(long, value_name = "N", requires = "times")]
+    pub anim: Option<usize>,
+    /// Times to evaluate, in seconds, comma-separated; clamped to the clip's keys (no looping).
+    #[arg(
+        long,
+        value_name = "T1,T2,...",
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        requires = "anim",
+        value_parser = super::finite_seconds
+    )]
+    pub times: Vec<f32>,
+    /// Print the rest pose instead: one frame with `t: null`.
+    #[arg(long, conflicts_with = "times")]
+    pub rest: bool,
+    /// Which evaluator computes the matrices (both print the same numbers within tolerance).
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+    /// Which nodes' world matrices to list besides the skins [default: none, or animated when
+    /// the file has no skin].
+    #[arg(long, value_enum)]
+    pub nodes: Option<Nodes>,
+}
+
+/// The `--nodes` choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Nodes {
+    /// No node listing.
+    None,
+    /// Every node the animation targets.
+    Animated,
+    /// Every node of the file.
+    All,
+}
+
+impl PoseArgs {
+    /// Evaluates the request and prints the report as one JSON object.
+    pub fn run(&self) -> super::Result {
+        let clip = self.anim.map(|anim| (anim, self.times.clone()));
+        let asset = sinew::import_file(&self.file)?;
+        let nodes = match self.nodes {
+            None if asset.skins.is_empty() => NodeSelection::Animated,
+            None | Some(Nodes::None) => NodeSelection::None,
+            Some(Nodes::Animated) => NodeSelection::Animated,
+            Some(Nodes::All) => NodeSelection::All,
+        };
+        let request = PoseRequest { clip, nodes };
+        let report = match self.backend {
+            Backend::Cpu => pose_report(&asset, &request, &mut CpuPose)?,
+            Backend::Gpu => {
+                let context = GpuContext::new_headless()?;
+                pose_report(&asset, &request, &mut GpuPose::new(context))?
+            }
+        };
+        super::print(&serde_json::to_string(&report)?)
     }
-    .map_err(|e| e.to_string())?;
-    let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
-    super::print(&json)
 }

@@ -1,9 +1,12 @@
 //! `sinew render`: one character in one pose, lit and shadowed on a ground plane, optionally
 //! with its skeleton drawn over it, framed from its animated AABB and written to a PNG.
 
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, ValueEnum};
 use glam::{Affine3A, Vec3};
 
-use super::Args;
+use super::{Backend, CliError};
 use sinew::render::{
     BoneOverlay, Camera, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch,
     SkinnedBatchDesc, SkinnedInstance, SkinningMode, StaticMesh, bounding_sphere,
@@ -20,170 +23,188 @@ const MESH_COLORS: [[f32; 3]; 6] = [
     [0.80, 0.80, 0.78],
 ];
 
-const USAGE: &str = "usage: sinew render FILE --anim N --time T --out PNG [--bones] [--size PX] \
-                     [--skinning linear|dq] [--backend cpu|gpu]";
+/// Arguments of `sinew render`: `--anim N --time T` or `--rest`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("pose").required(true).args(["anim", "rest"])))]
+pub struct RenderArgs {
+    /// The glTF file (`.gltf` or `.glb`); every skin with a mesh is drawn.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Index of the animation to pose the character with (0-based, in file order).
+    #[arg(long, value_name = "N", requires = "time")]
+    pub anim: Option<usize>,
+    /// Time in the animation, in seconds (clamped to its keys).
+    #[arg(
+        long,
+        value_name = "T",
+        allow_hyphen_values = true,
+        requires = "anim",
+        value_parser = super::finite_seconds
+    )]
+    pub time: Option<f32>,
+    /// Render the rest pose instead of an animation.
+    #[arg(long, conflicts_with = "time")]
+    pub rest: bool,
+    /// The PNG file to write.
+    #[arg(long, value_name = "PNG")]
+    pub out: PathBuf,
+    /// Draw the skeleton over the mesh.
+    #[arg(long)]
+    pub bones: bool,
+    /// Width and height of the image, in pixels.
+    #[arg(
+        long,
+        value_name = "PX",
+        default_value_t = 512,
+        value_parser = clap::value_parser!(u32).range(16..=4096)
+    )]
+    pub size: u32,
+    /// How vertices are skinned.
+    #[arg(long, value_enum, default_value_t = Skinning::Linear)]
+    pub skinning: Skinning,
+    /// Which evaluator computes the pose (the image is drawn on the GPU either way).
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+}
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = Args::parse(
-        args,
-        &[
-            "--anim",
-            "--time",
-            "--out",
-            "--size",
-            "--skinning",
-            "--backend",
-        ],
-        &["--bones"],
-    )
-    .map_err(|e| format!("{e}\n{USAGE}"))?;
-    let file = args.file().map_err(|e| format!("{e}\n{USAGE}"))?;
-    let anim: usize = parse(&args, "--anim")?;
-    let time: f32 = parse(&args, "--time")?;
-    if !time.is_finite() {
-        return Err(format!("--time {time} is not a finite number"));
-    }
-    let out = args
-        .value("--out")
-        .ok_or_else(|| format!("missing --out PNG\n{USAGE}"))?;
-    let size: u32 = match args.value("--size") {
-        Some(_) => parse(&args, "--size")?,
-        None => 512,
-    };
-    if !(16..=4096).contains(&size) {
-        return Err(format!("--size {size}: expected 16 to 4096 pixels"));
-    }
-    let skinning = match args.value("--skinning").unwrap_or("linear") {
-        "linear" => SkinningMode::Linear,
-        "dq" => SkinningMode::DualQuaternion,
-        other => return Err(format!("--skinning {other:?}: expected linear or dq")),
-    };
-    let use_gpu = match args.value("--backend").unwrap_or("cpu") {
-        "cpu" => false,
-        "gpu" => true,
-        other => return Err(format!("--backend {other:?}: expected cpu or gpu")),
-    };
+/// The `--skinning` choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Skinning {
+    /// Linear blend skinning.
+    Linear,
+    /// Dual-quaternion skinning.
+    Dq,
+}
 
-    let asset = sinew::import_file(file).map_err(|e| e.to_string())?;
-    let rigs = sinew::bake_rigs(&asset).map_err(|e| e.to_string())?;
-    // Every rig with a skinned mesh: a character may be split over several skins.
-    let drawn: Vec<usize> = (0..rigs.len())
-        .filter(|&r| !rigs[r].meshes.is_empty())
-        .collect();
-    let Some(&first) = drawn.first() else {
-        return Err(format!("{file}: no skinned mesh to render"));
-    };
-    let clip_count = rigs[first].clips.clip_count();
-    if anim >= clip_count {
-        return Err(format!(
-            "--anim {anim}: {file} has {clip_count} animation(s)"
-        ));
-    }
-
-    let context = GpuContext::new_headless().map_err(|e| e.to_string())?;
-    let (device, queue) = (&context.device, &context.queue);
-    let renderer = Renderer::new(device).map_err(|e| e.to_string())?;
-
-    // One instance per drawn rig, palette blocks one after another (or allocated by the GPU
-    // backend), box k for instance k.
-    let mut offsets = Vec::with_capacity(drawn.len());
-    let mut next = 0u32;
-    for &r in &drawn {
-        offsets.push(next);
-        next += rigs[r].joint_count() as u32;
-    }
-    let mut gpu_backend = if use_gpu {
-        Some(GpuBackend::new(&context, &rigs, &[]).map_err(|e| e.to_string())?)
-    } else {
-        None
-    };
-    if let Some(backend) = gpu_backend.as_mut() {
-        for (k, &r) in drawn.iter().enumerate() {
-            offsets[k] = backend
-                .allocate(r as u32)
-                .map_err(|e| e.to_string())?
-                .offset;
-        }
-    }
-    let records = drawn
-        .iter()
-        .zip(&offsets)
-        .map(|(&r, &offset)| {
-            InstanceRecord::new(
-                r as u32,
-                offset,
-                &Affine3A::IDENTITY,
-                &[Layer::clip(anim as u32, time)],
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-
-    // The palette and boxes: evaluated on the GPU straight into its buffers, or on the CPU and
-    // uploaded into buffers of the same shape.
-    let uploaded;
-    let (palette, aabbs, bounds) = match gpu_backend.as_mut() {
-        Some(backend) => {
-            backend.evaluate(&records).map_err(|e| e.to_string())?;
-            let bounds = backend
-                .read_bounds(0..records.len())
-                .map_err(|e| e.to_string())?;
-            let backend = &*backend;
-            (backend.palette_buffer(), backend.bounds_buffer(), bounds)
-        }
-        None => {
-            let mut cpu = CpuBackend::new(rigs.clone(), Vec::new());
-            let mut palette = vec![Mat3x4Rows::IDENTITY; next as usize];
-            let mut bounds = vec![Aabb::EMPTY; records.len()];
-            cpu.evaluate(&records, &mut palette, &mut bounds)
-                .map_err(|e| e.to_string())?;
-            let palette_buffer = sinew::render::create_palette_buffer(device, palette.len())
-                .map_err(|e| e.to_string())?;
-            sinew::render::write_palette(queue, &palette_buffer, 0, &palette)
-                .map_err(|e| e.to_string())?;
-            let aabb_buffer = sinew::render::create_aabb_buffer(device, bounds.len())
-                .map_err(|e| e.to_string())?;
-            sinew::render::write_aabbs(queue, &aabb_buffer, 0, &bounds)
-                .map_err(|e| e.to_string())?;
-            uploaded = (palette_buffer, aabb_buffer);
-            (&uploaded.0, &uploaded.1, bounds)
-        }
-    };
-    let mut aabb = Aabb::EMPTY;
-    for b in &bounds {
-        aabb.merge(b);
-    }
-    if aabb.is_empty() {
-        return Err(format!(
-            "{file}: the animated box is empty; nothing to frame"
-        ));
+impl RenderArgs {
+    /// Poses the file's skinned rigs, renders them lit and shadowed on a ground plane and
+    /// writes the PNG.
+    pub fn run(&self) -> super::Result {
+        let progress = super::progress::steps("render");
+        progress.set_message(format!("importing {}", self.file.display()));
+        let written = self.render(&progress)?;
+        progress.finish_and_clear();
+        super::print(&written)
     }
 
-    let mut batches = Vec::with_capacity(drawn.len());
-    let mut overlays = Vec::new();
-    let mut color = 0;
-    for (k, &r) in drawn.iter().enumerate() {
-        let rig = &rigs[r];
-        let colors: Vec<[f32; 3]> = (0..rig.meshes.len())
-            .map(|m| MESH_COLORS[(color + m) % MESH_COLORS.len()])
+    /// Renders and saves the image; returns the line that describes it.
+    fn render(&self, progress: &indicatif::ProgressBar) -> super::Result<String> {
+        let (file, out, size) = (&self.file, &self.out, self.size);
+        let skinning = match self.skinning {
+            Skinning::Linear => SkinningMode::Linear,
+            Skinning::Dq => SkinningMode::DualQuaternion,
+        };
+        let use_gpu = self.backend == Backend::Gpu;
+        // No layer is the rest pose.
+        let layers: Vec<Layer> = match (self.anim, self.time) {
+            (Some(anim), Some(time)) => vec![Layer::clip(anim as u32, time)],
+            _ => Vec::new(),
+        };
+
+        let asset = sinew::import_file(file)?;
+        let rigs = sinew::bake_rigs(&asset)?;
+        progress.set_message("evaluating the pose");
+        // Every rig with a skinned mesh: a character may be split over several skins.
+        let drawn: Vec<usize> = (0..rigs.len())
+            .filter(|&r| !rigs[r].meshes.is_empty())
             .collect();
-        color += rig.meshes.len();
-        let mut batch = SkinnedBatch::new(
-            device,
-            &renderer,
-            &SkinnedBatchDesc {
-                label: &rig.name,
-                meshes: &rig.meshes,
-                mesh_colors: &colors,
-                capacity: 1,
-                palette,
-                aabbs,
-                preskin: false,
-            },
-        )
-        .map_err(|e| e.to_string())?;
-        batch
-            .write_instances(
+        let Some(&first) = drawn.first() else {
+            return Err(CliError::unusable(file, "no skinned mesh to render").into());
+        };
+        let clip_count = rigs[first].clips.clip_count();
+        if let Some(anim) = self.anim.filter(|&a| a >= clip_count) {
+            let reason = format!("--anim {anim}: the file has {clip_count} animation(s)");
+            return Err(CliError::unusable(file, reason).into());
+        }
+
+        let context = GpuContext::new_headless()?;
+        let (device, queue) = (&context.device, &context.queue);
+        let renderer = Renderer::new(device)?;
+
+        // One instance per drawn rig, palette blocks one after another (or allocated by the GPU
+        // backend), box k for instance k.
+        let mut offsets = Vec::with_capacity(drawn.len());
+        let mut next = 0u32;
+        for &r in &drawn {
+            offsets.push(next);
+            next += rigs[r].joint_count() as u32;
+        }
+        let mut gpu_backend = if use_gpu {
+            Some(GpuBackend::new(&context, &rigs, &[])?)
+        } else {
+            None
+        };
+        if let Some(backend) = gpu_backend.as_mut() {
+            for (k, &r) in drawn.iter().enumerate() {
+                offsets[k] = backend.allocate(r as u32)?.offset;
+            }
+        }
+        let records = drawn
+            .iter()
+            .zip(&offsets)
+            .map(|(&r, &offset)| {
+                InstanceRecord::new(r as u32, offset, &Affine3A::IDENTITY, &layers)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+
+        // The palette and boxes: evaluated on the GPU straight into its buffers, or on the CPU and
+        // uploaded into buffers of the same shape.
+        let uploaded;
+        let (palette, aabbs, bounds) = match gpu_backend.as_mut() {
+            Some(backend) => {
+                backend.evaluate(&records)?;
+                let bounds = backend.read_bounds(0..records.len())?;
+                let backend = &*backend;
+                (backend.palette_buffer(), backend.bounds_buffer(), bounds)
+            }
+            None => {
+                let mut cpu = CpuBackend::new(rigs.clone(), Vec::new());
+                let mut palette = vec![Mat3x4Rows::IDENTITY; next as usize];
+                let mut bounds = vec![Aabb::EMPTY; records.len()];
+                cpu.evaluate(&records, &mut palette, &mut bounds)?;
+                let palette_buffer = sinew::render::create_palette_buffer(device, palette.len())?;
+                sinew::render::write_palette(queue, &palette_buffer, 0, &palette)?;
+                let aabb_buffer = sinew::render::create_aabb_buffer(device, bounds.len())?;
+                sinew::render::write_aabbs(queue, &aabb_buffer, 0, &bounds)?;
+                uploaded = (palette_buffer, aabb_buffer);
+                (&uploaded.0, &uploaded.1, bounds)
+            }
+        };
+        let mut aabb = Aabb::EMPTY;
+        for b in &bounds {
+            aabb.merge(b);
+        }
+        if aabb.is_empty() {
+            return Err(CliError::NothingToDraw {
+                what: out.display().to_string(),
+                reason: "the posed character's box is empty",
+            }
+            .into());
+        }
+
+        let mut batches = Vec::with_capacity(drawn.len());
+        let mut overlays = Vec::new();
+        let mut color = 0;
+        for (k, &r) in drawn.iter().enumerate() {
+            let rig = &rigs[r];
+            let colors: Vec<[f32; 3]> = (0..rig.meshes.len())
+                .map(|m| MESH_COLORS[(color + m) % MESH_COLORS.len()])
+                .collect();
+            color += rig.meshes.len();
+            let mut batch = SkinnedBatch::new(
+                device,
+                &renderer,
+                &SkinnedBatchDesc {
+                    label: &rig.name,
+                    meshes: &rig.meshes,
+                    mesh_colors: &colors,
+                    capacity: 1,
+                    palette,
+                    aabbs,
+                    preskin: false,
+                },
+            )?;
+            batch.write_instances(
                 queue,
                 &[SkinnedInstance::new(
                     offsets[k],
@@ -191,77 +212,74 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     k as u32,
                     [1.0; 3],
                 )],
-            )
-            .map_err(|e| e.to_string())?;
-        batches.push(batch);
-        if args.has("--bones") {
-            overlays.push(
-                BoneOverlay::new(
+            )?;
+            batches.push(batch);
+            if self.bones {
+                overlays.push(BoneOverlay::new(
                     device,
                     &renderer,
                     &rig.skeleton,
                     palette,
                     offsets[k],
                     [1.0, 0.85, 0.1],
-                )
-                .map_err(|e| e.to_string())?,
-            );
+                )?);
+            }
         }
+
+        let (center, radius) = bounding_sphere(&aabb);
+        let floor = Vec3::new(center.x, aabb.min[1], center.z);
+        let ground = StaticMesh::ground_plane(
+            device,
+            queue,
+            &renderer,
+            floor,
+            radius * 2.5,
+            [0.55, 0.55, 0.52],
+        )?;
+        let mut shadow_bounds = aabb;
+        shadow_bounds.grow(floor + Vec3::new(radius, 0.0, radius));
+        shadow_bounds.grow(floor - Vec3::new(radius, 0.0, radius));
+
+        progress.set_message(format!(
+            "drawing {size}x{size} (pipelines compile on first use)"
+        ));
+        let target = RenderTarget::new(device, &renderer, size, size, 2048)?;
+        let camera = Camera::frame_aabb(&aabb, Vec3::new(0.45, 0.3, 1.0), 0.7, target.aspect());
+        let batch_refs: Vec<&SkinnedBatch> = batches.iter().collect();
+        let statics = [&ground];
+        let overlay_refs: Vec<&BoneOverlay> = overlays.iter().collect();
+        let scene = Scene {
+            shadow: Some(ShadowSettings::covering(shadow_bounds)),
+            skinned: &batch_refs,
+            statics: &statics,
+            bones: &overlay_refs,
+            skinning,
+            ..Scene::new(camera)
+        };
+        renderer.render(device, queue, &target, &scene)?;
+        progress.set_message(format!("writing {}", out.display()));
+        target.save_png(device, queue, out)?;
+        let pose = match (self.anim, self.time) {
+            (Some(anim), Some(time)) => {
+                let clip_name = rigs[first]
+                    .clips
+                    .clips()
+                    .get(anim)
+                    .map_or("", |c| c.name.as_str());
+                format!("animation {anim} ({clip_name:?}) at {time} s")
+            }
+            _ => "rest pose".to_string(),
+        };
+        let names: Vec<String> = drawn
+            .iter()
+            .map(|&r| format!("{:?} ({} joints)", rigs[r].name, rigs[r].joint_count()))
+            .collect();
+        Ok(format!(
+            "wrote {} ({size}x{size}): {}, {pose}, {} backend, {}",
+            out.display(),
+            names.join(", "),
+            self.backend.name(),
+            context.adapter_summary()
+        ))
     }
-
-    let (center, radius) = bounding_sphere(&aabb);
-    let floor = Vec3::new(center.x, aabb.min[1], center.z);
-    let ground = StaticMesh::ground_plane(
-        device,
-        queue,
-        &renderer,
-        floor,
-        radius * 2.5,
-        [0.55, 0.55, 0.52],
-    )
-    .map_err(|e| e.to_string())?;
-    let mut shadow_bounds = aabb;
-    shadow_bounds.grow(floor + Vec3::new(radius, 0.0, radius));
-    shadow_bounds.grow(floor - Vec3::new(radius, 0.0, radius));
-
-    let target =
-        RenderTarget::new(device, &renderer, size, size, 2048).map_err(|e| e.to_string())?;
-    let camera = Camera::frame_aabb(&aabb, Vec3::new(0.45, 0.3, 1.0), 0.7, target.aspect());
-    let batch_refs: Vec<&SkinnedBatch> = batches.iter().collect();
-    let statics = [&ground];
-    let overlay_refs: Vec<&BoneOverlay> = overlays.iter().collect();
-    let scene = Scene {
-        shadow: Some(ShadowSettings::covering(shadow_bounds)),
-        skinned: &batch_refs,
-        statics: &statics,
-        bones: &overlay_refs,
-        skinning,
-        ..Scene::new(camera)
-    };
-    renderer
-        .render(device, queue, &target, &scene)
-        .map_err(|e| e.to_string())?;
-    target
-        .save_png(device, queue, out)
-        .map_err(|e| e.to_string())?;
-    let clip_name = &rigs[first].clips.clips()[anim].name;
-    let names: Vec<String> = drawn
-        .iter()
-        .map(|&r| format!("{:?} ({} joints)", rigs[r].name, rigs[r].joint_count()))
-        .collect();
-    super::print(&format!(
-        "wrote {out} ({size}x{size}): {}, animation {anim} ({clip_name:?}) at {time} s, {} backend, {}",
-        names.join(", "),
-        if use_gpu { "gpu" } else { "cpu" },
-        context.adapter_summary()
-    ))
-}
-
-fn parse<T: std::str::FromStr>(args: &Args, flag: &str) -> Result<T, String> {
-    let value = args
-        .value(flag)
-        .ok_or_else(|| format!("missing {flag}\n{USAGE}"))?;
-    value
-        .parse()
-        .map_err(|_| format!("{flag} {value:?} is not a valid value"))
 }

@@ -3,8 +3,11 @@
 //! through a masked upper-body layer; F frames of control → upload → compute, the last frame
 //! rendered to a PNG, and where the time went.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use clap::Args;
+use clap::error::ErrorKind;
 use glam::Vec3;
 use hecs::World;
 use sinew::runtime::{
@@ -18,10 +21,13 @@ mod pace;
 mod render;
 
 use self::pace::PacePlan;
-use super::Args;
+use super::{Backend, CliError};
 
 /// The default rig, built into the binary so `sinew crowd` runs from anywhere.
 const DEFAULT_RIG: &[u8] = include_bytes!("../../../assets/humanoid.glb");
+
+/// The name errors and the report give the built-in rig.
+const DEFAULT_RIG_NAME: &str = "assets/humanoid.glb";
 
 /// Seconds per frame of the simulation clock.
 const DT: f32 = 1.0 / 60.0;
@@ -41,13 +47,6 @@ const TINTS: [[f32; 3]; 6] = [
     [0.70, 0.50, 0.80],
     [0.80, 0.80, 0.80],
 ];
-
-/// Which backend evaluates the poses.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Backend {
-    Gpu,
-    Cpu,
-}
 
 /// Per-frame wall (or GPU) times of each stage, in milliseconds.
 #[derive(Default)]
@@ -130,7 +129,7 @@ struct Crowd {
 }
 
 impl Crowd {
-    fn new(rig: Rig, characters: usize, scheduling: Scheduling) -> Result<Self, String> {
+    fn new(rig: Rig, characters: usize, scheduling: Scheduling) -> crate::cli::Result<Self> {
         let joints = rig.joint_count();
         let spacing = {
             let b = rig.meshes.iter().fold(Aabb::EMPTY, |mut acc, m| {
@@ -151,21 +150,17 @@ impl Crowd {
             .into_iter()
             .find(|j| rig.skeleton.find_joint(j).is_some());
         let machine_def = locomotion(&rig);
-        let mut animator = Animator::new(vec![rig]).map_err(|e| e.to_string())?;
+        let mut animator = Animator::new(vec![rig])?;
         animator.set_scheduling(scheduling);
-        let machine = animator
-            .add_state_machine(0, &machine_def)
-            .map_err(|e| e.to_string())?;
+        let machine = animator.add_state_machine(0, &machine_def)?;
         let wave_layer = match (wave, upper_body) {
             (Some(clip), Some(joint)) => {
-                let mask = animator
-                    .add_mask(0, &MaskSpec::subtrees("upper body", &[joint]))
-                    .map_err(|e| e.to_string())?;
+                let mask = animator.add_mask(0, &MaskSpec::subtrees("upper body", &[joint]))?;
                 Some(ClipLayer::new(clip as u32).with_mask(mask))
             }
             _ => None,
         };
-        let root = animator.root_joint(0).map_err(|e| e.to_string())?;
+        let root = animator.root_joint(0)?;
         // On the GPU backend root motion accumulates on the GPU, in the resident records.
         let root_motion = match scheduling {
             Scheduling::EventDriven => RootMotion::new(root, RootTranslation::Xz, false).on_gpu(),
@@ -181,8 +176,7 @@ impl Crowd {
                 0.0,
                 (row as f32 - side as f32 * 0.5) * spacing,
             );
-            let state_machine: StateMachine =
-                animator.state_machine(machine).map_err(|e| e.to_string())?;
+            let state_machine: StateMachine = animator.state_machine(machine)?;
             let entity = world.spawn((
                 Animated::new(0),
                 Transform::from_translation(position),
@@ -190,10 +184,8 @@ impl Crowd {
                 root_motion,
             ));
             if let (Some(layer), true) = (wave_layer, i % 3 == 0) {
-                let layers = Layers::from_layers(&[layer]).map_err(|e| e.to_string())?;
-                world
-                    .insert_one(entity, layers)
-                    .map_err(|e| e.to_string())?;
+                let layers = Layers::from_layers(&[layer])?;
+                world.insert_one(entity, layers)?;
             }
             entities.push(entity);
         }
@@ -209,7 +201,7 @@ impl Crowd {
 
     /// Sends the records that changed in the last update to the GPU and evaluates every
     /// character at the animator's frame time.
-    fn upload(&self, gpu: &mut GpuBackend) -> Result<(), String> {
+    fn upload(&self, gpu: &mut GpuBackend) -> crate::cli::Result {
         let records = self.animator.slot_records();
         let placed = self.animator.placed_slots();
         for &slot in self.animator.changed_slots() {
@@ -219,19 +211,18 @@ impl Crowd {
                 gpu.set_record_world(slot, record)
             } else {
                 gpu.set_record(slot, record).map(|_| ())
-            }
-            .map_err(|e| e.to_string())?;
+            }?;
         }
         if let Some(shift) = self.animator.epoch_shift() {
             gpu.rebase_frame_time(shift as f32);
         }
-        gpu.evaluate_resident(self.animator.frame_time())
-            .map_err(|e| e.to_string())
+        gpu.evaluate_resident(self.animator.frame_time())?;
+        Ok(())
     }
 
     /// Applies the pace changes due now (through the animator, so it knows whom they touch)
     /// and advances the animator by one frame.
-    fn control(&mut self) -> Result<(), String> {
+    fn control(&mut self) -> crate::cli::Result {
         self.clock += f64::from(DT);
         let Self {
             animator,
@@ -242,259 +233,265 @@ impl Crowd {
             ..
         } = self;
         paces.due(*clock, |c, speed| {
-            animator
-                .set_parameter(
-                    world,
-                    characters[c as usize],
-                    "speed",
-                    Value::Float(f64::from(speed)),
-                )
-                .map_err(|e| e.to_string())
+            animator.set_parameter(
+                world,
+                characters[c as usize],
+                "speed",
+                Value::Float(f64::from(speed)),
+            )
         })?;
-        self.animator
-            .update(&mut self.world, DT)
-            .map_err(|e| e.to_string())
+        self.animator.update(&mut self.world, DT)?;
+        Ok(())
     }
 }
 
-/// Prints progress on stderr at most once a second for runs longer than that.
-struct Progress {
-    start: Instant,
-    last: Instant,
+/// Arguments of `sinew crowd`.
+#[derive(Debug, Args)]
+pub struct CrowdArgs {
+    /// How many characters to animate.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1000,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub characters: u32,
+    /// How many frames to time (after an untimed pre-roll); the last is rendered.
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub frames: u32,
+    /// The rig to animate: a glTF or `.sinew` file (its first skin with a mesh) [default: the
+    /// built-in assets/humanoid.glb].
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Which evaluator computes the poses: the GPU (event-driven, GPU-resident records) or the
+    /// CPU (every character every frame).
+    #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+    pub backend: Backend,
+    /// Evaluate resampled clips (the CPU evaluator's fast mode; lossy within a documented
+    /// bound). Needs `--backend cpu`.
+    #[arg(long)]
+    pub resampled: bool,
+    /// The PNG file the last frame is rendered to.
+    #[arg(long, value_name = "PNG", default_value = "crowd.png")]
+    pub out: PathBuf,
+    /// Print one JSON object instead of the timing table.
+    #[arg(long)]
+    pub json: bool,
 }
 
-impl Progress {
-    fn tick(&mut self, frame: usize, frames: usize) {
-        if self.last.elapsed().as_secs_f64() >= 1.0 {
-            self.last = Instant::now();
-            eprintln!(
-                "sinew crowd: frame {}/{frames} ({:.1} s)",
-                frame + 1,
-                self.start.elapsed().as_secs_f64()
-            );
+impl CrowdArgs {
+    /// `--resampled` needs `--backend cpu`.
+    pub fn check(&self) -> Result<(), clap::Error> {
+        if self.resampled && self.backend != Backend::Cpu {
+            return Err(super::usage_error(
+                "crowd",
+                ErrorKind::ArgumentConflict,
+                "--resampled applies to --backend cpu only",
+            ));
         }
-    }
-}
-
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = Args::parse(
-        args,
-        &["--characters", "--frames", "--model", "--backend", "--out"],
-        &["--json", "--resampled"],
-    )?;
-    let number = |flag: &str, default: usize| -> Result<usize, String> {
-        match args.value(flag) {
-            None => Ok(default),
-            Some(v) => match v.parse::<usize>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!("{flag} {v:?}: expected a positive whole number")),
-            },
-        }
-    };
-    let characters = number("--characters", 1000)?;
-    let frames = number("--frames", 60)?;
-    let backend = match args.value("--backend").unwrap_or("gpu") {
-        "gpu" => Backend::Gpu,
-        "cpu" => Backend::Cpu,
-        other => return Err(format!("--backend {other:?}: expected gpu or cpu")),
-    };
-    let out = args.value("--out").unwrap_or("crowd.png");
-    if args.has("--resampled") && backend != Backend::Cpu {
-        return Err("--resampled applies to --backend cpu only".into());
-    }
-    let rig = load_rig(args.value("--model"))?;
-    let model = args
-        .value("--model")
-        .unwrap_or("assets/humanoid.glb")
-        .to_string();
-
-    let context = GpuContext::new_headless().map_err(|e| e.to_string())?;
-    // On the GPU backend records are the whole per-frame interface: only characters with
-    // something happening are updated. The CPU backend evaluates every character anyway.
-    let scheduling = match backend {
-        Backend::Gpu => Scheduling::EventDriven,
-        Backend::Cpu => Scheduling::PerFrame,
-    };
-    let mut crowd = Crowd::new(rig.clone(), characters, scheduling)?;
-    let joints = crowd.joints;
-    for _ in 0..PRE_ROLL_UPDATES {
-        crowd.control()?;
+        Ok(())
     }
 
-    let mut gpu = match backend {
-        Backend::Gpu => {
-            let mut b =
-                GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())
-                    .map_err(|e| e.to_string())?;
-            b.reserve_palette(crowd.animator.palette().capacity())
-                .map_err(|e| e.to_string())?;
-            // Every character's record, then a first dispatch, which compiles the pipeline
-            // (lazily, on software drivers): untimed.
-            for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {
-                b.set_record_world(slot, record)
-                    .map_err(|e| e.to_string())?;
-            }
-            crowd.upload(&mut b)?;
-            b.wait().map_err(|e| e.to_string())?;
-            Some(b)
-        }
-        Backend::Cpu => None,
-    };
-    // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
-    // `FastCpuBackend`); exact is the default.
-    let mut fast = args.has("--resampled").then(|| {
-        FastCpuBackend::new(
-            crowd.animator.rigs().to_vec(),
-            crowd.animator.masks().to_vec(),
-            sinew::cpu::fast::DEFAULT_RATE,
-        )
-    });
-    let mut fast_palette = Vec::new();
-    let mut fast_bounds = Vec::new();
+    /// Runs the crowd, renders its last frame and prints the timing table or JSON report.
+    pub fn run(&self) -> crate::cli::Result {
+        let args = self;
+        let characters = args.characters as usize;
+        let frames = args.frames as usize;
+        let backend = args.backend;
+        let out = &args.out;
+        let progress = super::progress::steps("crowd");
+        progress.set_message("loading the rig");
+        let rig = load_rig(args.model.as_deref())?;
+        let model = args
+            .model
+            .as_deref()
+            .map_or_else(|| DEFAULT_RIG_NAME.to_string(), |m| m.display().to_string());
 
-    let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
-    let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
-    let mut times = StageTimes::default();
-    let mut dispatches = 0;
-    let mut bytes_per_joint = 48.0;
-    let mut uploaded_bytes = 0u64;
-    let start = Instant::now();
-    let mut progress = Progress { start, last: start };
-    for frame in 0..frames {
-        let frame_start = Instant::now();
-        let control = Instant::now();
-        crowd.control()?;
-        times.control.push(ms_since(control));
-        match gpu.as_mut() {
-            Some(g) => {
-                if g.palette_capacity() < crowd.animator.palette().capacity() {
-                    g.reserve_palette(crowd.animator.palette().capacity())
-                        .map_err(|e| e.to_string())?;
+        progress.set_message("starting the GPU device");
+        let context = GpuContext::new_headless()?;
+        // On the GPU backend records are the whole per-frame interface: only characters with
+        // something happening are updated. The CPU backend evaluates every character anyway.
+        let scheduling = match backend {
+            Backend::Gpu => Scheduling::EventDriven,
+            Backend::Cpu => Scheduling::PerFrame,
+        };
+        progress.set_message(format!("spawning {characters} characters"));
+        let mut crowd = Crowd::new(rig.clone(), characters, scheduling)?;
+        let joints = crowd.joints;
+        for _ in 0..PRE_ROLL_UPDATES {
+            crowd.control()?;
+        }
+
+        let mut gpu = match backend {
+            Backend::Gpu => {
+                progress.set_message("uploading the crowd (the pipeline compiles on first use)");
+                let mut b =
+                    GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())?;
+                b.reserve_palette(crowd.animator.palette().capacity())?;
+                // Every character's record, then a first dispatch, which compiles the pipeline
+                // (lazily, on software drivers): untimed.
+                for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {
+                    b.set_record_world(slot, record)?;
                 }
-                let upload = Instant::now();
-                crowd.upload(g)?;
-                times.upload.push(ms_since(upload));
-                uploaded_bytes += g.last_frame().upload_bytes;
-                let compute = Instant::now();
-                g.wait().map_err(|e| e.to_string())?;
-                let wall = ms_since(compute);
-                // GPU time of the pass where the adapter has timestamp queries, else wall time.
-                let gpu_ms = g.last_gpu_ms().map_err(|e| e.to_string())?;
-                times.compute.push(gpu_ms.unwrap_or(wall));
-                dispatches = g.dispatches_last_frame();
-                bytes_per_joint = g.bytes_written_per_joint();
+                crowd.upload(&mut b)?;
+                b.wait()?;
+                Some(b)
             }
-            None => {
-                let records = crowd.animator.records();
-                let now = crowd.animator.frame_time();
-                let compute = Instant::now();
-                match fast.as_mut() {
-                    Some(f) => {
-                        let entries = crowd.animator.palette().capacity() as usize;
-                        fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
-                        fast_bounds.resize(records.len(), Aabb::EMPTY);
-                        f.evaluate_at(now, records, &mut fast_palette, &mut fast_bounds)
-                            .map_err(|e| e.to_string())?;
+            Backend::Cpu => None,
+        };
+        // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
+        // `FastCpuBackend`); exact is the default.
+        let mut fast = args.resampled.then(|| {
+            FastCpuBackend::new(
+                crowd.animator.rigs().to_vec(),
+                crowd.animator.masks().to_vec(),
+                sinew::cpu::fast::DEFAULT_RATE,
+            )
+        });
+        let mut fast_palette = Vec::new();
+        let mut fast_bounds = Vec::new();
+
+        let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
+        let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
+        let mut times = StageTimes::default();
+        let mut dispatches = 0;
+        let mut bytes_per_joint = 48.0;
+        let mut uploaded_bytes = 0u64;
+        progress.finish_and_clear();
+        let bar = super::progress::bar(frames as u64, "crowd frames");
+        for _ in 0..frames {
+            let frame_start = Instant::now();
+            let control = Instant::now();
+            crowd.control()?;
+            times.control.push(ms_since(control));
+            match gpu.as_mut() {
+                Some(g) => {
+                    if g.palette_capacity() < crowd.animator.palette().capacity() {
+                        g.reserve_palette(crowd.animator.palette().capacity())?;
                     }
-                    None => {
-                        crowd.animator.evaluate_cpu().map_err(|e| e.to_string())?;
-                    }
+                    let upload = Instant::now();
+                    crowd.upload(g)?;
+                    times.upload.push(ms_since(upload));
+                    uploaded_bytes += g.last_frame().upload_bytes;
+                    let compute = Instant::now();
+                    g.wait()?;
+                    let wall = ms_since(compute);
+                    // GPU time of the pass where the adapter has timestamp queries, else wall time.
+                    let gpu_ms = g.last_gpu_ms()?;
+                    times.compute.push(gpu_ms.unwrap_or(wall));
+                    dispatches = g.dispatches_last_frame();
+                    bytes_per_joint = g.bytes_written_per_joint();
                 }
-                times.compute.push(ms_since(compute));
-                times.upload.push(0.0);
-                dispatches = 0;
+                None => {
+                    let records = crowd.animator.records();
+                    let now = crowd.animator.frame_time();
+                    let compute = Instant::now();
+                    match fast.as_mut() {
+                        Some(f) => {
+                            let entries = crowd.animator.palette().capacity() as usize;
+                            fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
+                            fast_bounds.resize(records.len(), Aabb::EMPTY);
+                            f.evaluate_at(now, records, &mut fast_palette, &mut fast_bounds)?;
+                        }
+                        None => {
+                            crowd.animator.evaluate_cpu()?;
+                        }
+                    }
+                    times.compute.push(ms_since(compute));
+                    times.upload.push(0.0);
+                    dispatches = 0;
+                }
             }
+            times.frame.push(ms_since(frame_start));
+            bar.inc(1);
         }
-        times.frame.push(ms_since(frame_start));
-        progress.tick(frame, frames);
-    }
+        bar.finish_and_clear();
 
-    let render = Instant::now();
-    render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out)?;
-    times.render.push(ms_since(render));
+        let progress = super::progress::steps("crowd");
+        progress.set_message(format!("rendering the last frame to {}", out.display()));
+        let render = Instant::now();
+        render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out)?;
+        times.render.push(ms_since(render));
+        progress.finish_and_clear();
 
-    let (frame_median, frame_p90) = median_p90(&times.frame);
-    // Instance state written to the GPU per character per measured frame (the CPU backend
-    // uploads none: its palette goes up once, for the rendered frame).
-    let bytes_uploaded_per_character = uploaded_bytes as f64 / (frames * characters) as f64;
-    let stage = |s: &[f64]| median_p90(s).0;
-    let compute_s = stage(&times.compute) / 1e3;
-    let joints_per_second = if compute_s > 0.0 {
-        (characters * joints) as f64 / compute_s
-    } else {
-        0.0
-    };
-    let report = serde_json::json!({
-        "characters": characters,
-        "joints_per_character": joints,
-        "frames": frames,
-        "backend": if backend == Backend::Gpu { "gpu" } else { "cpu" },
-        "clips": if args.has("--resampled") { "resampled" } else { "exact" },
-        "adapter": context.adapter_summary(),
-        "frame_ms": { "median": frame_median, "p90": frame_p90 },
-        "stages_ms": {
-            "control": stage(&times.control),
-            "upload": stage(&times.upload),
-            "compute": stage(&times.compute),
-            "render": stage(&times.render),
-        },
-        "joints_per_second": joints_per_second,
-        "dispatches_per_frame": dispatches,
-        "bytes_written_per_joint": bytes_per_joint,
-        "bytes_uploaded_per_character": bytes_uploaded_per_character,
-        "compute_clock": compute_clock,
-    });
-    if args.has("--json") {
-        return super::print(&report.to_string());
-    }
-    let row = |name: &str, s: &[f64]| {
-        let (m, p) = median_p90(s);
-        format!("  {name:<8} {m:>10.3} {p:>10.3}\n")
-    };
-    let mut table = format!(
-        "sinew crowd: {characters} x {model} ({joints} joints), {frames} frames, {} backend on {}\n  stage    median ms     p90 ms\n",
-        if backend == Backend::Gpu {
-            "gpu"
+        let (frame_median, frame_p90) = median_p90(&times.frame);
+        // Instance state written to the GPU per character per measured frame (the CPU backend
+        // uploads none: its palette goes up once, for the rendered frame).
+        let bytes_uploaded_per_character = uploaded_bytes as f64 / (frames * characters) as f64;
+        let stage = |s: &[f64]| median_p90(s).0;
+        let compute_s = stage(&times.compute) / 1e3;
+        let joints_per_second = if compute_s > 0.0 {
+            (characters * joints) as f64 / compute_s
         } else {
-            "cpu"
-        },
-        context.adapter_summary()
-    );
-    table += &row("control", &times.control);
-    table += &row("upload", &times.upload);
-    table += &row("compute", &times.compute);
-    table += &row("render", &times.render);
-    table += &row("frame", &times.frame);
-    table += &format!(
-        "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  {bytes_uploaded_per_character:.1} bytes of instance state uploaded per character per frame\n  wrote {out}",
-        joints_per_second / 1e6
-    );
-    super::print(&table)
+            0.0
+        };
+        let report = serde_json::json!({
+            "characters": characters,
+            "joints_per_character": joints,
+            "frames": frames,
+            "backend": backend.name(),
+            "clips": if args.resampled { "resampled" } else { "exact" },
+            "adapter": context.adapter_summary(),
+            "frame_ms": { "median": frame_median, "p90": frame_p90 },
+            "stages_ms": {
+                "control": stage(&times.control),
+                "upload": stage(&times.upload),
+                "compute": stage(&times.compute),
+                "render": stage(&times.render),
+            },
+            "joints_per_second": joints_per_second,
+            "dispatches_per_frame": dispatches,
+            "bytes_written_per_joint": bytes_per_joint,
+            "bytes_uploaded_per_character": bytes_uploaded_per_character,
+            "compute_clock": compute_clock,
+        });
+        if args.json {
+            return super::print(&report.to_string());
+        }
+        let row = |name: &str, s: &[f64]| {
+            let (m, p) = median_p90(s);
+            format!("  {name:<8} {m:>10.3} {p:>10.3}\n")
+        };
+        let mut table = format!(
+            "sinew crowd: {characters} x {model} ({joints} joints), {frames} frames, {} backend on {}\n  stage    median ms     p90 ms\n",
+            backend.name(),
+            context.adapter_summary()
+        );
+        table += &row("control", &times.control);
+        table += &row("upload", &times.upload);
+        table += &row("compute", &times.compute);
+        table += &row("render", &times.render);
+        table += &row("frame", &times.frame);
+        table += &format!(
+            "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  {bytes_uploaded_per_character:.1} bytes of instance state uploaded per character per frame\n  wrote {}",
+            joints_per_second / 1e6,
+            out.display()
+        );
+        super::print(&table)
+    }
 }
 
 /// The first rig with meshes of `model` (a glTF or `.sinew` file), or the built-in humanoid.
-fn load_rig(model: Option<&str>) -> Result<Rig, String> {
+fn load_rig(model: Option<&Path>) -> crate::cli::Result<Rig> {
     let rigs = match model {
         None => {
-            let asset = sinew::import_bytes(DEFAULT_RIG, "assets/humanoid.glb", None)
-                .map_err(|e| e.to_string())?;
-            sinew::bake_rigs(&asset).map_err(|e| e.to_string())?
+            let asset = sinew::import_bytes(DEFAULT_RIG, DEFAULT_RIG_NAME, None)?;
+            sinew::bake_rigs(&asset)?
         }
-        Some(path) if path.ends_with(".sinew") => {
-            sinew::bake::file::read_file(path).map_err(|e| e.to_string())?
-        }
-        Some(path) => {
-            let asset = sinew::import_file(path).map_err(|e| e.to_string())?;
-            sinew::bake_rigs(&asset).map_err(|e| e.to_string())?
-        }
+        Some(path) => super::load_rigs(path)?,
     };
-    let name = model.unwrap_or("assets/humanoid.glb");
+    let name = model.unwrap_or(Path::new(DEFAULT_RIG_NAME));
     let rig = rigs
         .into_iter()
         .find(|r| !r.meshes.is_empty())
-        .ok_or_else(|| format!("{name}: no skinned mesh to draw"))?;
+        .ok_or_else(|| CliError::unusable(name, "no skinned mesh to draw"))?;
     if rig.clips.clip_count() == 0 {
-        return Err(format!("{name}: the rig has no clips to play"));
+        return Err(CliError::unusable(name, "the rig has no clips to play").into());
     }
     Ok(rig)
 }

@@ -9,6 +9,8 @@ use sinew::render::{
 };
 use sinew::{Aabb, GpuBackend, GpuContext, Rig};
 
+use crate::cli::CliError;
+
 use super::{Crowd, FRAMED_CHARACTERS, TINTS};
 
 /// Renders the crowd's current frame from the evaluator's palette and boxes, framing the front
@@ -18,13 +20,12 @@ pub(super) fn render_last_frame(
     rig: &Rig,
     crowd: &mut Crowd,
     gpu: Option<&GpuBackend>,
-    out: &str,
-) -> Result<(), String> {
+    out: &std::path::Path,
+) -> crate::cli::Result {
     let device = &context.device;
     let queue = &context.queue;
-    let renderer = Renderer::new(device).map_err(|e| e.to_string())?;
-    let target =
-        RenderTarget::new(device, &renderer, 1024, 768, 2048).map_err(|e| e.to_string())?;
+    let renderer = Renderer::new(device)?;
+    let target = RenderTarget::new(device, &renderer, 1024, 768, 2048)?;
     let joints = rig.joint_count() as u32;
     // The GPU holds one record and box per tracking slot; the CPU one per record.
     let records: Vec<(u32, sinew::InstanceRecord)> = match gpu {
@@ -39,11 +40,11 @@ pub(super) fn render_last_frame(
     let (bounds, cpu_palette) = match gpu {
         Some(g) => {
             let slots = crowd.animator.slot_records().len();
-            let bounds = g.read_bounds(0..slots).map_err(|e| e.to_string())?;
+            let bounds = g.read_bounds(0..slots)?;
             (bounds, None)
         }
         None => {
-            let pose = crowd.animator.evaluate_cpu().map_err(|e| e.to_string())?;
+            let pose = crowd.animator.evaluate_cpu()?;
             (pose.bounds.to_vec(), Some(pose.palette))
         }
     };
@@ -52,7 +53,7 @@ pub(super) fn render_last_frame(
         all.merge(b);
     }
     if all.is_empty() {
-        return Err("the crowd's animated boxes are empty; nothing to frame".into());
+        return Err(nothing(out, "the crowd's animated boxes are empty").into());
     }
     // Frame the characters nearest the middle of the front edge so poses are readable; the rest
     // of the crowd stretches away behind them, and culling drops those outside the view.
@@ -93,7 +94,7 @@ pub(super) fn render_last_frame(
                 .filter(|&i| aabb_in_frustum(&planes, &bounds[i]))
                 .collect();
             if visible.is_empty() {
-                return Err("no character is in view".into());
+                return Err(nothing(out, "no character is in view").into());
             }
             let n = joints as usize;
             let mut packed = Vec::with_capacity(visible.len() * n);
@@ -110,18 +111,14 @@ pub(super) fn render_last_frame(
                     tint(i),
                 ));
             }
-            let palette_buffer = sinew::render::create_palette_buffer(device, packed.len())
-                .map_err(|e| e.to_string())?;
-            sinew::render::write_palette(queue, &palette_buffer, 0, &packed)
-                .map_err(|e| e.to_string())?;
-            let aabb_buffer = sinew::render::create_aabb_buffer(device, boxes.len())
-                .map_err(|e| e.to_string())?;
-            sinew::render::write_aabbs(queue, &aabb_buffer, 0, &boxes)
-                .map_err(|e| e.to_string())?;
+            let palette_buffer = sinew::render::create_palette_buffer(device, packed.len())?;
+            sinew::render::write_palette(queue, &palette_buffer, 0, &packed)?;
+            let aabb_buffer = sinew::render::create_aabb_buffer(device, boxes.len())?;
+            sinew::render::write_aabbs(queue, &aabb_buffer, 0, &boxes)?;
             uploaded = (palette_buffer, aabb_buffer);
             (&uploaded.0, &uploaded.1, instances)
         }
-        (None, None) => return Err("no evaluated palette to render".into()),
+        (None, None) => return Err(nothing(out, "no evaluated palette to draw").into()),
     };
     let mut batch = SkinnedBatch::new(
         device,
@@ -135,11 +132,8 @@ pub(super) fn render_last_frame(
             aabbs,
             preskin: false,
         },
-    )
-    .map_err(|e| e.to_string())?;
-    batch
-        .write_instances(queue, &instances)
-        .map_err(|e| e.to_string())?;
+    )?;
+    batch.write_instances(queue, &instances)?;
     let (center, radius) = bounding_sphere(&all);
     let floor = Vec3::new(center.x, all.min[1], center.z);
     let ground = StaticMesh::ground_plane(
@@ -149,8 +143,7 @@ pub(super) fn render_last_frame(
         floor,
         radius * 2.2,
         [0.55, 0.55, 0.52],
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let batches = [&batch];
     let statics = [&ground];
     let scene = Scene {
@@ -159,11 +152,15 @@ pub(super) fn render_last_frame(
         statics: &statics,
         ..Scene::new(camera)
     };
-    renderer
-        .render(device, queue, &target, &scene)
-        .map_err(|e| e.to_string())?;
-    target
-        .save_png(device, queue, out)
-        .map_err(|e| e.to_string())?;
+    renderer.render(device, queue, &target, &scene)?;
+    target.save_png(device, queue, out)?;
     Ok(())
+}
+
+/// [`CliError::NothingToDraw`] for the image at `out`.
+fn nothing(out: &std::path::Path, reason: &'static str) -> CliError {
+    CliError::NothingToDraw {
+        what: out.display().to_string(),
+        reason,
+    }
 }
