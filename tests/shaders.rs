@@ -337,17 +337,17 @@ fn constants_match_rust() {
 fn environment_switches_accept_1_and_true() {
     for on in ["1", "true", "TRUE", "True", " true "] {
         assert!(
-            common::switch_is_on(Some(on)),
+            common::env::switch_is_on(Some(on)),
             "{on:?} should turn a switch on"
         );
     }
     for off in ["0", "false", "", "yes"] {
         assert!(
-            !common::switch_is_on(Some(off)),
+            !common::env::switch_is_on(Some(off)),
             "{off:?} should leave a switch off"
         );
     }
-    assert!(!common::switch_is_on(None));
+    assert!(!common::env::switch_is_on(None));
 }
 
 /// The `[dependencies]` and `[dev-dependencies]` lines of Cargo.toml: `(name, requirement

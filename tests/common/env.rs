@@ -1,5 +1,6 @@
 //! Environment switches read by the tests and the examples, spelled the way CI systems set
 //! them: `1` or `true` (any case) turns a switch on. One definition, used everywhere.
+#![allow(dead_code)] // each test binary and example uses its own part
 
 /// Whether a switch's value turns it on: `1` or `true`, ignoring case and surrounding space.
 pub fn switch_is_on(value: Option<&str>) -> bool {

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-mod env;
-pub use env::{env_switch, gpu_required, in_ci, switch_is_on};
+pub mod env;
+pub use env::{gpu_required, in_ci};
 
 /// Matrix tolerance: `|a - b| <= MATRIX_TOLERANCE * max(1, |b|)`.
 pub const MATRIX_TOLERANCE: f32 = 1e-4;
