@@ -1,8 +1,16 @@
 //! GPU frustum culling (`wgsl/render/cull.wgsl`): one dispatch per page of a batch (one page
 //! unless its buffers exceed a storage binding) tests every instance's animated AABB against
-//! the camera frustum and compacts the visible instance indices, counting them atomically into
-//! the `instance_count` of the page's indirect draws. The CPU never looks at an instance.
-//! [`aabb_in_frustum`] is the CPU twin of the test.
+//! the camera frustum and, when the frame has a shadow map, against the light's, and compacts
+//! the instance indices each frustum keeps into two lists, counting them atomically into the
+//! `instance_count` of the page's indirect draws for that list: the camera's list feeds the main
+//! pass, the light's the shadow pass (so a character outside the view still casts its shadow
+//! into it). The CPU never looks at an instance. [`aabb_in_frustum`] is the CPU twin of the
+//! test.
+//!
+//! Both tests share the dispatch and the box read; the light's costs six more plane tests per
+//! instance, its own atomics and list writes, two more storage bindings (six of the default
+//! eight per stage) and a second visible list and set of indirect draws per page (4 bytes per
+//! instance, 20 per mesh).
 
 use glam::{Vec3, Vec4};
 
@@ -33,6 +41,38 @@ pub fn aabb_in_frustum(planes: &[Vec4; 6], aabb: &Aabb) -> bool {
     })
 }
 
+/// The frusta of one frame's culling: the camera's, and the light's when the frame draws a
+/// shadow map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct CullFrusta {
+    /// The camera's planes: its list feeds the main pass.
+    pub(crate) camera: [Vec4; 6],
+    /// The light's planes: its list feeds the shadow pass; `None` leaves that list empty.
+    pub(crate) light: Option<[Vec4; 6]>,
+}
+
+/// Which of a batch's two per-page lists (and their indirect draws) a pass draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawList {
+    /// Instances in the camera's frustum: the main pass.
+    Camera,
+    /// Instances in the light's frustum: the shadow pass.
+    Light,
+}
+
+impl DrawList {
+    /// Both lists, in [`DrawList::index`] order.
+    pub(crate) const BOTH: [DrawList; 2] = [DrawList::Camera, DrawList::Light];
+
+    /// 0 for the camera's list, 1 for the light's: where per-list arrays keep it.
+    pub(crate) fn index(self) -> usize {
+        match self {
+            DrawList::Camera => 0,
+            DrawList::Light => 1,
+        }
+    }
+}
+
 /// The culling kernel's layout and pipeline.
 #[derive(Debug)]
 pub(crate) struct CullPass {
@@ -51,6 +91,8 @@ impl CullPass {
                 uniform_entry(2, c, std::mem::size_of::<CullParams>() as u64),
                 storage_entry(3, c, false, 4),
                 storage_entry(4, c, false, std::mem::size_of::<DrawIndexedArgs>() as u64),
+                storage_entry(5, c, false, 4),
+                storage_entry(6, c, false, std::mem::size_of::<DrawIndexedArgs>() as u64),
             ],
         });
         Self {
