@@ -21,8 +21,8 @@ use std::sync::LazyLock;
 use glam::{Affine3A, Quat, Vec3};
 use sinew::gpu::GpuOptions;
 use sinew::render::{
-    BoneOverlay, Camera, DirectionalLight, PaletteWindow, RenderError, RenderTarget, Renderer,
-    RendererOptions, RgbaImage, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
+    BoneOverlay, Camera, CullFrusta, DirectionalLight, PaletteWindow, RenderError, RenderTarget,
+    Renderer, RendererOptions, RgbaImage, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
     SkinnedInstance, SkinningMode, StaticMesh, aabb_in_frustum, bounding_sphere, skin_vertex,
 };
 use sinew::{
@@ -319,6 +319,44 @@ fn render_shaders_validate_with_naga() {
         .validate(&module)
         .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
     }
+}
+
+/// On the CPU, [`CullFrusta`] keeps a box in view, and a box outside the view but inside the
+/// shadow map's frustum (it may cast a shadow into the view), but neither one outside both, nor
+/// the second without a shadow map.
+#[test]
+fn cull_frusta_keep_what_is_seen_or_casts_a_shadow_into_the_view() {
+    let (camera, light) = offscreen_caster_view();
+    let half = Vec3::new(0.3, 0.9, 0.3);
+    let beside = box_around(Vec3::new(3.0, 0.9, 0.0), half);
+    let seen = box_around(Vec3::new(-0.5, 0.9, 0.0), half);
+    let away = box_around(Vec3::new(-30.0, 0.9, 0.0), half);
+    let lit = Scene {
+        light,
+        shadow: Some(ShadowSettings::covering(union(&[
+            beside,
+            offscreen_caster_ground(0.0),
+        ]))),
+        ..Scene::new(camera)
+    };
+    let frusta = CullFrusta::of(&lit);
+    assert_eq!(frusta.camera, camera.frustum_planes());
+    let light_planes = sinew::render::frustum_planes(&lit.light_view_projection().unwrap());
+    assert_eq!(frusta.light, Some(light_planes));
+    assert!(!aabb_in_frustum(&frusta.camera, &beside));
+    assert!(frusta.keeps(&seen), "the box in view was culled");
+    assert!(
+        frusta.keeps(&beside),
+        "the shadow caster beside the view was culled"
+    );
+    assert!(!frusta.keeps(&away), "the box outside both frusta was kept");
+    assert!(!frusta.keeps(&Aabb::EMPTY));
+    let unlit = CullFrusta::of(&Scene {
+        shadow: None,
+        ..lit
+    });
+    assert_eq!(unlit.light, None);
+    assert!(unlit.keeps(&seen) && !unlit.keeps(&beside));
 }
 
 #[test]
@@ -910,6 +948,35 @@ fn culled_crowd_renders_like_the_unculled_crowd() {
     );
 }
 
+/// The camera and light of the off-screen caster tests: looking down on the ground beside
+/// x = 3, where the character stands; a low light from +x throws shadows about twice as long as
+/// a character is tall toward -x, into the view.
+fn offscreen_caster_view() -> (Camera, DirectionalLight) {
+    let camera = Camera::look_at(
+        Vec3::new(-0.5, 7.0, 0.5),
+        Vec3::new(-0.5, 0.0, 0.0),
+        Vec3::Y,
+        0.5,
+        1.0,
+        0.1,
+        20.0,
+    );
+    let light = DirectionalLight {
+        direction: Vec3::new(-1.0, -0.5, 0.0).normalize(),
+        ..DirectionalLight::default()
+    };
+    (camera, light)
+}
+
+/// The ground the off-screen caster tests' shadow map covers, at height `floor`: the view and
+/// the character beside it.
+fn offscreen_caster_ground(floor: f32) -> Aabb {
+    Aabb {
+        min: [-2.5, floor, -2.0, 0.0],
+        max: [3.6, floor + 0.01, 2.0, 0.0],
+    }
+}
+
 /// A character outside the camera's frustum but inside the light's casts its shadow into the
 /// view: the shadow pass draws the light's list, not the camera's. Rendered with and without
 /// the character, the frames differ exactly where its shadow falls on the ground (darker
@@ -927,26 +994,9 @@ fn a_character_outside_the_view_casts_its_shadow_into_it() {
     let posed = pose(gpu, &rig, &[(1 % clips, 0.3, world)]);
     let caster = posed.aabbs[0];
     let batch = batch(gpu, &rig.meshes, &posed, false);
-    // Looking down on the ground beside the character; a low light from +x throws its shadow
-    // about twice its height toward -x, into the view.
-    let camera = Camera::look_at(
-        Vec3::new(-0.5, 7.0, 0.5),
-        Vec3::new(-0.5, 0.0, 0.0),
-        Vec3::Y,
-        0.5,
-        1.0,
-        0.1,
-        20.0,
-    );
-    let light = DirectionalLight {
-        direction: Vec3::new(-1.0, -0.5, 0.0).normalize(),
-        ..DirectionalLight::default()
-    };
+    let (camera, light) = offscreen_caster_view();
     let floor = caster.min[1];
-    let ground_box = Aabb {
-        min: [-2.5, floor, -2.0, 0.0],
-        max: [3.6, floor + 0.01, 2.0, 0.0],
-    };
+    let ground_box = offscreen_caster_ground(floor);
     let ground = StaticMesh::ground_plane(
         gpu.device(),
         gpu.queue(),
@@ -965,9 +1015,9 @@ fn a_character_outside_the_view_casts_its_shadow_into_it() {
         statics: &statics,
         ..Scene::new(camera)
     };
-    let light_planes = sinew::render::frustum_planes(&with.light_view_projection().unwrap());
-    assert!(!aabb_in_frustum(&camera.frustum_planes(), &caster));
-    assert!(aabb_in_frustum(&light_planes, &caster));
+    let frusta = CullFrusta::of(&with);
+    assert!(!aabb_in_frustum(&frusta.camera, &caster));
+    assert!(aabb_in_frustum(&frusta.light.unwrap(), &caster));
 
     let size = 256;
     let shadowed = render(gpu, "offscreen_caster", size, &with);

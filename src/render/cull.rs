@@ -5,7 +5,7 @@
 //! `instance_count` of the page's indirect draws for that list: the camera's list feeds the main
 //! pass, the light's the shadow pass (so a character outside the view still casts its shadow
 //! into it). The CPU never looks at an instance. [`aabb_in_frustum`] is the CPU twin of the
-//! test.
+//! test, and [`CullFrusta::keeps`] of the two lists together.
 //!
 //! Both tests share the dispatch and the box read; the light's costs six more plane tests per
 //! instance, its own atomics and list writes, two more storage bindings (six of the default
@@ -14,8 +14,10 @@
 
 use glam::{Vec3, Vec4};
 
+use super::camera::frustum_planes;
 use super::error::{RenderError, capture};
 use super::layout::{CullParams, DrawIndexedArgs, SkinnedInstance};
+use super::renderer::Scene;
 use super::shader::cull_source;
 use super::util::{Lazy, shader_module, storage_entry, uniform_entry};
 use crate::bake::Aabb;
@@ -41,14 +43,37 @@ pub fn aabb_in_frustum(planes: &[Vec4; 6], aabb: &Aabb) -> bool {
     })
 }
 
-/// The frusta of one frame's culling: the camera's, and the light's when the frame draws a
-/// shadow map.
+/// The frusta a frame's GPU culling tests each box against: the camera's, and the light's when
+/// the frame draws a shadow map. On the CPU, [`CullFrusta::keeps`] is the twin of the two lists
+/// together: what a host must upload for the frame to draw everything it would.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct CullFrusta {
-    /// The camera's planes: its list feeds the main pass.
-    pub(crate) camera: [Vec4; 6],
-    /// The light's planes: its list feeds the shadow pass; `None` leaves that list empty.
-    pub(crate) light: Option<[Vec4; 6]>,
+pub struct CullFrusta {
+    /// The camera's planes (as [`Camera::frustum_planes`](super::Camera::frustum_planes)
+    /// gives them): its list feeds the main pass.
+    pub camera: [Vec4; 6],
+    /// The light's planes, from [`Scene::light_view_projection`]: its list feeds the shadow
+    /// pass; `None` (no shadow map) leaves that list empty.
+    pub light: Option<[Vec4; 6]>,
+}
+
+impl CullFrusta {
+    /// The frusta `scene` is culled against.
+    pub fn of(scene: &Scene<'_>) -> Self {
+        Self {
+            camera: scene.camera.frustum_planes(),
+            light: scene.light_view_projection().map(|m| frustum_planes(&m)),
+        }
+    }
+
+    /// Whether culling keeps `aabb` in either list: it may be seen, or may cast a shadow into
+    /// the view ([`aabb_in_frustum`] against either frustum).
+    pub fn keeps(&self, aabb: &Aabb) -> bool {
+        aabb_in_frustum(&self.camera, aabb)
+            || self
+                .light
+                .as_ref()
+                .is_some_and(|light| aabb_in_frustum(light, aabb))
+    }
 }
 
 /// Which of a batch's two per-page lists (and their indirect draws) a pass draws.

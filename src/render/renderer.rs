@@ -7,7 +7,7 @@ use glam::{Mat4, Vec3};
 
 use super::batch::SkinnedBatch;
 use super::bones::{BoneOverlay, BonePass};
-use super::camera::{Camera, DirectionalLight, ShadowSettings, frustum_planes};
+use super::camera::{Camera, DirectionalLight, ShadowSettings};
 use super::cull::{CullFrusta, CullPass, DrawList};
 use super::error::{RenderError, capture};
 use super::layout::FrameUniforms;
@@ -214,10 +214,7 @@ impl Renderer {
             0,
             bytemuck::bytes_of(&scene.frame_uniforms(target)),
         );
-        let frusta = CullFrusta {
-            camera: scene.camera.frustum_planes(),
-            light: scene.light_view_projection().map(|m| frustum_planes(&m)),
-        };
+        let frusta = CullFrusta::of(scene);
         for batch in scene.skinned {
             batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&frusta))?;
             if scene.preskin {

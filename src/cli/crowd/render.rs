@@ -4,8 +4,8 @@
 
 use glam::Vec3;
 use sinew::render::{
-    Camera, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
-    SkinnedInstance, StaticMesh, aabb_in_frustum, bounding_sphere, frustum_planes,
+    Camera, CullFrusta, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch,
+    SkinnedBatchDesc, SkinnedInstance, StaticMesh, aabb_in_frustum, bounding_sphere,
 };
 use sinew::{Aabb, GpuBackend, GpuContext, Rig};
 
@@ -105,12 +105,9 @@ pub(super) fn render_last_frame(
             // The CPU evaluator's palette is in memory: cull on the CPU (the twin of the GPU
             // test) and upload only the characters in view or casting a shadow (in the light's
             // frustum), packed, rather than every palette.
-            let light = lit.light_view_projection().map(|m| frustum_planes(&m));
+            let frusta = CullFrusta::of(&lit);
             let visible: Vec<usize> = (0..records.len())
-                .filter(|&i| {
-                    aabb_in_frustum(&planes, &bounds[i])
-                        || light.is_some_and(|l| aabb_in_frustum(&l, &bounds[i]))
-                })
+                .filter(|&i| frusta.keeps(&bounds[i]))
                 .collect();
             if visible.is_empty() {
                 return Err("no character is in view".into());
