@@ -1,5 +1,6 @@
 //! Analytic tests of the CPU evaluator on small rigs built by hand. Every expected value is
-//! worked out in the test itself (by hand, or from a closed form), never by the code under test.
+//! worked out in the test itself (by hand, or from a closed form), never by the code under test;
+//! and `CpuBackend`'s results on a shipped-rig crowd are the same bits for any thread count.
 
 mod common;
 
@@ -1694,6 +1695,18 @@ fn backend_rejects_a_non_finite_layer_time() {
         matches!(err, EvalError::BadLayer { .. }),
         "expected BadLayer, got {err:?}"
     );
+}
+
+/// Evaluations of a mixed crowd in rayon pools of 1, 2 and 3 threads give the same palette and
+/// boxes, bit for bit: chunks are cut from the instance order alone, never from the thread
+/// count, and nothing one thread leaves behind reaches another's results.
+#[test]
+fn backend_results_are_bitwise_identical_for_any_thread_count() {
+    let (rigs, masks, records, palette_len) = common::mixed_crowd(300);
+    let mut backend = CpuBackend::new(rigs, masks);
+    common::assert_same_bits_for_any_thread_count(palette_len, records.len(), |palette, aabbs| {
+        backend.evaluate_at(0.25, &records, palette, aabbs).unwrap();
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

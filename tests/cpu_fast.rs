@@ -1,7 +1,7 @@
 //! The fast CPU evaluator ([`FastCpuBackend`]) against the exact one: its measured error bound on
 //! every rig of `assets/` and `../shared/gltf`, exactness at the key times of uniformly keyed
-//! clips, layers, masks, additive blending, root-motion flags, many instances, and the same
-//! input validation as [`CpuBackend`].
+//! clips, layers, masks, additive blending, root-motion flags, many instances, the same results
+//! for any thread count, and the same input validation as [`CpuBackend`].
 
 mod common;
 
@@ -578,6 +578,18 @@ fn large_batches_split_across_cores_match_the_single_instance_path() {
         assert_eq!(&palette[i * n..(i + 1) * n], &one[..], "instance {i}");
         assert_eq!(aabbs[i], aabb, "instance {i}");
     }
+}
+
+/// Evaluations of a mixed crowd in rayon pools of 1, 2 and 3 threads give the same palette and
+/// boxes, bit for bit: chunks and lane groups are cut from the instance order alone, never from
+/// the thread count, and no thread's scratch reaches another's results.
+#[test]
+fn results_are_bitwise_identical_for_any_thread_count() {
+    let (rigs, masks, records, palette_len) = common::mixed_crowd(300);
+    let mut backend = FastCpuBackend::new(rigs, masks, DEFAULT_RATE);
+    common::assert_same_bits_for_any_thread_count(palette_len, records.len(), |palette, aabbs| {
+        backend.evaluate_at(0.25, &records, palette, aabbs).unwrap();
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 //! The render passes: a reference image of the default rig, Fox.glb's silhouette against its
-//! animated AABB, GPU culling against the CPU frustum test, dual-quaternion against linear
-//! skinning, pre-skinning against CPU skinning, the bone overlay, and input errors; and all of
-//! these on buffers larger than one storage binding (a renderer and a GPU evaluator with a small
+//! animated AABB, GPU culling (the camera's and the light's lists) against the CPU frustum test,
+//! the shadow of a character outside the view, dual-quaternion against linear skinning,
+//! pre-skinning against CPU skinning, the bone overlay, and input errors; and all of these on
+//! buffers larger than one storage binding (a renderer and a GPU evaluator with a small
 //! binding limit, so a few hundred characters span many windows), against one page.
 //!
 //! One device and two renderers (the device's binding limit, and [`PAGED_BINDING`]) serve the
@@ -20,8 +21,8 @@ use std::sync::LazyLock;
 use glam::{Affine3A, Quat, Vec3};
 use sinew::gpu::GpuOptions;
 use sinew::render::{
-    BoneOverlay, Camera, DirectionalLight, PaletteWindow, RenderError, RenderTarget, Renderer,
-    RendererOptions, RgbaImage, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
+    BoneOverlay, Camera, CullFrusta, DirectionalLight, PaletteWindow, RenderError, RenderTarget,
+    Renderer, RendererOptions, RgbaImage, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
     SkinnedInstance, SkinningMode, StaticMesh, aabb_in_frustum, bounding_sphere, skin_vertex,
 };
 use sinew::{
@@ -320,6 +321,44 @@ fn render_shaders_validate_with_naga() {
     }
 }
 
+/// On the CPU, [`CullFrusta`] keeps a box in view, and a box outside the view but inside the
+/// shadow map's frustum (it may cast a shadow into the view), but neither one outside both, nor
+/// the second without a shadow map.
+#[test]
+fn cull_frusta_keep_what_is_seen_or_casts_a_shadow_into_the_view() {
+    let (camera, light) = offscreen_caster_view();
+    let half = Vec3::new(0.3, 0.9, 0.3);
+    let beside = box_around(Vec3::new(3.0, 0.9, 0.0), half);
+    let seen = box_around(Vec3::new(-0.5, 0.9, 0.0), half);
+    let away = box_around(Vec3::new(-30.0, 0.9, 0.0), half);
+    let lit = Scene {
+        light,
+        shadow: Some(ShadowSettings::covering(union(&[
+            beside,
+            offscreen_caster_ground(0.0),
+        ]))),
+        ..Scene::new(camera)
+    };
+    let frusta = CullFrusta::of(&lit);
+    assert_eq!(frusta.camera, camera.frustum_planes());
+    let light_planes = sinew::render::frustum_planes(&lit.light_view_projection().unwrap());
+    assert_eq!(frusta.light, Some(light_planes));
+    assert!(!aabb_in_frustum(&frusta.camera, &beside));
+    assert!(frusta.keeps(&seen), "the box in view was culled");
+    assert!(
+        frusta.keeps(&beside),
+        "the shadow caster beside the view was culled"
+    );
+    assert!(!frusta.keeps(&away), "the box outside both frusta was kept");
+    assert!(!frusta.keeps(&Aabb::EMPTY));
+    let unlit = CullFrusta::of(&Scene {
+        shadow: None,
+        ..lit
+    });
+    assert_eq!(unlit.light, None);
+    assert!(unlit.keeps(&seen) && !unlit.keeps(&beside));
+}
+
 #[test]
 fn bone_overlay_joint_origins_are_the_model_matrices_origins() {
     let mut rigs: Vec<Rig> = humanoid().into_iter().collect();
@@ -531,10 +570,48 @@ fn paged_culling_keeps_exactly_the_boxes_the_cpu_frustum_test_keeps() {
     assert!(pages > 100, "{pages} pages");
 }
 
+/// The light and shadow-map bounds of [`check_culling`]: a frustum that overlaps the camera's
+/// and reaches far beside it.
+fn culling_test_light() -> (DirectionalLight, ShadowSettings) {
+    let light = DirectionalLight {
+        direction: Vec3::new(0.5, -1.0, 0.3),
+        ..DirectionalLight::default()
+    };
+    let bounds = Aabb {
+        min: [0.0, -4.0, -30.0, 0.0],
+        max: [24.0, 4.0, -6.0, 0.0],
+    };
+    (light, ShadowSettings::covering(bounds))
+}
+
+/// A box of half extents `half` around `center`.
+fn box_around(center: Vec3, half: Vec3) -> Aabb {
+    Aabb {
+        min: (center - half).extend(0.0).to_array(),
+        max: (center + half).extend(0.0).to_array(),
+    }
+}
+
+/// Whether all eight corners of `aabb` lie more than 1e-3 outside one of `planes`.
+fn surely_outside(planes: &[glam::Vec4; 6], aabb: &Aabb) -> bool {
+    planes.iter().any(|p| {
+        (0..8).all(|k| {
+            let c = Vec3::new(
+                if k & 1 == 0 { aabb.min[0] } else { aabb.max[0] },
+                if k & 2 == 0 { aabb.min[1] } else { aabb.max[1] },
+                if k & 4 == 0 { aabb.min[2] } else { aabb.max[2] },
+            );
+            p.truncate().dot(c) + p.w < -1e-3
+        })
+    })
+}
+
 /// Culls 3,000 random boxes (instance `i` has palette block `i * joints`, `joints` entries,
-/// and box `count - 1 - i`) with `renderer` and checks the visible list and the indirect draws
-/// against [`aabb_in_frustum`]; then checks that culling off lists every instance in order.
-/// Returns the batch's page count.
+/// and box `count - 1 - i`) with `renderer` for the camera and for a light
+/// ([`culling_test_light`]), and checks both visible lists and their indirect draws against
+/// [`aabb_in_frustum`] with the camera's and the light's matrix; then checks that without a
+/// shadow map the light's list is empty, and that culling off lists every instance in order in
+/// both. Returns the batch's page count.
 fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
     let count = 3000;
     let mut rng = Rng(7);
@@ -547,11 +624,18 @@ fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
         0.5,
         40.0,
     );
-    let planes = camera.frustum_planes();
-    let inv = camera.view_projection().inverse();
+    let (light, shadow) = culling_test_light();
+    let lit = Scene {
+        light,
+        shadow: Some(shadow),
+        ..Scene::new(camera)
+    };
+    let light_view_proj = lit.light_view_projection().unwrap();
+    let frusta = [camera.view_projection(), light_view_proj];
+    let planes = frusta.map(|m| sinew::render::frustum_planes(&m));
     let mut aabbs = Vec::with_capacity(count);
-    let mut must_keep = Vec::new();
-    let mut must_cull = Vec::new();
+    let mut must_keep = [Vec::new(), Vec::new()];
+    let mut must_cull = [Vec::new(), Vec::new()];
     for i in 0..count {
         let half = Vec3::new(
             rng.range(0.05, 1.5),
@@ -559,45 +643,39 @@ fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
             rng.range(0.05, 1.5),
         );
         let center = match i % 3 {
-            // Around a point strictly inside the frustum: must be kept.
-            0 => {
+            // Around a point strictly inside the camera's (0) or the light's (1) frustum: must
+            // be kept in that list.
+            f @ (0 | 1) => {
                 let ndc = Vec3::new(
                     rng.range(-0.95, 0.95),
                     rng.range(-0.95, 0.95),
                     rng.range(0.05, 0.98),
                 );
-                must_keep.push(i);
-                inv.project_point3(ndc)
+                must_keep[f].push(i);
+                frusta[f].inverse().project_point3(ndc)
             }
-            // Anywhere in a large region around the frustum.
+            // Anywhere in a large region around both frusta.
             _ => Vec3::new(
                 rng.range(-60.0, 60.0),
                 rng.range(-40.0, 40.0),
                 rng.range(-60.0, 30.0),
             ),
         };
-        let aabb = Aabb {
-            min: (center - half).extend(0.0).to_array(),
-            max: (center + half).extend(0.0).to_array(),
-        };
-        if planes.iter().any(|p| {
-            (0..8).all(|k| {
-                let c = Vec3::new(
-                    if k & 1 == 0 { aabb.min[0] } else { aabb.max[0] },
-                    if k & 2 == 0 { aabb.min[1] } else { aabb.max[1] },
-                    if k & 4 == 0 { aabb.min[2] } else { aabb.max[2] },
-                );
-                p.truncate().dot(c) + p.w < -1e-3
-            })
-        }) {
-            must_cull.push(i);
+        let aabb = box_around(center, half);
+        for (f, planes) in planes.iter().enumerate() {
+            if surely_outside(planes, &aabb) {
+                must_cull[f].push(i);
+            }
         }
         aabbs.push(aabb);
     }
     // Empty and NaN boxes are culled.
     aabbs[1] = Aabb::EMPTY;
     aabbs[2].min[0] = f32::NAN;
-    must_cull.extend([1, 2]);
+    for list in &mut must_cull {
+        list.extend([1, 2]);
+    }
+    must_keep[1].retain(|&b| b != 1);
 
     let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), count).unwrap();
     sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
@@ -631,41 +709,149 @@ fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
     let batches = [&batch];
     let scene = Scene {
         skinned: &batches,
-        ..Scene::new(camera)
+        ..lit
     };
     let target = RenderTarget::new(gpu.device(), renderer, 32, 32, 16).unwrap();
     renderer
         .render(gpu.device(), gpu.queue(), &target, &scene)
         .unwrap();
 
-    let mut visible = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
-    let args = batch.read_draw_args(gpu.device(), gpu.queue()).unwrap();
+    let box_of = |instance: u32| count - 1 - instance as usize;
+    let mut kept_lists = Vec::new();
+    for (f, name) in ["camera", "light"].into_iter().enumerate() {
+        let (visible, args) = match f {
+            0 => (
+                batch.read_visible(gpu.device(), gpu.queue()).unwrap(),
+                batch.read_draw_args(gpu.device(), gpu.queue()).unwrap(),
+            ),
+            _ => (
+                batch.read_light_visible(gpu.device(), gpu.queue()).unwrap(),
+                batch
+                    .read_light_draw_args(gpu.device(), gpu.queue())
+                    .unwrap(),
+            ),
+        };
+        let kept = check_list(
+            name,
+            &visible,
+            &args,
+            &planes[f],
+            |i| &aabbs[box_of(i)],
+            count,
+        );
+        for &b in &must_keep[f] {
+            assert!(
+                kept[count - 1 - b],
+                "{name}: box {b} holds a point inside the frustum but was culled"
+            );
+        }
+        for &b in &must_cull[f] {
+            assert!(
+                !kept[count - 1 - b],
+                "{name}: box {b} lies outside the frustum but was kept"
+            );
+        }
+        kept_lists.push(kept);
+    }
+    assert_ne!(
+        kept_lists[0], kept_lists[1],
+        "the camera's and the light's lists are the same"
+    );
+
+    // No shadow map: the light's list is empty.
+    let unlit = Scene {
+        shadow: None,
+        ..scene
+    };
+    renderer
+        .render(gpu.device(), gpu.queue(), &target, &unlit)
+        .unwrap();
+    let light_list = batch.read_light_visible(gpu.device(), gpu.queue()).unwrap();
+    assert!(
+        light_list.is_empty(),
+        "{} in the light's list",
+        light_list.len()
+    );
+    for a in batch
+        .read_light_draw_args(gpu.device(), gpu.queue())
+        .unwrap()
+    {
+        assert_eq!(a.instance_count, 0);
+    }
+    let camera_list = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
+    assert_eq!(
+        camera_list.len(),
+        kept_lists[0].iter().filter(|&&k| k).count()
+    );
+
+    // Culling off: every instance, in order, in both lists.
+    let scene = Scene {
+        cull: false,
+        ..scene
+    };
+    renderer
+        .render(gpu.device(), gpu.queue(), &target, &scene)
+        .unwrap();
+    let every: Vec<u32> = (0..count as u32).collect();
+    assert_eq!(
+        batch.read_visible(gpu.device(), gpu.queue()).unwrap(),
+        every
+    );
+    assert_eq!(
+        batch.read_light_visible(gpu.device(), gpu.queue()).unwrap(),
+        every
+    );
+    let args = [
+        batch.read_draw_args(gpu.device(), gpu.queue()).unwrap(),
+        batch
+            .read_light_draw_args(gpu.device(), gpu.queue())
+            .unwrap(),
+    ];
+    for a in args.iter().flatten() {
+        assert_eq!(a.instance_count as usize, count);
+    }
+    batch.page_count()
+}
+
+/// Checks one visible list read back from the GPU (`visible`, with its per-mesh draws `args`)
+/// against [`aabb_in_frustum`] with `planes` on each instance's box (`box_of`): listed once
+/// each, counted by every draw, and kept exactly when the CPU test keeps it (but for boxes
+/// within rounding of a plane); at least a quarter of `count` kept and a quarter culled.
+/// Returns which instances were kept.
+fn check_list<'a>(
+    name: &str,
+    visible: &[u32],
+    args: &[sinew::render::DrawIndexedArgs],
+    planes: &[glam::Vec4; 6],
+    box_of: impl Fn(u32) -> &'a Aabb,
+    count: usize,
+) -> Vec<bool> {
     for (k, a) in args.iter().enumerate() {
         assert_eq!(
             a.instance_count as usize,
             visible.len(),
-            "draw {k} counts {} instances, the visible list has {}",
+            "{name}: draw {k} counts {} instances, the visible list has {}",
             a.instance_count,
             visible.len()
         );
         assert_eq!(a.index_count, 3);
     }
-    visible.sort_unstable();
-    let before = visible.len();
-    visible.dedup();
-    assert_eq!(before, visible.len(), "an instance was listed twice");
-    let box_of = |instance: usize| count - 1 - instance;
-    let kept: Vec<bool> = {
-        let mut k = vec![false; count];
-        for &i in &visible {
-            k[i as usize] = true;
-        }
-        k
-    };
+    let mut sorted = visible.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(
+        sorted.len(),
+        visible.len(),
+        "{name}: an instance was listed twice"
+    );
+    let mut kept = vec![false; count];
+    for &i in &sorted {
+        kept[i as usize] = true;
+    }
     let mut disagreements = Vec::new();
     for (instance, &gpu_keeps) in kept.iter().enumerate() {
-        let aabb = &aabbs[box_of(instance)];
-        let cpu = aabb_in_frustum(&planes, aabb);
+        let aabb = box_of(instance as u32);
+        let cpu = aabb_in_frustum(planes, aabb);
         if cpu != gpu_keeps {
             // Only a box within rounding of a plane may go either way.
             let margin = planes
@@ -685,46 +871,18 @@ fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
     }
     assert!(
         disagreements.iter().all(|d| d.2 < 1e-4),
-        "GPU and CPU culling disagree on {} instances; the first (instance, cpu keeps, distance \
-         to the nearest plane): {:?}",
+        "{name}: GPU and CPU culling disagree on {} instances; the first (instance, cpu keeps, \
+         distance to the nearest plane): {:?}",
         disagreements.len(),
         &disagreements[..disagreements.len().min(10)]
     );
-    for &b in &must_keep {
-        let instance = count - 1 - b;
-        assert!(
-            kept[instance],
-            "box {b} holds a point inside the frustum but was culled"
-        );
-    }
-    for &b in &must_cull {
-        let instance = count - 1 - b;
-        assert!(
-            !kept[instance],
-            "box {b} lies outside the frustum but was kept"
-        );
-    }
     let culled = count - visible.len();
     assert!(
         culled > count / 4 && visible.len() > count / 4,
-        "{} of {count} kept",
+        "{name}: {} of {count} kept",
         visible.len()
     );
-
-    // Culling off: every instance, in order.
-    let scene = Scene {
-        cull: false,
-        ..scene
-    };
-    renderer
-        .render(gpu.device(), gpu.queue(), &target, &scene)
-        .unwrap();
-    let all = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
-    assert_eq!(all, (0..count as u32).collect::<Vec<_>>());
-    for a in batch.read_draw_args(gpu.device(), gpu.queue()).unwrap() {
-        assert_eq!(a.instance_count as usize, count);
-    }
-    batch.page_count()
+    kept
 }
 
 #[test]
@@ -771,7 +929,8 @@ fn culled_crowd_renders_like_the_unculled_crowd() {
         "culling kept {kept} of {}",
         poses.len()
     );
-    // Culled-away characters cast no shadow into the view here, so the frames are equal.
+    // The shadow pass draws the characters in the light's frustum, culled or not in view, so
+    // the frames are equal.
     let fraction = differing_fraction(&culled, &unculled, PIXEL_THRESHOLD);
     assert!(
         fraction <= SAME_SCENE_TOLERANCE,
@@ -784,6 +943,176 @@ fn culled_crowd_renders_like_the_unculled_crowd() {
         shadowed > 0.01,
         "shadows changed only {:.3}% of pixels",
         shadowed * 100.0
+    );
+}
+
+/// The camera and light of the off-screen caster tests: looking down on the ground beside
+/// x = 3, where the character stands; a low light from +x throws shadows about twice as long as
+/// a character is tall toward -x, into the view.
+fn offscreen_caster_view() -> (Camera, DirectionalLight) {
+    let camera = Camera::look_at(
+        Vec3::new(-0.5, 7.0, 0.5),
+        Vec3::new(-0.5, 0.0, 0.0),
+        Vec3::Y,
+        0.5,
+        1.0,
+        0.1,
+        20.0,
+    );
+    let light = DirectionalLight {
+        direction: Vec3::new(-1.0, -0.5, 0.0).normalize(),
+        ..DirectionalLight::default()
+    };
+    (camera, light)
+}
+
+/// The ground the off-screen caster tests' shadow map covers, at height `floor`: the view and
+/// the character beside it.
+fn offscreen_caster_ground(floor: f32) -> Aabb {
+    Aabb {
+        min: [-2.5, floor, -2.0, 0.0],
+        max: [3.6, floor + 0.01, 2.0, 0.0],
+    }
+}
+
+/// A character outside the camera's frustum but inside the light's casts its shadow into the
+/// view: the shadow pass draws the light's list, not the camera's. Rendered with and without
+/// the character, the frames differ exactly where its shadow falls on the ground (darker
+/// there, nowhere else), and the culled frame equals the unculled one.
+#[test]
+fn a_character_outside_the_view_casts_its_shadow_into_it() {
+    let Some(gpu) = gpu() else { return };
+    let Some(rig) = humanoid() else { return };
+    let clips = rig.clips.clip_count() as u32;
+    // Turned broadside to the light.
+    let world = Affine3A::from_rotation_translation(
+        Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
+        Vec3::new(3.0, 0.0, 0.0),
+    );
+    let posed = pose(gpu, &rig, &[(1 % clips, 0.3, world)]);
+    let caster = posed.aabbs[0];
+    let batch = batch(gpu, &rig.meshes, &posed, false);
+    let (camera, light) = offscreen_caster_view();
+    let floor = caster.min[1];
+    let ground_box = offscreen_caster_ground(floor);
+    let ground = StaticMesh::ground_plane(
+        gpu.device(),
+        gpu.queue(),
+        &gpu.renderer,
+        Vec3::new(0.5, floor, 0.0),
+        4.0,
+        [0.6, 0.6, 0.58],
+    )
+    .unwrap();
+    let statics = [&ground];
+    let batches = [&batch];
+    let with = Scene {
+        light,
+        shadow: Some(ShadowSettings::covering(union(&[caster, ground_box]))),
+        skinned: &batches,
+        statics: &statics,
+        ..Scene::new(camera)
+    };
+    let frusta = CullFrusta::of(&with);
+    assert!(!aabb_in_frustum(&frusta.camera, &caster));
+    assert!(aabb_in_frustum(&frusta.light.unwrap(), &caster));
+
+    let size = 256;
+    let shadowed = render(gpu, "offscreen_caster", size, &with);
+    assert!(
+        batch
+            .read_visible(gpu.device(), gpu.queue())
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        batch.read_light_visible(gpu.device(), gpu.queue()).unwrap(),
+        [0]
+    );
+    let bare = render(
+        gpu,
+        "offscreen_caster_absent",
+        size,
+        &Scene {
+            skinned: &[],
+            ..with
+        },
+    );
+    let unculled = render(
+        gpu,
+        "offscreen_caster_unculled",
+        size,
+        &Scene {
+            cull: false,
+            ..with
+        },
+    );
+
+    // Where the shadow falls: the box's corners cast along the light onto the ground.
+    let d = light.direction;
+    let mut footprint = Aabb::EMPTY;
+    for k in 0..8 {
+        let c = Vec3::new(
+            if k & 1 == 0 {
+                caster.min[0]
+            } else {
+                caster.max[0]
+            },
+            if k & 2 == 0 {
+                caster.min[1]
+            } else {
+                caster.max[1]
+            },
+            if k & 4 == 0 {
+                caster.min[2]
+            } else {
+                caster.max[2]
+            },
+        );
+        let on_ground = c + d * ((c.y - floor) / -d.y);
+        footprint.merge(&box_around(on_ground, Vec3::ZERO));
+    }
+    let (x0, y0, x1, y1) = screen_rect(&camera, &footprint, size);
+    let margin = 3.0;
+    let mut darker = 0;
+    for (k, (a, b)) in shadowed
+        .pixels
+        .chunks_exact(4)
+        .zip(bare.pixels.chunks_exact(4))
+        .enumerate()
+    {
+        if !a
+            .iter()
+            .zip(b)
+            .any(|(x, y)| x.abs_diff(*y) > PIXEL_THRESHOLD)
+        {
+            continue;
+        }
+        let (x, y) = (
+            (k as u32 % size) as f32 + 0.5,
+            (k as u32 / size) as f32 + 0.5,
+        );
+        assert!(
+            x >= x0 - margin && x <= x1 + margin && y >= y0 - margin && y <= y1 + margin,
+            "pixel ({x}, {y}) changed outside the shadow's footprint ({x0}, {y0})..({x1}, {y1})"
+        );
+        assert!(
+            a.iter().zip(b).take(3).all(|(x, y)| x <= y),
+            "pixel ({x}, {y}) is lighter with the caster: {a:?} against {b:?}"
+        );
+        darker += 1;
+    }
+    let fraction = f64::from(darker) / f64::from(size * size);
+    assert!(
+        fraction > 0.005,
+        "the off-screen character's shadow darkened only {:.3}% of pixels",
+        fraction * 100.0
+    );
+    let fraction = differing_fraction(&shadowed, &unculled, PIXEL_THRESHOLD);
+    assert!(
+        fraction <= SAME_SCENE_TOLERANCE,
+        "{:.3}% of pixels differ between the culled and the unculled frame",
+        fraction * 100.0
     );
 }
 
@@ -1231,7 +1560,9 @@ fn check_paged_render(gpu: &Gpu, rig: &Rig, posed: &Posed, name: &str, preskin: 
 }
 
 /// The evaluated crowd, culled on the GPU page by page, keeps exactly the characters whose
-/// evaluated boxes pass the CPU frustum test, on both sides of palette window boundaries.
+/// evaluated boxes pass the CPU frustum test, on both sides of palette window boundaries: for
+/// the camera, and for the light of a shadow map over the characters in view (which keeps
+/// those beside the view too).
 #[test]
 fn paged_culling_of_an_evaluated_crowd_keeps_what_the_cpu_frustum_test_keeps() {
     let Some(gpu) = gpu() else { return };
@@ -1240,36 +1571,68 @@ fn paged_culling_of_an_evaluated_crowd_keeps_what_the_cpu_frustum_test_keeps() {
     };
     let camera = crowd_camera();
     let planes = camera.frustum_planes();
+    let in_view: Vec<Aabb> = posed
+        .aabbs
+        .iter()
+        .filter(|b| aabb_in_frustum(&planes, b))
+        .copied()
+        .collect();
     let batch = batch_on(gpu, &gpu.paged, &rig.meshes, posed, false);
     assert!(batch.page_count() >= 10, "{} pages", batch.page_count());
     let batches = [&batch];
     let target = RenderTarget::new(gpu.device(), &gpu.paged, 32, 32, 16).unwrap();
     let scene = Scene {
         skinned: &batches,
+        shadow: Some(ShadowSettings::covering(union(&in_view))),
         ..Scene::new(camera)
     };
+    let light_planes = sinew::render::frustum_planes(&scene.light_view_projection().unwrap());
     gpu.paged
         .render(gpu.device(), gpu.queue(), &target, &scene)
         .unwrap();
-    let mut visible = batch.read_visible(gpu.device(), gpu.queue()).unwrap();
-    visible.sort_unstable();
-    let expected: Vec<u32> = (0..PAGED_CROWD as u32)
-        .filter(|&i| aabb_in_frustum(&planes, &posed.aabbs[i as usize]))
-        .collect();
-    assert_eq!(
-        visible, expected,
-        "GPU culling (left) against the CPU frustum test"
-    );
-    // The first palette window ends inside instance 23's block.
     let boundary = (PAGED_BINDING / sinew::render::PALETTE_ENTRY_SIZE) as usize / rig.joint_count();
-    assert!(
-        visible.iter().any(|&i| (i as usize) < boundary)
-            && visible.iter().any(|&i| i as usize > boundary + 1),
-        "kept {visible:?}: none on one side of instance {boundary}"
-    );
-    for args in batch.read_draw_args(gpu.device(), gpu.queue()).unwrap() {
-        assert_eq!(args.instance_count as usize, visible.len());
+    let mut lists = Vec::new();
+    for (name, planes) in [("camera", &planes), ("light", &light_planes)] {
+        let (mut visible, args) = match name {
+            "camera" => (
+                batch.read_visible(gpu.device(), gpu.queue()).unwrap(),
+                batch.read_draw_args(gpu.device(), gpu.queue()).unwrap(),
+            ),
+            _ => (
+                batch.read_light_visible(gpu.device(), gpu.queue()).unwrap(),
+                batch
+                    .read_light_draw_args(gpu.device(), gpu.queue())
+                    .unwrap(),
+            ),
+        };
+        visible.sort_unstable();
+        let expected: Vec<u32> = (0..PAGED_CROWD as u32)
+            .filter(|&i| aabb_in_frustum(planes, &posed.aabbs[i as usize]))
+            .collect();
+        assert_eq!(
+            visible, expected,
+            "{name}: GPU culling (left) against the CPU frustum test"
+        );
+        // The first palette window ends inside instance 23's block.
+        assert!(
+            visible.iter().any(|&i| (i as usize) < boundary)
+                && visible.iter().any(|&i| i as usize > boundary + 1),
+            "{name}: kept {visible:?}: none on one side of instance {boundary}"
+        );
+        for a in args {
+            assert_eq!(a.instance_count as usize, visible.len());
+        }
+        lists.push(visible);
     }
+    let (camera_list, light_list) = (&lists[0], &lists[1]);
+    assert!(
+        camera_list.iter().all(|i| light_list.contains(i))
+            && light_list.len() > camera_list.len()
+            && light_list.len() < PAGED_CROWD,
+        "{} in view, {} of {PAGED_CROWD} in the light's frustum",
+        camera_list.len(),
+        light_list.len()
+    );
 }
 
 /// The evaluated crowd drawn in pages (in-shader and pre-skinned, with shadows) looks like the

@@ -1,13 +1,23 @@
 //! GPU frustum culling (`wgsl/render/cull.wgsl`): one dispatch per page of a batch (one page
 //! unless its buffers exceed a storage binding) tests every instance's animated AABB against
-//! the camera frustum and compacts the visible instance indices, counting them atomically into
-//! the `instance_count` of the page's indirect draws. The CPU never looks at an instance.
-//! [`aabb_in_frustum`] is the CPU twin of the test.
+//! the camera frustum and, when the frame has a shadow map, against the light's, and compacts
+//! the instance indices each frustum keeps into two lists, counting them atomically into the
+//! `instance_count` of the page's indirect draws for that list: the camera's list feeds the main
+//! pass, the light's the shadow pass (so a character outside the view still casts its shadow
+//! into it). The CPU never looks at an instance. [`aabb_in_frustum`] is the CPU twin of the
+//! test, and [`CullFrusta::keeps`] of the two lists together.
+//!
+//! Both tests share the dispatch and the box read; the light's costs six more plane tests per
+//! instance, its own atomics and list writes, two more storage bindings (six of the default
+//! eight per stage) and a second visible list and set of indirect draws per page (4 bytes per
+//! instance, 20 per mesh).
 
 use glam::{Vec3, Vec4};
 
+use super::camera::frustum_planes;
 use super::error::{RenderError, capture};
 use super::layout::{CullParams, DrawIndexedArgs, SkinnedInstance};
+use super::renderer::Scene;
 use super::shader::cull_source;
 use super::util::{Lazy, shader_module, storage_entry, uniform_entry};
 use crate::bake::Aabb;
@@ -33,6 +43,61 @@ pub fn aabb_in_frustum(planes: &[Vec4; 6], aabb: &Aabb) -> bool {
     })
 }
 
+/// The frusta a frame's GPU culling tests each box against: the camera's, and the light's when
+/// the frame draws a shadow map. On the CPU, [`CullFrusta::keeps`] is the twin of the two lists
+/// together: what a host must upload for the frame to draw everything it would.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CullFrusta {
+    /// The camera's planes (as [`Camera::frustum_planes`](super::Camera::frustum_planes)
+    /// gives them): its list feeds the main pass.
+    pub camera: [Vec4; 6],
+    /// The light's planes, from [`Scene::light_view_projection`]: its list feeds the shadow
+    /// pass; `None` (no shadow map) leaves that list empty.
+    pub light: Option<[Vec4; 6]>,
+}
+
+impl CullFrusta {
+    /// The frusta `scene` is culled against.
+    pub fn of(scene: &Scene<'_>) -> Self {
+        Self {
+            camera: scene.camera.frustum_planes(),
+            light: scene.light_view_projection().map(|m| frustum_planes(&m)),
+        }
+    }
+
+    /// Whether culling keeps `aabb` in either list: it may be seen, or may cast a shadow into
+    /// the view ([`aabb_in_frustum`] against either frustum).
+    pub fn keeps(&self, aabb: &Aabb) -> bool {
+        aabb_in_frustum(&self.camera, aabb)
+            || self
+                .light
+                .as_ref()
+                .is_some_and(|light| aabb_in_frustum(light, aabb))
+    }
+}
+
+/// Which of a batch's two per-page lists (and their indirect draws) a pass draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawList {
+    /// Instances in the camera's frustum: the main pass.
+    Camera,
+    /// Instances in the light's frustum: the shadow pass.
+    Light,
+}
+
+impl DrawList {
+    /// Both lists, in [`DrawList::index`] order.
+    pub(crate) const BOTH: [DrawList; 2] = [DrawList::Camera, DrawList::Light];
+
+    /// 0 for the camera's list, 1 for the light's: where per-list arrays keep it.
+    pub(crate) fn index(self) -> usize {
+        match self {
+            DrawList::Camera => 0,
+            DrawList::Light => 1,
+        }
+    }
+}
+
 /// The culling kernel's layout and pipeline.
 #[derive(Debug)]
 pub(crate) struct CullPass {
@@ -51,6 +116,8 @@ impl CullPass {
                 uniform_entry(2, c, std::mem::size_of::<CullParams>() as u64),
                 storage_entry(3, c, false, 4),
                 storage_entry(4, c, false, std::mem::size_of::<DrawIndexedArgs>() as u64),
+                storage_entry(5, c, false, 4),
+                storage_entry(6, c, false, std::mem::size_of::<DrawIndexedArgs>() as u64),
             ],
         });
         Self {

@@ -263,20 +263,25 @@ impl StaticInstance {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullParams {
-    /// Frustum planes (xyz inward normal, w distance): left, right, bottom, top, near, far.
+    /// Camera frustum planes (xyz inward normal, w distance): left, right, bottom, top, near,
+    /// far. They fill the camera's list, which the main pass draws.
     pub planes: [[f32; 4]; 6],
+    /// The light's (shadow map's) frustum planes, in the same order. When `light_list` is 1
+    /// they fill the light's list, which the shadow pass draws.
+    pub light_planes: [[f32; 4]; 6],
     /// Instances of the batch.
     pub instance_count: u32,
-    /// Indirect draws fed (one per mesh).
+    /// Indirect draws fed per list (one per mesh).
     pub draw_count: u32,
     /// Workgroups per row of the dispatch grid.
     pub grid_width: u32,
-    /// Padding.
-    pub pad: u32,
+    /// 1 to fill the light's list too, 0 to leave it empty.
+    pub light_list: u32,
 }
 
-const _: () = assert!(size_of::<CullParams>() == 112);
-const _: () = assert!(offset_of!(CullParams, instance_count) == 96);
+const _: () = assert!(size_of::<CullParams>() == 208);
+const _: () = assert!(offset_of!(CullParams, light_planes) == 96);
+const _: () = assert!(offset_of!(CullParams, instance_count) == 192);
 
 /// Arguments of one `draw_indexed_indirect`. Twin of `DrawArgs` (whose instance count is
 /// atomic) and of `wgpu::util::DrawIndexedIndirectArgs`.
@@ -484,10 +489,11 @@ mod tests {
             size_of::<CullParams>(),
             &[
                 ("planes", offset_of!(CullParams, planes)),
+                ("light_planes", offset_of!(CullParams, light_planes)),
                 ("instance_count", offset_of!(CullParams, instance_count)),
                 ("draw_count", offset_of!(CullParams, draw_count)),
                 ("grid_width", offset_of!(CullParams, grid_width)),
-                ("pad", offset_of!(CullParams, pad)),
+                ("light_list", offset_of!(CullParams, light_list)),
             ],
         );
         check(

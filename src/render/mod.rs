@@ -76,7 +76,7 @@ pub use batch::{SkinnedBatch, SkinnedBatchDesc};
 pub use bones::{BoneOverlay, bind_space_origins};
 pub use camera::{Camera, DirectionalLight, ShadowSettings, bounding_sphere, frustum_planes};
 pub use capture::{RgbaImage, read_buffer, read_texture_rgba8};
-pub use cull::{CULL_WORKGROUP_SIZE, aabb_in_frustum};
+pub use cull::{CULL_WORKGROUP_SIZE, CullFrusta, aabb_in_frustum};
 pub use error::RenderError;
 pub use layout::{
     BoneParams, CullParams, DrawIndexedArgs, FrameUniforms, MeshParams, PreskinParams,

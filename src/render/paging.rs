@@ -6,12 +6,14 @@
 //! instance list into pages ([`plan_pages`]): greedy over the list in order, a page is a run of
 //! consecutive instances whose palette blocks lie in one aligned palette window and whose boxes
 //! lie in one aligned AABB window, and whose instance, visible-list and pre-skinned regions fit
-//! one binding. Each page gets its own aligned region of the batch's instance, visible-list,
-//! indirect-draw and pre-skinned buffers, and its instances are stored with offsets relative to
+//! one binding. Each page gets its own aligned regions of the batch's instance, visible-list and
+//! indirect-draw buffers (two of the last two: the camera's list and the light's) and of the
+//! pre-skinned buffers, and its instances are stored with offsets relative to
 //! its windows, so the shaders index every binding from 0.
 
 use std::mem::size_of;
 
+use super::cull::DrawList;
 use super::error::RenderError;
 use super::layout::{DrawIndexedArgs, SkinnedInstance, StaticVertex};
 use super::skinning::PALETTE_ENTRY_SIZE;
@@ -191,11 +193,32 @@ pub(crate) struct Page {
     pub(crate) palette_base: u64,
     pub(crate) aabb_base: u64,
     /// Byte offsets of the page's regions in the instance, visible-list and indirect-draw
-    /// buffers and (per mesh, when pre-skinning) the pre-skinned vertex buffers.
+    /// buffers (the camera's list and draws, then the light's) and (per mesh, when
+    /// pre-skinning) the pre-skinned vertex buffers.
     pub(crate) instances_at: u64,
     pub(crate) visible_at: u64,
     pub(crate) draws_at: u64,
+    pub(crate) light_visible_at: u64,
+    pub(crate) light_draws_at: u64,
     pub(crate) preskin_at: Vec<u64>,
+}
+
+impl Page {
+    /// Byte offset of the page's visible list `list` in the visible-list buffer.
+    pub(crate) fn visible_at_of(&self, list: DrawList) -> u64 {
+        match list {
+            DrawList::Camera => self.visible_at,
+            DrawList::Light => self.light_visible_at,
+        }
+    }
+
+    /// Byte offset of the page's indirect draws of `list` in the indirect-draw buffer.
+    pub(crate) fn draws_at_of(&self, list: DrawList) -> u64 {
+        match list {
+            DrawList::Camera => self.draws_at,
+            DrawList::Light => self.light_draws_at,
+        }
+    }
 }
 
 /// The bytes each paged buffer must hold.
@@ -333,6 +356,8 @@ pub(crate) fn plan_pages(
             instances_at: region(&mut bytes.instances, count * INSTANCE_SIZE),
             visible_at: region(&mut bytes.visible, count * VISIBLE_SIZE),
             draws_at: region(&mut bytes.draws, inputs.draw_count * DRAW_SIZE),
+            light_visible_at: region(&mut bytes.visible, count * VISIBLE_SIZE),
+            light_draws_at: region(&mut bytes.draws, inputs.draw_count * DRAW_SIZE),
             preskin_at,
         });
     }
@@ -392,9 +417,18 @@ mod tests {
             next += page.count;
             assert_eq!(page.palette_base * PALETTE_ENTRY_SIZE % 256, 0);
             assert_eq!(page.aabb_base * AABB_SIZE % 256, 0);
-            for at in [page.instances_at, page.visible_at, page.draws_at] {
+            let regions = [
+                page.instances_at,
+                page.visible_at,
+                page.draws_at,
+                page.light_visible_at,
+                page.light_draws_at,
+            ];
+            for at in regions {
                 assert_eq!(at % 256, 0);
             }
+            assert!(page.light_visible_at >= page.visible_at + u64::from(page.count) * 4);
+            assert!(page.light_draws_at >= page.draws_at + 2 * DRAW_SIZE);
             for k in 0..page.count as usize {
                 let source = list[page.first as usize + k];
                 let stored = plan.staged[(page.instances_at / INSTANCE_SIZE) as usize + k];

@@ -1,13 +1,14 @@
 //! The renderer: every pass's layouts and pipelines for one device, and the frame it records
-//! from a [`Scene`]: visibility (GPU culling) and pre-skinning dispatches, the shadow pass, then
-//! the main pass (static meshes, skinned batches, bone overlays).
+//! from a [`Scene`]: visibility (GPU culling, for the camera and the light) and pre-skinning
+//! dispatches, the shadow pass, then the main pass (static meshes, skinned batches, bone
+//! overlays).
 
-use glam::Vec3;
+use glam::{Mat4, Vec3};
 
 use super::batch::SkinnedBatch;
 use super::bones::{BoneOverlay, BonePass};
 use super::camera::{Camera, DirectionalLight, ShadowSettings};
-use super::cull::CullPass;
+use super::cull::{CullFrusta, CullPass, DrawList};
 use super::error::{RenderError, capture};
 use super::layout::FrameUniforms;
 use super::paging::BindingLimits;
@@ -62,8 +63,9 @@ pub struct Scene<'a> {
     /// Skin each vertex once in a compute pass and let the shadow and main passes read the
     /// result (needs batches created with `preskin`), instead of skinning in both vertex stages.
     pub preskin: bool,
-    /// Cull instances against the camera frustum on the GPU. The shadow pass draws the same
-    /// visible list, so casters outside the view cast no shadow.
+    /// Cull instances on the GPU: against the camera's frustum for the main pass and, with a
+    /// shadow map, against the light's ([`Scene::light_view_projection`]) for the shadow pass,
+    /// so a character outside the view still casts its shadow into it.
     pub cull: bool,
 }
 
@@ -90,12 +92,15 @@ impl<'a> Scene<'a> {
         }
     }
 
+    /// The light's world-to-clip matrix when the scene has a shadow map: the frustum the shadow
+    /// map covers, and the one its casters are culled against.
+    pub fn light_view_projection(&self) -> Option<Mat4> {
+        self.shadow.map(|s| self.light.view_projection(&s.bounds))
+    }
+
     /// The frame uniforms of this scene on `target`.
     pub fn frame_uniforms(&self, target: &RenderTarget) -> FrameUniforms {
-        let light_view_proj = self
-            .shadow
-            .map(|s| self.light.view_projection(&s.bounds))
-            .unwrap_or_default();
+        let light_view_proj = self.light_view_projection().unwrap_or_default();
         let direction = self.light.direction.try_normalize().unwrap_or(Vec3::NEG_Y);
         FrameUniforms {
             view_proj: self.camera.view_projection().to_cols_array_2d(),
@@ -209,9 +214,9 @@ impl Renderer {
             0,
             bytemuck::bytes_of(&scene.frame_uniforms(target)),
         );
-        let planes = scene.camera.frustum_planes();
+        let frusta = CullFrusta::of(scene);
         for batch in scene.skinned {
-            batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&planes))?;
+            batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&frusta))?;
             if scene.preskin {
                 batch.encode_preskin(device, encoder, self, scene.skinning)?;
             }
@@ -242,7 +247,7 @@ impl Renderer {
             }
             if let Some(pipeline) = skinned_shadow {
                 for batch in scene.skinned {
-                    batch.draw(&mut pass, pipeline, source);
+                    batch.draw(&mut pass, pipeline, source, DrawList::Light);
                 }
             }
         }
@@ -279,7 +284,7 @@ impl Renderer {
         }
         if let Some(pipeline) = skinned_main {
             for batch in scene.skinned {
-                batch.draw(&mut pass, pipeline, source);
+                batch.draw(&mut pass, pipeline, source, DrawList::Camera);
             }
         }
         if let Some(pipeline) = bones {

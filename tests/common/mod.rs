@@ -143,3 +143,164 @@ pub fn headless_gpu(what: &str) -> Option<sinew::GpuContext> {
         }
     }
 }
+
+/// A crowd for comparing evaluations bit for bit: `count` instances of the shipped humanoid
+/// and the synthetic 64-joint rig, interleaved (so the fast evaluator's groups of four hold
+/// mixed and partial lanes), each with its own clips and times: cross-fades, masked overrides,
+/// additive layers (masked and not), partial weights, rest poses, root-motion holds, rotated
+/// and scaled worlds, and palette blocks with gaps in scrambled order. Returns the rigs, the
+/// masks, the records and the palette length.
+pub fn mixed_crowd(
+    count: usize,
+) -> (
+    Vec<sinew::Rig>,
+    Vec<sinew::JointMask>,
+    Vec<sinew::InstanceRecord>,
+    usize,
+) {
+    use sinew::{BlendMode, InstanceRecord, JointMask, Layer};
+    let rig_of = |path: &str| {
+        let asset = sinew::import_file(repo().join(path)).unwrap();
+        sinew::bake_rigs(&asset).unwrap().remove(0)
+    };
+    let rigs = vec![
+        rig_of("assets/humanoid.glb"),
+        rig_of("assets/synthetic/rig64.glb"),
+    ];
+    let upper = JointMask::from_subtrees(&rigs[0].skeleton, &["Spine1"]).unwrap();
+    let masks = vec![
+        upper.inverted(),
+        upper,
+        JointMask::uniform(&rigs[0].skeleton, 0.5),
+        JointMask::uniform(&rigs[1].skeleton, 0.3),
+    ];
+    let mut rng = Rng(0x5eed);
+    let mut blocks = Vec::with_capacity(count);
+    let mut offset = 0u32;
+    for i in 0..count {
+        let rig = usize::from(i % 5 == 3);
+        blocks.push((offset, rig));
+        offset += rigs[rig].joint_count() as u32 + (i % 3) as u32;
+    }
+    // Scramble which record gets which palette block.
+    for i in (1..blocks.len()).rev() {
+        blocks.swap(i, rng.below(i + 1));
+    }
+    let records = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, &(offset, rig))| {
+            let clips = rigs[rig].clips.clip_count() as u32;
+            let clip = |rng: &mut Rng| rng.below(clips as usize) as u32;
+            let layer = |rng: &mut Rng, weight: f32, mask, mode| Layer {
+                clip: clip(rng),
+                time: rng.range(0.0, 2.0),
+                weight,
+                mask,
+                mode,
+            };
+            let (own, mask) = if rig == 0 {
+                (Some(rng.below(3) as u32), 0)
+            } else {
+                (Some(3), 3)
+            };
+            let layers = match i % 6 {
+                0 => vec![],
+                1 => vec![layer(&mut rng, 1.0, None, BlendMode::Override)],
+                2 => vec![
+                    layer(&mut rng, 1.0, None, BlendMode::Override),
+                    layer(&mut rng, 0.35, None, BlendMode::Override),
+                ],
+                3 => vec![
+                    layer(&mut rng, 1.0, None, BlendMode::Override),
+                    layer(&mut rng, 1.0, own, BlendMode::Override),
+                    layer(&mut rng, 0.6, None, BlendMode::Additive),
+                ],
+                4 => vec![
+                    layer(&mut rng, 0.7, None, BlendMode::Override),
+                    layer(&mut rng, 0.5, Some(mask), BlendMode::Additive),
+                ],
+                _ => vec![
+                    layer(&mut rng, 1.0, None, BlendMode::Override),
+                    layer(&mut rng, 0.4, None, BlendMode::Override),
+                    layer(&mut rng, 1.0, own, BlendMode::Additive),
+                    layer(&mut rng, 0.25, None, BlendMode::Additive),
+                ],
+            };
+            let world = glam::Affine3A::from_scale_rotation_translation(
+                glam::Vec3::splat(rng.range(0.8, 1.25)),
+                glam::Quat::from_rotation_y(rng.range(-3.1, 3.1)),
+                glam::Vec3::new(rng.range(-50.0, 50.0), 0.0, rng.range(-50.0, 50.0)),
+            );
+            let mut record = InstanceRecord::new(rig as u32, offset, &world, &layers).unwrap();
+            if i % 7 == 2 {
+                record.flags |= InstanceRecord::HOLD_ROOT_XZ | InstanceRecord::HOLD_ROOT_YAW;
+            }
+            record
+        })
+        .collect();
+    (rigs, masks, records, offset as usize)
+}
+
+/// Runs `evaluate` (into a palette of `palette_len` identity entries and `boxes` empty boxes)
+/// inside rayon thread pools of 1, 2, 3 and again 1 thread, and asserts that every run gives
+/// the first one's palette and boxes bit for bit (`to_bits`), and that most of the palette and
+/// every box were written.
+pub fn assert_same_bits_for_any_thread_count(
+    palette_len: usize,
+    boxes: usize,
+    mut evaluate: impl FnMut(&mut [sinew::Mat3x4Rows], &mut [sinew::Aabb]) + Send,
+) {
+    let bits = |palette: &[sinew::Mat3x4Rows], aabbs: &[sinew::Aabb]| -> (Vec<u32>, Vec<u32>) {
+        let palette = palette
+            .iter()
+            .flat_map(|m| m.rows.iter().flatten().map(|x| x.to_bits()))
+            .collect();
+        let boxes = aabbs
+            .iter()
+            .flat_map(|b| b.min.iter().chain(&b.max).map(|x| x.to_bits()))
+            .collect();
+        (palette, boxes)
+    };
+    let mut runs = Vec::new();
+    for threads in [1, 2, 3, 1] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        runs.push(pool.install(|| {
+            assert_eq!(rayon::current_num_threads(), threads);
+            let mut palette = vec![sinew::Mat3x4Rows::IDENTITY; palette_len];
+            let mut aabbs = vec![sinew::Aabb::EMPTY; boxes];
+            evaluate(&mut palette, &mut aabbs);
+            bits(&palette, &aabbs)
+        }));
+    }
+    let (palette, aabbs) = &runs[0];
+    let identity = bits(&[sinew::Mat3x4Rows::IDENTITY], &[]).0;
+    let posed = palette
+        .chunks(12)
+        .filter(|m| *m != identity.as_slice())
+        .count();
+    assert!(
+        posed > palette_len / 2,
+        "only {posed} of {palette_len} entries posed"
+    );
+    let empty = bits(&[], &[sinew::Aabb::EMPTY]).1;
+    assert!(
+        aabbs.chunks(8).all(|b| b != empty.as_slice()),
+        "a box was left empty"
+    );
+    for (run, (p, b)) in runs.iter().enumerate().skip(1) {
+        let first = p.iter().zip(palette).position(|(x, y)| x != y);
+        assert_eq!(
+            first, None,
+            "run {run}: palette bits differ, first at float {first:?}"
+        );
+        let first = b.iter().zip(aabbs).position(|(x, y)| x != y);
+        assert_eq!(
+            first, None,
+            "run {run}: box bits differ, first at float {first:?}"
+        );
+    }
+}

@@ -1,9 +1,12 @@
-// GPU frustum culling. Assembled after layout.wgsl.
+// GPU frustum culling, for the camera and the light in one dispatch. Assembled after
+// layout.wgsl.
 //
-// One invocation per instance of a page of a batch tests the instance's animated AABB against
-// the six frustum planes and appends the visible ones (page-local indices) to `visible`; the
-// slot comes from an atomic increment of the page's first indirect draw's instance count, and
-// every other draw of the page (one per mesh) counts the same instances. Every binding is the
+// One invocation per instance of a page of a batch reads the instance's animated AABB once and
+// tests it against the camera's six frustum planes and (when `params.light_list` is 1) the
+// light's, appending the instance (its page-local index) to each list whose frustum it may
+// touch: `visible` (drawn by the main pass) and `light_visible` (drawn by the shadow pass). A
+// list's slot comes from an atomic increment of the page's first indirect draw of that list, and
+// every other draw of the list (one per mesh) counts the same instances. Every binding is the
 // page's window or region. CPU twin: `aabb_in_frustum` in src/render/cull.rs.
 
 @group(0) @binding(0) var<storage, read> instances: array<SkinnedInstance>;
@@ -11,17 +14,21 @@
 @group(0) @binding(2) var<uniform> params: CullParams;
 @group(0) @binding(3) var<storage, read_write> visible: array<u32>;
 @group(0) @binding(4) var<storage, read_write> draws: array<DrawArgs>;
+@group(0) @binding(5) var<storage, read_write> light_visible: array<u32>;
+@group(0) @binding(6) var<storage, read_write> light_draws: array<DrawArgs>;
 
 const WORKGROUP_SIZE: u32 = 64u;
 
-// Whether the box may be visible: false when it is empty (or NaN), or lies entirely on the
-// outer side of one plane. Conservative: a box near a frustum corner can pass all six planes.
-fn aabb_in_frustum(b: Aabb) -> bool {
-    if (!(b.min.x <= b.max.x && b.min.y <= b.max.y && b.min.z <= b.max.z)) {
-        return false;
-    }
+// Whether the non-empty box `b` may touch the camera's frustum (`light` false) or the light's:
+// false when it lies entirely on the outer side of one plane. Conservative: a box near a frustum
+// corner can pass all six. The planes are read from the uniform where they are (a private copy
+// indexed at run time is slow on some drivers).
+fn aabb_in_frustum(b: Aabb, light: bool) -> bool {
     for (var i = 0u; i < 6u; i++) {
-        let plane = params.planes[i];
+        var plane = params.planes[i];
+        if (light) {
+            plane = params.light_planes[i];
+        }
         let corner = select(b.min.xyz, b.max.xyz, plane.xyz >= vec3<f32>(0.0));
         if (dot(plane.xyz, corner) + plane.w < 0.0) {
             return false;
@@ -40,18 +47,36 @@ fn cull(
         return;
     }
     let a = instances[i].aabb_index;
-    if (a >= arrayLength(&aabbs) || !aabb_in_frustum(aabbs[a])) {
+    if (a >= arrayLength(&aabbs)) {
         return;
     }
-    let draw_count = min(params.draw_count, arrayLength(&draws));
-    if (draw_count == 0u) {
+    let b = aabbs[a];
+    // Empty or NaN boxes are in no list.
+    if (!(b.min.x <= b.max.x && b.min.y <= b.max.y && b.min.z <= b.max.z)) {
         return;
     }
-    let slot = atomicAdd(&draws[0].instance_count, 1u);
-    if (slot < arrayLength(&visible)) {
-        visible[slot] = i;
+    if (aabb_in_frustum(b, false)) {
+        let draw_count = min(params.draw_count, arrayLength(&draws));
+        if (draw_count > 0u) {
+            let slot = atomicAdd(&draws[0].instance_count, 1u);
+            if (slot < arrayLength(&visible)) {
+                visible[slot] = i;
+            }
+            for (var d = 1u; d < draw_count; d++) {
+                atomicAdd(&draws[d].instance_count, 1u);
+            }
+        }
     }
-    for (var d = 1u; d < draw_count; d++) {
-        atomicAdd(&draws[d].instance_count, 1u);
+    if (params.light_list == 1u && aabb_in_frustum(b, true)) {
+        let draw_count = min(params.draw_count, arrayLength(&light_draws));
+        if (draw_count > 0u) {
+            let slot = atomicAdd(&light_draws[0].instance_count, 1u);
+            if (slot < arrayLength(&light_visible)) {
+                light_visible[slot] = i;
+            }
+            for (var d = 1u; d < draw_count; d++) {
+                atomicAdd(&light_draws[d].instance_count, 1u);
+            }
+        }
     }
 }

@@ -85,14 +85,18 @@ struct Aabb {
 
 // The culling kernel's inputs.
 struct CullParams {
-    // Frustum planes (xyz normal pointing inside, w distance): left, right, bottom, top, near, far.
+    // Camera frustum planes (xyz normal pointing inside, w distance): left, right, bottom, top,
+    // near, far. They fill the camera's list (the main pass).
     planes: array<vec4<f32>, 6>,
+    // The light's (shadow map's) frustum planes, same order: the light's list (the shadow pass).
+    light_planes: array<vec4<f32>, 6>,
     instance_count: u32,
-    // Indirect draws fed by the kernel: one per mesh of the batch.
+    // Indirect draws fed by the kernel per list: one per mesh of the batch.
     draw_count: u32,
     // Workgroups per row of the 2D dispatch grid.
     grid_width: u32,
-    pad: u32,
+    // 1 to fill the light's list too, 0 to leave it empty.
+    light_list: u32,
 }
 
 // `wgpu::util::DrawIndexedIndirectArgs`, with the instance count counted up atomically.

@@ -1,11 +1,11 @@
 //! The crowd's rendered frame: framed on the front of the crowd, drawn from the evaluator's
-//! palette (the GPU's, or the CPU's culled on the CPU and uploaded for the characters in view)
-//! with GPU culling and shadows, and saved as a PNG.
+//! palette (the GPU's, or the CPU's culled on the CPU and uploaded for the characters in view
+//! or in the shadow map's frustum) with GPU culling and shadows, and saved as a PNG.
 
 use glam::Vec3;
 use sinew::render::{
-    Camera, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
-    SkinnedInstance, StaticMesh, aabb_in_frustum, bounding_sphere,
+    Camera, CullFrusta, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch,
+    SkinnedBatchDesc, SkinnedInstance, StaticMesh, aabb_in_frustum, bounding_sphere,
 };
 use sinew::{Aabb, GpuBackend, GpuContext, Rig};
 
@@ -72,6 +72,22 @@ pub(super) fn render_last_frame(
         front.merge(b);
     }
     let camera = Camera::frame_aabb(&front, Vec3::new(0.35, 0.3, 1.0), 0.7, target.aspect());
+    // The shadow map covers the characters in view (and the ground around them), not the whole
+    // crowd: fine enough to resolve their shadows, and its frustum, the light's, takes in the
+    // characters just outside the view whose shadows fall into it.
+    let planes = camera.frustum_planes();
+    let mut in_view = Aabb::EMPTY;
+    for b in bounds.iter().filter(|b| aabb_in_frustum(&planes, b)) {
+        in_view.merge(b);
+    }
+    let lit = Scene {
+        shadow: Some(ShadowSettings::covering(if in_view.is_empty() {
+            all
+        } else {
+            in_view
+        })),
+        ..Scene::new(camera)
+    };
 
     let tint = |i: usize| TINTS[i % TINTS.len()];
     let uploaded;
@@ -88,10 +104,11 @@ pub(super) fn render_last_frame(
         }
         (None, Some(pose)) => {
             // The CPU evaluator's palette is in memory: cull on the CPU (the twin of the GPU
-            // test) and upload only the characters in view, packed, rather than every palette.
-            let planes = camera.frustum_planes();
+            // test) and upload only the characters in view or casting a shadow (in the light's
+            // frustum), packed, rather than every palette.
+            let frusta = CullFrusta::of(&lit);
             let visible: Vec<usize> = (0..records.len())
-                .filter(|&i| aabb_in_frustum(&planes, &bounds[i]))
+                .filter(|&i| frusta.keeps(&bounds[i]))
                 .collect();
             if visible.is_empty() {
                 return Err(nothing(out, "no character is in view").into());
@@ -147,10 +164,9 @@ pub(super) fn render_last_frame(
     let batches = [&batch];
     let statics = [&ground];
     let scene = Scene {
-        shadow: Some(ShadowSettings::covering(all)),
         skinned: &batches,
         statics: &statics,
-        ..Scene::new(camera)
+        ..lit
     };
     renderer.render(device, queue, &target, &scene)?;
     target.save_png(device, queue, out)?;

@@ -4,8 +4,10 @@
 //! The instances are drawn in pages ([`paging`](super::paging)): runs of consecutive instances
 //! whose palette blocks and boxes each lie in one storage-binding window. A page binds its
 //! windows and its own regions of the batch's buffers, and gets one culling dispatch, one
-//! pre-skinning dispatch per mesh and one indirect draw per mesh, whatever its instance count.
-//! A palette that fits one binding makes one page.
+//! pre-skinning dispatch per mesh and one indirect draw per mesh and pass, whatever its instance
+//! count. Culling fills two lists per page, each with its indirect draws: the instances in the
+//! camera's frustum (the main pass draws them) and those in the light's (the shadow pass). A
+//! palette that fits one binding makes one page.
 
 mod mesh;
 mod pages;
@@ -16,8 +18,7 @@ use self::pages::{PageGroups, PagedBuffers};
 
 use std::num::NonZeroU64;
 
-use glam::Vec4;
-
+use super::cull::{CullFrusta, DrawList};
 use super::error::{RenderError, capture, check_buffer_size};
 use super::layout::{
     CullParams, DrawIndexedArgs, MeshParams, PreskinParams, SkinnedInstance, SkinnedVertex,
@@ -148,28 +149,29 @@ impl SkinnedBatch {
                     limits.align(capacity * INSTANCE_SIZE),
                     STORAGE,
                 ),
+                // Two lists (the camera's and the light's) of one page.
                 visible: buffer_zeroed(
                     device,
                     &name("visible instances"),
-                    limits.align(capacity * VISIBLE_SIZE),
+                    2 * limits.align(capacity * VISIBLE_SIZE),
                     STORAGE | wgpu::BufferUsages::COPY_SRC,
                 ),
                 draws: buffer_zeroed(
                     device,
                     &name("indirect draws"),
-                    limits.align(meshes_len * DRAW_SIZE),
+                    2 * limits.align(meshes_len * DRAW_SIZE),
                     DRAWS,
                 ),
                 draws_reset: buffer_zeroed(
                     device,
                     &name("indirect draws reset"),
-                    limits.align(meshes_len * DRAW_SIZE),
+                    2 * limits.align(meshes_len * DRAW_SIZE),
                     COPY,
                 ),
                 draws_all: buffer_zeroed(
                     device,
                     &name("indirect draws, all instances"),
-                    limits.align(meshes_len * DRAW_SIZE),
+                    2 * limits.align(meshes_len * DRAW_SIZE),
                     COPY,
                 ),
                 cull_params: buffer_zeroed(
@@ -325,8 +327,11 @@ impl SkinnedBatch {
                         instance_count: if all { page.count } else { 0 },
                         ..Default::default()
                     };
-                    let at = (page.draws_at + m as u64 * DRAW_SIZE) as usize;
-                    bytes[at..at + DRAW_SIZE as usize].copy_from_slice(bytemuck::bytes_of(&args));
+                    for list in [page.draws_at, page.light_draws_at] {
+                        let at = (list + m as u64 * DRAW_SIZE) as usize;
+                        bytes[at..at + DRAW_SIZE as usize]
+                            .copy_from_slice(bytemuck::bytes_of(&args));
+                    }
                 }
             }
             bytes
@@ -363,31 +368,29 @@ impl SkinnedBatch {
         Ok(())
     }
 
-    /// Records this frame's visible lists and indirect arguments: GPU culling against `planes`
-    /// (one dispatch per page), or every instance when `planes` is `None`.
+    /// Records this frame's visible lists and indirect arguments: GPU culling against `frusta`
+    /// (one dispatch per page, filling the camera's list and, when `frusta` has the light's
+    /// planes, the light's; else that list is empty), or every instance in both lists when
+    /// `frusta` is `None`.
     pub(crate) fn encode_visibility(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         renderer: &Renderer,
-        planes: Option<&[Vec4; 6]>,
+        frusta: Option<&CullFrusta>,
     ) -> Result<(), RenderError> {
         if self.pages.is_empty() {
             return Ok(());
         }
         let b = &self.buffers;
-        let Some(planes) = planes else {
+        let Some(frusta) = frusta else {
             encoder.copy_buffer_to_buffer(&b.draws_all, 0, &b.draws, 0, self.bytes.draws);
             for page in &self.pages {
                 let size = u64::from(page.count) * VISIBLE_SIZE;
-                encoder.copy_buffer_to_buffer(
-                    &self.all_visible,
-                    0,
-                    &b.visible,
-                    page.visible_at,
-                    size,
-                );
+                for at in [page.visible_at, page.light_visible_at] {
+                    encoder.copy_buffer_to_buffer(&self.all_visible, 0, &b.visible, at, size);
+                }
             }
             return Ok(());
         };
@@ -400,11 +403,12 @@ impl SkinnedBatch {
                 dispatch_grid(u64::from(page.count), cull::CULL_WORKGROUP_SIZE);
             grids.push((x, y));
             let page_params = CullParams {
-                planes: planes.map(|p| p.to_array()),
+                planes: frusta.camera.map(|p| p.to_array()),
+                light_planes: frusta.light.unwrap_or_default().map(|p| p.to_array()),
                 instance_count: page.count,
                 draw_count: self.meshes.len() as u32,
                 grid_width,
-                pad: 0,
+                light_list: u32::from(frusta.light.is_some()),
             };
             params[p * stride..p * stride + CULL_PARAMS_SIZE as usize]
                 .copy_from_slice(bytemuck::bytes_of(&page_params));
@@ -459,15 +463,17 @@ impl SkinnedBatch {
         Ok(())
     }
 
-    /// Records the batch's draws (one indirect draw per mesh and page) into `pass`, whose
-    /// group 0 is already bound and whose pipeline is `pipeline`.
+    /// Records the batch's draws of `list` (one indirect draw per mesh and page) into `pass`,
+    /// whose group 0 is already bound and whose pipeline is `pipeline`.
     pub(crate) fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         pipeline: &wgpu::RenderPipeline,
         source: VertexSource,
+        list: DrawList,
     ) {
         let preskinned = source == VertexSource::Preskinned;
+        let l = list.index();
         pass.set_pipeline(pipeline);
         for (m, mesh) in self.meshes.iter().enumerate() {
             if !preskinned {
@@ -476,16 +482,16 @@ impl SkinnedBatch {
             pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
             for (page, groups) in self.pages.iter().zip(&self.groups) {
                 let group = match preskinned {
-                    false => &groups.draw[m],
+                    false => &groups.draw[m][l],
                     true => match groups.preskin.get(m) {
-                        Some((_, drawn)) => drawn,
+                        Some((_, drawn)) => &drawn[l],
                         None => continue,
                     },
                 };
                 pass.set_bind_group(1, group, &[]);
                 pass.draw_indexed_indirect(
                     &self.buffers.draws,
-                    page.draws_at + m as u64 * DRAW_SIZE,
+                    page.draws_at_of(list) + m as u64 * DRAW_SIZE,
                 );
             }
         }

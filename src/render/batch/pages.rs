@@ -7,18 +7,21 @@ use super::*;
 #[derive(Debug)]
 pub(super) struct PageGroups {
     pub(super) cull: wgpu::BindGroup,
-    /// Per mesh.
-    pub(super) draw: Vec<wgpu::BindGroup>,
-    /// Per mesh, when pre-skinning: the kernel's group and the pre-skinned draw's group.
-    pub(super) preskin: Vec<(wgpu::BindGroup, wgpu::BindGroup)>,
+    /// Per mesh, per list ([`DrawList::index`]).
+    pub(super) draw: Vec<[wgpu::BindGroup; 2]>,
+    /// Per mesh, when pre-skinning: the kernel's group and the pre-skinned draw's groups (per
+    /// list).
+    pub(super) preskin: Vec<(wgpu::BindGroup, [wgpu::BindGroup; 2])>,
 }
 
 /// The buffers split into page regions.
 #[derive(Debug)]
 pub(super) struct PagedBuffers {
     pub(super) instances: wgpu::Buffer,
+    /// Per page, the camera's list, then the light's.
     pub(super) visible: wgpu::Buffer,
-    /// Per page, one [`DrawIndexedArgs`] per mesh, fed to `draw_indexed_indirect`.
+    /// Per page, one [`DrawIndexedArgs`] per mesh for the camera's list, then as many for the
+    /// light's, fed to `draw_indexed_indirect`.
     pub(super) draws: wgpu::Buffer,
     /// The draws with instance count 0: copied into `draws` before culling.
     pub(super) draws_reset: wgpu::Buffer,
@@ -87,7 +90,9 @@ impl SkinnedBatch {
         let count = u64::from(page.count);
         let b = &self.buffers;
         let instances = (&b.instances, page.instances_at, count * INSTANCE_SIZE);
-        let visible = (&b.visible, page.visible_at, count * VISIBLE_SIZE);
+        let visible = |list: DrawList| (&b.visible, page.visible_at_of(list), count * VISIBLE_SIZE);
+        let draws_size = self.meshes.len() as u64 * DRAW_SIZE;
+        let draws = |list: DrawList| (&b.draws, page.draws_at_of(list), draws_size);
         let (palette_at, palette_size) =
             self.limits
                 .window_binding(page.palette_base, PALETTE_ENTRY_SIZE, self.palette.size());
@@ -95,7 +100,6 @@ impl SkinnedBatch {
         let (aabbs_at, aabbs_size) =
             self.limits
                 .window_binding(page.aabb_base, AABB_SIZE, self.aabbs.size());
-        let draws_size = self.meshes.len() as u64 * DRAW_SIZE;
         let label = |what: &str| format!("sinew {} page {p} {what}", self.label);
         let group = |layout: &wgpu::BindGroupLayout,
                      what: &str,
@@ -131,19 +135,28 @@ impl SkinnedBatch {
                         CULL_PARAMS_SIZE,
                     ),
                 ),
-                (3, visible),
-                (4, (&b.draws, page.draws_at, draws_size)),
+                (3, visible(DrawList::Camera)),
+                (4, draws(DrawList::Camera)),
+                (5, visible(DrawList::Light)),
+                (6, draws(DrawList::Light)),
             ],
         );
         let mut draw = Vec::new();
         let mut preskin = Vec::new();
         for (m, mesh) in self.meshes.iter().enumerate() {
             let params = (&mesh.params, 0, mesh.params.size());
-            draw.push(group(
-                &self.layouts.skin,
-                &format!("mesh {m} draw bind group"),
-                &[(0, palette), (1, instances), (2, visible), (3, params)],
-            ));
+            draw.push(DrawList::BOTH.map(|list| {
+                group(
+                    &self.layouts.skin,
+                    &format!("mesh {m} {list:?} list draw bind group"),
+                    &[
+                        (0, palette),
+                        (1, instances),
+                        (2, visible(list)),
+                        (3, params),
+                    ],
+                )
+            }));
             if let (Some(output), Some(&at)) = (&mesh.preskinned, page.preskin_at.get(m)) {
                 let output = (
                     output,
@@ -163,11 +176,13 @@ impl SkinnedBatch {
                         (4, output),
                     ],
                 );
-                let drawn = group(
-                    &self.layouts.preskinned,
-                    &format!("mesh {m} preskinned draw bind group"),
-                    &[(1, instances), (2, visible), (3, params), (4, output)],
-                );
+                let drawn = DrawList::BOTH.map(|list| {
+                    group(
+                        &self.layouts.preskinned,
+                        &format!("mesh {m} {list:?} list preskinned draw bind group"),
+                        &[(1, instances), (2, visible(list)), (3, params), (4, output)],
+                    )
+                });
                 preskin.push((kernel, drawn));
             }
         }
