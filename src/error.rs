@@ -183,6 +183,45 @@ pub enum ImportErrorKind {
         /// What was looked for.
         what: String,
     },
+    /// An index in raw data points past the end of what it indexes.
+    #[error("{object}: {what} {index} is out of range (there are {count})")]
+    IndexOutOfRange {
+        /// The object holding the index (a skin's joint, an animation channel, a vertex).
+        object: String,
+        /// What the index counts (`node`, `skin`, `skin joint`, `skeleton joint`).
+        what: &'static str,
+        /// The index found.
+        index: usize,
+        /// How many there are.
+        count: usize,
+    },
+    /// A track's value count is not what its key count and interpolation need (one value per
+    /// key, three for `CUBICSPLINE`).
+    #[error(
+        "animation {animation} channel {channel}: {times} {interpolation} key times need {expected} values, found {values}"
+    )]
+    ValueCount {
+        /// Animation index.
+        animation: usize,
+        /// Channel (track) index in the animation.
+        channel: usize,
+        /// The interpolation's glTF name.
+        interpolation: &'static str,
+        /// Number of key times.
+        times: usize,
+        /// Number of values needed.
+        expected: usize,
+        /// Number of values found.
+        values: usize,
+    },
+    /// A raw skinned mesh whose streams disagree or hold values that cannot be drawn.
+    #[error("mesh {mesh:?}: {reason}")]
+    Mesh {
+        /// The mesh's name.
+        mesh: String,
+        /// What is inconsistent.
+        reason: String,
+    },
 }
 
 impl ImportError {

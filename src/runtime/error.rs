@@ -21,6 +21,15 @@ pub enum RuntimeError {
         /// The clip asked for.
         clip: String,
     },
+    /// A rig whose parts disagree: clips or joint bounds that do not cover its skeleton's
+    /// joints, or skin joints outside it (a rig assembled by hand from its public fields).
+    #[error("rig {rig}: {reason}")]
+    InvalidRig {
+        /// The rig's name.
+        rig: String,
+        /// The disagreement.
+        reason: String,
+    },
     /// A clip whose duration is zero, negative or not finite: it cannot be looped or timed.
     #[error("clip {clip:?} of rig {rig} has zero length")]
     ZeroLengthClip {
