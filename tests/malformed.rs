@@ -1546,5 +1546,7 @@ fn matrix_with_a_zero_scale_axis_is_decomposable() {
 
 #[path = "malformed/constructors.rs"]
 mod constructors;
+#[path = "malformed/images.rs"]
+mod images;
 #[path = "malformed/rigs.rs"]
 mod rigs;

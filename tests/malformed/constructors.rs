@@ -2,8 +2,8 @@
 //! case starts from one small valid raw asset, breaks one thing, and checks that the
 //! constructor returns the typed error naming the file and the object, on a thread that must
 //! return (a hang or a panic fails the case). This file holds the asset, the runner, the valid
-//! cases, and the cases of `Skeleton::from_nodes` and `ClipLibrary::build`; `rigs.rs` holds the
-//! rest.
+//! cases, and the cases of `Skeleton::from_nodes` and `ClipLibrary::build`; `rigs.rs` and
+//! `images.rs` hold the rest.
 
 use std::sync::mpsc;
 
