@@ -1,9 +1,10 @@
 //! Every error sinew returns. Each one names the file, the object and the reason.
 
-use std::fmt;
+use thiserror::Error;
 
 /// A glTF file could not become raw animation data, or raw data could not be baked.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("{file}: {kind}")]
 pub struct ImportError {
     /// The file being read (or `"<memory>"` for data given in memory).
     pub file: String,
@@ -12,13 +13,16 @@ pub struct ImportError {
 }
 
 /// What went wrong while importing or baking.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
 pub enum ImportErrorKind {
     /// The file could not be read from disk.
+    #[error("cannot read file: {0}")]
     Io(String),
     /// The file is not valid glTF (bad JSON, bad GLB container, failed schema validation).
+    #[error("invalid glTF: {0}")]
     Gltf(String),
     /// A buffer is missing, unreadable or shorter than its declared length.
+    #[error("buffer {buffer}: {reason}")]
     Buffer {
         /// Index of the buffer.
         buffer: usize,
@@ -26,6 +30,7 @@ pub enum ImportErrorKind {
         reason: String,
     },
     /// An accessor reads outside its buffer view or buffer.
+    #[error("accessor {accessor} out of range: {reason}")]
     AccessorOutOfRange {
         /// Index of the accessor.
         accessor: usize,
@@ -33,6 +38,7 @@ pub enum ImportErrorKind {
         reason: String,
     },
     /// An accessor has a type or component type that the attribute does not allow.
+    #[error("accessor {accessor} used as {usage} has format {found}")]
     AccessorFormat {
         /// Index of the accessor.
         accessor: usize,
@@ -42,6 +48,7 @@ pub enum ImportErrorKind {
         found: String,
     },
     /// The scene's node graph is not a forest (a cycle, or a node with two parents).
+    #[error("node {node}: {reason}")]
     NodeGraph {
         /// Index of the offending node.
         node: usize,
@@ -49,11 +56,13 @@ pub enum ImportErrorKind {
         reason: String,
     },
     /// A node's `matrix` cannot be decomposed into translation, rotation and scale.
+    #[error("node {node}: matrix is not a translation-rotation-scale")]
     NonDecomposableMatrix {
         /// Index of the node.
         node: usize,
     },
     /// A skin has no joints or refers to its joints inconsistently.
+    #[error("skin {skin}: {reason}")]
     Skin {
         /// Index of the skin.
         skin: usize,
@@ -61,6 +70,9 @@ pub enum ImportErrorKind {
         reason: String,
     },
     /// A vertex names a joint that its skin does not have.
+    #[error(
+        "mesh {mesh} primitive {primitive} vertex {vertex}: joint index {joint} but the skin has {joint_count} joints"
+    )]
     JointIndex {
         /// Index of the mesh.
         mesh: usize,
@@ -74,6 +86,9 @@ pub enum ImportErrorKind {
         joint_count: usize,
     },
     /// A skinned vertex whose weights sum to zero (or are negative or not finite).
+    #[error(
+        "mesh {mesh} primitive {primitive} vertex {vertex}: skin weights sum to zero or are invalid"
+    )]
     ZeroWeights {
         /// Index of the mesh.
         mesh: usize,
@@ -83,6 +98,7 @@ pub enum ImportErrorKind {
         vertex: usize,
     },
     /// A primitive lacks an attribute skinning needs, or its attributes disagree in length.
+    #[error("mesh {mesh} primitive {primitive}: {reason}")]
     Primitive {
         /// Index of the mesh.
         mesh: usize,
@@ -92,6 +108,7 @@ pub enum ImportErrorKind {
         reason: String,
     },
     /// A rig has more joints than [`crate::MAX_JOINTS`].
+    #[error("{object} needs {count} joints; the limit is {limit}")]
     TooManyJoints {
         /// The skin, or the node set, being baked.
         object: String,
@@ -101,11 +118,15 @@ pub enum ImportErrorKind {
         limit: usize,
     },
     /// A value is NaN or infinite.
+    #[error("{object}: value is NaN or infinite")]
     NonFinite {
         /// The object holding it (a node, an animation channel, an inverse bind matrix).
         object: String,
     },
     /// Keyframe times are not strictly increasing, negative or not finite.
+    #[error(
+        "animation {animation} channel {channel}: key time {key} is not finite, negative or not strictly increasing"
+    )]
     KeyTimes {
         /// Animation index.
         animation: usize,
@@ -115,6 +136,9 @@ pub enum ImportErrorKind {
         key: usize,
     },
     /// A rotation key is a zero-length quaternion, which describes no rotation.
+    #[error(
+        "animation {animation} channel {channel}: rotation key {key} is a zero-length quaternion"
+    )]
     ZeroRotation {
         /// Animation index.
         animation: usize,
@@ -124,6 +148,7 @@ pub enum ImportErrorKind {
         key: usize,
     },
     /// A sampler's output count does not match its input count.
+    #[error("animation {animation} channel {channel}: {times} key times but {values} values")]
     KeyCount {
         /// Animation index.
         animation: usize,
@@ -135,6 +160,7 @@ pub enum ImportErrorKind {
         values: usize,
     },
     /// A clip has no keys, or all its keys sit at one instant.
+    #[error("animation {animation} ({name:?}) has zero length")]
     ZeroLengthClip {
         /// Clip (animation) index.
         animation: usize,
@@ -142,6 +168,7 @@ pub enum ImportErrorKind {
         name: String,
     },
     /// Two channels of one animation animate the same property of the same node.
+    #[error("animation {animation}: two channels animate {channel} of {target}")]
     DuplicateChannel {
         /// Animation index.
         animation: usize,
@@ -151,9 +178,49 @@ pub enum ImportErrorKind {
         channel: &'static str,
     },
     /// A clip or joint named by the caller does not exist.
+    #[error("{what} not found")]
     NotFound {
         /// What was looked for.
         what: String,
+    },
+    /// An index in raw data points past the end of what it indexes.
+    #[error("{object}: {what} {index} is out of range (there are {count})")]
+    IndexOutOfRange {
+        /// The object holding the index (a skin's joint, an animation channel, a vertex).
+        object: String,
+        /// What the index counts (`node`, `skin`, `skin joint`, `skeleton joint`).
+        what: &'static str,
+        /// The index found.
+        index: usize,
+        /// How many there are.
+        count: usize,
+    },
+    /// A track's value count is not what its key count and interpolation need (one value per
+    /// key, three for `CUBICSPLINE`).
+    #[error(
+        "animation {animation} channel {channel}: {times} {interpolation} key times need {expected} values, found {values}"
+    )]
+    ValueCount {
+        /// Animation index.
+        animation: usize,
+        /// Channel (track) index in the animation.
+        channel: usize,
+        /// The interpolation's glTF name.
+        interpolation: &'static str,
+        /// Number of key times.
+        times: usize,
+        /// Number of values needed.
+        expected: usize,
+        /// Number of values found.
+        values: usize,
+    },
+    /// A raw skinned mesh whose streams disagree or hold values that cannot be drawn.
+    #[error("mesh {mesh:?}: {reason}")]
+    Mesh {
+        /// The mesh's name.
+        mesh: String,
+        /// What is inconsistent.
+        reason: String,
     },
 }
 
@@ -166,101 +233,9 @@ impl ImportError {
     }
 }
 
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use ImportErrorKind::*;
-        write!(f, "{}: ", self.file)?;
-        match &self.kind {
-            Io(e) => write!(f, "cannot read file: {e}"),
-            Gltf(e) => write!(f, "invalid glTF: {e}"),
-            Buffer { buffer, reason } => write!(f, "buffer {buffer}: {reason}"),
-            AccessorOutOfRange { accessor, reason } => {
-                write!(f, "accessor {accessor} out of range: {reason}")
-            }
-            AccessorFormat {
-                accessor,
-                usage,
-                found,
-            } => write!(f, "accessor {accessor} used as {usage} has format {found}"),
-            NodeGraph { node, reason } => write!(f, "node {node}: {reason}"),
-            NonDecomposableMatrix { node } => {
-                write!(f, "node {node}: matrix is not a translation-rotation-scale")
-            }
-            Skin { skin, reason } => write!(f, "skin {skin}: {reason}"),
-            JointIndex {
-                mesh,
-                primitive,
-                vertex,
-                joint,
-                joint_count,
-            } => write!(
-                f,
-                "mesh {mesh} primitive {primitive} vertex {vertex}: joint index {joint} but the skin has {joint_count} joints"
-            ),
-            ZeroWeights {
-                mesh,
-                primitive,
-                vertex,
-            } => write!(
-                f,
-                "mesh {mesh} primitive {primitive} vertex {vertex}: skin weights sum to zero or are invalid"
-            ),
-            Primitive {
-                mesh,
-                primitive,
-                reason,
-            } => write!(f, "mesh {mesh} primitive {primitive}: {reason}"),
-            TooManyJoints {
-                object,
-                count,
-                limit,
-            } => write!(f, "{object} needs {count} joints; the limit is {limit}"),
-            NonFinite { object } => write!(f, "{object}: value is NaN or infinite"),
-            KeyTimes {
-                animation,
-                channel,
-                key,
-            } => write!(
-                f,
-                "animation {animation} channel {channel}: key time {key} is not finite, negative or not strictly increasing"
-            ),
-            ZeroRotation {
-                animation,
-                channel,
-                key,
-            } => write!(
-                f,
-                "animation {animation} channel {channel}: rotation key {key} is a zero-length quaternion"
-            ),
-            KeyCount {
-                animation,
-                channel,
-                times,
-                values,
-            } => write!(
-                f,
-                "animation {animation} channel {channel}: {times} key times but {values} values"
-            ),
-            ZeroLengthClip { animation, name } => {
-                write!(f, "animation {animation} ({name:?}) has zero length")
-            }
-            DuplicateChannel {
-                animation,
-                target,
-                channel,
-            } => write!(
-                f,
-                "animation {animation}: two channels animate {channel} of {target}"
-            ),
-            NotFound { what } => write!(f, "{what} not found"),
-        }
-    }
-}
-
-impl std::error::Error for ImportError {}
-
 /// A `.sinew` baked file could not be read.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("{file}: {kind}")]
 pub struct FormatError {
     /// The file being read.
     pub file: String,
@@ -269,13 +244,16 @@ pub struct FormatError {
 }
 
 /// What is wrong with a `.sinew` file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
 pub enum FormatErrorKind {
     /// The file could not be read or written.
+    #[error("cannot access file: {0}")]
     Io(String),
     /// The file does not start with the `.sinew` magic bytes.
+    #[error("not a .sinew file (bad magic)")]
     BadMagic,
     /// The file was written by a newer (or unknown) version of the format.
+    #[error("format version {found} is not supported (this build reads version {supported})")]
     UnsupportedVersion {
         /// Version in the file.
         found: u32,
@@ -283,11 +261,15 @@ pub enum FormatErrorKind {
         supported: u32,
     },
     /// The file ends before the data its header promises.
+    #[error("file is truncated while reading {what}")]
     Truncated {
         /// What was being read.
         what: String,
     },
     /// The checksum over the body does not match.
+    #[error(
+        "checksum mismatch (stored {stored:#018x}, computed {computed:#018x}): file is corrupted"
+    )]
     ChecksumMismatch {
         /// Checksum stored in the file.
         stored: u64,
@@ -295,6 +277,7 @@ pub enum FormatErrorKind {
         computed: u64,
     },
     /// A section decodes to data that violates the baked invariants.
+    #[error("section {section} is corrupt: {reason}")]
     Corrupt {
         /// The section.
         section: String,
@@ -303,33 +286,11 @@ pub enum FormatErrorKind {
     },
 }
 
-impl fmt::Display for FormatError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use FormatErrorKind::*;
-        write!(f, "{}: ", self.file)?;
-        match &self.kind {
-            Io(e) => write!(f, "cannot access file: {e}"),
-            BadMagic => write!(f, "not a .sinew file (bad magic)"),
-            UnsupportedVersion { found, supported } => write!(
-                f,
-                "format version {found} is not supported (this build reads version {supported})"
-            ),
-            Truncated { what } => write!(f, "file is truncated while reading {what}"),
-            ChecksumMismatch { stored, computed } => write!(
-                f,
-                "checksum mismatch (stored {stored:#018x}, computed {computed:#018x}): file is corrupted"
-            ),
-            Corrupt { section, reason } => write!(f, "section {section} is corrupt: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for FormatError {}
-
 /// Evaluation was asked for something the baked data does not have.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
 pub enum EvalError {
     /// A layer names a clip the rig does not have.
+    #[error("clip {clip} does not exist (the rig has {clip_count})")]
     NoSuchClip {
         /// The clip index asked for.
         clip: u32,
@@ -337,6 +298,7 @@ pub enum EvalError {
         clip_count: usize,
     },
     /// A layer names a mask that does not exist.
+    #[error("mask {mask} does not exist ({mask_count} masks)")]
     NoSuchMask {
         /// The mask index asked for.
         mask: u32,
@@ -344,6 +306,7 @@ pub enum EvalError {
         mask_count: usize,
     },
     /// An instance names a rig that does not exist.
+    #[error("rig {rig} does not exist ({rig_count} rigs)")]
     NoSuchRig {
         /// The rig index asked for.
         rig: u32,
@@ -351,11 +314,13 @@ pub enum EvalError {
         rig_count: usize,
     },
     /// More layers than [`crate::MAX_LAYERS`], or a layer weight or time that is not finite.
+    #[error("bad layer: {reason}")]
     BadLayer {
         /// Why the layer is rejected.
         reason: String,
     },
     /// Two instances' palette ranges overlap.
+    #[error("instance {instance}: palette offset {offset} overlaps another instance's block")]
     PaletteOverlap {
         /// Index of the instance whose range starts inside another's.
         instance: usize,
@@ -363,6 +328,7 @@ pub enum EvalError {
         offset: u32,
     },
     /// An output slice has the wrong length.
+    #[error("output holds {found} entries, {expected} needed")]
     OutputSize {
         /// Length needed.
         expected: usize,
@@ -371,36 +337,11 @@ pub enum EvalError {
     },
 }
 
-impl fmt::Display for EvalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NoSuchClip { clip, clip_count } => {
-                write!(f, "clip {clip} does not exist (the rig has {clip_count})")
-            }
-            Self::NoSuchMask { mask, mask_count } => {
-                write!(f, "mask {mask} does not exist ({mask_count} masks)")
-            }
-            Self::NoSuchRig { rig, rig_count } => {
-                write!(f, "rig {rig} does not exist ({rig_count} rigs)")
-            }
-            Self::BadLayer { reason } => write!(f, "bad layer: {reason}"),
-            Self::PaletteOverlap { instance, offset } => write!(
-                f,
-                "instance {instance}: palette offset {offset} overlaps another instance's block"
-            ),
-            Self::OutputSize { expected, found } => {
-                write!(f, "output holds {found} entries, {expected} needed")
-            }
-        }
-    }
-}
-
-impl std::error::Error for EvalError {}
-
 /// The GPU backend could not start, was given data it cannot hold, or wgpu reported an error.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
 pub enum GpuError {
     /// No adapter of the requested backends exists (no GPU and no software driver).
+    #[error("no GPU adapter for backends {backends}: {reason}")]
     NoAdapter {
         /// The backends that were searched, as `WGPU_BACKEND` spells them.
         backends: String,
@@ -408,8 +349,10 @@ pub enum GpuError {
         reason: String,
     },
     /// The adapter refused to create a device with the features and limits asked for.
+    #[error("the adapter refused to create a device: {0}")]
     RequestDevice(String),
     /// The data needs more of a device limit than the device has.
+    #[error("device limit {limit} is {available}, but the data needs {needed}")]
     LimitExceeded {
         /// The wgpu limit, by its field name.
         limit: &'static str,
@@ -419,14 +362,19 @@ pub enum GpuError {
         available: u64,
     },
     /// wgpu rejected a pipeline, bind group, buffer or dispatch (captured by an error scope).
+    #[error("wgpu validation error: {0}")]
     Validation(String),
     /// The device ran out of memory while creating a resource or running a pass.
+    #[error("GPU out of memory: {0}")]
     OutOfMemory(String),
     /// Reading a buffer back failed (mapping refused, device lost, or the wait timed out).
+    #[error("GPU readback failed: {0}")]
     Readback(String),
     /// An instance record names something the uploaded rigs and masks do not have.
-    Eval(EvalError),
+    #[error(transparent)]
+    Eval(#[from] EvalError),
     /// A palette block was freed twice, or never came from this palette.
+    #[error("palette block at {offset} ({len} entries) is not allocated")]
     BadBlock {
         /// First palette entry of the block.
         offset: u32,
@@ -435,49 +383,11 @@ pub enum GpuError {
     },
     /// An inverse bind matrix cannot be inverted, so the model matrix of its joint cannot be
     /// recovered from the palette.
+    #[error("rig {rig} joint {joint}: inverse bind matrix is singular")]
     SingularBind {
         /// Rig index.
         rig: u32,
         /// Joint index in the rig.
         joint: u32,
     },
-}
-
-impl fmt::Display for GpuError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NoAdapter { backends, reason } => {
-                write!(f, "no GPU adapter for backends {backends}: {reason}")
-            }
-            Self::RequestDevice(e) => write!(f, "the adapter refused to create a device: {e}"),
-            Self::LimitExceeded {
-                limit,
-                needed,
-                available,
-            } => write!(
-                f,
-                "device limit {limit} is {available}, but the data needs {needed}"
-            ),
-            Self::Validation(e) => write!(f, "wgpu validation error: {e}"),
-            Self::OutOfMemory(e) => write!(f, "GPU out of memory: {e}"),
-            Self::Readback(e) => write!(f, "GPU readback failed: {e}"),
-            Self::Eval(e) => e.fmt(f),
-            Self::BadBlock { offset, len } => write!(
-                f,
-                "palette block at {offset} ({len} entries) is not allocated"
-            ),
-            Self::SingularBind { rig, joint } => write!(
-                f,
-                "rig {rig} joint {joint}: inverse bind matrix is singular"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for GpuError {}
-
-impl From<EvalError> for GpuError {
-    fn from(e: EvalError) -> Self {
-        Self::Eval(e)
-    }
 }

@@ -3,6 +3,7 @@
 
 use glam::{Affine3A, Mat4};
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::bake::Rig;
 use crate::error::ImportError;
@@ -141,11 +142,13 @@ pub struct PoseRequest {
 }
 
 /// Errors of [`pose_report`].
-#[derive(Debug)]
+#[derive(Debug, Error)]
 pub enum PoseError {
     /// Baking the file failed.
-    Import(ImportError),
+    #[error(transparent)]
+    Import(#[from] ImportError),
     /// The animation index does not exist.
+    #[error("animation {index} does not exist (the file has {count})")]
     NoSuchAnimation {
         /// Index asked for.
         index: usize,
@@ -153,27 +156,8 @@ pub enum PoseError {
         count: usize,
     },
     /// The evaluator failed.
+    #[error("evaluation failed: {0}")]
     Evaluate(String),
-}
-
-impl std::fmt::Display for PoseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Import(e) => e.fmt(f),
-            Self::NoSuchAnimation { index, count } => {
-                write!(f, "animation {index} does not exist (the file has {count})")
-            }
-            Self::Evaluate(e) => write!(f, "evaluation failed: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for PoseError {}
-
-impl From<ImportError> for PoseError {
-    fn from(e: ImportError) -> Self {
-        Self::Import(e)
-    }
 }
 
 fn cols(a: &Affine3A) -> [f32; 16] {

@@ -2,6 +2,7 @@
 //! a panic or a wrong result. Each case starts from one small valid skinned and animated file,
 //! built here in memory, changes one thing, and checks the error's kind, its file name and that
 //! its text names the offending object. A byte-level fuzz pass checks that nothing panics.
+//! Hand-built raw data given straight to the public constructors is tried in `constructors`.
 
 mod common;
 
@@ -1538,3 +1539,14 @@ fn matrix_with_a_zero_scale_axis_is_decomposable() {
     let rebuilt = glam::Mat4::from(rest.to_affine()).to_cols_array();
     common::assert_matrix_close(&rebuilt, &matrix, "rest pose of the flattened root");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Public constructors given hand-built data (in files of their own, sharing `assert_kind!`).
+// ---------------------------------------------------------------------------------------------
+
+#[path = "malformed/constructors.rs"]
+mod constructors;
+#[path = "malformed/images.rs"]
+mod images;
+#[path = "malformed/rigs.rs"]
+mod rigs;

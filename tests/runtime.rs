@@ -1601,6 +1601,43 @@ fn invalid_inputs_are_typed_errors() {
     a.evaluate_cpu().unwrap();
 }
 
+/// Checks that `Animator::new` refuses `rig` (renamed `broken`, after a valid rig) with
+/// [`RuntimeError::InvalidRig`] naming it, its reason containing `needle`.
+fn invalid_rig(mut rig: Rig, needle: &str) {
+    let name = "broken".to_string();
+    rig.name = name.clone();
+    let err = Animator::new(vec![test_rig(), rig]).unwrap_err();
+    assert!(
+        matches!(&err, RuntimeError::InvalidRig { rig, reason } if *rig == name && reason.contains(needle)),
+        "expected InvalidRig naming {name:?} and {needle:?}, got {err:?}"
+    );
+    assert!(
+        err.to_string().contains(&name),
+        "message {err} names the rig"
+    );
+}
+
+#[test]
+fn animator_refuses_a_rig_whose_clips_cover_another_skeleton() {
+    let mut rig = test_rig();
+    rig.clips = Rig::from_nodes(&test_asset(), &[2], "spine").unwrap().clips;
+    invalid_rig(rig, "the clips cover 3 joints, the skeleton has 6");
+}
+
+#[test]
+fn animator_refuses_a_rig_with_too_few_joint_bounds() {
+    let mut rig = test_rig();
+    rig.joint_bounds.pop();
+    invalid_rig(rig, "5 joint bounds for 6 joints");
+}
+
+#[test]
+fn animator_refuses_a_rig_whose_skin_joint_lies_outside_its_skeleton() {
+    let mut rig = test_rig();
+    rig.skin_joints.push(40);
+    invalid_rig(rig, "skin joint 6 is joint 40");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Persistence
 // ---------------------------------------------------------------------------------------------

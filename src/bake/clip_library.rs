@@ -5,7 +5,7 @@ use glam::Vec4;
 
 use super::Skeleton;
 use crate::error::{ImportError, ImportErrorKind};
-use crate::import::{Channel, Interpolation, RawClip};
+use crate::import::{Channel, Interpolation, RawClip, RawTrack};
 
 /// Where one track's keys live. Keep in sync with `TrackDesc` in `wgsl/common/layout.wgsl`.
 #[repr(C)]
@@ -45,6 +45,11 @@ pub struct ClipLibrary {
 
 impl ClipLibrary {
     /// Bakes `clips`, whose track targets are joint indices of `skeleton`.
+    ///
+    /// Fails when a clip does not last a positive, finite time, a track targets a joint
+    /// `skeleton` does not have or a property another track of its clip animates, or a track's
+    /// keys are unusable: none, times that are not finite, negative or strictly increasing, not
+    /// one value per key (three for cubic splines), values that are not finite.
     pub fn build(skeleton: &Skeleton, clips: &[RawClip], file: &str) -> Result<Self, ImportError> {
         let durations: Vec<f32> = clips.iter().map(RawClip::duration).collect();
         Self::build_with_durations(skeleton, clips, &durations, file)
@@ -84,19 +89,8 @@ impl ClipLibrary {
                     });
                 }
             }
-            let duration = durations.get(c).copied().unwrap_or(0.0);
-            if duration <= 0.0 {
-                return Err(ImportError::new(
-                    file,
-                    ImportErrorKind::ZeroLengthClip {
-                        animation: c,
-                        name: clip.name.clone(),
-                    },
-                ));
-            }
             let mut seen = vec![false; joints * 3];
-            for track in &clip.tracks {
-                let slot = track.target * 3 + track.channel as usize;
+            for (k, track) in clip.tracks.iter().enumerate() {
                 if track.target >= joints {
                     return Err(ImportError::new(
                         file,
@@ -105,6 +99,8 @@ impl ClipLibrary {
                         },
                     ));
                 }
+                check_track(track, c, k, file)?;
+                let slot = track.target * 3 + track.channel as usize;
                 if std::mem::replace(&mut seen[slot], true) {
                     return Err(ImportError::new(
                         file,
@@ -124,6 +120,9 @@ impl ClipLibrary {
                 lib.times.extend_from_slice(&track.times);
                 lib.values.extend(track.values.iter().map(|v| v.to_array()));
             }
+            // After the keys: a clip's duration is usually its last key time.
+            let duration = durations.get(c).copied().unwrap_or(0.0);
+            check_duration(duration, c, &clip.name, file)?;
             lib.clips.push(ClipInfo {
                 name: clip.name.clone(),
                 duration,
@@ -219,4 +218,85 @@ impl ClipLibrary {
             })
             .collect()
     }
+}
+
+/// Checks a clip's length: positive and finite. `animation` and `name` name the clip in errors.
+pub(crate) fn check_duration(
+    duration: f32,
+    animation: usize,
+    name: &str,
+    file: &str,
+) -> Result<(), ImportError> {
+    if !duration.is_finite() {
+        return Err(ImportError::new(
+            file,
+            ImportErrorKind::NonFinite {
+                object: format!("animation {animation} duration"),
+            },
+        ));
+    }
+    if duration <= 0.0 {
+        return Err(ImportError::new(
+            file,
+            ImportErrorKind::ZeroLengthClip {
+                animation,
+                name: name.to_string(),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the keys of track `channel` of clip `animation`, as the importer does: at least one
+/// key, finite, non-negative and strictly increasing times, one value per key (three for
+/// cubic splines), finite values.
+pub(crate) fn check_track(
+    track: &RawTrack,
+    animation: usize,
+    channel: usize,
+    file: &str,
+) -> Result<(), ImportError> {
+    let fail = |kind| ImportError::new(file, kind);
+    let (times, values) = (track.times.len(), track.values.len());
+    if times == 0 {
+        return Err(fail(ImportErrorKind::KeyCount {
+            animation,
+            channel,
+            times,
+            values,
+        }));
+    }
+    if let Some(key) = track
+        .times
+        .iter()
+        .enumerate()
+        .position(|(k, &t)| !t.is_finite() || t < 0.0 || (k > 0 && t <= track.times[k - 1]))
+    {
+        return Err(fail(ImportErrorKind::KeyTimes {
+            animation,
+            channel,
+            key,
+        }));
+    }
+    let per_key = if track.interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    if values != times * per_key {
+        return Err(fail(ImportErrorKind::ValueCount {
+            animation,
+            channel,
+            interpolation: track.interpolation.name(),
+            times,
+            expected: times * per_key,
+            values,
+        }));
+    }
+    if !track.values.iter().all(|v| v.is_finite()) {
+        return Err(fail(ImportErrorKind::NonFinite {
+            object: format!("animation {animation} channel {channel} key values"),
+        }));
+    }
+    Ok(())
 }

@@ -42,7 +42,7 @@ mod container;
 mod decode;
 mod encode;
 mod section;
-mod validate;
+pub(super) mod validate;
 
 pub use checksum::checksum;
 

@@ -1,7 +1,9 @@
 //! Clips from another file applied to an existing rig, matched by joint name.
 
 use super::Rig;
-use crate::error::ImportError;
+use super::clip_library::{check_duration, check_track};
+use super::rig::check_target;
+use crate::error::{ImportError, ImportErrorKind};
 use crate::import::{Channel, RawAsset, RawClip, RawTrack};
 
 /// A channel of the source file that no joint of the rig is named after.
@@ -24,19 +26,41 @@ pub struct RetargetReport {
 
 /// Returns `rig` with every clip of `source` appended to its clip library, tracks matched to
 /// joints by node name, plus the channels that matched nothing.
+///
+/// Fails when a source track targets a node `source` does not have, two source tracks of one
+/// clip land on the same property of one joint, or a source clip or its keys cannot be baked
+/// (as in [`super::ClipLibrary::build`]).
 pub fn retarget_clips(rig: &Rig, source: &RawAsset) -> Result<(Rig, RetargetReport), ImportError> {
     let mut report = RetargetReport::default();
     let mut clips = rig.clips.to_raw_clips();
     let mut durations: Vec<f32> = rig.clips.clips().iter().map(|c| c.duration).collect();
+    // The source's clips are checked here, numbered as in the source: the library below
+    // numbers them after the rig's own.
+    let mut seen = vec![false; rig.joint_count() * 3];
     for (c, clip) in source.clips.iter().enumerate() {
+        seen.fill(false);
         let mut tracks = Vec::new();
-        for t in &clip.tracks {
+        for (k, t) in clip.tracks.iter().enumerate() {
+            check_target(source, t.target, c, k)?;
+            check_track(t, c, k, &source.file)?;
             let node = &source.nodes[t.target].name;
             match rig.skeleton.find_joint(node) {
-                Some(joint) => tracks.push(RawTrack {
-                    target: joint,
-                    ..t.clone()
-                }),
+                Some(joint) => {
+                    if std::mem::replace(&mut seen[joint * 3 + t.channel as usize], true) {
+                        return Err(ImportError::new(
+                            &source.file,
+                            ImportErrorKind::DuplicateChannel {
+                                animation: c,
+                                target: node.clone(),
+                                channel: t.channel.name(),
+                            },
+                        ));
+                    }
+                    tracks.push(RawTrack {
+                        target: joint,
+                        ..t.clone()
+                    })
+                }
                 None => report.unmatched.push(UnmatchedChannel {
                     clip: c,
                     node: node.clone(),
@@ -44,6 +68,7 @@ pub fn retarget_clips(rig: &Rig, source: &RawAsset) -> Result<(Rig, RetargetRepo
                 }),
             }
         }
+        check_duration(clip.duration(), c, &clip.name, &source.file)?;
         durations.push(clip.duration());
         clips.push(RawClip {
             name: clip.name.clone(),

@@ -2,8 +2,9 @@
 
 use glam::Mat4;
 
+use super::clip_library::check_track;
 use super::{Aabb, ClipLibrary, Skeleton, SkinnedMesh};
-use crate::error::ImportError;
+use crate::error::{ImportError, ImportErrorKind};
 use crate::import::{RawAsset, RawClip};
 
 /// Everything needed to animate and draw instances of one skin (or one animated node set).
@@ -25,8 +26,38 @@ pub struct Rig {
 
 impl Rig {
     /// Bakes glTF skin `skin` of `asset` with all of the asset's animations.
+    ///
+    /// Fails when `skin` is not a skin of `asset`, the skin has no joints, a joint twice, or not
+    /// one inverse bind matrix per joint, or when its skeleton
+    /// ([`Skeleton::from_nodes`]), a mesh it deforms ([`SkinnedMesh::build`]) or the asset's
+    /// clips ([`ClipLibrary::build`]) cannot be baked.
     pub fn from_skin(asset: &RawAsset, skin: usize) -> Result<Self, ImportError> {
-        let s = &asset.skins[skin];
+        let fail =
+            |reason: String| ImportError::new(&asset.file, ImportErrorKind::Skin { skin, reason });
+        let s = asset.skins.get(skin).ok_or_else(|| {
+            fail(format!(
+                "does not exist (there are {} skins)",
+                asset.skins.len()
+            ))
+        })?;
+        if s.joints.is_empty() {
+            return Err(fail("skin has no joints".into()));
+        }
+        if s.inverse_binds.len() != s.joints.len() {
+            return Err(fail(format!(
+                "{} inverse bind matrices for {} joints",
+                s.inverse_binds.len(),
+                s.joints.len()
+            )));
+        }
+        let mut sorted = s.joints.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(fail(format!(
+                "node {} appears twice in the joint list",
+                w[0]
+            )));
+        }
         let binds: Vec<(usize, Mat4)> = s
             .joints
             .iter()
@@ -41,17 +72,18 @@ impl Rig {
             .iter()
             .map(|&n| skeleton.joint_of_node(n).map_or(u16::MAX, |j| j as u16))
             .collect();
-        let meshes: Vec<SkinnedMesh> = asset
+        let meshes = asset
             .meshes
             .iter()
             .filter(|m| m.skin == skin)
-            .map(|m| SkinnedMesh::build(m, &skeleton, &skin_joints))
-            .collect();
+            .map(|m| SkinnedMesh::build(m, &skeleton, &skin_joints, &asset.file))
+            .collect::<Result<Vec<_>, _>>()?;
         Self::assemble(asset, name, skeleton, meshes, skin_joints)
     }
 
     /// Bakes a rig over glTF nodes `nodes` (and their ancestors), without a skin: how node
-    /// animation such as a rigid object's is evaluated.
+    /// animation such as a rigid object's is evaluated. Fails as [`Skeleton::from_nodes`] and
+    /// [`ClipLibrary::build`] do.
     pub fn from_nodes(asset: &RawAsset, nodes: &[usize], name: &str) -> Result<Self, ImportError> {
         let skeleton = Skeleton::from_nodes(asset, nodes, &[], name)?;
         Self::assemble(asset, name.to_string(), skeleton, Vec::new(), Vec::new())
@@ -64,6 +96,13 @@ impl Rig {
         meshes: Vec<SkinnedMesh>,
         skin_joints: Vec<u16>,
     ) -> Result<Self, ImportError> {
+        // Checked here, numbered as in the asset: the library below sees only this rig's tracks.
+        for (c, clip) in asset.clips.iter().enumerate() {
+            for (k, track) in clip.tracks.iter().enumerate() {
+                check_target(asset, track.target, c, k)?;
+                check_track(track, c, k, &asset.file)?;
+            }
+        }
         let clips: Vec<RawClip> = asset
             .clips
             .iter()
@@ -113,11 +152,71 @@ impl Rig {
     pub fn joint_count(&self) -> usize {
         self.skeleton.joint_count()
     }
+
+    /// Checks that the parts evaluators index by joint agree, as a rig assembled from its public
+    /// fields may not: the clips cover the skeleton's joints, there is one joint bound per joint
+    /// and every skin joint lies inside the skeleton. Returns the first disagreement. Meshes are
+    /// not checked (the renderer checks the ones it draws).
+    pub(crate) fn check_parts(&self) -> Result<(), String> {
+        let joints = self.joint_count();
+        if self.clips.joint_count() != joints {
+            return Err(format!(
+                "the clips cover {} joints, the skeleton has {joints}",
+                self.clips.joint_count()
+            ));
+        }
+        super::file::validate::rig(self)
+    }
+}
+
+/// Checks that track `channel` of animation `animation` targets a node of `asset`.
+pub(crate) fn check_target(
+    asset: &RawAsset,
+    target: usize,
+    animation: usize,
+    channel: usize,
+) -> Result<(), ImportError> {
+    if target >= asset.nodes.len() {
+        return Err(ImportError::new(
+            &asset.file,
+            ImportErrorKind::IndexOutOfRange {
+                object: format!("animation {animation} channel {channel}"),
+                what: "target node",
+                index: target,
+                count: asset.nodes.len(),
+            },
+        ));
+    }
+    Ok(())
 }
 
 /// Every rig of an imported file: one per skin, or, for a file without skins, one over every
 /// node its animations target.
+///
+/// Fails when a mesh names a skin the asset does not have, or as [`Rig::from_skin`] and
+/// [`Rig::from_nodes`] do.
 pub fn bake_rigs(asset: &RawAsset) -> Result<Vec<Rig>, ImportError> {
+    if let Some((i, mesh)) = asset
+        .meshes
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.skin >= asset.skins.len())
+    {
+        return Err(ImportError::new(
+            &asset.file,
+            ImportErrorKind::IndexOutOfRange {
+                object: format!("mesh {i} ({:?})", mesh.name),
+                what: "skin",
+                index: mesh.skin,
+                count: asset.skins.len(),
+            },
+        ));
+    }
+    for (c, clip) in asset.clips.iter().enumerate() {
+        for (k, track) in clip.tracks.iter().enumerate() {
+            check_target(asset, track.target, c, k)?;
+        }
+    }
     if asset.skins.is_empty() {
         let nodes = animated_nodes(asset);
         if nodes.is_empty() {

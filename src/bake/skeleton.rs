@@ -30,54 +30,60 @@ impl Skeleton {
     /// Builds the skeleton holding `seeds` (glTF node indices) and all their ancestors, so a
     /// joint's model matrix includes non-joint ancestors. `inverse_binds` gives the inverse bind
     /// matrix of some nodes; the others get identity. `object` names the rig in errors.
+    ///
+    /// Fails when a seed, a bind's node or an ancestor's parent is not a node of `asset`, when
+    /// the ancestors form a cycle, when a joint's rest pose or an inverse bind matrix is not
+    /// finite, or when the rig needs more than [`MAX_JOINTS`] joints.
     pub fn from_nodes(
         asset: &RawAsset,
         seeds: &[usize],
         inverse_binds: &[(usize, Mat4)],
         object: &str,
     ) -> Result<Self, ImportError> {
-        let mut included = vec![false; asset.nodes.len()];
-        for &seed in seeds {
-            let mut at = Some(seed);
-            while let Some(n) = at {
-                if std::mem::replace(&mut included[n], true) {
-                    break;
-                }
-                at = asset.nodes[n].parent;
-            }
-        }
-        let count = included.iter().filter(|&&b| b).count();
+        let fail = |kind| ImportError::new(&asset.file, kind);
+        let depths = depths(asset, seeds, object)?;
+        let count = depths.iter().flatten().count();
         if count > MAX_JOINTS {
-            return Err(ImportError::new(
-                &asset.file,
-                ImportErrorKind::TooManyJoints {
-                    object: object.to_string(),
-                    count,
-                    limit: MAX_JOINTS,
-                },
-            ));
+            return Err(fail(ImportErrorKind::TooManyJoints {
+                object: object.to_string(),
+                count,
+                limit: MAX_JOINTS,
+            }));
         }
-        let depth_of = |mut n: usize| {
-            let mut d = 0;
-            while let Some(p) = asset.nodes[n].parent {
-                n = p;
-                d += 1;
-            }
-            d
-        };
-        let mut order: Vec<(usize, usize)> = (0..asset.nodes.len())
-            .filter(|&n| included[n])
-            .map(|n| (depth_of(n), n))
+        let mut order: Vec<(usize, usize)> = depths
+            .iter()
+            .enumerate()
+            .filter_map(|(n, d)| d.map(|d| (d, n)))
             .collect();
         order.sort_unstable();
+        if let Some(&(_, n)) = order
+            .iter()
+            .find(|&&(_, n)| !asset.nodes[n].rest.is_finite())
+        {
+            return Err(fail(ImportErrorKind::NonFinite {
+                object: format!("node {n} transform"),
+            }));
+        }
         let mut joint_of = vec![u16::MAX; asset.nodes.len()];
         for (j, &(_, n)) in order.iter().enumerate() {
             joint_of[n] = j as u16;
         }
         let mut ibm = vec![Affine3A::IDENTITY; order.len()];
-        for &(node, m) in inverse_binds {
-            if joint_of[node] != u16::MAX {
-                ibm[joint_of[node] as usize] = Affine3A::from_mat4(m);
+        for (k, &(node, m)) in inverse_binds.iter().enumerate() {
+            let what = || format!("{object} inverse bind {k}");
+            let joint = *joint_of.get(node).ok_or_else(|| {
+                fail(ImportErrorKind::IndexOutOfRange {
+                    object: what(),
+                    what: "node",
+                    index: node,
+                    count: asset.nodes.len(),
+                })
+            })?;
+            if !m.is_finite() {
+                return Err(fail(ImportErrorKind::NonFinite { object: what() }));
+            }
+            if joint != u16::MAX {
+                ibm[joint as usize] = Affine3A::from_mat4(m);
             }
         }
         let mut level_starts = Vec::new();
@@ -171,4 +177,62 @@ impl Skeleton {
             }
         }
     }
+}
+
+/// The depth of every node the skeleton of `seeds` holds (the seeds and their ancestors),
+/// `None` for the others. Each node is walked once; a walk that meets its own path again has
+/// found a parent cycle.
+fn depths(
+    asset: &RawAsset,
+    seeds: &[usize],
+    object: &str,
+) -> Result<Vec<Option<usize>>, ImportError> {
+    let nodes = &asset.nodes;
+    let fail = |kind| ImportError::new(&asset.file, kind);
+    let mut depth: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut on_path = vec![false; nodes.len()];
+    let mut path = Vec::new();
+    for (k, &seed) in seeds.iter().enumerate() {
+        if seed >= nodes.len() {
+            return Err(fail(ImportErrorKind::IndexOutOfRange {
+                object: format!("{object} joint {k}"),
+                what: "node",
+                index: seed,
+                count: nodes.len(),
+            }));
+        }
+        let mut at = seed;
+        // Depth of the first node above the path, or 0 when the path ends at a root.
+        let top = loop {
+            if let Some(d) = depth[at] {
+                break d + 1;
+            }
+            if std::mem::replace(&mut on_path[at], true) {
+                return Err(fail(ImportErrorKind::NodeGraph {
+                    node: at,
+                    reason: "node hierarchy contains a cycle".into(),
+                }));
+            }
+            path.push(at);
+            match nodes[at].parent {
+                None => break 0,
+                Some(p) if p < nodes.len() => at = p,
+                Some(p) => {
+                    return Err(fail(ImportErrorKind::NodeGraph {
+                        node: at,
+                        reason: format!(
+                            "parent {p} is out of range (there are {} nodes)",
+                            nodes.len()
+                        ),
+                    }));
+                }
+            }
+        };
+        for (d, &n) in path.iter().rev().enumerate() {
+            depth[n] = Some(top + d);
+            on_path[n] = false;
+        }
+        path.clear();
+    }
+    Ok(depth)
 }

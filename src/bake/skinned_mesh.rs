@@ -4,6 +4,7 @@
 use glam::{Vec3, Vec3A};
 
 use super::Skeleton;
+use crate::error::{ImportError, ImportErrorKind};
 use crate::import::RawMesh;
 
 /// An axis-aligned box. Empty when `min > max`.
@@ -88,8 +89,20 @@ pub struct SkinnedMesh {
 }
 
 impl SkinnedMesh {
-    /// Bakes a raw primitive. `skin_joints[k]` is the skeleton joint of skin joint `k`.
-    pub fn build(raw: &RawMesh, skeleton: &Skeleton, skin_joints: &[u16]) -> Self {
+    /// Bakes a raw primitive. `skin_joints[k]` is the skeleton joint of skin joint `k`; `file`
+    /// names the source in errors.
+    ///
+    /// Fails when `skin_joints` names a joint `skeleton` does not have, a vertex names a skin
+    /// joint `skin_joints` does not have, the streams' lengths disagree with the positions', the
+    /// indices are not whole triangles of existing vertices, or a position or weight is not
+    /// finite (or a weight negative).
+    pub fn build(
+        raw: &RawMesh,
+        skeleton: &Skeleton,
+        skin_joints: &[u16],
+        file: &str,
+    ) -> Result<Self, ImportError> {
+        check(raw, skeleton, skin_joints).map_err(|kind| ImportError::new(file, kind))?;
         let joints: Vec<[u16; 4]> = raw
             .joints
             .iter()
@@ -107,7 +120,7 @@ impl SkinnedMesh {
                 }
             }
         }
-        Self {
+        Ok(Self {
             name: raw.name.clone(),
             positions: raw.positions.clone(),
             normals: raw.normals.clone(),
@@ -118,11 +131,86 @@ impl SkinnedMesh {
             indices: raw.indices.clone(),
             bind_aabb,
             joint_bounds,
-        }
+        })
     }
 
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }
+}
+
+/// Everything [`SkinnedMesh::build`] indexes or copies, checked before it does.
+fn check(raw: &RawMesh, skeleton: &Skeleton, skin_joints: &[u16]) -> Result<(), ImportErrorKind> {
+    let fail = |reason: String| ImportErrorKind::Mesh {
+        mesh: raw.name.clone(),
+        reason,
+    };
+    let joints = skeleton.joint_count();
+    if let Some((k, &j)) = skin_joints
+        .iter()
+        .enumerate()
+        .find(|&(_, &j)| j as usize >= joints)
+    {
+        return Err(ImportErrorKind::IndexOutOfRange {
+            object: format!("mesh {:?} skin joint {k}", raw.name),
+            what: "skeleton joint",
+            index: j as usize,
+            count: joints,
+        });
+    }
+    let vertices = raw.positions.len();
+    let streams = [
+        ("normals", raw.normals.len()),
+        ("uvs", raw.uvs.len()),
+        ("tangents", raw.tangents.as_ref().map_or(vertices, Vec::len)),
+        ("joints", raw.joints.len()),
+        ("weights", raw.weights.len()),
+    ];
+    if let Some((name, len)) = streams.iter().find(|(_, len)| *len != vertices) {
+        return Err(fail(format!("{len} {name} for {vertices} positions")));
+    }
+    for (v, influences) in raw.joints.iter().enumerate() {
+        if let Some(&k) = influences
+            .iter()
+            .find(|&&k| k as usize >= skin_joints.len())
+        {
+            return Err(ImportErrorKind::IndexOutOfRange {
+                object: format!("mesh {:?} vertex {v}", raw.name),
+                what: "skin joint",
+                index: k as usize,
+                count: skin_joints.len(),
+            });
+        }
+    }
+    if !raw.indices.len().is_multiple_of(3) {
+        return Err(fail(format!(
+            "{} indices is not a whole number of triangles",
+            raw.indices.len()
+        )));
+    }
+    if let Some(&i) = raw.indices.iter().find(|&&i| i as usize >= vertices) {
+        return Err(fail(format!(
+            "index {i} is not below the vertex count {vertices}"
+        )));
+    }
+    if let Some(v) = raw
+        .positions
+        .iter()
+        .position(|p| !p.iter().all(|x| x.is_finite()))
+    {
+        return Err(ImportErrorKind::NonFinite {
+            object: format!("mesh {:?} position {v}", raw.name),
+        });
+    }
+    if let Some(v) = raw
+        .weights
+        .iter()
+        .position(|w| !w.iter().all(|x| x.is_finite() && *x >= 0.0))
+    {
+        return Err(fail(format!(
+            "weights of vertex {v} are negative or not finite"
+        )));
+    }
+    Ok(())
 }

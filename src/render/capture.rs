@@ -12,20 +12,53 @@ pub struct RgbaImage {
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// `width * height * 4` bytes.
+    /// `width * height * 4` bytes ([`RgbaImage::new`] checks; an image built from its fields is
+    /// checked where it is read or saved).
     pub pixels: Vec<u8>,
 }
 
 impl RgbaImage {
-    /// The RGBA value at `(x, y)`; transparent black outside the image.
-    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
-        if x >= self.width || y >= self.height {
-            return [0; 4];
+    /// An image of `width × height` pixels from `pixels`, which must hold exactly
+    /// `width * height * 4` bytes.
+    pub fn new(width: u32, height: u32, pixels: Vec<u8>) -> Result<Self, RenderError> {
+        let image = Self {
+            width,
+            height,
+            pixels,
+        };
+        image
+            .check_size()
+            .map_err(|reason| RenderError::invalid(format!("{width}×{height} image"), reason))?;
+        Ok(image)
+    }
+
+    /// `width * height * 4`, the byte count the pixels must have.
+    fn byte_len(&self) -> u128 {
+        u128::from(self.width) * u128::from(self.height) * 4
+    }
+
+    /// Checks that the byte buffer holds exactly `width * height * 4` bytes.
+    fn check_size(&self) -> Result<(), String> {
+        if self.pixels.len() as u128 != self.byte_len() {
+            return Err(format!(
+                "{} bytes of pixels, {} expected",
+                self.pixels.len(),
+                self.byte_len()
+            ));
         }
-        let i = ((y * self.width + x) * 4) as usize;
-        let mut out = [0; 4];
-        out.copy_from_slice(&self.pixels[i..i + 4]);
-        out
+        Ok(())
+    }
+
+    /// The RGBA value at `(x, y)`: `None` outside the image, or where the byte buffer is too
+    /// short to hold the pixel.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = (u128::from(y) * u128::from(self.width) + u128::from(x)) * 4;
+        let i = usize::try_from(i).ok()?;
+        let bytes = self.pixels.get(i..i.checked_add(4)?)?;
+        bytes.try_into().ok()
     }
 
     /// Writes the image as an 8-bit sRGB RGBA PNG.
@@ -35,6 +68,7 @@ impl RgbaImage {
             path: path.display().to_string(),
             reason,
         };
+        self.check_size().map_err(fail)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create folder: {e}")))?;
         }
@@ -86,11 +120,13 @@ impl RgbaImage {
                 .collect(),
             other => return Err(fail(format!("colour type {other:?}, expected RGBA or RGB"))),
         };
-        Ok(Self {
+        let image = Self {
             width: info.width,
             height: info.height,
             pixels,
-        })
+        };
+        image.check_size().map_err(fail)?;
+        Ok(image)
     }
 }
 
@@ -155,11 +191,7 @@ pub fn read_texture_rgba8(
     for r in bytes.chunks_exact(padded as usize) {
         pixels.extend_from_slice(&r[..row as usize]);
     }
-    Ok(RgbaImage {
-        width,
-        height,
-        pixels,
-    })
+    RgbaImage::new(width, height, pixels)
 }
 
 /// Copies `size` bytes from `offset` of `buffer` (which needs `COPY_SRC`) to the CPU. `offset`

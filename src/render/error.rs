@@ -1,17 +1,21 @@
 //! Errors of the render passes, and the error scopes that turn wgpu validation errors into them.
 
-use std::fmt;
+use thiserror::Error;
 
 /// Something the renderer could not do.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
 pub enum RenderError {
     /// wgpu rejected a pipeline, bind group, buffer, copy or draw (captured by an error scope).
+    #[error("wgpu validation error: {0}")]
     Validation(String),
     /// The device ran out of memory while creating a resource or running a pass.
+    #[error("GPU out of memory: {0}")]
     OutOfMemory(String),
     /// Reading a buffer or texture back failed (mapping refused or the device lost).
+    #[error("GPU readback failed: {0}")]
     Readback(String),
     /// An input the renderer was given cannot be drawn.
+    #[error("{object}: {reason}")]
     InvalidInput {
         /// The object (a mesh, a batch, a buffer) being set up or drawn.
         object: String,
@@ -19,6 +23,7 @@ pub enum RenderError {
         reason: String,
     },
     /// A buffer or binding would need more of a device limit than the device has.
+    #[error("device limit {limit} is {available}, but the data needs {needed}")]
     LimitExceeded {
         /// The wgpu limit, by its field name.
         limit: &'static str,
@@ -28,6 +33,7 @@ pub enum RenderError {
         available: u64,
     },
     /// A PNG could not be written or read.
+    #[error("{path}: {reason}")]
     Image {
         /// The file.
         path: String,
@@ -44,28 +50,6 @@ impl RenderError {
         }
     }
 }
-
-impl fmt::Display for RenderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Validation(e) => write!(f, "wgpu validation error: {e}"),
-            Self::OutOfMemory(e) => write!(f, "GPU out of memory: {e}"),
-            Self::Readback(e) => write!(f, "GPU readback failed: {e}"),
-            Self::InvalidInput { object, reason } => write!(f, "{object}: {reason}"),
-            Self::LimitExceeded {
-                limit,
-                needed,
-                available,
-            } => write!(
-                f,
-                "device limit {limit} is {available}, but the data needs {needed}"
-            ),
-            Self::Image { path, reason } => write!(f, "{path}: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for RenderError {}
 
 impl From<crate::GpuError> for RenderError {
     fn from(e: crate::GpuError) -> Self {

@@ -1,25 +1,37 @@
 //! What the animation runtime refuses, and why.
 
-use std::fmt;
+use thiserror::Error;
 
 use crate::error::EvalError;
 
 /// A runtime call was given a name, index, value or definition it cannot use.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
 pub enum RuntimeError {
     /// A rig index or name that the animator does not have.
+    #[error("rig {rig} does not exist")]
     UnknownRig {
         /// The index or name asked for.
         rig: String,
     },
     /// A clip name or index that the rig does not have.
+    #[error("rig {rig} has no clip {clip}")]
     UnknownClip {
         /// The rig's name.
         rig: String,
         /// The clip asked for.
         clip: String,
     },
+    /// A rig whose parts disagree: clips or joint bounds that do not cover its skeleton's
+    /// joints, or skin joints outside it (a rig assembled by hand from its public fields).
+    #[error("rig {rig}: {reason}")]
+    InvalidRig {
+        /// The rig's name.
+        rig: String,
+        /// The disagreement.
+        reason: String,
+    },
     /// A clip whose duration is zero, negative or not finite: it cannot be looped or timed.
+    #[error("clip {clip:?} of rig {rig} has zero length")]
     ZeroLengthClip {
         /// The rig's name.
         rig: String,
@@ -27,6 +39,7 @@ pub enum RuntimeError {
         clip: String,
     },
     /// A joint name that the rig's skeleton does not have.
+    #[error("rig {rig} has no joint {joint:?}")]
     UnknownJoint {
         /// The rig's name.
         rig: String,
@@ -34,16 +47,19 @@ pub enum RuntimeError {
         joint: String,
     },
     /// A mask name or index that was never registered (or was registered for another rig).
+    #[error("mask {mask} is not registered")]
     UnknownMask {
         /// The mask asked for.
         mask: String,
     },
     /// A state machine name or index that was never registered.
+    #[error("state machine {machine} is not registered")]
     UnknownStateMachine {
         /// The state machine asked for.
         machine: String,
     },
     /// A parameter name that the state machine does not declare.
+    #[error("state machine {machine:?} has no parameter {parameter:?}")]
     UnknownParameter {
         /// The state machine's name.
         machine: String,
@@ -51,6 +67,7 @@ pub enum RuntimeError {
         parameter: String,
     },
     /// A parameter was set, or compared, with a value of the wrong type.
+    #[error("parameter {parameter:?} is a {expected}, not {found}")]
     ParameterType {
         /// The parameter's name.
         parameter: String,
@@ -60,6 +77,7 @@ pub enum RuntimeError {
         found: String,
     },
     /// A state name that the state machine does not declare.
+    #[error("state machine {machine:?} has no state {state:?}")]
     UnknownState {
         /// The state machine's name.
         machine: String,
@@ -67,11 +85,13 @@ pub enum RuntimeError {
         state: String,
     },
     /// A state machine definition without states.
+    #[error("state machine {machine:?} has no states")]
     EmptyStateMachine {
         /// The state machine's name.
         machine: String,
     },
     /// Two objects of one kind share a name where names must be unique.
+    #[error("two {what}s are named {name:?}")]
     DuplicateName {
         /// What kind of object (state, parameter, mask, state machine).
         what: &'static str,
@@ -79,6 +99,10 @@ pub enum RuntimeError {
         name: String,
     },
     /// More parameters in one state machine than [`crate::runtime::MAX_PARAMETERS`].
+    #[error(
+        "state machine {machine:?} declares {count} parameters, at most {}",
+        super::MAX_PARAMETERS
+    )]
     TooManyParameters {
         /// The state machine's name.
         machine: String,
@@ -86,6 +110,7 @@ pub enum RuntimeError {
         count: usize,
     },
     /// More layers than an instance record holds ([`crate::MAX_LAYERS`], one kept for the base).
+    #[error("{count} layers, at most {limit}")]
     TooManyLayers {
         /// How many were asked for.
         count: usize,
@@ -93,11 +118,13 @@ pub enum RuntimeError {
         limit: usize,
     },
     /// A blend space that cannot be built: too few samples, duplicate or collinear positions.
+    #[error("bad blend space: {reason}")]
     BadBlendSpace {
         /// Why it is unusable.
         reason: String,
     },
     /// A number outside its allowed range (a negative fade duration, a NaN time step...).
+    #[error("{what} cannot be {value}")]
     InvalidValue {
         /// What the number is.
         what: String,
@@ -105,6 +132,7 @@ pub enum RuntimeError {
         value: f32,
     },
     /// An entity that does not exist or lacks the component the call needs.
+    #[error("entity {entity} does not exist or has no {component}")]
     NoSuchEntity {
         /// The entity, as hecs prints it.
         entity: String,
@@ -113,80 +141,23 @@ pub enum RuntimeError {
     },
     /// An entity's component names a clip, mask, blend space or state machine that does not
     /// exist for the entity's rig (the entity is skipped or plays nothing there).
+    #[error(
+        "entity {entity} names a clip, mask, blend space or state machine its rig does not have"
+    )]
     InvalidComponent {
         /// The entity, as hecs prints it.
         entity: String,
     },
     /// The palette would outgrow `u32` entries.
+    #[error("the palette would exceed u32::MAX entries")]
     PaletteFull,
     /// Saved configuration text that is not valid (bad JSON or a shape that does not match).
+    #[error("cannot read configuration: {reason}")]
     Parse {
         /// The parser's message.
         reason: String,
     },
     /// The CPU evaluator refused the records.
-    Eval(EvalError),
-}
-
-impl fmt::Display for RuntimeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::UnknownRig { rig } => write!(f, "rig {rig} does not exist"),
-            Self::UnknownClip { rig, clip } => write!(f, "rig {rig} has no clip {clip}"),
-            Self::ZeroLengthClip { rig, clip } => {
-                write!(f, "clip {clip:?} of rig {rig} has zero length")
-            }
-            Self::UnknownJoint { rig, joint } => write!(f, "rig {rig} has no joint {joint:?}"),
-            Self::UnknownMask { mask } => write!(f, "mask {mask} is not registered"),
-            Self::UnknownStateMachine { machine } => {
-                write!(f, "state machine {machine} is not registered")
-            }
-            Self::UnknownParameter { machine, parameter } => {
-                write!(
-                    f,
-                    "state machine {machine:?} has no parameter {parameter:?}"
-                )
-            }
-            Self::ParameterType {
-                parameter,
-                expected,
-                found,
-            } => write!(f, "parameter {parameter:?} is a {expected}, not {found}"),
-            Self::UnknownState { machine, state } => {
-                write!(f, "state machine {machine:?} has no state {state:?}")
-            }
-            Self::EmptyStateMachine { machine } => {
-                write!(f, "state machine {machine:?} has no states")
-            }
-            Self::DuplicateName { what, name } => write!(f, "two {what}s are named {name:?}"),
-            Self::TooManyParameters { machine, count } => write!(
-                f,
-                "state machine {machine:?} declares {count} parameters, at most {}",
-                super::MAX_PARAMETERS
-            ),
-            Self::TooManyLayers { count, limit } => {
-                write!(f, "{count} layers, at most {limit}")
-            }
-            Self::BadBlendSpace { reason } => write!(f, "bad blend space: {reason}"),
-            Self::InvalidValue { what, value } => write!(f, "{what} cannot be {value}"),
-            Self::NoSuchEntity { entity, component } => {
-                write!(f, "entity {entity} does not exist or has no {component}")
-            }
-            Self::InvalidComponent { entity } => write!(
-                f,
-                "entity {entity} names a clip, mask, blend space or state machine its rig does not have"
-            ),
-            Self::PaletteFull => write!(f, "the palette would exceed u32::MAX entries"),
-            Self::Parse { reason } => write!(f, "cannot read configuration: {reason}"),
-            Self::Eval(e) => write!(f, "evaluation failed: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for RuntimeError {}
-
-impl From<EvalError> for RuntimeError {
-    fn from(e: EvalError) -> Self {
-        Self::Eval(e)
-    }
+    #[error("evaluation failed: {0}")]
+    Eval(#[from] EvalError),
 }

@@ -15,6 +15,9 @@ pub const QUAT_TOLERANCE: f32 = 1e-5;
 pub const EXACT_TOLERANCE: f32 = 1e-5;
 /// How far outside a GPU AABB a CPU-skinned vertex may lie.
 pub const AABB_TOLERANCE: f32 = 1e-3;
+/// How long a constructor given malformed data may run before the test calls it a hang: far
+/// above what any case needs, so only a call that never returns reaches it.
+pub const HANG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The repository root.
 pub fn repo() -> PathBuf {

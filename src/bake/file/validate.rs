@@ -205,7 +205,7 @@ pub(super) fn mesh(mesh: &SkinnedMesh, skeleton: &Skeleton) -> Result<(), String
 }
 
 /// Skin joints inside the skeleton and one rig-wide joint bound per joint.
-pub(super) fn rig(rig: &Rig) -> Result<(), String> {
+pub(in crate::bake) fn rig(rig: &Rig) -> Result<(), String> {
     let joints = rig.skeleton.joint_count();
     if let Some((k, &j)) = rig
         .skin_joints

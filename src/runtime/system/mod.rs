@@ -140,10 +140,16 @@ pub struct Animator {
 
 impl Animator {
     /// An animator over `rigs` (rig indices are positions in `rigs`). Every clip must have a
-    /// positive, finite duration.
+    /// positive, finite duration, and each rig's clips, joint bounds and skin joints must fit
+    /// its skeleton.
     pub fn new(rigs: Vec<Rig>) -> Result<Self, RuntimeError> {
         let mut data = Vec::with_capacity(rigs.len());
         for rig in &rigs {
+            rig.check_parts()
+                .map_err(|reason| RuntimeError::InvalidRig {
+                    rig: rig.name.clone(),
+                    reason,
+                })?;
             let durations: Vec<f32> = rig.clips.clips().iter().map(|c| c.duration).collect();
             let usable = |d: f32| d > 0.0 && d.is_finite();
             if let Some(c) = rig.clips.clips().iter().find(|c| !usable(c.duration)) {
