@@ -43,7 +43,7 @@ fn exact_vs_fast(c: &mut Criterion) {
         let rig = load(&path);
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let joints = rig.joint_count();
-        let mut exact = CpuBackend::new(vec![rig.clone()], Vec::new());
+        let mut exact = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
         let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
         let mut group = c.benchmark_group(format!("cpu_fast/{name}/crossfade"));
         group.sample_size(10);

@@ -72,7 +72,7 @@ fn gpu_vs_cpu(c: &mut Criterion) {
         for (layers, label) in [(1, "1-layer"), (2, "crossfade")] {
             let mut group = c.benchmark_group(format!("{name}/{label}"));
             group.sample_size(10);
-            let mut cpu = CpuBackend::new(vec![rig.clone()], Vec::new());
+            let mut cpu = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
             let mut backend = gpu
                 .as_ref()
                 .map(|ctx| GpuBackend::new(ctx, std::slice::from_ref(&rig), &[]).unwrap());

@@ -161,7 +161,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         backend.reserve_palette(characters * joints)?;
         Some(backend)
     };
-    let mut cpu = CpuBackend::new(rigs.clone(), Vec::new());
+    let mut cpu = CpuBackend::new(rigs.clone(), Vec::new())?;
     let uploaded = sinew::render::create_palette_buffer(&device, (characters * joints) as usize)?;
     let palette_buffer = gpu.as_ref().map_or(&uploaded, |g| g.palette_buffer());
 

@@ -327,6 +327,17 @@ pub enum EvalError {
         /// Its palette offset.
         offset: u32,
     },
+    /// A rig whose parts disagree (one assembled by hand from its public fields): clips, joint
+    /// bounds, skin joints or meshes that do not fit its skeleton.
+    #[error("rig {rig} ({name}): {reason}")]
+    InvalidRig {
+        /// The rig's index among the backend's rigs.
+        rig: usize,
+        /// The rig's name.
+        name: String,
+        /// The disagreement.
+        reason: String,
+    },
     /// An output slice has the wrong length.
     #[error("output holds {found} entries, {expected} needed")]
     OutputSize {

@@ -11,7 +11,7 @@
 //! let asset = sinew::import_file("assets/humanoid.glb")?;
 //! let rigs = sinew::bake_rigs(&asset)?;
 //! let joints = rigs[0].joint_count();
-//! let mut backend = CpuBackend::new(rigs, Vec::new());
+//! let mut backend = CpuBackend::new(rigs, Vec::new())?;
 //!
 //! // Two instances of rig 0 playing clip 1 at different times.
 //! let world = glam::Affine3A::IDENTITY;

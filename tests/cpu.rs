@@ -1413,7 +1413,7 @@ fn backend_fixture() -> CpuBackend {
     let skinned = Rig::from_skin(&skinned_fixture().asset, 0).unwrap();
     let masked = mask_fixture().node_rig();
     let mask = JointMask::from_subtrees(&masked.skeleton, &["Spine"]).unwrap();
-    CpuBackend::new(vec![skinned, masked], vec![mask])
+    CpuBackend::new(vec![skinned, masked], vec![mask]).unwrap()
 }
 
 fn record(rig: u32, offset: u32, layers: &[Layer]) -> InstanceRecord {
@@ -1703,7 +1703,7 @@ fn backend_rejects_a_non_finite_layer_time() {
 #[test]
 fn backend_results_are_bitwise_identical_for_any_thread_count() {
     let (rigs, masks, records, palette_len) = common::mixed_crowd(300);
-    let mut backend = CpuBackend::new(rigs, masks);
+    let mut backend = CpuBackend::new(rigs, masks).unwrap();
     common::assert_same_bits_for_any_thread_count(palette_len, records.len(), |palette, aabbs| {
         backend.evaluate_at(0.25, &records, palette, aabbs).unwrap();
     });

@@ -154,7 +154,7 @@ fn fast_evaluation_stays_within_the_error_bound_on_every_asset() {
         let upm = units_per_metre(&path);
         let mut worst_file = (0.0f32, String::new());
         for (r, rig) in rigs_of(&path).into_iter().enumerate() {
-            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE).unwrap();
             let offsets = virtual_vertex_offsets(&rig, VIRTUAL_VERTEX_M * upm);
             let clips = backend.fast_rigs()[0].clips().clips().to_vec();
             for (c, clip) in clips.iter().enumerate() {
@@ -203,7 +203,7 @@ fn cross_fades_stay_within_the_error_bound_on_the_shipped_rigs() {
             if clips < 2 {
                 continue;
             }
-            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE).unwrap();
             let offsets = virtual_vertex_offsets(&rig, VIRTUAL_VERTEX_M);
             for c in 0..clips {
                 let other = (c + 1) % clips;
@@ -239,7 +239,7 @@ fn uniformly_keyed_clips_are_exact_at_their_key_times() {
     let mut checked = 0;
     for path in every_asset() {
         for rig in rigs_of(&path) {
-            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+            let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE).unwrap();
             let clips = backend.fast_rigs()[0].clips().clips().to_vec();
             for (c, clip) in clips.iter().enumerate() {
                 let Some(grid) = clip.key_grid else { continue };
@@ -263,7 +263,7 @@ fn uniformly_keyed_clips_are_exact_at_their_key_times() {
 #[test]
 fn keyed_grids_and_rates_are_detected() {
     let rig = humanoid();
-    let backend = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE);
+    let backend = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE).unwrap();
     for clip in backend.fast_rigs()[0].clips().clips() {
         assert_eq!(clip.key_grid, Some(30.0), "{clip:?}");
         // 30 Hz, or a power-of-two multiple where a rotation turns fast.
@@ -280,7 +280,7 @@ fn keyed_grids_and_rates_are_detected() {
     }
     // A coarse grid is refined to a multiple near the requested rate, keeping every key.
     let rig = rigs_of(&repo().join("assets/synthetic/fan.glb")).remove(0);
-    let backend = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE);
+    let backend = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE).unwrap();
     let clip = &backend.fast_rigs()[0].clips().clips()[0];
     assert_eq!(clip.key_grid, Some(4.0));
     assert_eq!(clip.rate, 32.0);
@@ -290,15 +290,21 @@ fn keyed_grids_and_rates_are_detected() {
 fn requested_rates_are_clamped() {
     let rig = humanoid();
     assert_eq!(
-        FastCpuBackend::new(vec![rig.clone()], vec![], 0.0).rate(),
+        FastCpuBackend::new(vec![rig.clone()], vec![], 0.0)
+            .unwrap()
+            .rate(),
         MIN_RATE
     );
     assert_eq!(
-        FastCpuBackend::new(vec![rig.clone()], vec![], 1e9).rate(),
+        FastCpuBackend::new(vec![rig.clone()], vec![], 1e9)
+            .unwrap()
+            .rate(),
         MAX_RATE
     );
     assert_eq!(
-        FastCpuBackend::new(vec![rig], vec![], f32::NAN).rate(),
+        FastCpuBackend::new(vec![rig], vec![], f32::NAN)
+            .unwrap()
+            .rate(),
         DEFAULT_RATE
     );
 }
@@ -308,7 +314,7 @@ fn step_tracks_hold_between_frames() {
     let Some(dir) = common::shared() else { return };
     let path = dir.join("gltf/InterpolationTest.glb");
     let rig = rigs_of(&path).remove(0);
-    let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+    let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE).unwrap();
     let mut checked = 0;
     for (c, info) in rig.clips.clips().iter().enumerate() {
         if !info.name.starts_with("Step") {
@@ -414,7 +420,7 @@ fn layer_stacks_match_the_exact_evaluator_at_key_times() {
     let rig = humanoid();
     let mut masks = Vec::new();
     let cases = layer_cases(&rig, &mut masks);
-    let backend = FastCpuBackend::new(vec![rig.clone()], masks.clone(), DEFAULT_RATE);
+    let backend = FastCpuBackend::new(vec![rig.clone()], masks.clone(), DEFAULT_RATE).unwrap();
     for (name, layers) in &cases {
         let rec = InstanceRecord::new(0, 0, &world(), layers).unwrap();
         let (_, pe) = exact(&rig, &masks, &rec);
@@ -426,7 +432,7 @@ fn layer_stacks_match_the_exact_evaluator_at_key_times() {
 #[test]
 fn root_motion_flags_match_the_exact_evaluator() {
     let rig = humanoid();
-    let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE);
+    let backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE).unwrap();
     let root = rig.skeleton.find_joint("Hips").unwrap() as u32;
     let layers = [
         Layer::clip(1, 0.3),
@@ -523,7 +529,7 @@ fn crowd() -> (Vec<Rig>, Vec<JointMask>, Vec<InstanceRecord>, usize) {
 #[test]
 fn many_instances_match_the_exact_backend() {
     let (rigs, masks, records, palette_len) = crowd();
-    let mut exact = CpuBackend::new(rigs.clone(), masks.clone());
+    let mut exact = CpuBackend::new(rigs.clone(), masks.clone()).unwrap();
     let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
     let mut pe = vec![Mat3x4Rows::IDENTITY; palette_len];
     let mut pf = vec![Mat3x4Rows::IDENTITY; palette_len];
@@ -556,7 +562,7 @@ fn many_instances_match_the_exact_backend() {
 fn large_batches_split_across_cores_match_the_single_instance_path() {
     let rig = rigs_of(&repo().join("assets/synthetic/rig64.glb")).remove(0);
     let n = rig.joint_count();
-    let mut fast = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE);
+    let mut fast = FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE).unwrap();
     let records: Vec<InstanceRecord> = (0..1001)
         .map(|i| {
             let t = (i as f32 * 0.618).fract();
@@ -586,7 +592,7 @@ fn large_batches_split_across_cores_match_the_single_instance_path() {
 #[test]
 fn results_are_bitwise_identical_for_any_thread_count() {
     let (rigs, masks, records, palette_len) = common::mixed_crowd(300);
-    let mut backend = FastCpuBackend::new(rigs, masks, DEFAULT_RATE);
+    let mut backend = FastCpuBackend::new(rigs, masks, DEFAULT_RATE).unwrap();
     common::assert_same_bits_for_any_thread_count(palette_len, records.len(), |palette, aabbs| {
         backend.evaluate_at(0.25, &records, palette, aabbs).unwrap();
     });
@@ -599,7 +605,10 @@ fn results_are_bitwise_identical_for_any_thread_count() {
 fn one_rig_backend() -> (FastCpuBackend, usize) {
     let rig = humanoid();
     let n = rig.joint_count();
-    (FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE), n)
+    (
+        FastCpuBackend::new(vec![rig], Vec::new(), DEFAULT_RATE).unwrap(),
+        n,
+    )
 }
 
 fn rec(rig: u32, offset: u32, layers: &[Layer]) -> InstanceRecord {

@@ -360,6 +360,7 @@ fn cpu_evaluate_at(
     let mut palette = vec![Mat3x4Rows::IDENTITY; palette_len(rigs, records)];
     let mut sorted_bounds = vec![Aabb::EMPTY; records.len()];
     CpuBackend::new(rigs.to_vec(), masks.to_vec())
+        .unwrap()
         .evaluate_at(now, &sorted, &mut palette, &mut sorted_bounds)
         .unwrap();
     let mut bounds = vec![Aabb::EMPTY; records.len()];

@@ -158,6 +158,7 @@ fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
     let mut palette = vec![Mat3x4Rows::IDENTITY; joints * poses.len()];
     let mut aabbs = vec![Aabb::EMPTY; poses.len()];
     CpuBackend::new(vec![rig.clone()], Vec::new())
+        .unwrap()
         .evaluate(&records, &mut palette, &mut aabbs)
         .unwrap();
     let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), palette.len()).unwrap();

@@ -158,7 +158,7 @@ impl RenderArgs {
                 (backend.palette_buffer(), backend.bounds_buffer(), bounds)
             }
             None => {
-                let mut cpu = CpuBackend::new(rigs.clone(), Vec::new());
+                let mut cpu = CpuBackend::new(rigs.clone(), Vec::new())?;
                 let mut palette = vec![Mat3x4Rows::IDENTITY; next as usize];
                 let mut bounds = vec![Aabb::EMPTY; records.len()];
                 cpu.evaluate(&records, &mut palette, &mut bounds)?;

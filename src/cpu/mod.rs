@@ -257,12 +257,15 @@ pub struct CpuBackend {
 
 impl CpuBackend {
     /// A backend over `rigs` with layer masks `masks` (mask indices are positions in `masks`).
-    pub fn new(rigs: Vec<Rig>, masks: Vec<JointMask>) -> Self {
-        Self {
+    /// Fails with [`EvalError::InvalidRig`] when a rig's parts disagree (a rig assembled by hand
+    /// whose clips, bounds or meshes do not fit its skeleton).
+    pub fn new(rigs: Vec<Rig>, masks: Vec<JointMask>) -> Result<Self, EvalError> {
+        check_rigs(&rigs)?;
+        Ok(Self {
             rigs,
             masks,
             frame: FrameOrder::new(1),
-        }
+        })
     }
 
     /// The rigs.
@@ -349,4 +352,16 @@ impl CpuBackend {
             );
         }
     }
+}
+
+/// Checks that every rig's parts fit its skeleton, so evaluation can index them without checks.
+pub(crate) fn check_rigs(rigs: &[Rig]) -> Result<(), EvalError> {
+    for (i, rig) in rigs.iter().enumerate() {
+        rig.check_parts().map_err(|reason| EvalError::InvalidRig {
+            rig: i,
+            name: rig.name.clone(),
+            reason,
+        })?;
+    }
+    Ok(())
 }

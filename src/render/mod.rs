@@ -14,7 +14,7 @@
 //!     SkinnedInstance};
 //! let rig = sinew::bake_rigs(&sinew::import_file("assets/humanoid.glb")?)?.remove(0);
 //! let joints = rig.joint_count();
-//! let mut cpu = sinew::CpuBackend::new(vec![rig.clone()], Vec::new());
+//! let mut cpu = sinew::CpuBackend::new(vec![rig.clone()], Vec::new())?;
 //! let world = glam::Affine3A::IDENTITY;
 //! let records = [sinew::InstanceRecord::new(0, 0, &world, &[sinew::Layer::clip(0, 0.5)])?];
 //! let mut palette = vec![sinew::Mat3x4Rows::IDENTITY; joints];

@@ -5,7 +5,9 @@ use sinew::bake::retarget_clips;
 use sinew::import::{RawAsset, RawMesh};
 use sinew::{ImportError, ImportErrorKind, Rig, SkinnedMesh, bake_rigs};
 
-use super::constructors::{BODY, CHILD, FILE, asset, error_of, rotation_track, skeleton, triangle};
+use super::constructors::{
+    BODY, CHILD, FILE, ROOT, asset, error_of, rotation_track, skeleton, triangle,
+};
 
 fn skin_error(case: &str, edit: impl FnOnce(&mut RawAsset)) -> ImportError {
     let mut a = asset();
@@ -364,4 +366,42 @@ fn retarget_source_clip_of_zero_length() {
         "animation 0",
         "wave"
     );
+}
+
+/// A valid rig whose clips were swapped for a node rig's (over fewer joints), as a rig assembled
+/// by hand from its public fields may be.
+fn mismatched_rig() -> Rig {
+    let a = asset();
+    let mut rig = Rig::from_skin(&a, 0).unwrap();
+    rig.clips = Rig::from_nodes(&a, &[ROOT], "root").unwrap().clips;
+    rig.name = "mismatched".into();
+    rig
+}
+
+fn assert_invalid_rig(err: sinew::EvalError) {
+    assert!(
+        matches!(&err, sinew::EvalError::InvalidRig { rig: 1, name, reason }
+            if name == "mismatched" && reason.contains("the clips cover")),
+        "expected InvalidRig for rig 1, got {err:?}"
+    );
+    assert!(
+        err.to_string().contains("mismatched"),
+        "{err} names the rig"
+    );
+}
+
+#[test]
+fn cpu_backend_refuses_a_rig_whose_parts_disagree() {
+    let good = Rig::from_skin(&asset(), 0).unwrap();
+    sinew::CpuBackend::new(vec![good.clone()], Vec::new()).unwrap();
+    let err = sinew::CpuBackend::new(vec![good, mismatched_rig()], Vec::new()).unwrap_err();
+    assert_invalid_rig(err);
+}
+
+#[test]
+fn fast_cpu_backend_refuses_a_rig_whose_parts_disagree() {
+    let good = Rig::from_skin(&asset(), 0).unwrap();
+    let err =
+        sinew::FastCpuBackend::new(vec![good, mismatched_rig()], Vec::new(), 30.0).unwrap_err();
+    assert_invalid_rig(err);
 }

@@ -346,13 +346,16 @@ impl CrowdArgs {
         };
         // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
         // `FastCpuBackend`); exact is the default.
-        let mut fast = args.resampled.then(|| {
-            FastCpuBackend::new(
-                crowd.animator.rigs().to_vec(),
-                crowd.animator.masks().to_vec(),
-                sinew::cpu::fast::DEFAULT_RATE,
-            )
-        });
+        let mut fast = args
+            .resampled
+            .then(|| {
+                FastCpuBackend::new(
+                    crowd.animator.rigs().to_vec(),
+                    crowd.animator.masks().to_vec(),
+                    sinew::cpu::fast::DEFAULT_RATE,
+                )
+            })
+            .transpose()?;
         let mut fast_palette = Vec::new();
         let mut fast_bounds = Vec::new();
 

@@ -72,7 +72,19 @@ pub struct FastCpuBackend {
 impl FastCpuBackend {
     /// A backend over `rigs` with layer masks `masks`, clips resampled at `rate` frames per
     /// second (see [`ResampledClips::build`]; [`DEFAULT_RATE`] is a good start).
-    pub fn new(rigs: Vec<Rig>, masks: Vec<JointMask>, rate: f32) -> Self {
+    ///
+    /// Fails with [`EvalError::InvalidRig`] when a rig's parts disagree (see [`CpuBackend::new`]).
+    pub fn new(rigs: Vec<Rig>, masks: Vec<JointMask>, rate: f32) -> Result<Self, EvalError> {
+        super::check_rigs(&rigs)?;
+        Ok(Self::from_checked(rigs, masks, rate))
+    }
+
+    /// The fast twin of an exact backend: its rigs and masks, clips resampled at `rate`.
+    pub fn from_exact(exact: &CpuBackend, rate: f32) -> Self {
+        Self::from_checked(exact.rigs().to_vec(), exact.masks().to_vec(), rate)
+    }
+
+    fn from_checked(rigs: Vec<Rig>, masks: Vec<JointMask>, rate: f32) -> Self {
         let rate = sanitize_rate(rate);
         Self {
             fast: rigs.iter().map(|r| FastRig::new(r, rate)).collect(),
@@ -81,11 +93,6 @@ impl FastCpuBackend {
             rate,
             frame: super::FrameOrder::new(4),
         }
-    }
-
-    /// The fast twin of an exact backend: its rigs and masks, clips resampled at `rate`.
-    pub fn from_exact(exact: &CpuBackend, rate: f32) -> Self {
-        Self::new(exact.rigs().to_vec(), exact.masks().to_vec(), rate)
     }
 
     /// The requested resampling rate (frames per second, after clamping).

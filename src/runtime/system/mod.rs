@@ -173,7 +173,7 @@ impl Animator {
             });
         }
         Ok(Self {
-            backend: CpuBackend::new(rigs, Vec::new()),
+            backend: CpuBackend::new(rigs, Vec::new())?,
             rigs: data,
             masks: Vec::new(),
             spaces: Vec::new(),
