@@ -1090,6 +1090,55 @@ fn palettes_and_records_larger_than_one_binding_are_evaluated_in_windows() {
     });
 }
 
+/// Shuffles `items` in place.
+fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.below(i + 1));
+    }
+}
+
+#[test]
+fn windowed_frames_whose_plans_change_every_frame_match_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(43);
+    let rigs = crowd_rigs();
+    // 64 KiB palette windows and 16 records per record binding: a shuffled frame splits into a
+    // dispatch almost per record, and the split moves from frame to frame.
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+        max_record_binding: Some(4 << 10),
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let mut dispatches = 0;
+    for frame in 0..12 {
+        let count = 60 + rng.below(240);
+        let items: Vec<_> = (0..count)
+            .map(|_| {
+                let r = rng.below(rigs.len());
+                let count = 1 + rng.below(2);
+                let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
+                (r as u32, 0, rng.world(), layers)
+            })
+            .collect();
+        let mut records = pack(&rigs, &items);
+        if frame % 4 != 3 {
+            shuffle(&mut records, &mut rng);
+        }
+        let now = 0.1 * frame as f32;
+        backend
+            .reserve_palette(palette_len(&rigs, &records) as u32)
+            .unwrap();
+        backend.evaluate_at(now, &records).unwrap();
+        dispatches += backend.dispatches_last_frame();
+        assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, now, &|i| {
+            format!("frame {frame} of {count} records: record {i}")
+        });
+    }
+    // Hundreds of bind groups made and dropped as the plans change.
+    assert!(dispatches > 800, "{dispatches} dispatches in 12 frames");
+}
+
 #[test]
 fn bad_records_are_typed_errors() {
     let Some(ctx) = gpu() else { return };

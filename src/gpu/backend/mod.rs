@@ -73,7 +73,8 @@ pub struct FrameStats {
     pub upload_bytes: u64,
 }
 
-/// What a frame bind group binds; equal keys can share the bind group.
+/// What a frame bind group binds: dispatch `index` of the plan and the buffers; a group whose
+/// key is unchanged is reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct FrameKey {
     index: usize,
@@ -114,6 +115,7 @@ pub struct GpuBackend {
     staging: Option<wgpu::Buffer>,
     headers: Option<wgpu::Buffer>,
     headers_generation: u64,
+    /// The last evaluation's frame bind groups, one per dispatch, in plan order.
     frame_groups: Vec<(FrameKey, wgpu::BindGroup)>,
     max_binding: u64,
     palette_binding: u64,
@@ -435,10 +437,7 @@ impl GpuBackend {
         }
         let plan = self.table.plan(stride, max_slots, rebuild).to_vec();
         self.reserve_headers(plan.len() as u64)?;
-        let mut groups = Vec::with_capacity(plan.len());
-        for (k, d) in plan.iter().enumerate() {
-            groups.push(self.frame_group(k, d, stride)?);
-        }
+        self.build_frame_groups(&plan, stride)?;
 
         // Staging: the dirty record bytes, range after range, then one header per dispatch.
         let mut ranges = std::mem::take(&mut self.spans);
@@ -509,11 +508,11 @@ impl GpuBackend {
                 });
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
-                for (d, &g) in plan.iter().zip(&groups) {
+                for (d, (_, group)) in plan.iter().zip(frame_groups) {
                     let count = u64::from(d.count);
                     let width = count.min(max_workgroups);
                     let height = count.div_ceil(width);
-                    pass.set_bind_group(1, &frame_groups[g].1, &[]);
+                    pass.set_bind_group(1, group, &[]);
                     pass.dispatch_workgroups(width as u32, height as u32, 1);
                 }
             }
