@@ -1479,7 +1479,8 @@ fn binding_limits_are_typed_errors() {
 
     // Host palette windows: unaligned or past the buffer.
     let layout =
-        sinew::render::create_palette_bind_group_layout(gpu.device(), wgpu::ShaderStages::VERTEX);
+        sinew::render::create_palette_bind_group_layout(gpu.device(), wgpu::ShaderStages::VERTEX)
+            .unwrap();
     for window in [
         PaletteWindow {
             first_entry: 1,
@@ -1563,6 +1564,40 @@ fn invalid_inputs_are_typed_errors() {
     // A zero-sized target.
     let err = RenderTarget::new(gpu.device(), &gpu.renderer, 0, 16, 16).unwrap_err();
     assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+}
+
+/// What wgpu rejects in the host calls comes back as an error, not as a panic in wgpu's
+/// uncaptured-error handler.
+#[test]
+fn wgpu_rejections_of_host_calls_are_typed_errors() {
+    let Some(gpu) = gpu() else { return };
+    let device = gpu.device();
+    // Visibility bits of no shader stage.
+    let err = sinew::render::create_palette_bind_group_layout(
+        device,
+        wgpu::ShaderStages::from_bits_retain(1 << 30),
+    )
+    .unwrap_err();
+    assert!(matches!(err, RenderError::Validation(_)), "{err}");
+
+    // A palette bind group over a buffer that is no storage buffer.
+    let layout =
+        sinew::render::create_palette_bind_group_layout(device, wgpu::ShaderStages::VERTEX)
+            .unwrap();
+    let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("not a palette"),
+        size: 10 * 48,
+        usage: wgpu::BufferUsages::UNIFORM,
+        mapped_at_creation: false,
+    });
+    let err = sinew::render::create_palette_bind_group(device, &layout, &uniform).unwrap_err();
+    assert!(matches!(err, RenderError::Validation(_)), "{err}");
+
+    // A palette write into a buffer that cannot be written to.
+    let err = sinew::render::write_palette(gpu.queue(), &uniform, 0, &[Mat3x4Rows::IDENTITY; 2])
+        .unwrap_err();
+    assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
+    assert!(err.to_string().contains("COPY_DST"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -352,7 +352,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut fast_palette = Vec::new();
     let mut fast_bounds = Vec::new();
 
-    let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
+    let timestamps = match gpu.as_mut() {
+        Some(g) => g.enable_timing().map_err(|e| e.to_string())?,
+        None => false,
+    };
     let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
     let mut times = StageTimes::default();
     let mut dispatches = 0;

@@ -25,11 +25,14 @@ impl GpuBackend {
         })?;
         if let Some(old) = old {
             // Keep what the GPU already holds: the slots written before stay valid.
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("sinew grow instance records"),
-            });
-            encoder.copy_buffer_to_buffer(&old, 0, &buffer, 0, old.size());
-            self.queue.submit([encoder.finish()]);
+            let queue = &self.queue;
+            capture(device, || {
+                let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("sinew grow instance records"),
+                });
+                encoder.copy_buffer_to_buffer(&old, 0, &buffer, 0, old.size());
+                queue.submit([encoder.finish()]);
+            })?;
         } else {
             self.table.mark_all();
         }

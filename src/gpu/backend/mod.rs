@@ -553,12 +553,13 @@ impl GpuBackend {
     }
 
     /// Times the evaluate pass with GPU timestamp queries from now on. Returns `false` (and
-    /// changes nothing) when the device lacks `TIMESTAMP_QUERY`.
-    pub fn enable_timing(&mut self) -> bool {
+    /// changes nothing) when the device lacks `TIMESTAMP_QUERY`; errors when wgpu refuses the
+    /// queries.
+    pub fn enable_timing(&mut self) -> Result<bool, GpuError> {
         if self.timer.is_none() {
-            self.timer = super::PassTimer::new(&self.device, &self.queue);
+            self.timer = super::PassTimer::new(&self.device, &self.queue)?;
         }
-        self.timer.is_some()
+        Ok(self.timer.is_some())
     }
 
     /// GPU milliseconds of the last frame's evaluate pass (waits for it), when timing is on.
