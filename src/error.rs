@@ -424,6 +424,12 @@ pub enum GpuError {
     OutOfMemory(String),
     /// Reading a buffer back failed (mapping refused, device lost, or the wait timed out).
     Readback(String),
+    /// The device is lost (destroyed, reset or removed): nothing was submitted. Rebuild the
+    /// context, backend and renderer on a new device.
+    DeviceLost {
+        /// wgpu's reason, with its message.
+        reason: String,
+    },
     /// An instance record names something the uploaded rigs and masks do not have.
     Eval(EvalError),
     /// A palette block was freed twice, or never came from this palette.
@@ -461,6 +467,7 @@ impl fmt::Display for GpuError {
             Self::Validation(e) => write!(f, "wgpu validation error: {e}"),
             Self::OutOfMemory(e) => write!(f, "GPU out of memory: {e}"),
             Self::Readback(e) => write!(f, "GPU readback failed: {e}"),
+            Self::DeviceLost { reason } => write!(f, "the GPU device is lost: {reason}"),
             Self::Eval(e) => e.fmt(f),
             Self::BadBlock { offset, len } => write!(
                 f,

@@ -11,6 +11,11 @@ pub enum RenderError {
     OutOfMemory(String),
     /// Reading a buffer or texture back failed (mapping refused or the device lost).
     Readback(String),
+    /// The device is lost (destroyed, reset or removed): nothing was submitted.
+    DeviceLost {
+        /// wgpu's reason, with its message.
+        reason: String,
+    },
     /// An input the renderer was given cannot be drawn.
     InvalidInput {
         /// The object (a mesh, a batch, a buffer) being set up or drawn.
@@ -51,6 +56,7 @@ impl fmt::Display for RenderError {
             Self::Validation(e) => write!(f, "wgpu validation error: {e}"),
             Self::OutOfMemory(e) => write!(f, "GPU out of memory: {e}"),
             Self::Readback(e) => write!(f, "GPU readback failed: {e}"),
+            Self::DeviceLost { reason } => write!(f, "the GPU device is lost: {reason}"),
             Self::InvalidInput { object, reason } => write!(f, "{object}: {reason}"),
             Self::LimitExceeded {
                 limit,
@@ -73,6 +79,7 @@ impl From<crate::GpuError> for RenderError {
             crate::GpuError::Validation(e) => Self::Validation(e),
             crate::GpuError::OutOfMemory(e) => Self::OutOfMemory(e),
             crate::GpuError::Readback(e) => Self::Readback(e),
+            crate::GpuError::DeviceLost { reason } => Self::DeviceLost { reason },
             other => Self::Validation(other.to_string()),
         }
     }

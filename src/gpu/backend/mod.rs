@@ -16,6 +16,7 @@ use super::layout::{
     AABB_BYTES, FRAME_HEADER_BYTES, FrameHeader, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
 };
 use super::library::GpuLibrary;
+use super::lost::DeviceLoss;
 use super::palette::{BoundsBuffer, Palette};
 use super::pipeline::EvaluatePipeline;
 use super::readback::{
@@ -105,6 +106,7 @@ struct FrameKey {
 pub struct GpuBackend {
     device: wgpu::Device,
     queue: wgpu::Queue,
+    loss: DeviceLoss,
     pipeline: Arc<EvaluatePipeline>,
     library: GpuLibrary,
     palette: Palette,
@@ -186,6 +188,7 @@ impl GpuBackend {
         Ok(Self {
             device: device.clone(),
             queue: context.queue.clone(),
+            loss: context.device_loss().clone(),
             pipeline,
             library,
             palette: Palette::new(device, options.initial_palette_entries)?,
@@ -242,6 +245,7 @@ impl GpuBackend {
 
     /// A palette block of `len` entries (growing the palette if needed).
     pub fn allocate_entries(&mut self, len: u32) -> Result<PaletteBlock, GpuError> {
+        self.loss.check()?;
         self.palette.allocate(&self.device, &self.queue, len)
     }
 
@@ -253,6 +257,7 @@ impl GpuBackend {
     /// Grows the palette to at least `entries` entries, for callers that lay out palette
     /// offsets themselves instead of allocating blocks.
     pub fn reserve_palette(&mut self, entries: u32) -> Result<(), GpuError> {
+        self.loss.check()?;
         self.palette.reserve(&self.device, &self.queue, entries)
     }
 
@@ -405,8 +410,11 @@ impl GpuBackend {
     /// Root-motion records ([`InstanceRecord::GPU_ROOT_MOTION`]) move their worlds from the
     /// frame time of the previous evaluation to `now`; the first evaluation moves nothing. Frame
     /// times that jump to a new epoch need [`GpuBackend::rebase_frame_time`] first.
+    ///
+    /// On a lost device nothing is submitted: [`GpuError::DeviceLost`].
     pub fn evaluate_resident(&mut self, now: f32) -> Result<(), GpuError> {
         self.last_frame = FrameStats::default();
+        self.loss.check()?;
         if !now.is_finite() {
             return Err(EvalError::BadLayer {
                 reason: format!("frame time {now} is not finite"),
@@ -524,10 +532,15 @@ impl GpuBackend {
         })?;
         self.spans = ranges;
         self.table.uploaded();
+        // The submission may be what found the device lost.
+        self.loss.status()?;
         if !written {
-            return Err(GpuError::Validation(
-                "the staging buffer rejected the frame's records".into(),
-            ));
+            // The queue refused the write without a validation error: the device is lost. A
+            // device destroyed while work was in flight reports why once that work is done.
+            if self.loss.reason().is_none() {
+                let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+            }
+            return Err(self.loss.lost());
         }
         self.last_frame = FrameStats {
             instances: u64::from(slots),
@@ -554,8 +567,9 @@ impl GpuBackend {
 
     /// Times the evaluate pass with GPU timestamp queries from now on. Returns `false` (and
     /// changes nothing) when the device lacks `TIMESTAMP_QUERY`; errors when wgpu refuses the
-    /// queries.
+    /// queries or the device is lost.
     pub fn enable_timing(&mut self) -> Result<bool, GpuError> {
+        self.loss.check()?;
         if self.timer.is_none() {
             self.timer = super::PassTimer::new(&self.device, &self.queue)?;
         }
@@ -564,17 +578,26 @@ impl GpuBackend {
 
     /// GPU milliseconds of the last frame's evaluate pass (waits for it), when timing is on.
     pub fn last_gpu_ms(&self) -> Result<Option<f64>, GpuError> {
+        self.loss.check()?;
         self.timer
             .as_ref()
             .map(|t| t.read_ms(&self.device, &self.queue))
             .transpose()
+            .map_err(|e| self.loss.explain(e))
     }
 
-    /// Blocks until the GPU has finished every submitted frame.
+    /// Blocks until the GPU has finished every submitted frame ([`GpuError::DeviceLost`] on a
+    /// lost device).
     pub fn wait(&self) -> Result<(), GpuError> {
+        self.loss.check()?;
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| GpuError::Readback(e.to_string()))
+            .map_err(|e| self.loss.explain(GpuError::Readback(e.to_string())))?;
+        self.loss.status()
+    }
+
+    /// The device's loss watch.
+    pub fn device_loss(&self) -> &DeviceLoss {
+        &self.loss
     }
 }
