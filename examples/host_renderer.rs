@@ -184,7 +184,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // The host's pipeline, with sinew's palette layout at group 1 and sinew's WGSL prepended.
-    let palette_layout = create_palette_bind_group_layout(&device, wgpu::ShaderStages::VERTEX);
+    let palette_layout = create_palette_bind_group_layout(&device, wgpu::ShaderStages::VERTEX)?;
     let palette_groups = windows
         .iter()
         .map(|w| create_palette_window_bind_group(&device, &palette_layout, palette_buffer, w))

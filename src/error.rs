@@ -381,6 +381,13 @@ pub enum GpuError {
     /// Reading a buffer back failed (mapping refused, device lost, or the wait timed out).
     #[error("GPU readback failed: {0}")]
     Readback(String),
+    /// The device is lost (destroyed, reset or removed): nothing was submitted. Rebuild the
+    /// context, backend and renderer on a new device.
+    #[error("the GPU device is lost: {reason}")]
+    DeviceLost {
+        /// wgpu's reason, with its message.
+        reason: String,
+    },
     /// An instance record names something the uploaded rigs and masks do not have.
     #[error(transparent)]
     Eval(#[from] EvalError),

@@ -592,6 +592,57 @@ fn layered_blends_with_masks_additive_layers_and_root_holds_match_cpu() {
 }
 
 #[test]
+fn the_same_records_give_bitwise_identical_palettes_and_bounds_on_fresh_backends() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(45);
+    let rigs = blend_rigs();
+    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        let (base, count) = mask_ranges[r];
+        for k in 0..40 {
+            let layers = random_layers(rig, &mut rng, base, count, 1 + k % 4);
+            let flags = random_flags(&mut rng, rig.joint_count());
+            items.push((r as u32, flags, rng.world(), layers));
+        }
+    }
+    let mut records = pack(&rigs, &items);
+    shuffle(&mut records, &mut rng);
+    let len = palette_len(&rigs, &records) as u32;
+    let run = || {
+        let mut backend = GpuBackend::new(ctx, &rigs, &masks).unwrap();
+        backend.reserve_palette(len).unwrap();
+        backend.evaluate_at(0.7, &records).unwrap();
+        let palette: Vec<[[u32; 4]; 3]> = backend
+            .read_palette(0..len)
+            .unwrap()
+            .iter()
+            .map(|m| m.rows.map(|row| row.map(f32::to_bits)))
+            .collect();
+        let bounds: Vec<[[u32; 4]; 2]> = backend
+            .read_bounds(0..records.len())
+            .unwrap()
+            .iter()
+            .map(|b| [b.min.map(f32::to_bits), b.max.map(f32::to_bits)])
+            .collect();
+        (palette, bounds)
+    };
+    let (first_palette, first_bounds) = run();
+    let (second_palette, second_bounds) = run();
+    assert_eq!(first_palette.len(), len as usize);
+    let entry = first_palette
+        .iter()
+        .zip(&second_palette)
+        .position(|(a, b)| a != b);
+    assert_eq!(entry, None, "palette entry differs between runs");
+    let aabb = first_bounds
+        .iter()
+        .zip(&second_bounds)
+        .position(|(a, b)| a != b);
+    assert_eq!(aabb, None, "AABB differs between runs");
+}
+
+#[test]
 fn synthetic_chain_and_fan_of_256_joints_match_cpu() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(3);
@@ -1089,6 +1140,55 @@ fn palettes_and_records_larger_than_one_binding_are_evaluated_in_windows() {
     assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, 1.3, &|i| {
         format!("record {i} past one record binding")
     });
+}
+
+/// Shuffles `items` in place.
+fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.below(i + 1));
+    }
+}
+
+#[test]
+fn windowed_frames_whose_plans_change_every_frame_match_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(43);
+    let rigs = crowd_rigs();
+    // 64 KiB palette windows and 16 records per record binding: a shuffled frame splits into a
+    // dispatch almost per record, and the split moves from frame to frame.
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+        max_record_binding: Some(4 << 10),
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let mut dispatches = 0;
+    for frame in 0..12 {
+        let count = 60 + rng.below(240);
+        let items: Vec<_> = (0..count)
+            .map(|_| {
+                let r = rng.below(rigs.len());
+                let count = 1 + rng.below(2);
+                let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
+                (r as u32, 0, rng.world(), layers)
+            })
+            .collect();
+        let mut records = pack(&rigs, &items);
+        if frame % 4 != 3 {
+            shuffle(&mut records, &mut rng);
+        }
+        let now = 0.1 * frame as f32;
+        backend
+            .reserve_palette(palette_len(&rigs, &records) as u32)
+            .unwrap();
+        backend.evaluate_at(now, &records).unwrap();
+        dispatches += backend.dispatches_last_frame();
+        assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, now, &|i| {
+            format!("frame {frame} of {count} records: record {i}")
+        });
+    }
+    // Hundreds of bind groups made and dropped as the plans change.
+    assert!(dispatches > 800, "{dispatches} dispatches in 12 frames");
 }
 
 #[test]
@@ -1740,4 +1840,21 @@ fn transitions_keep_the_gpu_world_and_placing_teleports() {
         expected.world = r.world;
         assert_eq!(*r, expected, "record {i}");
     }
+}
+
+/// A rig assembled by hand whose clips cover another skeleton is refused before any upload.
+#[test]
+fn backend_refuses_a_rig_whose_parts_disagree() {
+    let Some(context) = gpu() else { return };
+    let mut rig = chain_rig(4);
+    rig.clips = chain_rig(2).clips;
+    let err = GpuBackend::new(context, &[chain_rig(4), rig], &[]).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            sinew::GpuError::Eval(sinew::EvalError::InvalidRig { rig: 1, reason, .. })
+                if reason.contains("the clips cover")
+        ),
+        "expected InvalidRig for rig 1, got {err:?}"
+    );
 }

@@ -2,12 +2,14 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::lost::DeviceLoss;
 use super::pipeline::EvaluatePipeline;
 use crate::error::GpuError;
 
 /// A wgpu device and queue, with the adapter's description and the pipelines compiled for it
 /// (created on first use and shared by every [`crate::GpuBackend`] made from this context, since
-/// some drivers compile a pipeline only at its first dispatch, and slowly).
+/// some drivers compile a pipeline only at its first dispatch, and slowly). It watches the device
+/// for loss ([`DeviceLoss`]); a lost context stays lost: make a new one.
 #[derive(Debug)]
 pub struct GpuContext {
     /// The device.
@@ -17,6 +19,7 @@ pub struct GpuContext {
     /// What the adapter says about itself.
     pub adapter_info: wgpu::AdapterInfo,
     pipeline: OnceLock<Arc<EvaluatePipeline>>,
+    loss: DeviceLoss,
 }
 
 impl GpuContext {
@@ -74,6 +77,7 @@ impl GpuContext {
         let (device, queue) = pollster::block_on(adapter.request_device(&desc))
             .map_err(|e| GpuError::RequestDevice(e.to_string()))?;
         Ok(Self {
+            loss: DeviceLoss::watch(&device),
             device,
             queue,
             adapter_info: adapter.get_info(),
@@ -81,14 +85,22 @@ impl GpuContext {
         })
     }
 
-    /// Wraps a device and queue a host engine already has. Nothing is created.
+    /// Wraps a device and queue a host engine already has. Nothing is created, but the
+    /// device's lost callback is this context's from now on (see [`DeviceLoss`] for hosts with
+    /// a callback of their own).
     pub fn from_device(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         Self {
             device: device.clone(),
             queue: queue.clone(),
             adapter_info: device.adapter_info(),
             pipeline: OnceLock::new(),
+            loss: DeviceLoss::watch(device),
         }
+    }
+
+    /// The device's loss watch.
+    pub fn device_loss(&self) -> &DeviceLoss {
+        &self.loss
     }
 
     /// `name (backend, driver driver_info)` of the adapter, for reports.
@@ -102,6 +114,7 @@ impl GpuContext {
 
     /// The evaluate pipeline of this device, compiled on first call.
     pub fn evaluate_pipeline(&self) -> Result<Arc<EvaluatePipeline>, GpuError> {
+        self.loss.check()?;
         if let Some(p) = self.pipeline.get() {
             return Ok(p.clone());
         }

@@ -44,6 +44,7 @@ pub fn read_ranges(
             )));
         }
     }
+    let (sender, receiver) = std::sync::mpsc::channel();
     let (staging, submission) = capture(device, || {
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("sinew readback staging"),
@@ -62,13 +63,12 @@ pub fn read_ranges(
             at += r.size;
         }
         let submission = queue.submit([encoder.finish()]);
+        staging.map_async(wgpu::MapMode::Read, .., move |result| {
+            // The receiver outlives the wait below; a failed send only means nobody listens.
+            let _ = sender.send(result);
+        });
         (staging, submission)
     })?;
-    let (sender, receiver) = std::sync::mpsc::channel();
-    staging.map_async(wgpu::MapMode::Read, .., move |result| {
-        // The receiver outlives the wait below; a failed send only means nobody listens.
-        let _ = sender.send(result);
-    });
     device
         .poll(wgpu::PollType::Wait {
             submission_index: Some(submission),

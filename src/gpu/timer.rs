@@ -3,6 +3,7 @@
 //! ([`crate::GpuBackend::enable_timing`]); without the feature callers fall back to wall time.
 
 use super::readback::{ReadRange, read_ranges};
+use super::scope::capture;
 use crate::error::GpuError;
 
 /// Two timestamps around one compute pass, and where they are resolved.
@@ -14,24 +15,27 @@ pub struct PassTimer {
 }
 
 impl PassTimer {
-    /// A timer on `device`, or `None` when it lacks `TIMESTAMP_QUERY`.
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Option<Self> {
+    /// A timer on `device`, or `None` when it lacks `TIMESTAMP_QUERY`; wgpu's errors creating
+    /// the query set or its buffer are captured.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Option<Self>, GpuError> {
         if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
-            return None;
+            return Ok(None);
         }
-        Some(Self {
-            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("sinew evaluate timestamps"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            }),
-            resolved: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("sinew evaluate timestamps resolved"),
-                size: 2 * wgpu::QUERY_SIZE as u64,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
-            period_ns: queue.get_timestamp_period(),
+        capture(device, || {
+            Some(Self {
+                queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("sinew evaluate timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: 2,
+                }),
+                resolved: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("sinew evaluate timestamps resolved"),
+                    size: 2 * wgpu::QUERY_SIZE as u64,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+                period_ns: queue.get_timestamp_period(),
+            })
         })
     }
 

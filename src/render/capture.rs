@@ -233,7 +233,7 @@ pub fn read_buffer(
     map_read(device, &staging, 0, size)
 }
 
-/// Maps `buffer` for reading, waits, and copies the bytes out.
+/// Maps `buffer` for reading (wgpu's errors captured), waits, and copies the bytes out.
 fn map_read(
     device: &wgpu::Device,
     buffer: &wgpu::Buffer,
@@ -241,10 +241,13 @@ fn map_read(
     size: u64,
 ) -> Result<Vec<u8>, RenderError> {
     let (sender, receiver) = std::sync::mpsc::channel();
-    buffer.map_async(wgpu::MapMode::Read, offset..offset + size, move |result| {
-        // The receiver waits below; if it is gone there is nobody to tell.
-        let _ = sender.send(result);
-    });
+    capture(device, || {
+        buffer.map_async(wgpu::MapMode::Read, offset..offset + size, move |result| {
+            // The receiver waits below; if it is gone there is nobody to tell.
+            let _ = sender.send(result);
+        });
+        Ok(())
+    })?;
     device
         .poll(wgpu::PollType::wait_indefinitely())
         .map_err(|e| RenderError::Readback(e.to_string()))?;

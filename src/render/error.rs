@@ -14,6 +14,12 @@ pub enum RenderError {
     /// Reading a buffer or texture back failed (mapping refused or the device lost).
     #[error("GPU readback failed: {0}")]
     Readback(String),
+    /// The device is lost (destroyed, reset or removed): nothing was submitted.
+    #[error("the GPU device is lost: {reason}")]
+    DeviceLost {
+        /// wgpu's reason, with its message.
+        reason: String,
+    },
     /// An input the renderer was given cannot be drawn.
     #[error("{object}: {reason}")]
     InvalidInput {
@@ -57,6 +63,7 @@ impl From<crate::GpuError> for RenderError {
             crate::GpuError::Validation(e) => Self::Validation(e),
             crate::GpuError::OutOfMemory(e) => Self::OutOfMemory(e),
             crate::GpuError::Readback(e) => Self::Readback(e),
+            crate::GpuError::DeviceLost { reason } => Self::DeviceLost { reason },
             other => Self::Validation(other.to_string()),
         }
     }

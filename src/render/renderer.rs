@@ -20,7 +20,9 @@ use super::target::{FrameLayouts, RenderTarget};
 
 /// Layouts and pipelines of every render pass for one device. Pipelines are created on first
 /// use (some drivers compile slowly) and shared by every target and batch made from this
-/// renderer; it may be shared across threads.
+/// renderer; it may be shared across threads. On a lost device it records and submits nothing
+/// and returns [`RenderError::DeviceLost`] (the reason is the one
+/// [`GpuContext::device_loss`](crate::GpuContext::device_loss) holds).
 #[derive(Debug)]
 pub struct Renderer {
     limits: BindingLimits,
@@ -159,7 +161,8 @@ impl Renderer {
 
     /// Records `scene` into `encoder`, writing the frame's uniforms with `queue` (so submit the
     /// encoder before rendering another scene into the same target). Errors that wgpu reports
-    /// only at submission are caught by [`Renderer::render`], not here.
+    /// only at submission are caught by [`Renderer::render`], not here; on a lost device
+    /// nothing is recorded.
     pub fn encode(
         &self,
         device: &wgpu::Device,
@@ -181,7 +184,9 @@ impl Renderer {
         } else {
             VertexSource::InShader(scene.skinning)
         };
-        // Every pipeline first, so a creation error stops the frame before anything is recorded.
+        // The uniforms first: a lost device refuses them before any pipeline is made for it.
+        write_uniforms(device, queue, target, &scene.frame_uniforms(target))?;
+        // Every pipeline next, so a creation error stops the frame before anything is recorded.
         let frame = &self.frame;
         let has_skinned = !scene.skinned.is_empty();
         let has_static = !scene.statics.is_empty();
@@ -209,11 +214,6 @@ impl Renderer {
             None => None,
         };
 
-        queue.write_buffer(
-            &target.uniforms,
-            0,
-            bytemuck::bytes_of(&scene.frame_uniforms(target)),
-        );
         let frusta = CullFrusta::of(scene);
         for batch in scene.skinned {
             batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&frusta))?;
@@ -296,7 +296,8 @@ impl Renderer {
         Ok(())
     }
 
-    /// Records and submits `scene` into `target`, with wgpu's validation errors captured.
+    /// Records and submits `scene` into `target`, with wgpu's validation errors captured. On a
+    /// lost device nothing is submitted: [`RenderError::DeviceLost`].
     pub fn render(
         &self,
         device: &wgpu::Device,
@@ -312,5 +313,25 @@ impl Renderer {
             queue.submit([encoder.finish()]);
             Ok(())
         })
+    }
+}
+
+/// Writes the frame's uniforms into `target`: the first thing a frame asks of the queue, and
+/// where a lost device shows, since the queue refuses the write without a validation error.
+fn write_uniforms(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    target: &RenderTarget,
+    uniforms: &FrameUniforms,
+) -> Result<(), RenderError> {
+    let bytes = bytemuck::bytes_of(uniforms);
+    let size = wgpu::BufferSize::new(bytes.len() as u64);
+    let written = capture(device, || {
+        let view = size.and_then(|size| queue.write_buffer_with(&target.uniforms, 0, size));
+        Ok(view.map(|mut view| view.copy_from_slice(bytes)).is_some())
+    })?;
+    match written {
+        true => Ok(()),
+        false => Err(crate::gpu::refused_work().into()),
     }
 }

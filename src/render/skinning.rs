@@ -57,14 +57,20 @@ pub fn palette_layout_entry(
 }
 
 /// A bind group layout holding only the palette, at binding 0: what a host binds at the group
-/// it passed to [`skinning_wgsl`](crate::render::skinning_wgsl).
+/// it passed to [`skinning_wgsl`](crate::render::skinning_wgsl). Errors when wgpu rejects the
+/// layout, e.g. for stages that cannot read storage buffers on the device
+/// ([`RenderError::Validation`]).
 pub fn create_palette_bind_group_layout(
     device: &wgpu::Device,
     visibility: wgpu::ShaderStages,
-) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("sinew palette layout"),
-        entries: &[palette_layout_entry(0, visibility)],
+) -> Result<wgpu::BindGroupLayout, RenderError> {
+    capture(device, || {
+        Ok(
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("sinew palette layout"),
+                entries: &[palette_layout_entry(0, visibility)],
+            }),
+        )
     })
 }
 

@@ -5,7 +5,7 @@
 use crate::bake::Aabb;
 use crate::math::Mat3x4Rows;
 
-use super::error::{RenderError, check_buffer_size};
+use super::error::{RenderError, capture, check_buffer_size};
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_DST)
@@ -19,16 +19,11 @@ pub fn create_palette_buffer(
     entries: usize,
 ) -> Result<wgpu::Buffer, RenderError> {
     let size = (entries.max(1) as u64).saturating_mul(std::mem::size_of::<Mat3x4Rows>() as u64);
-    check_buffer_size(size, device.limits().max_buffer_size)?;
-    Ok(device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("sinew palette"),
-        size,
-        usage: STORAGE,
-        mapped_at_creation: false,
-    }))
+    create_storage(device, "sinew palette", size)
 }
 
-/// Writes `palette` into `buffer` from entry `first_entry` on.
+/// Writes `palette` into `buffer` from entry `first_entry` on. Errors when the buffer lacks
+/// `COPY_DST` or ends before the last entry ([`RenderError::InvalidInput`]).
 pub fn write_palette(
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
@@ -45,16 +40,27 @@ pub fn create_aabb_buffer(
     count: usize,
 ) -> Result<wgpu::Buffer, RenderError> {
     let size = (count.max(1) as u64).saturating_mul(std::mem::size_of::<Aabb>() as u64);
-    check_buffer_size(size, device.limits().max_buffer_size)?;
-    Ok(device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("sinew animated aabbs"),
-        size,
-        usage: STORAGE,
-        mapped_at_creation: false,
-    }))
+    create_storage(device, "sinew animated aabbs", size)
 }
 
-/// Writes `aabbs` into `buffer` from box `first` on.
+/// A storage buffer of `size` bytes, with wgpu's errors captured.
+fn create_storage(
+    device: &wgpu::Device,
+    label: &str,
+    size: u64,
+) -> Result<wgpu::Buffer, RenderError> {
+    check_buffer_size(size, device.limits().max_buffer_size)?;
+    capture(device, || {
+        Ok(device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: STORAGE,
+            mapped_at_creation: false,
+        }))
+    })
+}
+
+/// Writes `aabbs` into `buffer` from box `first` on; errors as [`write_palette`] does.
 pub fn write_aabbs(
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
@@ -74,6 +80,13 @@ fn write<T: bytemuck::Pod>(
     let stride = std::mem::size_of::<T>() as u64;
     let offset = first as u64 * stride;
     let size = items.len() as u64 * stride;
+    // The queue has no error scope of its own: refuse here what wgpu would reject.
+    if !buffer.usage().contains(wgpu::BufferUsages::COPY_DST) {
+        return Err(RenderError::invalid(
+            what,
+            format!("the buffer's usage {:?} lacks COPY_DST", buffer.usage()),
+        ));
+    }
     if offset + size > buffer.size() {
         return Err(RenderError::invalid(
             what,

@@ -359,7 +359,10 @@ impl CrowdArgs {
         let mut fast_palette = Vec::new();
         let mut fast_bounds = Vec::new();
 
-        let timestamps = gpu.as_mut().is_some_and(|g| g.enable_timing());
+        let timestamps = match gpu.as_mut() {
+            Some(g) => g.enable_timing()?,
+            None => false,
+        };
         let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
         let mut times = StageTimes::default();
         let mut dispatches = 0;

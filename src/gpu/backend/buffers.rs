@@ -1,6 +1,6 @@
 //! The buffers and bind groups behind [`GpuBackend`]'s resident records: the record table,
 //! the staging buffer its changes go up through, one dispatch header per dispatch, and the frame
-//! bind groups, cached while the buffers they name stay.
+//! bind groups, kept from one frame to the next while their dispatch and buffers stay.
 
 use super::*;
 
@@ -25,11 +25,14 @@ impl GpuBackend {
         })?;
         if let Some(old) = old {
             // Keep what the GPU already holds: the slots written before stay valid.
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("sinew grow instance records"),
-            });
-            encoder.copy_buffer_to_buffer(&old, 0, &buffer, 0, old.size());
-            self.queue.submit([encoder.finish()]);
+            let queue = &self.queue;
+            capture(device, || {
+                let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("sinew grow instance records"),
+                });
+                encoder.copy_buffer_to_buffer(&old, 0, &buffer, 0, old.size());
+                queue.submit([encoder.finish()]);
+            })?;
         } else {
             self.table.mark_all();
         }
@@ -90,24 +93,43 @@ impl GpuBackend {
         Ok(size)
     }
 
-    /// The frame bind group of dispatch `k`, reused while the buffers it names stay.
-    pub(super) fn frame_group(
+    /// Makes `frame_groups` the frame bind groups of `plan`: one per dispatch, in plan order.
+    /// Dispatch `k`'s group is the previous frame's group `k` where it binds the same (the
+    /// same dispatch and buffers), else made anew; the list replaces the previous frame's
+    /// whole, so the groups of dispatches that are gone go and none of this frame's can.
+    pub(super) fn build_frame_groups(
         &mut self,
+        plan: &[Dispatch],
+        windowed: Option<u32>,
+    ) -> Result<(), GpuError> {
+        let previous = std::mem::take(&mut self.frame_groups);
+        let mut groups = Vec::with_capacity(plan.len());
+        for (k, d) in plan.iter().enumerate() {
+            let key = FrameKey {
+                index: k,
+                dispatch: *d,
+                records: self.records_generation,
+                headers: self.headers_generation,
+                palette: self.palette.generation(),
+                bounds: self.bounds.generation(),
+            };
+            let group = match previous.get(k) {
+                Some((kept, group)) if *kept == key => group.clone(),
+                _ => self.frame_group(k, d, windowed)?,
+            };
+            groups.push((key, group));
+        }
+        self.frame_groups = groups;
+        Ok(())
+    }
+
+    /// A new frame bind group for dispatch `k`.
+    fn frame_group(
+        &self,
         k: usize,
         d: &Dispatch,
         windowed: Option<u32>,
-    ) -> Result<usize, GpuError> {
-        let key = FrameKey {
-            index: k,
-            dispatch: *d,
-            records: self.records_generation,
-            headers: self.headers_generation,
-            palette: self.palette.generation(),
-            bounds: self.bounds.generation(),
-        };
-        if let Some(i) = self.frame_groups.iter().position(|(key2, _)| *key2 == key) {
-            return Ok(i);
-        }
+    ) -> Result<wgpu::BindGroup, GpuError> {
         let (Some(records), Some(headers)) = (self.records.as_ref(), self.headers.as_ref()) else {
             return Err(GpuError::Validation("instance buffers missing".into()));
         };
@@ -133,7 +155,7 @@ impl GpuBackend {
                 size,
             }),
         };
-        let group = capture(device, || {
+        capture(device, || {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("sinew frame bind group"),
                 layout: &self.pipeline.frame_layout,
@@ -154,18 +176,6 @@ impl GpuBackend {
                     buffer(3, bounds, bounds_start, NonZeroU64::new(bounds_size)),
                 ],
             })
-        })?;
-        // Stale groups name replaced buffers; keep the cache small.
-        self.frame_groups.retain(|(k2, _)| {
-            k2.records == key.records
-                && k2.headers == key.headers
-                && k2.palette == key.palette
-                && k2.bounds == key.bounds
-        });
-        if self.frame_groups.len() >= 256 {
-            self.frame_groups.clear();
-        }
-        self.frame_groups.push((key, group));
-        Ok(self.frame_groups.len() - 1)
+        })
     }
 }

@@ -16,6 +16,7 @@ use super::layout::{
     AABB_BYTES, FRAME_HEADER_BYTES, FrameHeader, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
 };
 use super::library::GpuLibrary;
+use super::lost::DeviceLoss;
 use super::palette::{BoundsBuffer, Palette};
 use super::pipeline::EvaluatePipeline;
 use super::readback::{
@@ -73,7 +74,8 @@ pub struct FrameStats {
     pub upload_bytes: u64,
 }
 
-/// What a frame bind group binds; equal keys can share the bind group.
+/// What a frame bind group binds: dispatch `index` of the plan and the buffers; a group whose
+/// key is unchanged is reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct FrameKey {
     index: usize,
@@ -104,6 +106,7 @@ struct FrameKey {
 pub struct GpuBackend {
     device: wgpu::Device,
     queue: wgpu::Queue,
+    loss: DeviceLoss,
     pipeline: Arc<EvaluatePipeline>,
     library: GpuLibrary,
     palette: Palette,
@@ -114,6 +117,7 @@ pub struct GpuBackend {
     staging: Option<wgpu::Buffer>,
     headers: Option<wgpu::Buffer>,
     headers_generation: u64,
+    /// The last evaluation's frame bind groups, one per dispatch, in plan order.
     frame_groups: Vec<(FrameKey, wgpu::BindGroup)>,
     max_binding: u64,
     palette_binding: u64,
@@ -148,7 +152,8 @@ fn bounds_base(first: u32, alignment: u64) -> u32 {
 
 impl GpuBackend {
     /// Uploads `rigs` and `masks` (layer mask indices are positions in `masks`) to `context`'s
-    /// device, compiling the evaluate pipeline if the context has not yet.
+    /// device, compiling the evaluate pipeline if the context has not yet. Fails with
+    /// [`crate::EvalError::InvalidRig`] (inside [`GpuError::Eval`]) when a rig's parts disagree.
     pub fn new(context: &GpuContext, rigs: &[Rig], masks: &[JointMask]) -> Result<Self, GpuError> {
         Self::with_options(context, rigs, masks, GpuOptions::default())
     }
@@ -160,6 +165,7 @@ impl GpuBackend {
         masks: &[JointMask],
         options: GpuOptions,
     ) -> Result<Self, GpuError> {
+        crate::cpu::check_rigs(rigs)?;
         let device = &context.device;
         let pipeline = context.evaluate_pipeline()?;
         let library = GpuLibrary::new(device, &pipeline, rigs, masks)?;
@@ -184,6 +190,7 @@ impl GpuBackend {
         Ok(Self {
             device: device.clone(),
             queue: context.queue.clone(),
+            loss: context.device_loss().clone(),
             pipeline,
             library,
             palette: Palette::new(device, options.initial_palette_entries)?,
@@ -240,6 +247,7 @@ impl GpuBackend {
 
     /// A palette block of `len` entries (growing the palette if needed).
     pub fn allocate_entries(&mut self, len: u32) -> Result<PaletteBlock, GpuError> {
+        self.loss.check()?;
         self.palette.allocate(&self.device, &self.queue, len)
     }
 
@@ -251,6 +259,7 @@ impl GpuBackend {
     /// Grows the palette to at least `entries` entries, for callers that lay out palette
     /// offsets themselves instead of allocating blocks.
     pub fn reserve_palette(&mut self, entries: u32) -> Result<(), GpuError> {
+        self.loss.check()?;
         self.palette.reserve(&self.device, &self.queue, entries)
     }
 
@@ -403,8 +412,11 @@ impl GpuBackend {
     /// Root-motion records ([`InstanceRecord::GPU_ROOT_MOTION`]) move their worlds from the
     /// frame time of the previous evaluation to `now`; the first evaluation moves nothing. Frame
     /// times that jump to a new epoch need [`GpuBackend::rebase_frame_time`] first.
+    ///
+    /// On a lost device nothing is submitted: [`GpuError::DeviceLost`].
     pub fn evaluate_resident(&mut self, now: f32) -> Result<(), GpuError> {
         self.last_frame = FrameStats::default();
+        self.loss.check()?;
         if !now.is_finite() {
             return Err(EvalError::BadLayer {
                 reason: format!("frame time {now} is not finite"),
@@ -435,10 +447,7 @@ impl GpuBackend {
         }
         let plan = self.table.plan(stride, max_slots, rebuild).to_vec();
         self.reserve_headers(plan.len() as u64)?;
-        let mut groups = Vec::with_capacity(plan.len());
-        for (k, d) in plan.iter().enumerate() {
-            groups.push(self.frame_group(k, d, stride)?);
-        }
+        self.build_frame_groups(&plan, stride)?;
 
         // Staging: the dirty record bytes, range after range, then one header per dispatch.
         let mut ranges = std::mem::take(&mut self.spans);
@@ -509,11 +518,11 @@ impl GpuBackend {
                 });
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
-                for (d, &g) in plan.iter().zip(&groups) {
+                for (d, (_, group)) in plan.iter().zip(frame_groups) {
                     let count = u64::from(d.count);
                     let width = count.min(max_workgroups);
                     let height = count.div_ceil(width);
-                    pass.set_bind_group(1, &frame_groups[g].1, &[]);
+                    pass.set_bind_group(1, group, &[]);
                     pass.dispatch_workgroups(width as u32, height as u32, 1);
                 }
             }
@@ -525,10 +534,15 @@ impl GpuBackend {
         })?;
         self.spans = ranges;
         self.table.uploaded();
+        // The submission may be what found the device lost.
+        self.loss.status()?;
         if !written {
-            return Err(GpuError::Validation(
-                "the staging buffer rejected the frame's records".into(),
-            ));
+            // The queue refused the write without a validation error: the device is lost. A
+            // device destroyed while work was in flight reports why once that work is done.
+            if self.loss.reason().is_none() {
+                let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+            }
+            return Err(self.loss.lost());
         }
         self.last_frame = FrameStats {
             instances: u64::from(slots),
@@ -554,27 +568,38 @@ impl GpuBackend {
     }
 
     /// Times the evaluate pass with GPU timestamp queries from now on. Returns `false` (and
-    /// changes nothing) when the device lacks `TIMESTAMP_QUERY`.
-    pub fn enable_timing(&mut self) -> bool {
+    /// changes nothing) when the device lacks `TIMESTAMP_QUERY`; errors when wgpu refuses the
+    /// queries or the device is lost.
+    pub fn enable_timing(&mut self) -> Result<bool, GpuError> {
+        self.loss.check()?;
         if self.timer.is_none() {
-            self.timer = super::PassTimer::new(&self.device, &self.queue);
+            self.timer = super::PassTimer::new(&self.device, &self.queue)?;
         }
-        self.timer.is_some()
+        Ok(self.timer.is_some())
     }
 
     /// GPU milliseconds of the last frame's evaluate pass (waits for it), when timing is on.
     pub fn last_gpu_ms(&self) -> Result<Option<f64>, GpuError> {
+        self.loss.check()?;
         self.timer
             .as_ref()
             .map(|t| t.read_ms(&self.device, &self.queue))
             .transpose()
+            .map_err(|e| self.loss.explain(e))
     }
 
-    /// Blocks until the GPU has finished every submitted frame.
+    /// Blocks until the GPU has finished every submitted frame ([`GpuError::DeviceLost`] on a
+    /// lost device).
     pub fn wait(&self) -> Result<(), GpuError> {
+        self.loss.check()?;
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| GpuError::Readback(e.to_string()))
+            .map_err(|e| self.loss.explain(GpuError::Readback(e.to_string())))?;
+        self.loss.status()
+    }
+
+    /// The device's loss watch.
+    pub fn device_loss(&self) -> &DeviceLoss {
+        &self.loss
     }
 }

@@ -5,6 +5,13 @@
 use super::*;
 
 impl GpuBackend {
+    /// [`read_ranges`] on this backend's device: [`GpuError::DeviceLost`] instead of a read
+    /// on a lost device, or of the failed wait or mapping that a loss during the read gives.
+    fn read(&self, ranges: &[ReadRange<'_>]) -> Result<Vec<Vec<u8>>, GpuError> {
+        self.loss.check()?;
+        read_ranges(&self.device, &self.queue, ranges).map_err(|e| self.loss.explain(e))
+    }
+
     /// Reads the resident record buffer back (slots `range`): for tests of the uploads.
     pub fn read_resident(&self, range: Range<u32>) -> Result<Vec<InstanceRecord>, GpuError> {
         let Some(buffer) = self.records.as_ref() else {
@@ -12,15 +19,11 @@ impl GpuBackend {
         };
         let end = u64::from(range.end).min(buffer.size() / INSTANCE_RECORD_BYTES);
         let start = u64::from(range.start).min(end);
-        let bytes = read_ranges(
-            &self.device,
-            &self.queue,
-            &[ReadRange {
-                buffer,
-                offset: start * INSTANCE_RECORD_BYTES,
-                size: (end - start) * INSTANCE_RECORD_BYTES,
-            }],
-        )?;
+        let bytes = self.read(&[ReadRange {
+            buffer,
+            offset: start * INSTANCE_RECORD_BYTES,
+            size: (end - start) * INSTANCE_RECORD_BYTES,
+        }])?;
         Ok(bytes
             .first()
             .map_or_else(Vec::new, |b| bytemuck::pod_collect_to_vec(b)))
@@ -66,7 +69,7 @@ impl GpuBackend {
                 }
             })
             .collect();
-        let bytes = read_ranges(&self.device, &self.queue, &ranges)?;
+        let bytes = self.read(&ranges)?;
         let mut out = Vec::with_capacity(slots.len());
         for (r, b) in runs.iter().zip(&bytes) {
             out.extend(worlds_from(b, &[Run { at: 0, ..*r }]));
@@ -80,6 +83,7 @@ impl GpuBackend {
     /// frame time it belongs to; `None` on the first call and while the GPU has not finished
     /// any. At most three requests wait at once; a call past that requests nothing.
     pub fn read_worlds_async(&mut self, slots: &[u32]) -> Result<Option<WorldsRead>, GpuError> {
+        self.loss.check()?;
         let time = self.prev_time.unwrap_or(0.0);
         let Some(records) = self.world_source(slots)?.cloned() else {
             return Ok(None);
@@ -90,11 +94,8 @@ impl GpuBackend {
 
     /// Reads palette entries `range` back.
     pub fn read_palette(&self, range: Range<u32>) -> Result<Vec<Mat3x4Rows>, GpuError> {
-        let bytes = read_ranges(
-            &self.device,
-            &self.queue,
-            &[self.palette_range(range.start, range.end.saturating_sub(range.start))?],
-        )?;
+        let bytes =
+            self.read(&[self.palette_range(range.start, range.end.saturating_sub(range.start))?])?;
         Ok(bytes
             .first()
             .map_or_else(Vec::new, |b| palette_from_bytes(b)))
@@ -102,11 +103,8 @@ impl GpuBackend {
 
     /// Reads the AABBs of records `range` of the last frame back.
     pub fn read_bounds(&self, range: Range<usize>) -> Result<Vec<Aabb>, GpuError> {
-        let bytes = read_ranges(
-            &self.device,
-            &self.queue,
-            &[self.bounds_range(range.start, range.end.saturating_sub(range.start))?],
-        )?;
+        let bytes =
+            self.read(&[self.bounds_range(range.start, range.end.saturating_sub(range.start))?])?;
         Ok(bytes
             .first()
             .map_or_else(Vec::new, |b| bounds_from_bytes(b)))
@@ -131,7 +129,7 @@ impl GpuBackend {
             ranges.push(self.palette_range(rec.palette_offset, n as u32)?);
             ranges.push(self.bounds_range(i, 1)?);
         }
-        let bytes = read_ranges(&self.device, &self.queue, &ranges)?;
+        let bytes = self.read(&ranges)?;
         let mut out = Vec::with_capacity(chosen.len());
         for (k, &i) in chosen.iter().enumerate() {
             let rec = &frame[i];
