@@ -7,6 +7,7 @@ mod blend;
 mod clock;
 pub mod fast;
 mod propagate;
+mod root_frame;
 mod root_motion;
 mod sample;
 mod skin;
@@ -16,6 +17,7 @@ pub use blend::{blend_joint, blend_layers, hold_root, validate_layers};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use fast::FastCpuBackend;
 pub use propagate::{local_to_model, propagate_joint};
+pub use root_frame::RootFrame;
 pub use root_motion::{
     advance_root_motion, layer_root_motion, move_world, rest_direction_to_model, root_motion_delta,
     root_translation, root_yaw, short_angle,
