@@ -1668,38 +1668,49 @@ fn gpu_root_motion_matches_the_cpu_twin_over_many_frames() {
     });
 }
 
-/// The runtime's CPU `RootMotion` moving a `Transform` and the GPU moving the record's world
-/// from the same records agree: a looping walk, a ping-pong turn with yaw, a reversed walk.
-#[test]
-fn gpu_root_motion_matches_the_runtime_transform() {
-    use sinew::runtime::{Animated, Animator, LoopMode, RootTranslation, Transform};
-    let Some(ctx) = gpu() else { return };
-    let rig = walker_rig();
+/// What [`run_root_motion_paths`] ends with: per entity, the runtime's transform, the GPU's
+/// world and the CPU twin's record; and the last frame time.
+struct RootMotionPaths {
+    transforms: Vec<sinew::runtime::Transform>,
+    gpu: Vec<Affine3A>,
+    twin: Vec<InstanceRecord>,
+    now: f32,
+}
+
+/// Plays `spawns` (a playback, and whether yaw is extracted) on entities of `rig` from `start`
+/// with XZ root motion of joint `root` for `frames` uneven updates, three ways: the runtime's
+/// CPU `RootMotion` moving each `Transform`, the GPU moving the resident records' worlds
+/// (placed at the first update, any later world ignored), and the CPU twin of the GPU path
+/// ([`sinew::cpu::advance_root_motion`]) on the same records. Asserts that the three agree at
+/// the end; the GPU last evaluated the returned twin records at `now`.
+fn run_root_motion_paths(
+    ctx: &GpuContext,
+    rig: &Rig,
+    root: &str,
+    spawns: &[(sinew::runtime::Playback, bool)],
+    start: sinew::runtime::Transform,
+    frames: usize,
+) -> (GpuBackend, RootMotionPaths) {
+    use sinew::runtime::{Animated, Animator, RootTranslation, Transform};
     let mut animator = Animator::new(vec![rig.clone()]).unwrap();
     let mut world = hecs::World::new();
-    let start = Transform {
-        translation: Vec3::new(1.0, 0.0, -2.0),
-        rotation: Quat::from_rotation_y(0.7),
-        scale: Vec3::ONE,
-    };
-    let mut spawn = |playback: sinew::runtime::Playback, yaw: bool| {
-        let root = animator
-            .root_motion(0, "Root", RootTranslation::Xz, yaw)
-            .unwrap();
-        world.spawn((Animated::new(0), start, playback, root))
-    };
-    let walk = animator.playback(0, "walk").unwrap();
-    let turn = animator.playback(0, "turn").unwrap();
-    let entities = [
-        spawn(walk, false),
-        spawn(turn.with_mode(LoopMode::PingPong).with_speed(1.3), true),
-        spawn(walk.with_speed(-0.8), true),
-    ];
-    let mut backend = GpuBackend::new(ctx, std::slice::from_ref(&rig), &[]).unwrap();
+    let entities: Vec<hecs::Entity> = spawns
+        .iter()
+        .map(|&(playback, yaw)| {
+            let motion = animator
+                .root_motion(0, root, RootTranslation::Xz, yaw)
+                .unwrap();
+            world.spawn((Animated::new(0), start, playback, motion))
+        })
+        .collect();
+    let mut backend = GpuBackend::new(ctx, std::slice::from_ref(rig), &[]).unwrap();
     let slots: Vec<u32> = (0..entities.len() as u32).collect();
     let dts = [1.0 / 60.0, 1.0 / 30.0, 1.0 / 45.0];
-    for frame in 0..90 {
+    let mut twin: Vec<InstanceRecord> = Vec::new();
+    let mut prev = 0.0;
+    for frame in 0..frames {
         animator.update(&mut world, dts[frame % 3]).unwrap();
+        let now = animator.frame_time();
         backend
             .reserve_palette(animator.palette().capacity())
             .unwrap();
@@ -1709,24 +1720,247 @@ fn gpu_root_motion_matches_the_runtime_transform() {
             if frame == 0 {
                 // Placed where the runtime's first update left the entity.
                 backend.set_record_world(slot as u32, &rec).unwrap();
+                twin.push(rec);
             } else {
+                let moved = twin[slot].world;
+                twin[slot] = InstanceRecord {
+                    world: moved,
+                    ..rec
+                };
+                sinew::cpu::advance_root_motion(rig, &mut twin[slot], prev, now);
                 // Any other world is the GPU's own.
                 rec.world = Mat3x4Rows::IDENTITY;
                 backend.set_record(slot as u32, &rec).unwrap();
             }
         }
-        backend.evaluate_resident(animator.frame_time()).unwrap();
+        backend.evaluate_resident(now).unwrap();
+        prev = now;
     }
-    let worlds = backend.read_worlds(&slots).unwrap();
-    for (i, (&e, gpu)) in entities.iter().zip(&worlds).enumerate() {
-        let transform = *world.get::<&Transform>(e).unwrap();
+    let gpu = backend.read_worlds(&slots).unwrap();
+    let transforms: Vec<Transform> = entities
+        .iter()
+        .map(|&e| *world.get::<&Transform>(e).unwrap())
+        .collect();
+    for (i, ((transform, g), t)) in transforms.iter().zip(&gpu).zip(&twin).enumerate() {
+        let what = format!("{}: entity {i} after {frames} updates", rig.name);
+        assert_world_close(
+            g,
+            &transform.to_affine(),
+            &format!("{what}, GPU vs runtime"),
+        );
+        assert_world_close(g, &t.world.to_affine(), &format!("{what}, GPU vs CPU twin"));
+    }
+    let now = prev;
+    (
+        backend,
+        RootMotionPaths {
+            transforms,
+            gpu,
+            twin,
+            now,
+        },
+    )
+}
+
+/// The runtime's CPU `RootMotion` moving a `Transform` and the GPU moving the record's world
+/// from the same records agree: a looping walk, a ping-pong turn with yaw, a reversed walk.
+#[test]
+fn gpu_root_motion_matches_the_runtime_transform() {
+    use sinew::runtime::{Animator, LoopMode, Transform};
+    let Some(ctx) = gpu() else { return };
+    let rig = walker_rig();
+    let animator = Animator::new(vec![rig.clone()]).unwrap();
+    let start = Transform {
+        translation: Vec3::new(1.0, 0.0, -2.0),
+        rotation: Quat::from_rotation_y(0.7),
+        scale: Vec3::ONE,
+    };
+    let walk = animator.playback(0, "walk").unwrap();
+    let turn = animator.playback(0, "turn").unwrap();
+    let spawns = [
+        (walk, false),
+        (turn.with_mode(LoopMode::PingPong).with_speed(1.3), true),
+        (walk.with_speed(-0.8), true),
+    ];
+    let (_, paths) = run_root_motion_paths(ctx, &rig, "Root", &spawns, start, 90);
+    for (i, transform) in paths.transforms.iter().enumerate() {
         let moved = (transform.translation - start.translation).length();
         assert!(moved > 0.3, "entity {i} moved {moved}");
-        assert_world_close(
-            gpu,
-            &transform.to_affine(),
-            &format!("entity {i} after 90 updates"),
+    }
+}
+
+/// A rig exported Z-up: non-joint `Z_UP` (a quarter turn about -X: the parent's +Z is model
+/// +Y) and `Armature` (0.7 rad about its +Z, scale 2) above `Root`. `walk` moves the root 1 m
+/// along its parent's -Y per 1 s cycle, bobbing along its parent's +Z; `turn` turns it 0.5 rad
+/// about its parent's +Z (model +Y) while it walks.
+fn z_up_rig() -> Rig {
+    use std::f32::consts::FRAC_PI_2;
+    let node = |name: &str, parent, translation, rotation, scale| RawNode {
+        name: name.to_string(),
+        parent,
+        rest: Sqt {
+            translation,
+            rotation,
+            scale: Vec3::splat(scale),
+        },
+    };
+    let rest = Vec3::new(0.1, 0.2, 0.5);
+    let nodes = vec![
+        node(
+            "Z_UP",
+            None,
+            Vec3::ZERO,
+            Quat::from_rotation_x(-FRAC_PI_2),
+            1.0,
+        ),
+        node(
+            "Armature",
+            Some(0),
+            Vec3::new(0.3, -0.4, 0.1),
+            Quat::from_rotation_z(0.7),
+            2.0,
+        ),
+        node("Root", Some(1), rest, Quat::from_rotation_z(0.2), 1.0),
+        node(
+            "Hips",
+            Some(2),
+            Vec3::new(0.0, 0.0, 0.4),
+            Quat::IDENTITY,
+            1.0,
+        ),
+    ];
+    let walk = RawTrack {
+        target: 2,
+        channel: Channel::Translation,
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 0.5, 1.0],
+        values: [
+            Vec3::ZERO,
+            Vec3::new(0.0, -0.5, 0.05),
+            Vec3::new(0.0, -1.0, 0.0),
+        ]
+        .map(|v| (rest + v).extend(0.0))
+        .to_vec(),
+    };
+    let turn = RawTrack {
+        target: 2,
+        channel: Channel::Rotation,
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 1.0],
+        values: [0.2, 0.7]
+            .map(|a| Vec4::from(Quat::from_rotation_z(a)))
+            .to_vec(),
+    };
+    let clip = |name: &str, tracks| RawClip {
+        name: name.to_string(),
+        tracks,
+    };
+    let asset = RawAsset {
+        file: "<z-up rig>".to_string(),
+        skins: vec![RawSkin {
+            name: Some("z_up".to_string()),
+            joints: vec![2, 3],
+            inverse_binds: vec![Mat4::IDENTITY; 2],
+            skeleton_root: None,
+            mesh_nodes: Vec::new(),
+        }],
+        nodes,
+        clips: vec![
+            clip("walk", vec![walk.clone()]),
+            clip("turn", vec![walk, turn]),
+        ],
+        meshes: Vec::new(),
+    };
+    Rig::from_skin(&asset, 0).unwrap()
+}
+
+/// On rigs with rotated nodes above the root (a generated Z-up rig; CesiumMan when
+/// `../shared` is there), root motion is in model space on every path: the runtime, the GPU
+/// and its CPU twin agree; every world stays at its height, upright (yaw turns about world
+/// +Y), and the GPU's held pose keeps the root's model-space X and Z at rest.
+#[test]
+fn gpu_root_motion_is_in_model_space_on_z_up_rigs() {
+    use sinew::runtime::{Animator, LoopMode, Transform};
+    let Some(ctx) = gpu() else { return };
+    let mut cases = vec![(z_up_rig(), "walk", "turn")];
+    if let Some(path) = shared_file("CesiumMan.glb") {
+        let rig = load(&path).remove(0);
+        cases.push((rig, "", ""));
+    }
+    let start = Transform {
+        translation: Vec3::new(-1.0, 0.75, 3.0),
+        rotation: Quat::from_rotation_y(-0.4),
+        scale: Vec3::ONE,
+    };
+    for (rig, walk, turn) in cases {
+        let animator = Animator::new(vec![rig.clone()]).unwrap();
+        let root = animator.root_joint(0).unwrap() as usize;
+        assert_ne!(
+            rig.skeleton.parents()[root],
+            sinew::NO_PARENT,
+            "{}",
+            rig.name
         );
+        let first = rig.clips.clips()[0].name.as_str();
+        let pick = |name: &'static str| if name.is_empty() { first } else { name };
+        let walk = animator.playback(0, pick(walk)).unwrap();
+        let turn = animator.playback(0, pick(turn)).unwrap();
+        let spawns = [
+            (walk, false),
+            (walk.with_speed(-0.8), true),
+            (turn.with_speed(1.3), true),
+            (turn.with_mode(LoopMode::PingPong), true),
+        ];
+        let name = rig.skeleton.names()[root].clone();
+        let (mut backend, paths) = run_root_motion_paths(ctx, &rig, &name, &spawns, start, 75);
+        for (i, g) in paths.gpu.iter().enumerate() {
+            let what = format!("{}: entity {i}", rig.name);
+            assert!(
+                (g.translation.y - start.translation.y).abs() <= common::EXACT_TOLERANCE,
+                "{what}: the world left the ground plane: {} to {}",
+                start.translation.y,
+                g.translation.y
+            );
+            let up = Vec3::from(g.matrix3.y_axis);
+            assert!(
+                up.abs_diff_eq(Vec3::Y, common::EXACT_TOLERANCE),
+                "{what}: up is {up}"
+            );
+        }
+        if rig.name == "z_up" {
+            let moved = (Vec3::from(paths.gpu[0].translation) - start.translation).length();
+            assert!(moved > 1.0, "the walk moved {moved}");
+            let x = Vec3::from(paths.gpu[2].matrix3.x_axis);
+            let turned = x.angle_between(start.rotation * Vec3::X);
+            assert!(turned > 0.5, "the turn turned the world {turned} rad");
+        }
+        // The held pose, as the GPU evaluated it under its worlds.
+        let rigs = [rig.clone()];
+        assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &paths.twin, paths.now, &|i| {
+            format!("{}: held pose of entity {i}", rig.name)
+        });
+        let palette = backend
+            .read_palette(0..palette_len(&rigs, &paths.twin) as u32)
+            .unwrap();
+        let mut rest = vec![Affine3A::IDENTITY; rig.joint_count()];
+        sinew::cpu::local_to_model(
+            &rig.skeleton,
+            &Affine3A::IDENTITY,
+            rig.skeleton.rest_pose(),
+            &mut rest,
+        );
+        let bind = rig.skeleton.inverse_binds()[root].inverse();
+        for (i, (rec, g)) in paths.twin.iter().zip(&paths.gpu).enumerate() {
+            let model = palette[rec.palette_offset as usize + root].to_affine() * bind;
+            let held = g.inverse().transform_point3(model.translation.into());
+            let r = rest[root].translation;
+            common::assert_vec_close(
+                &[held.x, held.z],
+                &[r.x, r.z],
+                common::MATRIX_TOLERANCE,
+                &format!("{}: entity {i}, GPU root model X/Z", rig.name),
+            );
+        }
     }
 }
 

@@ -6,7 +6,7 @@ mod common;
 use std::mem::{offset_of, size_of};
 
 use sinew::gpu::evaluate_shader_source;
-use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc};
+use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use sinew::{Aabb, InstanceRecord, LayerRecord, Mat3x4Rows, TimeWrap, TrackDesc};
 
 fn parse() -> naga::Module {
@@ -186,8 +186,14 @@ fn shared_structs_match_rust_layouts() {
             track_offset,
             time_offset,
             value_offset,
-            pad
+            frame_offset
         ]
+    );
+    layout!(
+        m,
+        RootFrameDesc,
+        "RootFrame",
+        [to_model, from_model, rotation]
     );
     layout!(
         m,
@@ -261,6 +267,10 @@ fn constants_match_rust() {
     );
     assert_eq!(constant("MAX_JOINTS") as usize, sinew::MAX_JOINTS);
     assert_eq!(constant("MAX_LAYERS") as usize, sinew::MAX_LAYERS);
+    assert_eq!(
+        constant("ROOT_FRAME_VEC4S") as usize,
+        sinew::gpu::layout::ROOT_FRAME_VEC4S
+    );
     assert_eq!(constant("NO_PARENT"), u32::from(sinew::NO_PARENT));
     assert_eq!(constant("LAYER_ADDITIVE"), LayerRecord::ADDITIVE);
     assert_eq!(constant("LAYER_MASK"), LayerRecord::MASK);

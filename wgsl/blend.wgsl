@@ -80,23 +80,30 @@ fn yaw_twist(q: vec4<f32>) -> vec4<f32> {
 }
 
 // Root-motion removal for the joint named by instance `flags`: puts the held parts of `pose`
-// back to the rest value; every other joint's pose is returned unchanged.
-fn hold_root(rest: Sqt, flags: u32, joint: u32, pose: Sqt) -> Sqt {
+// back to the rest value in model space (the joint's root frame); every other joint's pose is
+// returned unchanged.
+fn hold_root(rig: RigDesc, rest: Sqt, flags: u32, joint: u32, pose: Sqt) -> Sqt {
     let hold = HOLD_ROOT_XZ | HOLD_ROOT_XYZ | HOLD_ROOT_YAW;
     if (flags & hold) == 0u || (flags & ROOT_JOINT) != joint {
         return pose;
     }
+    let frame = root_frame(rig, joint);
     var out = pose;
     if (flags & HOLD_ROOT_XYZ) != 0u {
         out.translation = rest.translation;
     } else if (flags & HOLD_ROOT_XZ) != 0u {
-        out.translation.x = rest.translation.x;
-        out.translation.z = rest.translation.z;
+        let moved = frame.to_model * pose.translation;
+        let held = frame.to_model * rest.translation;
+        out.translation = frame.from_model * vec3<f32>(held.x, moved.y, held.z);
     }
     if (flags & HOLD_ROOT_YAW) != 0u {
-        // pose = yaw * rest-of-pose; swap its yaw for the rest pose's.
-        let swapped = quat_mul(yaw_twist(rest.rotation), quat_conjugate(yaw_twist(pose.rotation)));
-        out.rotation = normalize_or_identity(quat_mul(swapped, pose.rotation));
+        // model = yaw * rest-of-pose; swap its yaw for the rest pose's, back in parent space.
+        let model = quat_mul(frame.rotation, pose.rotation);
+        let rest_yaw = yaw_twist(quat_mul(frame.rotation, rest.rotation));
+        let swapped = quat_mul(rest_yaw, quat_conjugate(yaw_twist(model)));
+        out.rotation = normalize_or_identity(
+            quat_mul(quat_conjugate(frame.rotation), quat_mul(swapped, model)),
+        );
     }
     return out;
 }

@@ -61,7 +61,7 @@ fn evaluate(
     // roots go under the world transform.
     for (var j = lane; j < n; j += WORKGROUP_SIZE) {
         let rest = rest_pose(rig.joint_offset + j);
-        let local = hold_root(rest, flags, j, blend_joint(rig, j, rest));
+        let local = hold_root(rig, rest, flags, j, blend_joint(rig, j, rest));
         begin_model(rig, j, sqt_to_affine(local), world);
     }
     workgroupBarrier();

@@ -1,7 +1,9 @@
 // Stage 2b, root motion: for a record with GPU_ROOT_MOTION, lane 0 moves the record's world by
 // the root joint's held motion between the previous frame time and this one, before
 // propagation, and writes it back. Twin of src/cpu/root_motion.rs, function for function and
-// operation for operation (see there for the definition).
+// operation for operation (see there for the definition); `root_frame` and the frame functions
+// are the twins of `RootFrame` in src/cpu/root_frame.rs. Translations and yaws are in model
+// space.
 
 const PI: f32 = 3.14159274;
 
@@ -12,23 +14,43 @@ fn short_angle(a: f32) -> f32 {
     return x - floor(x / cycle) * cycle - PI;
 }
 
+// The model-space frame of root motion for `joint` of `rig` as the root, from the rig's root
+// frames (uploaded once: RootFrame::table). Read once per instance, by one lane.
+fn root_frame(rig: RigDesc, joint: u32) -> RootFrame {
+    let i = rig.frame_offset + joint * ROOT_FRAME_VEC4S;
+    return RootFrame(
+        mat3x3<f32>(key_values[i].xyz, key_values[i + 1u].xyz, key_values[i + 2u].xyz),
+        mat3x3<f32>(key_values[i + 3u].xyz, key_values[i + 4u].xyz, key_values[i + 5u].xyz),
+        key_values[i + 6u],
+    );
+}
+
+// The yaw (radians about model +Y) of the root's local rotation `q`: the angle of the twist
+// about +Y of its model-space rotation.
+fn model_yaw(frame: RootFrame, q: vec4<f32>) -> f32 {
+    let m = quat_mul(frame.rotation, q);
+    return 2.0 * atan2(m.y, m.w);
+}
+
 // Translation of `joint` in `clip` of `rig` at clip time `time`.
 fn root_translation(rig: RigDesc, clip: u32, joint: u32, time: f32) -> vec3<f32> {
     let desc = tracks[rig.track_offset + (clip * rig.joint_count + joint) * 3u + CHANNEL_TRANSLATION];
     return sample_track(rig, desc, false, time).xyz;
 }
 
-// Yaw (radians about +Y) of `joint` in `clip` of `rig` at clip time `time`.
-fn root_yaw(rig: RigDesc, clip: u32, joint: u32, time: f32) -> f32 {
+// Yaw (radians about model +Y) of `joint` in `clip` of `rig` at clip time `time`, `frame` being
+// the joint's root frame.
+fn root_yaw(rig: RigDesc, frame: RootFrame, clip: u32, joint: u32, time: f32) -> f32 {
     let desc = tracks[rig.track_offset + (clip * rig.joint_count + joint) * 3u + CHANNEL_ROTATION];
     let q = sample_track(rig, desc, true, time);
-    return 2.0 * atan2(q.y, q.w);
+    return model_yaw(frame, q);
 }
 
 // The root's motion in `layer` between frame times `prev` and `now`: translation in xyz (root's
-// parent space), yaw in w when `yaw`. Zero for a clock that did not move.
+// parent space), yaw about model +Y in w when `yaw`. Zero for a clock that did not move.
 fn layer_root_motion(
     rig: RigDesc,
+    frame: RootFrame,
     layer: LayerRecord,
     joint: u32,
     prev: f32,
@@ -51,7 +73,8 @@ fn layer_root_motion(
     var turn = 0.0;
     if yaw {
         turn = short_angle(
-            root_yaw(rig, layer.clip, joint, t_to) - root_yaw(rig, layer.clip, joint, t_from),
+            root_yaw(rig, frame, layer.clip, joint, t_to)
+                - root_yaw(rig, frame, layer.clip, joint, t_from),
         );
     }
     if wrap == TIME_WRAP_LOOP {
@@ -62,8 +85,8 @@ fn layer_root_motion(
             translation += (end - start) * wraps;
             if yaw {
                 let cycle = short_angle(
-                    root_yaw(rig, layer.clip, joint, layer.period)
-                        - root_yaw(rig, layer.clip, joint, 0.0),
+                    root_yaw(rig, frame, layer.clip, joint, layer.period)
+                        - root_yaw(rig, frame, layer.clip, joint, 0.0),
                 );
                 turn += cycle * wraps;
             }
@@ -73,12 +96,13 @@ fn layer_root_motion(
 }
 
 // The blended root motion of the base layers of record `slot` (with `flags`) between `prev`
-// and `now`: translation in the root's parent space, held axes only; yaw in w when held.
+// and `now`: translation in model space, held axes only; yaw about model +Y in w when held.
 fn root_motion_delta(rig: RigDesc, slot: u32, flags: u32, prev: f32, now: f32) -> vec4<f32> {
     let joint = flags & ROOT_JOINT;
     if joint >= rig.joint_count {
         return vec4<f32>(0.0);
     }
+    let frame = root_frame(rig, joint);
     let yaw = (flags & HOLD_ROOT_YAW) != 0u;
     let used = min(records[slot].layer_count, MAX_LAYERS);
     var motion = vec4<f32>(0.0);
@@ -92,10 +116,11 @@ fn root_motion_delta(rig: RigDesc, slot: u32, flags: u32, prev: f32, now: f32) -
             let share = w * above;
             above *= 1.0 - w;
             if share > 0.0 {
-                motion += layer_root_motion(rig, layer, joint, prev, now, yaw) * share;
+                motion += layer_root_motion(rig, frame, layer, joint, prev, now, yaw) * share;
             }
         }
     }
+    motion = vec4<f32>(frame.to_model * motion.xyz, motion.w);
     if (flags & HOLD_ROOT_XYZ) == 0u {
         motion.y = 0.0;
         if (flags & HOLD_ROOT_XZ) == 0u {
@@ -107,28 +132,6 @@ fn root_motion_delta(rig: RigDesc, slot: u32, flags: u32, prev: f32, now: f32) -
         motion.w = 0.0;
     }
     return motion;
-}
-
-// `q` rotating `v`.
-fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
-    let u = q.xyz;
-    let t = cross(u, v) * 2.0;
-    return v + t * q.w + cross(u, t);
-}
-
-// `v`, a direction in the rest-pose space of `joint`'s children, in model space: scaled and
-// rotated by each rest transform from `joint` up to its root (`v` itself for NO_PARENT).
-fn rest_direction_to_model(rig: RigDesc, joint: u32, v: vec3<f32>) -> vec3<f32> {
-    var out = v;
-    var j = joint;
-    var steps = 0u;
-    while j != NO_PARENT && j < rig.joint_count && steps < rig.joint_count {
-        let desc = joints[rig.joint_offset + j];
-        out = quat_rotate(desc.rest_rotation, out * desc.rest_scale.xyz);
-        j = desc.parent;
-        steps += 1u;
-    }
-    return out;
 }
 
 // `world` moved by `motion` (model-space translation in xyz, yaw in w): the translation goes
@@ -161,10 +164,7 @@ fn advance_root_motion(rig: RigDesc, slot: u32) -> Mat3x4Rows {
     if all(delta == vec4<f32>(0.0)) {
         return world;
     }
-    let joint = flags & ROOT_JOINT;
-    let parent = joints[rig.joint_offset + joint].parent;
-    let local = rest_direction_to_model(rig, parent, delta.xyz);
-    let moved = move_world(world, vec4<f32>(local, delta.w));
+    let moved = move_world(world, delta);
     records[slot].world = moved;
     return moved;
 }

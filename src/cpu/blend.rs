@@ -1,6 +1,9 @@
 //! Stage 2, blend: layers combined in SQT space with per-joint masks → local pose.
 //! Twin of `blend_layers` in `wgsl/evaluate.wgsl`.
 
+use glam::{Quat, Vec3};
+
+use super::root_frame::RootFrame;
 use super::sample::sample_joint;
 use crate::bake::Rig;
 use crate::error::EvalError;
@@ -81,34 +84,62 @@ pub fn blend_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer], locals: &m
 
 /// Root-motion removal, applied after blending to the one joint named by `flags` (an
 /// [`InstanceRecord::flags`] value): puts the held parts of `pose` back to the joint's rest value
-/// and returns every other joint's `pose` unchanged. Twin in wgsl: the same test and the same
-/// three operations on that joint's blended SQT, before propagation.
+/// in model space ([`RootFrame`]) and returns every other joint's `pose` unchanged. The held
+/// translation keeps the root's model-space X and Z at rest (`HOLD_ROOT_XZ`, the height stays
+/// in the pose) or all of it (`HOLD_ROOT_XYZ`); the held yaw swaps the twist about model +Y of
+/// the root's model-space rotation for the rest pose's. Twin in wgsl: the same test and the
+/// same operations on that joint's blended SQT, before propagation. The root's frame is
+/// [`RootFrame::of_root`]; [`hold_root_in_frame`] takes it from a table instead.
 #[inline]
 pub fn hold_root(rig: &Rig, flags: u32, joint: usize, pose: Sqt) -> Sqt {
-    const HOLD: u32 = InstanceRecord::HOLD_ROOT_XZ
-        | InstanceRecord::HOLD_ROOT_XYZ
-        | InstanceRecord::HOLD_ROOT_YAW;
-    if flags & HOLD == 0 || (flags & InstanceRecord::ROOT_JOINT) as usize != joint {
+    if !holds_joint(flags, joint) {
         return pose;
     }
-    let rest = rig.skeleton.rest_pose()[joint];
+    let rest = &rig.skeleton.rest_pose()[joint];
+    hold_root_in_frame(&RootFrame::of_root(rig, joint), rest, flags, joint, pose)
+}
+
+/// [`hold_root`] with the root's [`RootFrame`] `frame` and rest transform `rest` given.
+#[inline]
+pub fn hold_root_in_frame(
+    frame: &RootFrame,
+    rest: &Sqt,
+    flags: u32,
+    joint: usize,
+    pose: Sqt,
+) -> Sqt {
+    if !holds_joint(flags, joint) {
+        return pose;
+    }
     let mut out = pose;
     if flags & InstanceRecord::HOLD_ROOT_XYZ != 0 {
         out.translation = rest.translation;
     } else if flags & InstanceRecord::HOLD_ROOT_XZ != 0 {
-        out.translation.x = rest.translation.x;
-        out.translation.z = rest.translation.z;
+        let moved = frame.vector_to_model(pose.translation);
+        let held = frame.vector_to_model(rest.translation);
+        out.translation = frame.vector_from_model(Vec3::new(held.x, moved.y, held.z));
     }
     if flags & InstanceRecord::HOLD_ROOT_YAW != 0 {
-        // pose = yaw * rest-of-pose; swap its yaw for the rest pose's.
-        let swapped = yaw_twist(rest.rotation) * yaw_twist(pose.rotation).conjugate();
-        out.rotation = normalize_or_identity(swapped * pose.rotation);
+        // model = yaw * rest-of-pose; swap its yaw for the rest pose's, back in parent space.
+        let model = frame.rotation_to_model(pose.rotation);
+        let rest_yaw = yaw_twist(frame.rotation_to_model(rest.rotation));
+        let swapped = rest_yaw * yaw_twist(model).conjugate();
+        out.rotation = normalize_or_identity(frame.rotation_from_model(swapped * model));
     }
     out
 }
 
+/// Whether `flags` hold any part of `joint`.
+#[inline]
+fn holds_joint(flags: u32, joint: usize) -> bool {
+    const HOLD: u32 = InstanceRecord::HOLD_ROOT_XZ
+        | InstanceRecord::HOLD_ROOT_XYZ
+        | InstanceRecord::HOLD_ROOT_YAW;
+    flags & HOLD != 0 && (flags & InstanceRecord::ROOT_JOINT) as usize == joint
+}
+
 /// The rotation about +Y in `q`'s swing-twist decomposition (identity when undefined).
 #[inline]
-fn yaw_twist(q: glam::Quat) -> glam::Quat {
-    normalize_or_identity(glam::Quat::from_xyzw(0.0, q.y, 0.0, q.w))
+fn yaw_twist(q: Quat) -> Quat {
+    normalize_or_identity(Quat::from_xyzw(0.0, q.y, 0.0, q.w))
 }

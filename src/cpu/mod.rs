@@ -7,18 +7,20 @@ mod blend;
 mod clock;
 pub mod fast;
 mod propagate;
+mod root_frame;
 mod root_motion;
 mod sample;
 mod skin;
 
 pub use aabb::{animated_aabb, grow_joint_aabb};
-pub use blend::{blend_joint, blend_layers, hold_root, validate_layers};
+pub use blend::{blend_joint, blend_layers, hold_root, hold_root_in_frame, validate_layers};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use fast::FastCpuBackend;
 pub use propagate::{local_to_model, propagate_joint};
+pub use root_frame::RootFrame;
 pub use root_motion::{
-    advance_root_motion, layer_root_motion, move_world, rest_direction_to_model, root_motion_delta,
-    root_translation, root_yaw, short_angle,
+    advance_root_motion, layer_root_motion, move_world, root_motion_delta, root_translation,
+    root_yaw, short_angle,
 };
 pub use sample::{find_key, sample_clip, sample_joint, sample_track};
 pub use skin::{skin_joint, skin_palette};

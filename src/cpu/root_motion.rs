@@ -10,12 +10,18 @@
 //! (whole cycles on a looping clock; a ping-pong leg walks the clip forward or back), and its
 //! yaw likewise, each angle difference taken the short way. The layers' shares of the base
 //! pose at `now` weight the steps: `cₖ = wₖ × Π_{j>k}(1 − wⱼ)` for the override weights `wₖ`.
+//!
+//! Translations and yaws are in model space ([`RootFrame`]): the blended translation is taken
+//! from the root's parent space to model space before its held axes are kept, and the yaw is
+//! that of the root's model-space rotation, so the world moves along the model's ground plane
+//! and turns about the model's +Y.
 
 use glam::{Quat, Vec3, Vec4};
 
 use super::clock::{layer_weight, wrap_time};
+use super::root_frame::RootFrame;
 use super::sample::sample_track;
-use crate::bake::{NO_PARENT, Rig};
+use crate::bake::Rig;
 use crate::import::Channel;
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
 use crate::math::Mat3x4Rows;
@@ -38,19 +44,21 @@ pub fn root_translation(rig: &Rig, clip: u32, joint: usize, time: f32) -> Vec3 {
     sample_track(&rig.clips, track, false, time).truncate()
 }
 
-/// Yaw (radians about +Y) of `joint` in `clip` at clip time `time`.
+/// Yaw (radians about model +Y, [`RootFrame::model_yaw`]) of `joint` in `clip` at clip time
+/// `time`, `frame` being the joint's [`RootFrame`].
 #[inline]
-pub fn root_yaw(rig: &Rig, clip: u32, joint: usize, time: f32) -> f32 {
+pub fn root_yaw(rig: &Rig, frame: &RootFrame, clip: u32, joint: usize, time: f32) -> f32 {
     let track = rig.clips.track(clip as usize, joint, Channel::Rotation);
     let q = sample_track(&rig.clips, track, true, time);
-    2.0 * q.y.atan2(q.w)
+    frame.model_yaw(Quat::from_vec4(q))
 }
 
 /// The root's motion in `layer` between frame times `prev` and `now`: translation in `xyz`
-/// (in the root's parent space), yaw in `w` when `yaw` (else 0). Zero for a clock that did not
-/// move.
+/// (in the root's parent space), yaw about model +Y in `w` when `yaw` (else 0), `frame` being
+/// the root's [`RootFrame`]. Zero for a clock that did not move.
 pub fn layer_root_motion(
     rig: &Rig,
+    frame: &RootFrame,
     layer: &LayerRecord,
     joint: usize,
     prev: f32,
@@ -73,7 +81,8 @@ pub fn layer_root_motion(
     let mut turn = 0.0;
     if yaw {
         turn = short_angle(
-            root_yaw(rig, layer.clip, joint, t_to) - root_yaw(rig, layer.clip, joint, t_from),
+            root_yaw(rig, frame, layer.clip, joint, t_to)
+                - root_yaw(rig, frame, layer.clip, joint, t_from),
         );
     }
     if wrap == TimeWrap::Loop {
@@ -84,8 +93,8 @@ pub fn layer_root_motion(
             translation += (end - start) * wraps;
             if yaw {
                 let cycle = short_angle(
-                    root_yaw(rig, layer.clip, joint, layer.period)
-                        - root_yaw(rig, layer.clip, joint, 0.0),
+                    root_yaw(rig, frame, layer.clip, joint, layer.period)
+                        - root_yaw(rig, frame, layer.clip, joint, 0.0),
                 );
                 turn += cycle * wraps;
             }
@@ -95,14 +104,15 @@ pub fn layer_root_motion(
 }
 
 /// The blended root motion of `record`'s base layers between `prev` and `now`: translation in
-/// the root's parent space (`xyz`, Y zeroed unless the whole translation is held, all zero
-/// when none is) and yaw (`w`, 0 unless held).
+/// model space (`xyz`, model Y zeroed unless the whole translation is held, all zero when none
+/// is) and yaw about model +Y (`w`, 0 unless held).
 pub fn root_motion_delta(rig: &Rig, record: &InstanceRecord, prev: f32, now: f32) -> Vec4 {
     let flags = record.flags;
     let joint = (flags & InstanceRecord::ROOT_JOINT) as usize;
     if joint >= rig.joint_count() {
         return Vec4::ZERO;
     }
+    let frame = RootFrame::of_root(rig, joint);
     let yaw = flags & InstanceRecord::HOLD_ROOT_YAW != 0;
     let mut motion = Vec4::ZERO;
     let mut above = 1.0;
@@ -115,10 +125,11 @@ pub fn root_motion_delta(rig: &Rig, record: &InstanceRecord, prev: f32, now: f32
             let share = w * above;
             above *= 1.0 - w;
             if share > 0.0 {
-                motion += layer_root_motion(rig, layer, joint, prev, now, yaw) * share;
+                motion += layer_root_motion(rig, &frame, layer, joint, prev, now, yaw) * share;
             }
         }
     }
+    motion = frame.vector_to_model(motion.truncate()).extend(motion.w);
     if flags & InstanceRecord::HOLD_ROOT_XYZ == 0 {
         motion.y = 0.0;
         if flags & InstanceRecord::HOLD_ROOT_XZ == 0 {
@@ -130,32 +141,6 @@ pub fn root_motion_delta(rig: &Rig, record: &InstanceRecord, prev: f32, now: f32
         motion.w = 0.0;
     }
     motion
-}
-
-/// `q` rotating `v`.
-#[inline]
-fn quat_rotate(q: Quat, v: Vec3) -> Vec3 {
-    let u = Vec3::new(q.x, q.y, q.z);
-    let t = u.cross(v) * 2.0;
-    v + t * q.w + u.cross(t)
-}
-
-/// `v`, a direction in the rest-pose space of `joint`'s children, in model space: scaled and
-/// rotated by each rest transform from `joint` up to its root (`v` itself for
-/// [`NO_PARENT`]).
-pub fn rest_direction_to_model(rig: &Rig, joint: u16, v: Vec3) -> Vec3 {
-    let parents = rig.skeleton.parents();
-    let rest = rig.skeleton.rest_pose();
-    let mut out = v;
-    let mut j = joint;
-    let mut steps = 0;
-    while j != NO_PARENT && (j as usize) < parents.len() && steps < parents.len() {
-        let r = &rest[j as usize];
-        out = quat_rotate(r.rotation, out * r.scale);
-        j = parents[j as usize];
-        steps += 1;
-    }
-    out
 }
 
 /// `world` moved by root motion `motion` (model-space translation in `xyz`, yaw in `w`): the
@@ -175,8 +160,7 @@ pub fn move_world(world: &Mat3x4Rows, motion: Vec4) -> Mat3x4Rows {
 /// One evaluation's root motion of `record` (frame time `prev` to `now`), as the GPU kernel
 /// runs it before propagation: nothing without [`InstanceRecord::GPU_ROOT_MOTION`]; a record
 /// with [`InstanceRecord::WORLD_PLACED`] loses the flag and stays; any other has its `world`
-/// moved by [`root_motion_delta`] (translation taken to model space through the root's rest
-/// parents).
+/// moved by [`root_motion_delta`] (model space).
 pub fn advance_root_motion(rig: &Rig, record: &mut InstanceRecord, prev: f32, now: f32) {
     let flags = record.flags;
     if flags & InstanceRecord::GPU_ROOT_MOTION == 0 {
@@ -190,10 +174,7 @@ pub fn advance_root_motion(rig: &Rig, record: &mut InstanceRecord, prev: f32, no
     if delta == Vec4::ZERO {
         return;
     }
-    let joint = (flags & InstanceRecord::ROOT_JOINT) as usize;
-    let parent = rig.skeleton.parents()[joint];
-    let local = rest_direction_to_model(rig, parent, delta.truncate());
-    record.world = move_world(&record.world, local.extend(delta.w));
+    record.world = move_world(&record.world, delta);
 }
 
 #[cfg(test)]

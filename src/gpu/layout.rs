@@ -6,6 +6,7 @@
 
 use std::mem::{offset_of, size_of};
 
+use crate::cpu::RootFrame;
 use crate::math::Mat3x4Rows;
 
 /// What one dispatch evaluates, and when. Keep in sync with `FrameHeader` in
@@ -59,8 +60,9 @@ pub struct RigDesc {
     pub time_offset: u32,
     /// Added to the rig's [`crate::TrackDesc::value_offset`]s: its first key value.
     pub value_offset: u32,
-    /// Padding to 32 bytes.
-    pub pad: u32,
+    /// Index in the key value table of the rig's root frames: one [`RootFrameDesc`]
+    /// ([`ROOT_FRAME_VEC4S`] values) per joint, that of the joint as the root of root motion.
+    pub frame_offset: u32,
 }
 
 const _: () = assert!(size_of::<RigDesc>() == 32);
@@ -71,7 +73,41 @@ const _: () = assert!(offset_of!(RigDesc, clip_count) == 12);
 const _: () = assert!(offset_of!(RigDesc, track_offset) == 16);
 const _: () = assert!(offset_of!(RigDesc, time_offset) == 20);
 const _: () = assert!(offset_of!(RigDesc, value_offset) == 24);
-const _: () = assert!(offset_of!(RigDesc, pad) == 28);
+const _: () = assert!(offset_of!(RigDesc, frame_offset) == 28);
+
+/// The model-space frame of root motion for one joint as the root ([`RootFrame`]), stored in
+/// the key value table as [`ROOT_FRAME_VEC4S`] `vec4`s. Keep in sync with `RootFrame` in
+/// `wgsl/common/layout.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RootFrameDesc {
+    /// [`RootFrame::to_model`], column by column (`w` unused).
+    pub to_model: [[f32; 4]; 3],
+    /// [`RootFrame::from_model`], column by column (`w` unused).
+    pub from_model: [[f32; 4]; 3],
+    /// [`RootFrame::rotation`], `xyzw`.
+    pub rotation: [f32; 4],
+}
+
+/// `vec4`s of one [`RootFrameDesc`] in the key value table.
+pub const ROOT_FRAME_VEC4S: usize = size_of::<RootFrameDesc>() / 16;
+
+const _: () = assert!(size_of::<RootFrameDesc>() == 112);
+const _: () = assert!(offset_of!(RootFrameDesc, to_model) == 0);
+const _: () = assert!(offset_of!(RootFrameDesc, from_model) == 48);
+const _: () = assert!(offset_of!(RootFrameDesc, rotation) == 96);
+
+impl From<&RootFrame> for RootFrameDesc {
+    fn from(frame: &RootFrame) -> Self {
+        let columns =
+            |m: &glam::Mat3| [m.x_axis, m.y_axis, m.z_axis].map(|c| c.extend(0.0).to_array());
+        Self {
+            to_model: columns(&frame.to_model),
+            from_model: columns(&frame.from_model),
+            rotation: frame.rotation.to_array(),
+        }
+    }
+}
 
 /// One joint of one rig. Keep in sync with `JointDesc` in `wgsl/common/layout.wgsl`.
 #[repr(C)]

@@ -1,13 +1,14 @@
 //! Every rig and mask uploaded once into shared storage buffers: several rigs concatenated, with
-//! a per-rig descriptor of where its joints, tracks, key times and key values start.
+//! a per-rig descriptor of where its joints, tracks, key times, key values and root frames start.
 
 use glam::Affine3A;
 use wgpu::util::DeviceExt;
 
-use super::layout::{JointDesc, LibraryParams, RigDesc};
+use super::layout::{JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use super::pipeline::EvaluatePipeline;
 use super::scope::capture;
 use crate::bake::{MAX_JOINTS, Rig, TrackDesc};
+use crate::cpu::RootFrame;
 use crate::error::{EvalError, GpuError};
 use crate::instance::{InstanceRecord, MAX_LAYERS};
 use crate::mask::JointMask;
@@ -94,14 +95,23 @@ impl LibraryData {
                 track_offset: to_u32(data.tracks.len(), "track table length")?,
                 time_offset: to_u32(data.scalars.len(), "key time table length")?,
                 value_offset: to_u32(data.values.len(), "key value table length")?,
-                pad: 0,
+                frame_offset: to_u32(
+                    data.values.len() + lib.values().len(),
+                    "key value table length",
+                )?,
             });
             data.joints
                 .extend((0..rig.joint_count()).map(|j| joint_desc(rig, j)));
             data.tracks.extend_from_slice(lib.tracks());
             data.scalars.extend_from_slice(lib.times());
             data.values.extend_from_slice(lib.values());
+            let frames: Vec<RootFrameDesc> = RootFrame::table(rig)
+                .iter()
+                .map(RootFrameDesc::from)
+                .collect();
+            data.values.extend_from_slice(bytemuck::cast_slice(&frames));
         }
+        to_u32(data.values.len(), "key value table length")?;
         data.params = LibraryParams {
             rig_count: to_u32(rigs.len(), "rig count")?,
             mask_count: to_u32(masks.len(), "mask count")?,

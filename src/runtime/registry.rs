@@ -3,7 +3,7 @@
 //! for the components that refer to them, which turn names into the indices the per-frame
 //! system uses (unknown names are typed errors here, not surprises in the update).
 
-use glam::{Affine3A, Vec2};
+use glam::Vec2;
 use hecs::{Entity, World};
 
 use super::RuntimeError;
@@ -28,8 +28,9 @@ pub(crate) struct RigData {
     pub spaces: Vec<BlendSpace>,
     /// Events of each clip.
     pub events: Vec<ClipEvents>,
-    /// Rest-pose model matrices (for root motion in the root's parent space).
-    pub rest_models: Vec<Affine3A>,
+    /// The model-space frame of root motion for each joint as the root
+    /// ([`crate::cpu::RootFrame::table`]).
+    pub root_frames: Vec<crate::cpu::RootFrame>,
 }
 
 /// A registered mask: its definition and rig (the weights live in the CPU backend's table).

@@ -8,10 +8,17 @@
 //! looping step that wraps takes the two segments either side of the seam plus one clip
 //! displacement per extra loop, so no motion is lost or doubled at the seam.
 //!
-//! The blended displacement (in the root joint's parent space, made world-oriented by the
-//! entity's transform) is added to the entity's [`Transform`]; an optional yaw (rotation about
-//! +Y) turns it. The pose itself keeps the root at its rest value through the instance record's
-//! [`crate::InstanceRecord::flags`], which the evaluators apply after blending.
+//! Root motion lives in **model space** (the rig's space, the glTF scene root, +Y up;
+//! [`RootFrame`]): the blended displacement is taken from the root joint's parent space to
+//! model space through the parent's rest model matrix, its model Y dropped unless all three
+//! axes move the entity, and the yaw is the twist about model +Y of the root's model-space
+//! rotation. So a rig exported Z-up (a rotated `Z_UP` or `Armature` node above the root) walks
+//! along its ground plane; the ancestors above the root are taken at rest, as they are static in
+//! practice. The model-space displacement, made world-oriented by the entity's transform, is
+//! added to the entity's [`Transform`]; the optional yaw turns it about its own +Y. The pose
+//! itself keeps the root's held parts at rest in model space through the instance record's
+//! [`crate::InstanceRecord::flags`], which the evaluators apply after blending
+//! ([`crate::cpu::hold_root`]).
 //!
 //! Only the base contributes root motion; extra layers do not.
 //!
@@ -23,14 +30,14 @@
 //! and teleport ([`crate::GpuBackend::set_record_world`]); positions come back through
 //! [`crate::GpuBackend::read_worlds`] or [`crate::GpuBackend::read_worlds_async`].
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Quat, Vec3};
 
 use super::motion::Contribution;
 use super::playback::Step;
 use super::transform::Transform;
 use crate::Channel;
-use crate::bake::{NO_PARENT, Rig};
-use crate::cpu::sample_track;
+use crate::bake::Rig;
+use crate::cpu::{RootFrame, sample_track};
 use crate::instance::InstanceRecord;
 
 /// Which parts of the root joint's translation become entity motion.
@@ -99,12 +106,13 @@ impl RootMotion {
         }
     }
 
-    /// The world-space translation applied in the last update.
+    /// The world-space translation applied in the last update (the model-space displacement
+    /// through the entity's transform).
     pub fn last_translation(&self) -> Vec3 {
         self.last_translation
     }
 
-    /// The yaw (radians about +Y) applied in the last update.
+    /// The yaw (radians about the entity's +Y; model +Y of the rig) applied in the last update.
     pub fn last_yaw(&self) -> f32 {
         self.last_yaw
     }
@@ -124,12 +132,12 @@ impl RootMotion {
     }
 
     /// Blends the root displacement of `contributions` and moves `transform` by it.
-    /// `rest_models` are the rig's rest-pose model matrices (for the root's parent space). On
+    /// `frames` are the rig's [`RootFrame::table`] (model space for each joint as the root). On
     /// the GPU ([`RootMotion::on_gpu`]) it moves nothing: the evaluator does.
     pub(crate) fn apply(
         &mut self,
         rig: &Rig,
-        rest_models: &[Affine3A],
+        frames: &[RootFrame],
         contributions: &[Contribution],
         transform: &mut Transform,
     ) {
@@ -139,6 +147,7 @@ impl RootMotion {
             self.last_yaw = 0.0;
             return;
         }
+        let frame = frames.get(joint).copied().unwrap_or_default();
         let mut local = Vec3::ZERO;
         let mut yaw = 0.0;
         for c in contributions {
@@ -147,17 +156,14 @@ impl RootMotion {
             }
             local += c.weight * translation_delta(rig, c.clip, joint, &c.step);
             if self.yaw {
-                yaw += c.weight * yaw_delta(rig, c.clip, joint, &c.step);
+                yaw += c.weight * yaw_delta(rig, &frame, c.clip, joint, &c.step);
             }
         }
+        let mut model = frame.vector_to_model(local);
         if self.translation == RootTranslation::Xz {
-            local.y = 0.0;
+            model.y = 0.0;
         }
-        let parent = rig.skeleton.parents()[joint];
-        if parent != NO_PARENT {
-            local = rest_models[parent as usize].transform_vector3(local);
-        }
-        let world = transform.to_affine().transform_vector3(local);
+        let world = transform.to_affine().transform_vector3(model);
         transform.translation += world;
         if self.yaw && yaw != 0.0 {
             transform.rotation = (transform.rotation * Quat::from_rotation_y(yaw)).normalize();
@@ -174,12 +180,12 @@ fn root_translation(rig: &Rig, clip: u32, joint: usize, time: f32) -> Vec3 {
     sample_track(&rig.clips, track, false, time).truncate()
 }
 
-/// Root yaw (radians about +Y) of `clip` at `time`.
+/// Root yaw (radians about model +Y) of `clip` at `time`.
 #[inline]
-fn root_yaw(rig: &Rig, clip: u32, joint: usize, time: f32) -> f32 {
+fn root_yaw(rig: &Rig, frame: &RootFrame, clip: u32, joint: usize, time: f32) -> f32 {
     let track = rig.clips.track(clip as usize, joint, Channel::Rotation);
     let q = sample_track(&rig.clips, track, true, time);
-    2.0 * q.y.atan2(q.w)
+    frame.model_yaw(Quat::from_vec4(q))
 }
 
 /// `F(to) - F(from)` for the unwrapped root translation (see the module documentation).
@@ -196,13 +202,14 @@ fn translation_delta(rig: &Rig, clip: u32, joint: usize, step: &Step) -> Vec3 {
 }
 
 /// The yaw counterpart of [`translation_delta`], each angle difference taken the short way.
-fn yaw_delta(rig: &Rig, clip: u32, joint: usize, step: &Step) -> f32 {
-    let at = |u: f32| root_yaw(rig, clip, joint, step.time_at(u));
+fn yaw_delta(rig: &Rig, frame: &RootFrame, clip: u32, joint: usize, step: &Step) -> f32 {
+    let at = |u: f32| root_yaw(rig, frame, clip, joint, step.time_at(u));
     let mut delta = short_angle(at(step.to) - at(step.from));
     let wraps = step.wraps();
     if wraps != 0 {
-        let cycle =
-            short_angle(root_yaw(rig, clip, joint, step.period) - root_yaw(rig, clip, joint, 0.0));
+        let cycle = short_angle(
+            root_yaw(rig, frame, clip, joint, step.period) - root_yaw(rig, frame, clip, joint, 0.0),
+        );
         delta += cycle * wraps as f32;
     }
     delta

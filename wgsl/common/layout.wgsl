@@ -2,8 +2,9 @@
 //
 // Keep in sync with the Rust twins: `InstanceRecord` and `LayerRecord` (src/instance.rs),
 // `TrackDesc` (src/bake/clip_library.rs), `Mat3x4Rows` (src/math.rs), `Aabb`
-// (src/bake/skinned_mesh.rs) and `FrameHeader`, `RigDesc`, `JointDesc`, `LibraryParams`
-// (src/gpu/layout.rs). tests/shaders.rs compares every member offset and struct size.
+// (src/bake/skinned_mesh.rs) and `FrameHeader`, `RigDesc`, `RootFrame` (`RootFrameDesc`),
+// `JointDesc`, `LibraryParams` (src/gpu/layout.rs). tests/shaders.rs compares every member
+// offset and struct size.
 
 const MAX_JOINTS: u32 = 256u;
 const MAX_LAYERS: u32 = 4u;
@@ -30,6 +31,7 @@ const INTERPOLATION_CUBIC: u32 = 2u;
 const CHANNEL_TRANSLATION: u32 = 0u;
 const CHANNEL_ROTATION: u32 = 1u;
 const CHANNEL_SCALE: u32 = 2u;
+const ROOT_FRAME_VEC4S: u32 = 7u;
 
 // A 3x4 affine matrix as three rows; row i is (m[0][i], m[1][i], m[2][i], m[3][i]).
 struct Mat3x4Rows {
@@ -103,7 +105,16 @@ struct RigDesc {
     track_offset: u32,
     time_offset: u32,
     value_offset: u32,
-    pad: u32,
+    // First of the rig's root frames in key_values: ROOT_FRAME_VEC4S per joint.
+    frame_offset: u32,
+}
+
+// The model-space frame of root motion for one joint as the root: the linear part of its
+// parent's rest model matrix, its inverse and its rotation (identity without a parent).
+struct RootFrame {
+    to_model: mat3x3<f32>,
+    from_model: mat3x3<f32>,
+    rotation: vec4<f32>,
 }
 
 // One joint of one rig. `level_start` of joint k is the first joint of depth level k
@@ -136,6 +147,7 @@ struct LibraryParams {
 @group(0) @binding(3) var<storage, read> tracks: array<TrackDesc>;
 // Key times of every rig, then the mask weights.
 @group(0) @binding(4) var<storage, read> scalars: array<f32>;
+// Per rig: its key values, then its root frames.
 @group(0) @binding(5) var<storage, read> key_values: array<vec4<f32>>;
 
 // Group 1: one dispatch's header, its window of the instance records (read_write: root motion

@@ -15,7 +15,7 @@ use glam::{Affine3A, Quat, Vec3};
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
 use super::soa::{Affine4, F4, Sqt4, transpose};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
-use crate::cpu::hold_root;
+use crate::cpu::{RootFrame, hold_root_in_frame};
 use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
 use crate::mask::JointMask;
 use crate::math::{Mat3x4Rows, Sqt};
@@ -34,6 +34,8 @@ pub struct FastRig {
     pub(crate) inverse_binds: Vec<Affine4>,
     /// Joint-space vertex bounds as centre and half extent, `None` for joints without vertices.
     pub(crate) bounds: Vec<Option<([F4; 3], [F4; 3])>>,
+    /// Per joint: its rest transform and its [`RootFrame`] as the root of root motion.
+    pub(crate) root_holds: Vec<(Sqt, RootFrame)>,
 }
 
 impl FastRig {
@@ -69,6 +71,12 @@ impl FastRig {
                         (c, e)
                     })
                 })
+                .collect(),
+            root_holds: sk
+                .rest_pose()
+                .iter()
+                .copied()
+                .zip(RootFrame::table(rig))
                 .collect(),
         }
     }
@@ -220,9 +228,9 @@ pub(crate) struct Group<'a> {
 
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB.
 /// When `models` is given, lane 0's model matrices are written to it. Records must have been
-/// validated against `rig` and `masks`; `scratch` holds at least one entry per joint.
+/// validated against the rig of `fast` and `masks`; `scratch` holds at least one entry per
+/// joint.
 pub(crate) fn evaluate_group(
-    rig: &Rig,
     fast: &FastRig,
     masks: &[JointMask],
     group: Group<'_>,
@@ -385,7 +393,9 @@ pub(crate) fn evaluate_group(
             for (lane, &h) in hold_joint.iter().enumerate() {
                 if h == j {
                     let trs = pose.lane(lane);
-                    let held = hold_root(rig, recs[lane].flags, j, arrays_to_sqt(&trs));
+                    let (rest, frame) = &fast.root_holds[j];
+                    let held =
+                        hold_root_in_frame(frame, rest, recs[lane].flags, j, arrays_to_sqt(&trs));
                     pose.set_lane(lane, &sqt_to_arrays(&held));
                 }
             }

@@ -168,7 +168,7 @@ pub(super) fn animate(
             // The evaluator moves the record's world from the base layers' clocks.
             record.flags = root.record_flags(base_layers);
         } else {
-            root.apply(rig, &data.rest_models, base.as_slice(), transform);
+            root.apply(rig, &data.root_frames, base.as_slice(), transform);
             record.flags = root.flags();
             // Root motion on the CPU moves the entity every update.
             wake = 0.0;

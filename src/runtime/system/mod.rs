@@ -32,7 +32,6 @@ mod records;
 
 use std::sync::Mutex;
 
-use glam::Affine3A;
 use hecs::{Entity, World};
 
 pub use self::records::{EPOCH_SPAN, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE};
@@ -158,18 +157,11 @@ impl Animator {
                     clip: c.name.clone(),
                 });
             }
-            let mut rest_models = vec![Affine3A::IDENTITY; rig.joint_count()];
-            crate::cpu::local_to_model(
-                &rig.skeleton,
-                &Affine3A::IDENTITY,
-                rig.skeleton.rest_pose(),
-                &mut rest_models,
-            );
             data.push(RigData {
                 events: vec![ClipEvents::default(); durations.len()],
                 durations,
                 spaces: Vec::new(),
-                rest_models,
+                root_frames: crate::cpu::RootFrame::table(rig),
             });
         }
         Ok(Self {
