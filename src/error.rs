@@ -147,13 +147,68 @@ pub enum ImportErrorKind {
         animation: usize,
         /// The node (or joint) name.
         target: String,
-        /// `translation`, `rotation` or `scale`.
+        /// `translation`, `rotation`, `scale` or `weights`.
         channel: &'static str,
     },
     /// A clip or joint named by the caller does not exist.
     NotFound {
         /// What was looked for.
         what: String,
+    },
+    /// The primitives of one mesh have different numbers of morph targets (glTF requires one
+    /// count for all of them).
+    MorphTargetCount {
+        /// Index of the mesh.
+        mesh: usize,
+        /// The first primitive whose count differs.
+        primitive: usize,
+        /// Its target count.
+        found: usize,
+        /// The target count of primitive 0.
+        expected: usize,
+    },
+    /// Default morph weights (a mesh's or a node's `weights`) are not one per morph target.
+    MorphWeights {
+        /// The mesh or node.
+        object: String,
+        /// Weights given.
+        found: usize,
+        /// Morph targets of the mesh.
+        expected: usize,
+    },
+    /// A `weights` animation channel targets a node whose mesh has no morph targets (or a node
+    /// without a mesh).
+    WeightsTarget {
+        /// Animation index.
+        animation: usize,
+        /// Channel index in the animation.
+        channel: usize,
+        /// The targeted node.
+        node: usize,
+    },
+    /// A `weights` channel's output count is not key count × morph target count (× 3 for
+    /// CUBICSPLINE).
+    WeightKeyCount {
+        /// Animation index.
+        animation: usize,
+        /// Channel index in the animation.
+        channel: usize,
+        /// Number of key times.
+        times: usize,
+        /// Morph targets of the node's mesh.
+        targets: usize,
+        /// Number of output values.
+        values: usize,
+    },
+    /// The morph-target mesh nodes of one rig need more weights than
+    /// [`crate::MAX_MORPH_WEIGHTS`].
+    TooManyMorphWeights {
+        /// The rig.
+        object: String,
+        /// Weights needed (each node's range padded to a multiple of 4).
+        count: usize,
+        /// The limit.
+        limit: usize,
     },
 }
 
@@ -253,6 +308,49 @@ impl fmt::Display for ImportError {
                 "animation {animation}: two channels animate {channel} of {target}"
             ),
             NotFound { what } => write!(f, "{what} not found"),
+            MorphTargetCount {
+                mesh,
+                primitive,
+                found,
+                expected,
+            } => write!(
+                f,
+                "mesh {mesh} primitive {primitive}: {found} morph targets, primitive 0 has {expected} (all primitives of a mesh must have the same number)"
+            ),
+            MorphWeights {
+                object,
+                found,
+                expected,
+            } => write!(
+                f,
+                "{object}: {found} default morph weights for {expected} morph targets"
+            ),
+            WeightsTarget {
+                animation,
+                channel,
+                node,
+            } => write!(
+                f,
+                "animation {animation} channel {channel}: animates the morph weights of node {node}, whose mesh has no morph targets"
+            ),
+            WeightKeyCount {
+                animation,
+                channel,
+                times,
+                targets,
+                values,
+            } => write!(
+                f,
+                "animation {animation} channel {channel}: {values} weight values for {times} keys of {targets} morph targets"
+            ),
+            TooManyMorphWeights {
+                object,
+                count,
+                limit,
+            } => write!(
+                f,
+                "{object} needs {count} morph weights; the limit is {limit}"
+            ),
         }
     }
 }

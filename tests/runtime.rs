@@ -65,6 +65,7 @@ fn clip(name: &str, tracks: Vec<RawTrack>) -> RawClip {
     RawClip {
         name: name.to_string(),
         tracks,
+        weights: Vec::new(),
     }
 }
 
@@ -156,6 +157,7 @@ fn test_asset() -> RawAsset {
         nodes,
         clips,
         meshes: Vec::new(),
+        morph_nodes: Vec::new(),
     }
 }
 

@@ -90,7 +90,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut next = 0u32;
     for &r in &drawn {
         offsets.push(next);
-        next += rigs[r].joint_count() as u32;
+        next += rigs[r].palette_entries() as u32;
     }
     let mut gpu_backend = if use_gpu {
         Some(GpuBackend::new(&context, &rigs, &[]).map_err(|e| e.to_string())?)

@@ -59,11 +59,19 @@ pub struct RigDesc {
     pub time_offset: u32,
     /// Added to the rig's [`crate::TrackDesc::value_offset`]s: its first key value.
     pub value_offset: u32,
-    /// Padding to 32 bytes.
+    /// Morph weight chunks (4 weights each; 0 without morph targets).
+    pub weight_chunks: u32,
+    /// First weight track (clip × chunk) in the track table.
+    pub weight_track_offset: u32,
+    /// Index in the scalar array of chunk 0's mask joint (as a float; chunk `k` at `+ k`).
+    pub morph_joint_offset: u32,
+    /// Key value (relative to `value_offset`) of chunk 0's default weights.
+    pub morph_default_offset: u32,
+    /// Padding to 48 bytes.
     pub pad: u32,
 }
 
-const _: () = assert!(size_of::<RigDesc>() == 32);
+const _: () = assert!(size_of::<RigDesc>() == 48);
 const _: () = assert!(offset_of!(RigDesc, joint_offset) == 0);
 const _: () = assert!(offset_of!(RigDesc, joint_count) == 4);
 const _: () = assert!(offset_of!(RigDesc, level_count) == 8);
@@ -71,7 +79,11 @@ const _: () = assert!(offset_of!(RigDesc, clip_count) == 12);
 const _: () = assert!(offset_of!(RigDesc, track_offset) == 16);
 const _: () = assert!(offset_of!(RigDesc, time_offset) == 20);
 const _: () = assert!(offset_of!(RigDesc, value_offset) == 24);
-const _: () = assert!(offset_of!(RigDesc, pad) == 28);
+const _: () = assert!(offset_of!(RigDesc, weight_chunks) == 28);
+const _: () = assert!(offset_of!(RigDesc, weight_track_offset) == 32);
+const _: () = assert!(offset_of!(RigDesc, morph_joint_offset) == 36);
+const _: () = assert!(offset_of!(RigDesc, morph_default_offset) == 40);
+const _: () = assert!(offset_of!(RigDesc, pad) == 44);
 
 /// One joint of one rig. Keep in sync with `JointDesc` in `wgsl/common/layout.wgsl`.
 #[repr(C)]

@@ -15,6 +15,9 @@ pub const QUAT_TOLERANCE: f32 = 1e-5;
 pub const EXACT_TOLERANCE: f32 = 1e-5;
 /// How far outside a GPU AABB a CPU-skinned vertex may lie.
 pub const AABB_TOLERANCE: f32 = 1e-3;
+/// Morph weights, GPU against CPU and CPU against hand-computed values:
+/// `|a - b| <= WEIGHT_TOLERANCE * max(1, |b|)`.
+pub const WEIGHT_TOLERANCE: f32 = 1e-5;
 
 /// The repository root.
 pub fn repo() -> PathBuf {

@@ -103,6 +103,13 @@ struct RigDesc {
     track_offset: u32,
     time_offset: u32,
     value_offset: u32,
+    // Morph weights: 4-weight chunks, the first weight track (clip x chunk) in `tracks`, chunk
+    // 0's mask joint in `scalars` (as a float) and its default weights in `key_values`
+    // (relative to `value_offset`); chunk k follows each at + k.
+    weight_chunks: u32,
+    weight_track_offset: u32,
+    morph_joint_offset: u32,
+    morph_default_offset: u32,
     pad: u32,
 }
 

@@ -139,10 +139,17 @@ impl SkinnedBatch {
         let mut preskin = Vec::new();
         for (m, mesh) in self.meshes.iter().enumerate() {
             let params = (&mesh.params, 0, mesh.params.size());
+            let deltas = (&self.morph_deltas, 0, self.morph_deltas.size());
             draw.push(group(
                 &self.layouts.skin,
                 &format!("mesh {m} draw bind group"),
-                &[(0, palette), (1, instances), (2, visible), (3, params)],
+                &[
+                    (0, palette),
+                    (1, instances),
+                    (2, visible),
+                    (3, params),
+                    (5, deltas),
+                ],
             ));
             if let (Some(output), Some(&at)) = (&mesh.preskinned, page.preskin_at.get(m)) {
                 let output = (
@@ -161,6 +168,8 @@ impl SkinnedBatch {
                         (2, (&mesh.vertices, 0, mesh.vertices.size())),
                         (3, (&b.preskin_params, params_at, PRESKIN_PARAMS_SIZE)),
                         (4, output),
+                        (5, deltas),
+                        (6, params),
                     ],
                 );
                 let drawn = group(
