@@ -2033,3 +2033,69 @@ fn cpu_backend_writes_morph_weights_after_each_instances_joints() {
         .unwrap_err();
     assert!(matches!(err, EvalError::OutputSize { .. }), "{err}");
 }
+
+#[test]
+fn retargeted_clips_keep_and_bring_morph_weight_tracks() {
+    let rig = morph_rig();
+    let asset = sinew::import_file(common::repo().join("assets/synthetic/morph.glb")).unwrap();
+    let (out, _) = retarget_clips(&rig, &asset).unwrap();
+    assert_eq!(out.clips.clip_count(), 8);
+    // The rig's own `linear` (clip 0) and the one brought in again by node name (clip 4).
+    for clip in [0, 4] {
+        let (first, second) = node_weights(&out, &[], &[Layer::clip(clip, 0.25)]);
+        assert_weights(first, [0.5, 0.25, 0.0], &format!("clip {clip}"));
+        assert_weights(second, [0.0, 0.5, 1.0], &format!("clip {clip} node 3"));
+    }
+    let (first, _) = node_weights(&out, &[], &[Layer::clip(6, 0.3)]);
+    assert!(
+        (first[0] - 0.5375).abs() < common::WEIGHT_TOLERANCE,
+        "{first:?}"
+    );
+}
+
+#[test]
+fn animated_bounds_hold_every_morphed_vertex() {
+    let rig = morph_rig();
+    let block = rig.palette_entries();
+    for (clip, t) in [(0, 0.5), (0, 1.0), (1, 0.9), (2, 0.6), (3, 0.2)] {
+        let world = Affine3A::from_rotation_y(0.4);
+        let mut models = vec![Affine3A::IDENTITY; rig.joint_count()];
+        let mut palette = vec![Mat3x4Rows::IDENTITY; block];
+        let aabb = evaluate_pose(
+            &rig,
+            &[],
+            &[Layer::clip(clip, t)],
+            &world,
+            &mut models,
+            &mut palette,
+        );
+        let mut outside = 0.0f32;
+        for mesh in &rig.meshes {
+            for v in 0..mesh.vertex_count() {
+                let (p, n) = sinew::render::morph_vertex(
+                    mesh,
+                    v,
+                    &palette,
+                    rig.joint_count(),
+                    Vec3::from(mesh.positions[v]),
+                    Vec3::from(mesh.normals[v]),
+                );
+                let skinned = sinew::render::skin_vertex_linear(
+                    &palette[..rig.joint_count()],
+                    mesh.joints[v],
+                    mesh.weights[v],
+                    p,
+                    n,
+                );
+                for i in 0..3 {
+                    let q = skinned.position[i];
+                    outside = outside.max(aabb.min[i] - q).max(q - aabb.max[i]);
+                }
+            }
+        }
+        assert!(
+            outside <= common::AABB_TOLERANCE,
+            "clip {clip} t={t}: a morphed vertex lies {outside} outside {aabb:?}"
+        );
+    }
+}

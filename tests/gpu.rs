@@ -656,6 +656,7 @@ fn crowd_rigs() -> Vec<Rig> {
     }
     rigs.push(repo_rig_or("synthetic/rig64.glb", || chain_rig(64)));
     rigs.push(repo_rig_or("humanoid.glb", || fan_rig(57)));
+    rigs.push(repo_rig_or("synthetic/morph.glb", || chain_rig(3)));
     rigs
 }
 
@@ -1803,7 +1804,7 @@ fn morph_weights_match_cpu_on_every_clip_layer_mask_and_fade() {
         let (r, _, _, layers) = &items[i];
         format!("rig {} layers {layers:?}", rigs[*r as usize].name)
     });
-    // The comparison is not of zeros: the CPU's weights move.
+    // The comparison is not of zeros only: many records' weights are not.
     let (cpu_palette, _) = cpu_evaluate(&rigs, &masks, &records);
     let moving = records
         .iter()
@@ -1815,7 +1816,7 @@ fn morph_weights_match_cpu_on_every_clip_layer_mask_and_fade() {
         })
         .count();
     assert!(
-        moving > records.len() / 4,
+        moving * 10 > records.len(),
         "{moving} of {} records",
         records.len()
     );
@@ -1847,6 +1848,11 @@ fn morph_weights_match_cpu_on_every_clip_layer_mask_and_fade() {
         .unwrap();
     for now in [0.1, 0.3, 0.9] {
         backend.evaluate_at(now, &fading).unwrap();
+        assert_eq!(
+            backend.last_frame().morph_entries,
+            6 * rig.morph.palette_entries() as u64,
+            "morph entries written"
+        );
         assert_evaluated_matches_cpu(&mut backend, one, &[], &fading, now, &|i| {
             format!("fading record {i} at {now}")
         });

@@ -1677,15 +1677,83 @@ fn crowd_dispatches_do_not_grow_with_the_character_count() {
 // ---------------------------------------------------------------------------------------------
 // Morph targets.
 
+fn morph_rig() -> Rig {
+    let path = common::repo().join("assets/synthetic/morph.glb");
+    sinew::bake_rigs(&sinew::import_file(&path).unwrap())
+        .unwrap()
+        .remove(0)
+}
+
+/// The vertex stage morphs like pre-skinning does (which is checked against the CPU twins
+/// below), and the morph targets change the picture.
+#[test]
+fn in_shader_morphing_draws_like_preskinned_morphing() {
+    let Some(gpu) = gpu() else { return };
+    let rig = morph_rig();
+    let poses = [
+        (0, 0.5, Affine3A::IDENTITY),
+        (2, 0.9, Affine3A::from_translation(Vec3::new(1.2, 0.0, 0.0))),
+        (
+            1,
+            0.5,
+            Affine3A::from_rotation_translation(Quat::from_rotation_y(0.8), Vec3::X * -1.2),
+        ),
+    ];
+    let posed = pose(gpu, &rig, &poses);
+    let morphed = batch(gpu, &rig.meshes, &posed, true);
+    let all = union(&posed.aabbs);
+    let mut images = Vec::new();
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let batches = [&morphed];
+        let mut scene = Scene {
+            skinned: &batches,
+            skinning: mode,
+            shadow: Some(ShadowSettings::covering(all)),
+            light: DirectionalLight::default(),
+            ..Scene::new(camera_for(&all))
+        };
+        let in_shader = render(gpu, &format!("morph_in_shader_{mode:?}"), 192, &scene);
+        scene.preskin = true;
+        let preskinned = render(gpu, &format!("morph_preskinned_{mode:?}"), 192, &scene);
+        let fraction = differing_fraction(&in_shader, &preskinned, PIXEL_THRESHOLD);
+        assert!(
+            fraction <= SAME_SCENE_TOLERANCE,
+            "{mode:?}: {:.3}% of pixels differ",
+            fraction * 100.0
+        );
+        images.push(in_shader);
+    }
+    let plain: Vec<SkinnedMesh> = rig
+        .meshes
+        .iter()
+        .map(|m| SkinnedMesh {
+            morph: Default::default(),
+            ..m.clone()
+        })
+        .collect();
+    let unmorphed = batch(gpu, &plain, &posed, false);
+    let batches = [&unmorphed];
+    let scene = Scene {
+        skinned: &batches,
+        shadow: Some(ShadowSettings::covering(all)),
+        light: DirectionalLight::default(),
+        ..Scene::new(camera_for(&all))
+    };
+    let without = render(gpu, "morph_without_targets", 192, &scene);
+    let fraction = differing_fraction(&images[0], &without, PIXEL_THRESHOLD);
+    assert!(
+        fraction > 0.01,
+        "the targets changed {:.3}% of pixels",
+        fraction * 100.0
+    );
+}
+
 /// Pre-skinning applies the morph targets at the weights the GPU evaluator wrote, then skins:
 /// what the CPU twins compute from the same palette (linear and dual quaternion).
 #[test]
 fn preskinned_morphed_vertices_equal_cpu_morph_then_skinning() {
     let Some(gpu) = gpu() else { return };
-    let path = common::repo().join("assets/synthetic/morph.glb");
-    let rig = sinew::bake_rigs(&sinew::import_file(&path).unwrap())
-        .unwrap()
-        .remove(0);
+    let rig = morph_rig();
     let joints = rig.joint_count();
     let block = rig.palette_entries();
     let poses = [
@@ -1733,4 +1801,28 @@ fn preskinned_morphed_vertices_equal_cpu_morph_then_skinning() {
         }
     }
     assert!(moved > 0.05, "the morph targets moved no vertex ({moved})");
+
+    // In pages: a crowd whose palette spans many windows of the paged renderer (each block
+    // holds the joints and the weights, so the weights lie in the page's window too).
+    let poses: Vec<(u32, f32, Affine3A)> = (0..1000)
+        .map(|i| {
+            let x = (i % 40) as f32 * 0.8;
+            let z = (i / 40) as f32 * 0.8;
+            (
+                i % 4,
+                0.05 * (i % 17) as f32,
+                Affine3A::from_translation(Vec3::new(x, 0.0, -z)),
+            )
+        })
+        .collect();
+    let posed = pose(gpu, &rig, &poses);
+    assert!(posed.palette.len() as u64 * 48 > 2 * PAGED_BINDING);
+    check_preskin_on(
+        gpu,
+        &gpu.paged,
+        &rig.meshes,
+        joints,
+        &posed,
+        SkinningMode::Linear,
+    );
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 mod env;
+#[allow(unused_imports)] // each test binary uses some of them
 pub use env::{env_switch, gpu_required, in_ci, switch_is_on};
 
 /// Matrix tolerance: `|a - b| <= MATRIX_TOLERANCE * max(1, |b|)`.
