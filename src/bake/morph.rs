@@ -80,11 +80,19 @@ impl MeshMorph {
         self.target_count == 0
     }
 
-    /// The position and normal displacement of target `target` at vertex `vertex`.
-    pub fn delta(&self, target: usize, vertex: usize) -> (Vec3, Vec3) {
-        let vertices = self.positions.len() / (self.target_count as usize).max(1);
+    /// The position and normal displacement of target `target` at vertex `vertex` (`None`
+    /// outside the targets or vertices).
+    pub fn delta(&self, target: usize, vertex: usize) -> Option<(Vec3, Vec3)> {
+        let targets = self.target_count as usize;
+        let vertices = self.positions.len() / targets.max(1);
+        if target >= targets || vertex >= vertices {
+            return None;
+        }
         let i = target * vertices + vertex;
-        (Vec3::from(self.positions[i]), Vec3::from(self.normals[i]))
+        Some((
+            Vec3::from(*self.positions.get(i)?),
+            Vec3::from(*self.normals.get(i)?),
+        ))
     }
 }
 
@@ -336,12 +344,15 @@ pub(crate) fn bake_weight_tracks(
             {
                 return Err(ImportError::new(
                     file,
-                    ImportErrorKind::WeightKeyCount {
-                        animation: c,
-                        channel: 0,
-                        times: track.times.len(),
-                        targets,
-                        values: track.values.len(),
+                    ImportErrorKind::MorphWeights {
+                        object: format!(
+                            "clip {c} weight track of {} ({} keys, {} values)",
+                            node.name,
+                            track.times.len(),
+                            track.values.len()
+                        ),
+                        found: track.target_count,
+                        expected: targets,
                     },
                 ));
             }
@@ -414,7 +425,7 @@ pub(crate) fn widen_bounds(mesh: &mut SkinnedMesh, skeleton: &Skeleton) {
         let base = Vec3::from(mesh.positions[v]);
         let (mut lo, mut hi) = (base, base);
         for t in 0..mesh.morph.target_count as usize {
-            let (d, _) = mesh.morph.delta(t, v);
+            let (d, _) = mesh.morph.delta(t, v).unwrap_or((Vec3::ZERO, Vec3::ZERO));
             lo += d.min(Vec3::ZERO);
             hi += d.max(Vec3::ZERO);
         }

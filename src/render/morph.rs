@@ -18,7 +18,7 @@ pub(crate) fn pack_deltas(meshes: &[SkinnedMesh]) -> (Vec<f32>, Vec<u32>) {
         let targets = mesh.morph.target_count as usize;
         for v in 0..mesh.vertex_count() {
             for t in 0..targets {
-                let (dp, dn) = mesh.morph.delta(t, v);
+                let (dp, dn) = mesh.morph.delta(t, v).unwrap_or((Vec3::ZERO, Vec3::ZERO));
                 out.extend_from_slice(&dp.to_array());
                 out.extend_from_slice(&dn.to_array());
             }
@@ -69,16 +69,14 @@ pub fn morph_vertex(
 ) -> (Vec3, Vec3) {
     let (mut p, mut n) = (position, normal);
     let morph = &mesh.morph;
-    let vertices = mesh.vertex_count();
-    if vertex >= vertices || morph.positions.len() < morph.target_count as usize * vertices {
-        return (p, n);
-    }
     for t in 0..morph.target_count as usize {
         let w = morph_weight(block, joint_count, morph.first_weight as usize + t);
         if w == 0.0 {
             continue;
         }
-        let (dp, dn) = morph.delta(t, vertex);
+        let Some((dp, dn)) = morph.delta(t, vertex) else {
+            break;
+        };
         p += w * dp;
         n += w * dn;
     }

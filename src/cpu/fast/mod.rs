@@ -153,7 +153,7 @@ impl FastCpuBackend {
             Some(&mut models[range.start..joints]),
             &mut scratch,
         );
-        morph_weights(&self.rigs[rig], &self.masks, record, morph);
+        write_weights(&self.rigs[rig], &self.masks, record, morph);
         Ok(aabbs[0])
     }
 
@@ -253,7 +253,7 @@ impl FastCpuBackend {
                 );
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
                 for (record, morph) in resolved.iter().zip(&mut weights).take(count) {
-                    morph_weights(&self.rigs[rig as usize], &self.masks, record, morph);
+                    write_weights(&self.rigs[rig as usize], &self.masks, record, morph);
                 }
                 at += count;
             }
@@ -263,7 +263,7 @@ impl FastCpuBackend {
 
 /// The morph weights of `record` (its layers at its resolved frame time) into `entries`. The
 /// weights are evaluated exactly, with the clip library's own keys (there are few of them).
-fn morph_weights(
+fn write_weights(
     rig: &Rig,
     masks: &[JointMask],
     record: &InstanceRecord,
