@@ -2099,3 +2099,67 @@ fn animated_bounds_hold_every_morphed_vertex() {
         );
     }
 }
+
+#[test]
+fn a_file_that_animates_only_morph_weights_bakes_a_node_rig_that_evaluates_them() {
+    let mut f = Fixture::new();
+    let face = f.node("Face", None, Sqt::IDENTITY);
+    f.asset.morph_nodes.push(sinew::import::RawMorphNode {
+        node: face,
+        mesh: 0,
+        weights: vec![0.2, 0.4],
+    });
+    f.asset.clips.push(RawClip {
+        name: "blink".into(),
+        tracks: Vec::new(),
+        weights: vec![sinew::import::RawWeightTrack {
+            target: face,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            target_count: 2,
+            values: vec![0.0, 0.0, 1.0, 0.5],
+        }],
+    });
+    let rigs = bake_rigs(&f.asset).unwrap();
+    assert_eq!(rigs.len(), 1, "one node rig over the animated node");
+    let rig = &rigs[0];
+    assert_eq!(
+        rig.clips.clips()[0].duration,
+        1.0,
+        "the weight keys set the duration"
+    );
+    let node = rig.morph.node_of(face).unwrap();
+    assert_eq!(
+        rig.skeleton.source_nodes()[node.joint as usize],
+        face as u32
+    );
+    let w = morph_weights_of(rig, &[], &[Layer::clip(0, 0.5)]);
+    assert_vec_close(
+        &w,
+        &[0.5, 0.25, 0.0, 0.0],
+        common::WEIGHT_TOLERANCE,
+        "t = 0.5",
+    );
+    let w = morph_weights_of(rig, &[], &[]);
+    assert_vec_close(
+        &w,
+        &[0.2, 0.4, 0.0, 0.0],
+        common::WEIGHT_TOLERANCE,
+        "defaults",
+    );
+    // The pose report lists the node's weights though the file has no skin.
+    let request = sinew::report::PoseRequest {
+        clip: Some((0, vec![0.5])),
+        nodes: sinew::report::NodeSelection::None,
+    };
+    let report =
+        sinew::report::pose_report(&f.asset, &request, &mut sinew::report::CpuPose).unwrap();
+    let morph = report.morph_weights.unwrap();
+    assert_eq!(morph.nodes, vec![face]);
+    assert_vec_close(
+        &morph.frames[0].weights[0],
+        &[0.5, 0.25],
+        common::WEIGHT_TOLERANCE,
+        "reported",
+    );
+}
