@@ -18,7 +18,7 @@ fn load(path: &Path) -> Rig {
 
 /// `count` instances, each cross-fading clip 0 into clip 1 at 30 %, at its own phase.
 fn crossfade_instances(rig: &Rig, count: usize) -> Vec<InstanceRecord> {
-    let joints = rig.joint_count() as u32;
+    let block = rig.palette_entries() as u32;
     let clips = rig.clips.clips();
     let second = (clips.len() > 1) as u32;
     (0..count)
@@ -31,7 +31,7 @@ fn crossfade_instances(rig: &Rig, count: usize) -> Vec<InstanceRecord> {
                     ..Layer::clip(second, phase * clips[second as usize].duration)
                 },
             ];
-            InstanceRecord::new(0, i as u32 * joints, &glam::Affine3A::IDENTITY, &layers).unwrap()
+            InstanceRecord::new(0, i as u32 * block, &glam::Affine3A::IDENTITY, &layers).unwrap()
         })
         .collect()
 }
@@ -43,13 +43,14 @@ fn exact_vs_fast(c: &mut Criterion) {
         let rig = load(&path);
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let joints = rig.joint_count();
+        let block = rig.palette_entries();
         let mut exact = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
         let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
         let mut group = c.benchmark_group(format!("cpu_fast/{name}/crossfade"));
         group.sample_size(10);
         for count in [10_000usize, 100_000] {
             let instances = crossfade_instances(&rig, count);
-            let mut palette = vec![Mat3x4Rows::IDENTITY; count * joints];
+            let mut palette = vec![Mat3x4Rows::IDENTITY; count * block];
             let mut aabbs = vec![Aabb::EMPTY; count];
             group.throughput(Throughput::Elements((count * joints) as u64));
             group.bench_function(BenchmarkId::new("exact", count), |b| {

@@ -32,7 +32,7 @@ fn rigs() -> Vec<(String, Rig)> {
 
 /// `count` instances at spread-out times: clip 0 alone, or cross-fading into clip 1 at 30 %.
 fn instances(rig: &Rig, count: usize, layers: usize) -> Vec<InstanceRecord> {
-    let joints = rig.joint_count() as u32;
+    let block = rig.palette_entries() as u32;
     let clips = rig.clips.clips();
     let second = u32::from(clips.len() > 1);
     (0..count)
@@ -47,7 +47,7 @@ fn instances(rig: &Rig, count: usize, layers: usize) -> Vec<InstanceRecord> {
             ];
             InstanceRecord::new(
                 0,
-                i as u32 * joints,
+                i as u32 * block,
                 &glam::Affine3A::IDENTITY,
                 &all[..layers],
             )
@@ -69,6 +69,7 @@ fn gpu_vs_cpu(c: &mut Criterion) {
     };
     for (name, rig) in rigs() {
         let joints = rig.joint_count();
+        let block = rig.palette_entries();
         for (layers, label) in [(1, "1-layer"), (2, "crossfade")] {
             let mut group = c.benchmark_group(format!("{name}/{label}"));
             group.sample_size(10);
@@ -79,13 +80,13 @@ fn gpu_vs_cpu(c: &mut Criterion) {
             for count in COUNTS {
                 let records = instances(&rig, count, layers);
                 group.throughput(Throughput::Elements((count * joints) as u64));
-                let mut palette = vec![Mat3x4Rows::IDENTITY; count * joints];
+                let mut palette = vec![Mat3x4Rows::IDENTITY; count * block];
                 let mut bounds = vec![Aabb::EMPTY; count];
                 group.bench_with_input(BenchmarkId::new("cpu", count), &records, |b, records| {
                     b.iter(|| cpu.evaluate(records, &mut palette, &mut bounds).unwrap());
                 });
                 if let Some(backend) = backend.as_mut() {
-                    backend.reserve_palette((count * joints) as u32).unwrap();
+                    backend.reserve_palette((count * block) as u32).unwrap();
                     group.bench_with_input(
                         BenchmarkId::new("gpu", count),
                         &records,

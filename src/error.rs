@@ -174,7 +174,7 @@ pub enum ImportErrorKind {
         animation: usize,
         /// The node (or joint) name.
         target: String,
-        /// `translation`, `rotation` or `scale`.
+        /// `translation`, `rotation`, `scale` or `weights`.
         channel: &'static str,
     },
     /// A clip or joint named by the caller does not exist.
@@ -221,6 +221,72 @@ pub enum ImportErrorKind {
         mesh: String,
         /// What is inconsistent.
         reason: String,
+    },
+    /// The primitives of one mesh have different numbers of morph targets (glTF requires one
+    /// count for all of them).
+    #[error(
+        "mesh {mesh} primitive {primitive}: {found} morph targets, primitive 0 has {expected} (all primitives of a mesh must have the same number)"
+    )]
+    MorphTargetCount {
+        /// Index of the mesh.
+        mesh: usize,
+        /// The first primitive whose count differs.
+        primitive: usize,
+        /// Its target count.
+        found: usize,
+        /// The target count of primitive 0.
+        expected: usize,
+    },
+    /// Default morph weights (a mesh's or a node's `weights`) are not one per morph target.
+    #[error("{object}: {found} default morph weights for {expected} morph targets")]
+    MorphWeights {
+        /// The mesh or node.
+        object: String,
+        /// Weights given.
+        found: usize,
+        /// Morph targets of the mesh.
+        expected: usize,
+    },
+    /// A `weights` animation channel targets a node whose mesh has no morph targets (or a node
+    /// without a mesh).
+    #[error(
+        "animation {animation} channel {channel}: animates the morph weights of node {node}, whose mesh has no morph targets"
+    )]
+    WeightsTarget {
+        /// Animation index.
+        animation: usize,
+        /// Channel index in the animation.
+        channel: usize,
+        /// The targeted node.
+        node: usize,
+    },
+    /// A `weights` channel's output count is not key count × morph target count (× 3 for
+    /// CUBICSPLINE).
+    #[error(
+        "animation {animation} channel {channel}: {values} weight values for {times} keys of {targets} morph targets"
+    )]
+    WeightKeyCount {
+        /// Animation index.
+        animation: usize,
+        /// Channel index in the animation.
+        channel: usize,
+        /// Number of key times.
+        times: usize,
+        /// Morph targets of the node's mesh.
+        targets: usize,
+        /// Number of output values.
+        values: usize,
+    },
+    /// The morph-target mesh nodes of one rig need more weights than
+    /// [`crate::MAX_MORPH_WEIGHTS`].
+    #[error("{object} needs {count} morph weights; the limit is {limit}")]
+    TooManyMorphWeights {
+        /// The rig.
+        object: String,
+        /// Weights needed (each node's range padded to a multiple of 4).
+        count: usize,
+        /// The limit.
+        limit: usize,
     },
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Skeletal animation for crowds. glTF 2.0 rigs are baked into flat struct-of-arrays buffers;
 //! per-joint work (keyframe search, interpolation, layer blending, hierarchy propagation, skin
-//! matrices and animated bounds) runs for every instance at once, in WGSL compute passes on
+//! matrices and animated bounds, plus morph-target weights) runs for every instance at once, in WGSL compute passes on
 //! wgpu or on the CPU evaluator that is its twin and test oracle.
 //!
 //! ```no_run
@@ -10,16 +10,17 @@
 //!
 //! let asset = sinew::import_file("assets/humanoid.glb")?;
 //! let rigs = sinew::bake_rigs(&asset)?;
-//! let joints = rigs[0].joint_count();
+//! // Palette entries per instance: one per joint, then the morph weights (if any).
+//! let block = rigs[0].palette_entries();
 //! let mut backend = CpuBackend::new(rigs, Vec::new())?;
 //!
 //! // Two instances of rig 0 playing clip 1 at different times.
 //! let world = glam::Affine3A::IDENTITY;
 //! let instances = [
 //!     InstanceRecord::new(0, 0, &world, &[Layer::clip(1, 0.25)])?,
-//!     InstanceRecord::new(0, joints as u32, &world, &[Layer::clip(1, 0.5)])?,
+//!     InstanceRecord::new(0, block as u32, &world, &[Layer::clip(1, 0.5)])?,
 //! ];
-//! let mut palette = vec![Mat3x4Rows::IDENTITY; 2 * joints];
+//! let mut palette = vec![Mat3x4Rows::IDENTITY; 2 * block];
 //! let mut bounds = vec![Aabb::EMPTY; 2];
 //! backend.evaluate(&instances, &mut palette, &mut bounds)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -39,8 +40,8 @@ pub mod report;
 pub mod runtime;
 
 pub use bake::{
-    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh, TrackDesc,
-    bake_rigs,
+    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph,
+    MorphNode, NO_PARENT, Rig, RigMorph, Skeleton, SkinnedMesh, TrackDesc, bake_rigs,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{EvalError, FormatError, FormatErrorKind, GpuError, ImportError, ImportErrorKind};

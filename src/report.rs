@@ -1,5 +1,6 @@
 //! The joint-matrix report `sinew pose` prints: world and skin matrices of every skin joint (and
-//! optionally of nodes) at a list of times, in the JSON shape of the reference poses.
+//! optionally of nodes) at a list of times, in the JSON shape of the reference poses, plus the
+//! morph weights of every mesh node with morph targets.
 
 use glam::{Affine3A, Mat4};
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,27 @@ pub struct PoseReport {
     /// World matrices of selected nodes, when asked for.
     #[serde(default)]
     pub nodes: Option<NodeFrames>,
+    /// The morph weights applied at each time, when the file has morph targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub morph_weights: Option<MorphWeightFrames>,
+}
+
+/// The morph weights of every mesh node with morph targets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MorphWeightFrames {
+    /// The mesh nodes (glTF node indices, ascending).
+    pub nodes: Vec<usize>,
+    /// One frame per time.
+    pub frames: Vec<MorphWeightFrame>,
+}
+
+/// The morph weights of one time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MorphWeightFrame {
+    /// The time, `None` for the rest pose.
+    pub t: Option<f32>,
+    /// Per node (in [`MorphWeightFrames::nodes`] order), one weight per morph target.
+    pub weights: Vec<Vec<f32>>,
 }
 
 /// Which clip a report evaluates.
@@ -97,7 +119,8 @@ pub enum NodeSelection {
     All,
 }
 
-/// Something that evaluates one pose of a rig: returns model matrices and palette of every joint.
+/// Something that evaluates one pose of a rig: returns the model matrix of every joint and the
+/// palette block ([`Rig::palette_entries`]: one entry per joint, then the morph weights).
 pub trait PoseEvaluator {
     /// Evaluates `rig` with `layers` at the identity world transform.
     fn evaluate(
@@ -119,7 +142,7 @@ impl PoseEvaluator for CpuPose {
         crate::cpu::validate_layers(rig, &[], layers).map_err(|e| e.to_string())?;
         let n = rig.joint_count();
         let mut models = vec![Affine3A::IDENTITY; n];
-        let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
         crate::cpu::evaluate_pose(
             rig,
             &[],
@@ -244,12 +267,14 @@ pub fn pose_report(
         duration: asset.clips[*index].duration(),
     });
     let mut skins = Vec::new();
+    let mut skin_rigs = Vec::with_capacity(asset.skins.len());
     for (s, skin) in asset.skins.iter().enumerate() {
-        let rig = Rig::from_skin(asset, s)?;
+        skin_rigs.push(Rig::from_skin(asset, s)?);
+        let rig = &skin_rigs[s];
         let mut out = Vec::new();
         for (t, layers) in &frames {
             let (models, palette) = evaluator
-                .evaluate(&rig, layers)
+                .evaluate(rig, layers)
                 .map_err(PoseError::Evaluate)?;
             out.push(SkinFrame {
                 t: *t,
@@ -313,6 +338,7 @@ pub fn pose_report(
             frames: out,
         })
     };
+    let morph_weights = morph_weights(asset, &frames, &skin_rigs, evaluator)?;
     Ok(PoseReport {
         file: std::path::Path::new(&asset.file)
             .file_name()
@@ -321,5 +347,81 @@ pub fn pose_report(
         times: frames.iter().map(|f| f.0).collect(),
         skins,
         nodes,
+        morph_weights,
     })
+}
+
+/// The weights of every mesh node with morph targets at each frame (`None` when the file has
+/// none), each evaluated by a rig that carries the node: its skin's (or, for an unskinned node,
+/// one whose skeleton holds it or an ancestor), else a node rig over it.
+fn morph_weights(
+    asset: &RawAsset,
+    frames: &[(Option<f32>, Vec<Layer>)],
+    skin_rigs: &[Rig],
+    evaluator: &mut dyn PoseEvaluator,
+) -> Result<Option<MorphWeightFrames>, PoseError> {
+    if asset.morph_nodes.is_empty() {
+        return Ok(None);
+    }
+    let nodes: Vec<usize> = asset.morph_nodes.iter().map(|n| n.node).collect();
+    let mut out: Vec<MorphWeightFrame> = frames
+        .iter()
+        .map(|(t, _)| MorphWeightFrame {
+            t: *t,
+            weights: asset
+                .morph_nodes
+                .iter()
+                .map(|n| n.weights.clone())
+                .collect(),
+        })
+        .collect();
+    let carries = |rig: &Rig, node: usize| rig.morph.node_of(node).is_some();
+    let mut rigs: Vec<Rig> = skin_rigs
+        .iter()
+        .filter(|r| !r.morph.is_empty())
+        .cloned()
+        .collect();
+    let uncarried: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&n| !rigs.iter().any(|r| carries(r, n)))
+        .collect();
+    if !uncarried.is_empty() {
+        rigs.extend(
+            node_rigs(asset, &uncarried)?
+                .into_iter()
+                .map(|(rig, _)| rig),
+        );
+    }
+    let mut done = vec![false; nodes.len()];
+    for rig in &rigs {
+        let slots: Vec<(usize, usize, usize)> = rig
+            .morph
+            .nodes()
+            .iter()
+            .filter_map(|m| {
+                let k = nodes.iter().position(|&n| n == m.node as usize)?;
+                let first = m.first_weight as usize;
+                (!done[k]).then_some((k, first, first + m.target_count as usize))
+            })
+            .collect();
+        if slots.is_empty() {
+            continue;
+        }
+        for ((_, layers), frame) in frames.iter().zip(&mut out) {
+            let (_, palette) = evaluator
+                .evaluate(rig, layers)
+                .map_err(PoseError::Evaluate)?;
+            let weights = crate::cpu::morph_weights(rig, &palette);
+            for &(k, start, end) in &slots {
+                if let Some(w) = weights.get(start..end) {
+                    frame.weights[k] = w.to_vec();
+                }
+            }
+        }
+        for &(k, _, _) in &slots {
+            done[k] = true;
+        }
+    }
+    Ok(Some(MorphWeightFrames { nodes, frames: out }))
 }

@@ -72,14 +72,16 @@ fn exact(rig: &Rig, masks: &[JointMask], rec: &InstanceRecord) -> (Vec<Affine3A>
     (models, palette)
 }
 
-/// Model matrices, palette and AABB of one instance, fast.
+/// Model matrices, palette (joint entries) and AABB of one instance, fast.
 fn fast(backend: &FastCpuBackend, rec: &InstanceRecord) -> (Vec<Affine3A>, Vec<Mat3x4Rows>, Aabb) {
-    let n = backend.rigs()[rec.rig as usize].joint_count();
+    let rig = &backend.rigs()[rec.rig as usize];
+    let n = rig.joint_count();
     let mut models = vec![Affine3A::IDENTITY; n];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
     let aabb = backend
         .evaluate_one(rec, &mut models, &mut palette)
         .unwrap();
+    palette.truncate(n);
     (models, palette, aabb)
 }
 
@@ -745,4 +747,82 @@ fn evaluate_one_rejects_short_outputs() {
         .evaluate_one(&rec(0, 0, &[]), &mut models, &mut palette)
         .unwrap_err();
     assert!(matches!(err, EvalError::OutputSize { .. }), "{err:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Morph weights
+
+#[test]
+fn fast_backend_writes_the_exact_morph_weights() {
+    let mut rigs = rigs_of(&repo().join("assets/synthetic/morph.glb"));
+    rigs.extend(
+        shared_assets()
+            .iter()
+            .filter(|p| p.ends_with("RobotExpressive.glb"))
+            .flat_map(|p| rigs_of(p)),
+    );
+    let mask = JointMask::uniform(&rigs[0].skeleton, 0.4);
+    let mut exact_backend = CpuBackend::new(rigs.clone(), vec![mask]).unwrap();
+    let mut fast_backend = FastCpuBackend::from_exact(&exact_backend, DEFAULT_RATE);
+    let mut records = Vec::new();
+    let mut offset = 0;
+    for (r, rig) in rigs.iter().enumerate() {
+        let clips = rig.clips.clip_count() as u32;
+        for k in 0..9u32 {
+            let t = 0.11 * k as f32;
+            let layers = [
+                Layer::clip(k % clips, t),
+                Layer {
+                    weight: 0.35,
+                    mask: (r == 0 && k % 2 == 0).then_some(0),
+                    mode: if k % 3 == 0 {
+                        BlendMode::Additive
+                    } else {
+                        BlendMode::Override
+                    },
+                    ..Layer::clip((k + 1) % clips, 0.8 * t)
+                },
+            ];
+            records.push(InstanceRecord::new(r as u32, offset, &world(), &layers).unwrap());
+            offset += rig.palette_entries() as u32;
+        }
+    }
+    let len = offset as usize;
+    let (mut pe, mut pf) = (
+        vec![Mat3x4Rows::IDENTITY; len],
+        vec![Mat3x4Rows::IDENTITY; len],
+    );
+    let mut aabbs = vec![Aabb::EMPTY; records.len()];
+    exact_backend
+        .evaluate(&records, &mut pe, &mut aabbs)
+        .unwrap();
+    fast_backend
+        .evaluate(&records, &mut pf, &mut aabbs)
+        .unwrap();
+    let mut moving = 0;
+    for (i, rec) in records.iter().enumerate() {
+        let rig = &rigs[rec.rig as usize];
+        let block =
+            rec.palette_offset as usize..rec.palette_offset as usize + rig.palette_entries();
+        let we = sinew::cpu::morph_weights(rig, &pe[block.clone()]);
+        let wf = sinew::cpu::morph_weights(rig, &pf[block]);
+        assert_eq!(
+            wf, we,
+            "record {i}: fast weights differ from the exact ones"
+        );
+        moving += usize::from(we.iter().any(|&w| w != 0.0));
+    }
+    assert!(moving > records.len() / 4, "{moving} records with weights");
+    // `evaluate_one` writes them too, after the joint entries.
+    let rig = &rigs[0];
+    let mut models = vec![Affine3A::IDENTITY; rig.joint_count()];
+    let mut block = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+    fast_backend
+        .evaluate_one(&records[2], &mut models, &mut block)
+        .unwrap();
+    let at = records[2].palette_offset as usize;
+    assert_eq!(
+        sinew::cpu::morph_weights(rig, &block),
+        sinew::cpu::morph_weights(rig, &pe[at..at + rig.palette_entries()])
+    );
 }

@@ -25,6 +25,8 @@ const KIND_RIG: u32 = 1;
 const KIND_SKELETON: u32 = 2;
 const KIND_CLIPS: u32 = 3;
 const KIND_MESH: u32 = 4;
+const KIND_MORPH: u32 = 5;
+const KIND_MESH_MORPH: u32 = 6;
 
 /// One section table entry as written in the file.
 #[derive(Clone, Copy, Debug)]
@@ -186,6 +188,16 @@ fn assert_rig_eq(got: &Rig, expected: &Rig, what: &str) {
     assert_slice_eq(gc.tracks(), ec.tracks(), &format!("{what}: tracks"));
     assert_slice_eq(gc.times(), ec.times(), &format!("{what}: key times"));
     assert_slice_eq(gc.values(), ec.values(), &format!("{what}: key values"));
+    assert_slice_eq(
+        gc.weight_tracks(),
+        ec.weight_tracks(),
+        &format!("{what}: weight tracks"),
+    );
+    assert_slice_eq(
+        got.morph.nodes(),
+        expected.morph.nodes(),
+        &format!("{what}: morph nodes"),
+    );
     assert_eq!(
         got.meshes.len(),
         expected.meshes.len(),
@@ -214,6 +226,7 @@ fn assert_rig_eq(got: &Rig, expected: &Rig, what: &str) {
             &em.joint_bounds,
             &format!("{at}: joint bounds"),
         );
+        assert_eq!(gm.morph, em.morph, "{at}: morph targets");
     }
     assert_slice_eq(
         &got.skin_joints,
@@ -231,11 +244,12 @@ fn assert_rig_eq(got: &Rig, expected: &Rig, what: &str) {
     );
 }
 
-/// Model matrices, skin palette and animated bounds of one pose.
+/// Model matrices, palette block (skin matrices, then morph weights) and animated bounds of one
+/// pose.
 fn evaluate(rig: &Rig, layers: &[Layer]) -> (Vec<Affine3A>, Vec<Mat3x4Rows>, Aabb) {
     let n = rig.joint_count();
     let mut models = vec![Affine3A::IDENTITY; n];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
     let aabb = sinew::cpu::evaluate_pose(
         rig,
         &[],
@@ -665,7 +679,18 @@ fn no_edit_of_a_resealed_file_panics_on_load_or_evaluation() {
     let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
         return;
     };
-    let bytes = to_bytes(&rigs);
+    assert_no_resealed_edit_panics(&rigs);
+}
+
+#[test]
+fn no_edit_of_a_resealed_morph_file_panics_on_load_or_evaluation() {
+    assert_no_resealed_edit_panics(&morph_rigs());
+}
+
+/// Random 4-byte edits of the file of `rigs` (checksum recomputed) load as an error or as rigs
+/// that evaluate without panicking.
+fn assert_no_resealed_edit_panics(rigs: &[Rig]) {
+    let bytes = to_bytes(rigs);
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         state ^= state << 13;
@@ -822,4 +847,76 @@ fn baked_file_inspects_like_its_gltf() {
         );
     }
     assert_eq!(got, expected, "the whole inspection");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Morph targets and versions
+
+fn morph_rigs() -> Vec<Rig> {
+    bake(&common::repo().join("assets/synthetic/morph.glb"))
+}
+
+#[test]
+fn morph_targets_round_trip_in_sections_of_their_own() {
+    let rigs = morph_rigs();
+    let bytes = to_bytes(&rigs);
+    let kinds: Vec<(u32, u32)> = section_table(&bytes)
+        .iter()
+        .map(|e| (e.kind, e.index))
+        .collect();
+    let mut expected = vec![
+        (KIND_RIG, 0),
+        (KIND_SKELETON, 0),
+        (KIND_CLIPS, 0),
+        (KIND_MORPH, 0),
+    ];
+    for m in 0..4 {
+        expected.extend([(KIND_MESH, m), (KIND_MESH_MORPH, m)]);
+    }
+    assert_eq!(kinds, expected, "sections of morph.glb's one rig");
+    let loaded = from_bytes(&bytes, "morph.sinew").unwrap();
+    assert_rig_eq(&loaded[0], &rigs[0], "morph.glb");
+    let (_, gp, _) = evaluate(&loaded[0], &[Layer::clip(0, 0.25)]);
+    let weights = sinew::cpu::morph_weights(&loaded[0], &gp);
+    assert_eq!(
+        &weights[..3],
+        &[0.5, 0.25, 0.0],
+        "weights of the loaded rig"
+    );
+}
+
+#[test]
+fn version_1_files_still_load() {
+    // A rig without morph targets encodes exactly as version 1 did; only the version differs
+    // (the header is not checksummed).
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    let mut bytes = to_bytes(&rigs);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&1u32.to_le_bytes());
+    let loaded = from_bytes(&bytes, "v1.sinew").unwrap();
+    assert_rig_eq(&loaded[0], &rigs[0], "version 1 file");
+    assert!(loaded[0].morph.is_empty());
+}
+
+#[test]
+fn morph_section_with_the_wrong_chunk_count_is_corrupt() {
+    let mut bytes = to_bytes(&morph_rigs());
+    let at = section(&bytes, KIND_MORPH).offset + 4;
+    bytes[at..at + 4].copy_from_slice(&3u32.to_le_bytes());
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 morph");
+    assert!(reason.contains("weight chunks"), "reason: {reason}");
+}
+
+#[test]
+fn mesh_morph_targets_of_the_wrong_length_or_weights_are_corrupt() {
+    let mut rigs = morph_rigs();
+    rigs[0].meshes[1].morph.normals.pop();
+    let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 1 morph targets");
+    assert!(reason.contains("normal deltas"), "reason: {reason}");
+    let mut rigs = morph_rigs();
+    rigs[0].meshes[0].morph.first_weight = 8;
+    let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 0 morph targets");
+    assert!(reason.contains("no morph node"), "reason: {reason}");
 }

@@ -193,14 +193,17 @@ fn synthetic_rig(name: &str, parents: &[Option<usize>], offset: Vec3) -> Rig {
         RawClip {
             name: "linear".into(),
             tracks: linear,
+            weights: Vec::new(),
         },
         RawClip {
             name: "step".into(),
             tracks: step,
+            weights: Vec::new(),
         },
         RawClip {
             name: "cubic".into(),
             tracks: cubic,
+            weights: Vec::new(),
         },
     ];
     let positions: Vec<[f32; 3]> = globals
@@ -218,6 +221,7 @@ fn synthetic_rig(name: &str, parents: &[Option<usize>], offset: Vec3) -> Rig {
         weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
         indices: Vec::new(),
         positions,
+        targets: Vec::new(),
     });
     Rig::from_skin(&asset, 0).unwrap()
 }
@@ -269,7 +273,7 @@ fn sample_times(rig: &Rig, clip: usize) -> Vec<f32> {
 fn palette_len(backend_rigs: &[Rig], records: &[InstanceRecord]) -> usize {
     records
         .iter()
-        .map(|r| r.palette_offset as usize + backend_rigs[r.rig as usize].joint_count())
+        .map(|r| r.palette_offset as usize + backend_rigs[r.rig as usize].palette_entries())
         .max()
         .unwrap_or(0)
 }
@@ -282,7 +286,7 @@ fn pack(rigs: &[Rig], items: &[(u32, u32, Affine3A, Vec<Layer>)]) -> Vec<Instanc
         .map(|(rig, flags, world, layers)| {
             let mut rec = InstanceRecord::new(*rig, offset, world, layers).unwrap();
             rec.flags = *flags;
-            offset += rigs[*rig as usize].joint_count() as u32;
+            offset += rigs[*rig as usize].palette_entries() as u32;
             rec
         })
         .collect()
@@ -400,7 +404,8 @@ fn assert_evaluated_matches_cpu(
     let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
     let (cpu_palette, cpu_bounds) = cpu_evaluate_at(rigs, masks, records, now);
     for (i, rec) in records.iter().enumerate() {
-        let n = rigs[rec.rig as usize].joint_count();
+        let rig = &rigs[rec.rig as usize];
+        let n = rig.joint_count();
         let start = rec.palette_offset as usize;
         for j in 0..n {
             let g = gpu_palette[start + j].to_cols_array();
@@ -409,6 +414,13 @@ fn assert_evaluated_matches_cpu(
                 assert_transform_close(&g, &c, &format!("{} joint {j}", describe(i)));
             }
         }
+        let block = start..start + rig.palette_entries();
+        common::assert_vec_close(
+            &sinew::cpu::morph_weights(rig, &gpu_palette[block.clone()]),
+            &sinew::cpu::morph_weights(rig, &cpu_palette[block]),
+            common::WEIGHT_TOLERANCE,
+            &format!("{} morph weights", describe(i)),
+        );
         assert_bounds_match(&gpu_bounds[i], &cpu_bounds[i], &describe(i));
     }
 }
@@ -546,8 +558,10 @@ fn blend_rigs() -> Vec<Rig> {
             rigs.extend(load(&path));
         }
     }
-    if let Some(path) = repo_file("humanoid.glb") {
-        rigs.extend(load(&path));
+    for name in ["humanoid.glb", "synthetic/morph.glb"] {
+        if let Some(path) = repo_file(name) {
+            rigs.extend(load(&path));
+        }
     }
     rigs.push(chain_rig(40));
     rigs
@@ -694,6 +708,7 @@ fn crowd_rigs() -> Vec<Rig> {
     }
     rigs.push(repo_rig_or("synthetic/rig64.glb", || chain_rig(64)));
     rigs.push(repo_rig_or("humanoid.glb", || fan_rig(57)));
+    rigs.push(repo_rig_or("synthetic/morph.glb", || chain_rig(3)));
     rigs
 }
 
@@ -1463,6 +1478,7 @@ fn walker_rig() -> Rig {
     let clip = |name: &str, tracks| RawClip {
         name: name.to_string(),
         tracks,
+        weights: Vec::new(),
     };
     let clips = vec![
         clip(
@@ -1513,6 +1529,7 @@ fn walker_rig() -> Rig {
         nodes,
         clips,
         meshes: Vec::new(),
+        morph_nodes: Vec::new(),
     };
     Rig::from_skin(&asset, 0).unwrap()
 }
@@ -1854,6 +1871,7 @@ fn z_up_rig() -> Rig {
     let clip = |name: &str, tracks| RawClip {
         name: name.to_string(),
         tracks,
+        ..RawClip::default()
     };
     let asset = RawAsset {
         file: "<z-up rig>".to_string(),
@@ -1870,6 +1888,7 @@ fn z_up_rig() -> Rig {
             clip("turn", vec![walk, turn]),
         ],
         meshes: Vec::new(),
+        ..RawAsset::default()
     };
     Rig::from_skin(&asset, 0).unwrap()
 }
@@ -2091,4 +2110,160 @@ fn backend_refuses_a_rig_whose_parts_disagree() {
         ),
         "expected InvalidRig for rig 1, got {err:?}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Morph weights.
+
+/// The rigs with morph targets: the generated asset's and RobotExpressive's (when present).
+fn morph_rigs() -> Vec<Rig> {
+    let mut rigs = Vec::new();
+    if let Some(path) = repo_file("synthetic/morph.glb") {
+        rigs.extend(load(&path));
+    }
+    if let Some(path) = shared_file("RobotExpressive.glb") {
+        rigs.extend(load(&path));
+    }
+    rigs
+}
+
+#[test]
+fn morph_weights_match_cpu_on_every_clip_layer_mask_and_fade() {
+    let Some(ctx) = gpu() else { return };
+    let rigs = morph_rigs();
+    assert!(!rigs.is_empty(), "assets/synthetic/morph.glb is missing");
+    let mut rng = Rng(7);
+    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        for clip in 0..rig.clips.clip_count() {
+            for t in sample_times(rig, clip) {
+                items.push((
+                    r as u32,
+                    0,
+                    Affine3A::IDENTITY,
+                    vec![Layer::clip(clip as u32, t)],
+                ));
+            }
+        }
+        let (base, count) = mask_ranges[r];
+        for k in 0..40 {
+            let layers = random_layers(rig, &mut rng, base, count, 2 + k % 3);
+            items.push((r as u32, 0, rng.world(), layers));
+        }
+    }
+    let records = pack(&rigs, &items);
+    let mut backend = GpuBackend::new(ctx, &rigs, &masks).unwrap();
+    assert_backend_matches_cpu(&mut backend, &rigs, &masks, &records, &|i| {
+        let (r, _, _, layers) = &items[i];
+        format!("rig {} layers {layers:?}", rigs[*r as usize].name)
+    });
+    // The comparison is not of zeros only: many records' weights are not.
+    let (cpu_palette, _) = cpu_evaluate(&rigs, &masks, &records);
+    let moving = records
+        .iter()
+        .filter(|rec| {
+            let rig = &rigs[rec.rig as usize];
+            let at = rec.palette_offset as usize;
+            let w = sinew::cpu::morph_weights(rig, &cpu_palette[at..at + rig.palette_entries()]);
+            w.iter().any(|&x| x != 0.0)
+        })
+        .count();
+    assert!(
+        moving * 10 > records.len(),
+        "{moving} of {} records",
+        records.len()
+    );
+
+    // Records evaluated at frame times: clocks, rates and fades drive the weights too.
+    let rig = &rigs[0];
+    let fading: Vec<InstanceRecord> = (0..6u32)
+        .map(|i| {
+            let layers = [
+                Layer::clip(1, 0.0)
+                    .to_record()
+                    .with_clock(0.0, 0.0, 1.0, TimeWrap::Loop, 0.8),
+                Layer::clip(2, 0.0)
+                    .to_record()
+                    .with_clock(0.1 * i as f32, 0.0, 0.5, TimeWrap::Clamp, 1.2)
+                    .with_fade(0.0, 0.0, 2.0, 1.0),
+            ];
+            let mut rec = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
+            rec.layer_count = 2;
+            rec.layers[..2].copy_from_slice(&layers);
+            rec.palette_offset = i * rig.palette_entries() as u32;
+            rec
+        })
+        .collect();
+    let one = std::slice::from_ref(rig);
+    let mut backend = GpuBackend::new(ctx, one, &[]).unwrap();
+    backend
+        .reserve_palette(palette_len(one, &fading) as u32)
+        .unwrap();
+    for now in [0.1, 0.3, 0.9] {
+        backend.evaluate_at(now, &fading).unwrap();
+        assert_eq!(
+            backend.last_frame().morph_entries,
+            6 * rig.morph.palette_entries() as u64,
+            "morph entries written"
+        );
+        assert_evaluated_matches_cpu(&mut backend, one, &[], &fading, now, &|i| {
+            format!("fading record {i} at {now}")
+        });
+    }
+}
+
+#[test]
+fn pose_command_prints_the_same_morph_weights_on_both_backends() {
+    let Some(_) = gpu() else { return };
+    let mut runs = vec![(
+        common::repo().join("assets/synthetic/morph.glb"),
+        "2",
+        "0,0.3,0.6,0.95",
+    )];
+    if let Some(path) = shared_file("RobotExpressive.glb") {
+        runs.push((path, "0", "0.2,1.1,2.5"));
+    }
+    for (file, anim, times) in runs {
+        let run = |backend: &str| -> serde_json::Value {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+                .arg("pose")
+                .arg(&file)
+                .args(["--anim", anim, "--times", times, "--backend", backend])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{} --backend {backend}: {}",
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        let (gpu_json, cpu_json) = (run("gpu"), run("cpu"));
+        let weights = |json: &serde_json::Value| -> Vec<Vec<Vec<f32>>> {
+            json["morph_weights"]["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| serde_json::from_value(f["weights"].clone()).unwrap())
+                .collect()
+        };
+        assert_eq!(
+            gpu_json["morph_weights"]["nodes"],
+            cpu_json["morph_weights"]["nodes"]
+        );
+        let (g, c) = (weights(&gpu_json), weights(&cpu_json));
+        assert_eq!(g.len(), times.split(',').count());
+        for (k, (gf, cf)) in g.iter().zip(&c).enumerate() {
+            for (n, (gw, cw)) in gf.iter().zip(cf).enumerate() {
+                common::assert_vec_close(
+                    gw,
+                    cw,
+                    common::WEIGHT_TOLERANCE,
+                    &format!("{} frame {k} node {n}", file.display()),
+                );
+            }
+        }
+    }
 }

@@ -23,7 +23,8 @@ use sinew::gpu::GpuOptions;
 use sinew::render::{
     BoneOverlay, Camera, CullFrusta, DirectionalLight, PaletteWindow, RenderError, RenderTarget,
     Renderer, RendererOptions, RgbaImage, Scene, ShadowSettings, SkinnedBatch, SkinnedBatchDesc,
-    SkinnedInstance, SkinningMode, StaticMesh, aabb_in_frustum, bounding_sphere, skin_vertex,
+    SkinnedInstance, SkinningMode, StaticMesh, aabb_in_frustum, bounding_sphere, morph_vertex,
+    skin_vertex,
 };
 use sinew::{
     Aabb, CpuBackend, GpuBackend, GpuContext, GpuError, InstanceRecord, Layer, Mat3x4Rows, Rig,
@@ -128,19 +129,18 @@ struct Posed {
 
 /// One record per pose, palette blocks one after another.
 fn records(rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Vec<InstanceRecord> {
-    let joints = rig.joint_count();
+    let block = rig.palette_entries();
     poses
         .iter()
         .enumerate()
         .map(|(i, (clip, time, world))| {
-            InstanceRecord::new(0, (i * joints) as u32, world, &[Layer::clip(*clip, *time)])
-                .unwrap()
+            InstanceRecord::new(0, (i * block) as u32, world, &[Layer::clip(*clip, *time)]).unwrap()
         })
         .collect()
 }
 
-/// `count` tinted instances of `joints` joints: palette block `i * joints`, box `i`.
-fn tinted_instances(count: usize, joints: usize) -> Vec<SkinnedInstance> {
+/// `count` tinted instances of `joints` joints: palette block `i * block`, box `i`.
+fn tinted_instances(count: usize, block: usize, joints: usize) -> Vec<SkinnedInstance> {
     (0..count)
         .map(|i| {
             let tint = [
@@ -148,15 +148,16 @@ fn tinted_instances(count: usize, joints: usize) -> Vec<SkinnedInstance> {
                 0.6,
                 0.4 + 0.15 * (i % 2) as f32,
             ];
-            SkinnedInstance::new((i * joints) as u32, joints as u32, i as u32, tint)
+            SkinnedInstance::new((i * block) as u32, joints as u32, i as u32, tint)
         })
         .collect()
 }
 
 fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
     let joints = rig.joint_count();
+    let block = rig.palette_entries();
     let records = records(rig, poses);
-    let mut palette = vec![Mat3x4Rows::IDENTITY; joints * poses.len()];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; block * poses.len()];
     let mut aabbs = vec![Aabb::EMPTY; poses.len()];
     CpuBackend::new(vec![rig.clone()], Vec::new())
         .unwrap()
@@ -166,7 +167,7 @@ fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
     sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &palette).unwrap();
     let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), aabbs.len()).unwrap();
     sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
-    let instances = tinted_instances(poses.len(), joints);
+    let instances = tinted_instances(poses.len(), block, joints);
     Posed {
         palette,
         aabbs,
@@ -299,6 +300,7 @@ fn triangle_mesh() -> SkinnedMesh {
         indices: vec![0, 1, 2],
         bind_aabb: Aabb::EMPTY,
         joint_bounds: Vec::new(),
+        morph: Default::default(),
     }
 }
 
@@ -1163,15 +1165,24 @@ fn check_preskin_on(
         let normals =
             sinew::render::normals_or_smooth(&mesh.positions, &mesh.normals, &mesh.indices);
         for (i, inst) in posed.instances.iter().enumerate() {
-            let block = &posed.palette[inst.palette_offset as usize..][..joints];
+            // Joint entries, then (for a rig with morph targets) the weights.
+            let block = &posed.palette[inst.palette_offset as usize..];
             for (v, got) in skinned[i * n..][..n].iter().enumerate() {
-                let expected = skin_vertex(
-                    mode,
+                let (position, normal) = morph_vertex(
+                    mesh,
+                    v,
                     block,
-                    mesh.joints[v],
-                    mesh.weights[v],
+                    joints,
                     Vec3::from(mesh.positions[v]),
                     Vec3::from(normals[v]),
+                );
+                let expected = skin_vertex(
+                    mode,
+                    &block[..joints],
+                    mesh.joints[v],
+                    mesh.weights[v],
+                    position,
+                    normal,
                 );
                 for (what, a, b) in [
                     ("position", Vec3::from(got.position), expected.position),
@@ -1498,7 +1509,7 @@ static EVALUATED_CROWD: LazyLock<Option<(Rig, Posed)>> = LazyLock::new(|| {
         aabbs: backend.read_bounds(0..PAGED_CROWD).unwrap(),
         palette_buffer: backend.palette_buffer().clone(),
         aabb_buffer: backend.bounds_buffer().clone(),
-        instances: tinted_instances(PAGED_CROWD, joints),
+        instances: tinted_instances(PAGED_CROWD, joints, joints),
     };
     Some((rig, posed))
 });
@@ -2006,7 +2017,7 @@ impl Engine {
         batch
             .write_instances(
                 &self.context.queue,
-                &tinted_instances(count, rig.joint_count()),
+                &tinted_instances(count, rig.palette_entries(), rig.joint_count()),
             )
             .unwrap();
         let target = RenderTarget::new(device, &self.renderer, 64, 64, 64).unwrap();
@@ -2273,5 +2284,158 @@ fn render_command_draws_the_rest_pose_without_an_animation() {
     assert!(
         differing as f64 > 0.01 * (96 * 96) as f64,
         "the rest pose looks like the walk: {differing} pixels differ"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Morph targets.
+
+fn morph_rig() -> Rig {
+    let path = common::repo().join("assets/synthetic/morph.glb");
+    sinew::bake_rigs(&sinew::import_file(&path).unwrap())
+        .unwrap()
+        .remove(0)
+}
+
+/// The vertex stage morphs like pre-skinning does (which is checked against the CPU twins
+/// below), and the morph targets change the picture.
+#[test]
+fn in_shader_morphing_draws_like_preskinned_morphing() {
+    let Some(gpu) = gpu() else { return };
+    let rig = morph_rig();
+    let poses = [
+        (0, 0.5, Affine3A::IDENTITY),
+        (2, 0.9, Affine3A::from_translation(Vec3::new(1.2, 0.0, 0.0))),
+        (
+            1,
+            0.5,
+            Affine3A::from_rotation_translation(Quat::from_rotation_y(0.8), Vec3::X * -1.2),
+        ),
+    ];
+    let posed = pose(gpu, &rig, &poses);
+    let morphed = batch(gpu, &rig.meshes, &posed, true);
+    let all = union(&posed.aabbs);
+    let mut images = Vec::new();
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let batches = [&morphed];
+        let mut scene = Scene {
+            skinned: &batches,
+            skinning: mode,
+            shadow: Some(ShadowSettings::covering(all)),
+            light: DirectionalLight::default(),
+            ..Scene::new(camera_for(&all))
+        };
+        let in_shader = render(gpu, &format!("morph_in_shader_{mode:?}"), 192, &scene);
+        scene.preskin = true;
+        let preskinned = render(gpu, &format!("morph_preskinned_{mode:?}"), 192, &scene);
+        let fraction = differing_fraction(&in_shader, &preskinned, PIXEL_THRESHOLD);
+        assert!(
+            fraction <= SAME_SCENE_TOLERANCE,
+            "{mode:?}: {:.3}% of pixels differ",
+            fraction * 100.0
+        );
+        images.push(in_shader);
+    }
+    let plain: Vec<SkinnedMesh> = rig
+        .meshes
+        .iter()
+        .map(|m| SkinnedMesh {
+            morph: Default::default(),
+            ..m.clone()
+        })
+        .collect();
+    let unmorphed = batch(gpu, &plain, &posed, false);
+    let batches = [&unmorphed];
+    let scene = Scene {
+        skinned: &batches,
+        shadow: Some(ShadowSettings::covering(all)),
+        light: DirectionalLight::default(),
+        ..Scene::new(camera_for(&all))
+    };
+    let without = render(gpu, "morph_without_targets", 192, &scene);
+    let fraction = differing_fraction(&images[0], &without, PIXEL_THRESHOLD);
+    assert!(
+        fraction > 0.01,
+        "the targets changed {:.3}% of pixels",
+        fraction * 100.0
+    );
+}
+
+/// Pre-skinning applies the morph targets at the weights the GPU evaluator wrote, then skins:
+/// what the CPU twins compute from the same palette (linear and dual quaternion).
+#[test]
+fn preskinned_morphed_vertices_equal_cpu_morph_then_skinning() {
+    let Some(gpu) = gpu() else { return };
+    let rig = morph_rig();
+    let joints = rig.joint_count();
+    let block = rig.palette_entries();
+    let poses = [
+        (0, 0.25, Affine3A::IDENTITY),
+        (1, 0.5, Affine3A::from_rotation_y(0.7)),
+        (
+            2,
+            0.3,
+            Affine3A::from_translation(Vec3::new(1.0, 0.0, -0.5)),
+        ),
+        (3, 0.6, Affine3A::from_scale(Vec3::splat(1.5))),
+    ];
+    let mut backend = GpuBackend::new(&gpu.context, std::slice::from_ref(&rig), &[]).unwrap();
+    let entries = (block * poses.len()) as u32;
+    backend.reserve_palette(entries).unwrap();
+    backend.evaluate(&records(&rig, &poses)).unwrap();
+    let posed = Posed {
+        palette: backend.read_palette(0..entries).unwrap(),
+        aabbs: backend.read_bounds(0..poses.len()).unwrap(),
+        palette_buffer: backend.palette_buffer().clone(),
+        aabb_buffer: backend.bounds_buffer().clone(),
+        instances: tinted_instances(poses.len(), block, joints),
+    };
+    let mut moved = 0.0f32;
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let skinned = check_preskin(gpu, &rig.meshes, joints, &posed, mode);
+        // The targets moved the vertices: skinning the bind-space vertices alone differs.
+        for (mesh, out) in rig.meshes.iter().zip(&skinned) {
+            let n = mesh.vertex_count();
+            for (i, inst) in posed.instances.iter().enumerate() {
+                let at = inst.palette_offset as usize;
+                for v in 0..n {
+                    let plain = skin_vertex(
+                        mode,
+                        &posed.palette[at..at + joints],
+                        mesh.joints[v],
+                        mesh.weights[v],
+                        Vec3::from(mesh.positions[v]),
+                        Vec3::from(mesh.normals[v]),
+                    );
+                    moved =
+                        moved.max((Vec3::from(out[i * n + v].position) - plain.position).length());
+                }
+            }
+        }
+    }
+    assert!(moved > 0.05, "the morph targets moved no vertex ({moved})");
+
+    // In pages: a crowd whose palette spans many windows of the paged renderer (each block
+    // holds the joints and the weights, so the weights lie in the page's window too).
+    let poses: Vec<(u32, f32, Affine3A)> = (0..1000)
+        .map(|i| {
+            let x = (i % 40) as f32 * 0.8;
+            let z = (i / 40) as f32 * 0.8;
+            (
+                i % 4,
+                0.05 * (i % 17) as f32,
+                Affine3A::from_translation(Vec3::new(x, 0.0, -z)),
+            )
+        })
+        .collect();
+    let posed = pose(gpu, &rig, &poses);
+    assert!(posed.palette.len() as u64 * 48 > 2 * PAGED_BINDING);
+    check_preskin_on(
+        gpu,
+        &gpu.paged,
+        &rig.meshes,
+        joints,
+        &posed,
+        SkinningMode::Linear,
     );
 }

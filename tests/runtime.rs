@@ -65,6 +65,7 @@ fn clip(name: &str, tracks: Vec<RawTrack>) -> RawClip {
     RawClip {
         name: name.to_string(),
         tracks,
+        weights: Vec::new(),
     }
 }
 
@@ -156,6 +157,7 @@ fn test_asset() -> RawAsset {
         nodes,
         clips,
         meshes: Vec::new(),
+        morph_nodes: Vec::new(),
     }
 }
 
@@ -986,6 +988,7 @@ fn z_up_rig() -> Rig {
         nodes,
         clips,
         meshes: Vec::new(),
+        ..RawAsset::default()
     };
     Rig::from_skin(&asset, 0).unwrap()
 }

@@ -186,7 +186,11 @@ fn shared_structs_match_rust_layouts() {
             track_offset,
             time_offset,
             value_offset,
-            frame_offset
+            frame_offset,
+            weight_chunks,
+            weight_track_offset,
+            morph_joint_offset,
+            morph_default_offset
         ]
     );
     layout!(

@@ -1,7 +1,8 @@
 // The fused evaluation kernel: one workgroup per instance runs every stage in pipeline order
-// (sample + blend -> root motion -> propagate -> skin -> animated AABB) with the joint matrices
-// in workgroup memory. The only per-joint global write is the 48-byte palette entry; the AABB is
-// written once per instance, and a root-motion world once per instance. Twin of
+// (sample + blend -> root motion -> propagate -> skin -> animated AABB, and the morph weights)
+// with the joint matrices in workgroup memory. The only per-joint global write is the 48-byte
+// palette entry; the AABB is written once per instance, a root-motion world once per instance,
+// and a rig with morph targets writes its weights after the joint entries. Twin of
 // `evaluate_pose` in src/cpu/mod.rs (with `advance_root_motion` in src/cpu/root_motion.rs).
 
 const WORKGROUP_SIZE: u32 = 32u;
@@ -50,7 +51,8 @@ fn evaluate(
     let n = min(rig.joint_count, MAX_JOINTS);
     let offset = wg_offset;
     let base = offset - header.palette_base;
-    let writable = offset >= header.palette_base && base + n <= arrayLength(&palette);
+    let morph_entries = (rig.weight_chunks + CHUNKS_PER_ENTRY - 1u) / CHUNKS_PER_ENTRY;
+    let writable = offset >= header.palette_base && base + n + morph_entries <= arrayLength(&palette);
     let world = wg_world;
     let flags = wg_flags;
 
@@ -85,6 +87,11 @@ fn evaluate(
         hi = max(hi, b.max.xyz);
     }
     bounds_merge(lo, hi);
+    // Stage 2c: the morph weights after the joint entries (the joint count is the rig's here:
+    // a rig past MAX_JOINTS never bakes).
+    if writable && n == rig.joint_count {
+        write_morph_weights(rig, lane, base);
+    }
     workgroupBarrier();
     let out = header.first_instance + slot;
     if lane == 0u && out < arrayLength(&bounds) {

@@ -41,6 +41,12 @@ pub struct ClipLibrary {
     pub(crate) tracks: Vec<TrackDesc>,
     pub(crate) times: Vec<f32>,
     pub(crate) values: Vec<[f32; 4]>,
+    /// Weight tracks per clip (4-weight chunks of the rig's morph weights; see `morph.rs`).
+    pub(crate) weight_chunks: u32,
+    /// Index in `values` of the shared default-weight keys (one per chunk).
+    pub(crate) weight_defaults: u32,
+    /// One weight track per clip × chunk.
+    pub(crate) weight_tracks: Vec<TrackDesc>,
 }
 
 impl ClipLibrary {
@@ -70,6 +76,9 @@ impl ClipLibrary {
             tracks: Vec::with_capacity(clips.len() * joints * 3),
             times: vec![0.0],
             values: Vec::new(),
+            weight_chunks: 0,
+            weight_defaults: 0,
+            weight_tracks: Vec::new(),
         };
         // Shared rest-value keys: joint * 3 + channel.
         for rest in skeleton.rest_pose() {
@@ -186,7 +195,7 @@ impl ClipLibrary {
 
 impl ClipLibrary {
     /// Turns the baked clips back into editable raw clips over joint indices (rest-fallback
-    /// tracks are left out).
+    /// tracks are left out; weight tracks are [`super::RigMorph::raw_weight_tracks`]).
     pub fn to_raw_clips(&self) -> Vec<RawClip> {
         (0..self.clip_count())
             .map(|c| RawClip {
@@ -215,6 +224,7 @@ impl ClipLibrary {
                         }
                     })
                     .collect(),
+                weights: Vec::new(),
             })
             .collect()
     }

@@ -3,12 +3,17 @@
 
 mod clip_library;
 pub mod file;
+mod morph;
 mod retarget;
 mod rig;
 mod skeleton;
 mod skinned_mesh;
 
 pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
+pub use morph::{
+    MAX_MORPH_ENTRIES, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode, RigMorph,
+    WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY,
+};
 pub use retarget::{RetargetReport, UnmatchedChannel, retarget_clips};
 pub use rig::{Rig, animated_nodes, bake_rigs};
 pub use skeleton::{MAX_JOINTS, NO_PARENT, Skeleton};

@@ -4,7 +4,7 @@ use super::Rig;
 use super::clip_library::{check_duration, check_track};
 use super::rig::check_target;
 use crate::error::{ImportError, ImportErrorKind};
-use crate::import::{Channel, RawAsset, RawClip, RawTrack};
+use crate::import::{Channel, RawAsset, RawClip, RawTrack, RawWeightTrack};
 
 /// A channel of the source file that no joint of the rig is named after.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +25,8 @@ pub struct RetargetReport {
 }
 
 /// Returns `rig` with every clip of `source` appended to its clip library, tracks matched to
-/// joints by node name, plus the channels that matched nothing.
+/// joints by node name, plus the channels that matched nothing. Morph weight tracks are matched
+/// to the rig's morph nodes by node name (with the same target count); the others are dropped.
 ///
 /// Fails when a source track targets a node `source` does not have, two source tracks of one
 /// clip land on the same property of one joint, or a source clip or its keys cannot be baked
@@ -33,6 +34,9 @@ pub struct RetargetReport {
 pub fn retarget_clips(rig: &Rig, source: &RawAsset) -> Result<(Rig, RetargetReport), ImportError> {
     let mut report = RetargetReport::default();
     let mut clips = rig.clips.to_raw_clips();
+    for (c, clip) in clips.iter_mut().enumerate() {
+        clip.weights = rig.morph.raw_weight_tracks(&rig.clips, c);
+    }
     let mut durations: Vec<f32> = rig.clips.clips().iter().map(|c| c.duration).collect();
     // The source's clips are checked here, numbered as in the source: the library below
     // numbers them after the rig's own.
@@ -69,14 +73,28 @@ pub fn retarget_clips(rig: &Rig, source: &RawAsset) -> Result<(Rig, RetargetRepo
             }
         }
         check_duration(clip.duration(), c, &clip.name, &source.file)?;
+        let weights = clip
+            .weights
+            .iter()
+            .filter_map(|w| {
+                let name = &source.nodes.get(w.target)?.name;
+                let node = rig.morph.nodes().iter().find(|n| &n.name == name)?;
+                (node.target_count as usize == w.target_count).then(|| RawWeightTrack {
+                    target: node.node as usize,
+                    ..w.clone()
+                })
+            })
+            .collect();
         durations.push(clip.duration());
         clips.push(RawClip {
             name: clip.name.clone(),
             tracks,
+            weights,
         });
     }
-    let library =
+    let mut library =
         super::ClipLibrary::build_with_durations(&rig.skeleton, &clips, &durations, &source.file)?;
+    super::morph::bake_weight_tracks(&mut library, &rig.morph, &clips, &source.file)?;
     Ok((
         Rig {
             clips: library,

@@ -3,7 +3,7 @@
 use glam::Mat4;
 
 use super::clip_library::check_track;
-use super::{Aabb, ClipLibrary, Skeleton, SkinnedMesh};
+use super::{Aabb, ClipLibrary, RigMorph, Skeleton, SkinnedMesh, morph};
 use crate::error::{ImportError, ImportErrorKind};
 use crate::import::{RawAsset, RawClip};
 
@@ -22,6 +22,8 @@ pub struct Rig {
     pub skin_joints: Vec<u16>,
     /// Per joint: the union over all meshes of the joint-space vertex bounds.
     pub joint_bounds: Vec<Aabb>,
+    /// The mesh nodes with morph targets it evaluates (empty when none).
+    pub morph: RigMorph,
 }
 
 impl Rig {
@@ -72,13 +74,20 @@ impl Rig {
             .iter()
             .map(|&n| skeleton.joint_of_node(n).map_or(u16::MAX, |j| j as u16))
             .collect();
+        let object = format!("skin {skin} ({name})");
+        let rig_morph = RigMorph::build(asset, &skeleton, Some(skin), &object)?;
         let meshes = asset
             .meshes
             .iter()
             .filter(|m| m.skin == skin)
-            .map(|m| SkinnedMesh::build(m, &skeleton, &skin_joints, &asset.file))
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::assemble(asset, name, skeleton, meshes, skin_joints)
+            .map(|m| {
+                let mut mesh = SkinnedMesh::build(m, &skeleton, &skin_joints, &asset.file)?;
+                mesh.morph = morph::mesh_morph(m, &rig_morph);
+                morph::widen_bounds(&mut mesh, &skeleton);
+                Ok(mesh)
+            })
+            .collect::<Result<Vec<_>, ImportError>>()?;
+        Self::assemble(asset, name, skeleton, meshes, skin_joints, rig_morph)
     }
 
     /// Bakes a rig over glTF nodes `nodes` (and their ancestors), without a skin: how node
@@ -86,7 +95,15 @@ impl Rig {
     /// [`ClipLibrary::build`] do.
     pub fn from_nodes(asset: &RawAsset, nodes: &[usize], name: &str) -> Result<Self, ImportError> {
         let skeleton = Skeleton::from_nodes(asset, nodes, &[], name)?;
-        Self::assemble(asset, name.to_string(), skeleton, Vec::new(), Vec::new())
+        let rig_morph = RigMorph::build(asset, &skeleton, None, name)?;
+        Self::assemble(
+            asset,
+            name.to_string(),
+            skeleton,
+            Vec::new(),
+            Vec::new(),
+            rig_morph,
+        )
     }
 
     fn assemble(
@@ -95,6 +112,7 @@ impl Rig {
         skeleton: Skeleton,
         meshes: Vec<SkinnedMesh>,
         skin_joints: Vec<u16>,
+        rig_morph: RigMorph,
     ) -> Result<Self, ImportError> {
         // Checked here, numbered as in the asset: the library below sees only this rig's tracks.
         for (c, clip) in asset.clips.iter().enumerate() {
@@ -103,7 +121,7 @@ impl Rig {
                 check_track(track, c, k, &asset.file)?;
             }
         }
-        let clips: Vec<RawClip> = asset
+        let raw_clips: Vec<RawClip> = asset
             .clips
             .iter()
             .map(|clip| RawClip {
@@ -119,12 +137,13 @@ impl Rig {
                         })
                     })
                     .collect(),
+                weights: clip.weights.clone(),
             })
             .collect();
         // Durations come from the whole animation, not just the tracks this rig keeps.
-        let clips = ClipLibrary::build_with_durations(
+        let mut clips = ClipLibrary::build_with_durations(
             &skeleton,
-            &clips,
+            &raw_clips,
             &asset
                 .clips
                 .iter()
@@ -132,6 +151,7 @@ impl Rig {
                 .collect::<Vec<_>>(),
             &asset.file,
         )?;
+        morph::bake_weight_tracks(&mut clips, &rig_morph, &raw_clips, &asset.file)?;
         let mut joint_bounds = vec![Aabb::EMPTY; skeleton.joint_count()];
         for mesh in &meshes {
             for (acc, b) in joint_bounds.iter_mut().zip(&mesh.joint_bounds) {
@@ -145,12 +165,20 @@ impl Rig {
             meshes,
             skin_joints,
             joint_bounds,
+            morph: rig_morph,
         })
     }
 
-    /// Number of joints (palette entries per instance).
+    /// Number of joints (the palette entries per instance that hold joint matrices).
     pub fn joint_count(&self) -> usize {
         self.skeleton.joint_count()
+    }
+
+    /// Palette entries per instance: one per joint, then the morph weights, 12 per entry
+    /// ([`RigMorph::palette_entries`]; none for a rig without morph targets). Every palette
+    /// block of an instance of the rig has this length.
+    pub fn palette_entries(&self) -> usize {
+        self.joint_count() + self.morph.palette_entries()
     }
 
     /// Checks that the parts evaluators index by joint agree, as a rig assembled from its public
@@ -191,7 +219,7 @@ pub(crate) fn check_target(
 }
 
 /// Every rig of an imported file: one per skin, or, for a file without skins, one over every
-/// node its animations target.
+/// node its animations target (morph weights included).
 ///
 /// Fails when a mesh names a skin the asset does not have, or as [`Rig::from_skin`] and
 /// [`Rig::from_nodes`] do.
@@ -218,7 +246,15 @@ pub fn bake_rigs(asset: &RawAsset) -> Result<Vec<Rig>, ImportError> {
         }
     }
     if asset.skins.is_empty() {
-        let nodes = animated_nodes(asset);
+        let mut nodes = animated_nodes(asset);
+        nodes.extend(
+            asset
+                .clips
+                .iter()
+                .flat_map(|c| c.weights.iter().map(|w| w.target)),
+        );
+        nodes.sort_unstable();
+        nodes.dedup();
         if nodes.is_empty() {
             return Ok(Vec::new());
         }

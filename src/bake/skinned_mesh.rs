@@ -84,8 +84,11 @@ pub struct SkinnedMesh {
     /// Bounds of the bind-pose positions.
     pub bind_aabb: Aabb,
     /// Per skeleton joint: bounds, in that joint's space (inverse bind × position), of the
-    /// vertices it influences. Empty for joints that influence nothing.
+    /// vertices it influences (under any morph weights in `[0, 1]`). Empty for joints that
+    /// influence nothing.
     pub joint_bounds: Vec<Aabb>,
+    /// Morph targets (empty when the mesh has none).
+    pub morph: super::MeshMorph,
 }
 
 impl SkinnedMesh {
@@ -131,6 +134,7 @@ impl SkinnedMesh {
             indices: raw.indices.clone(),
             bind_aabb,
             joint_bounds,
+            morph: super::MeshMorph::default(),
         })
     }
 

@@ -127,7 +127,7 @@ impl RenderArgs {
         let mut next = 0u32;
         for &r in &drawn {
             offsets.push(next);
-            next += rigs[r].joint_count() as u32;
+            next += rigs[r].palette_entries() as u32;
         }
         let mut gpu_backend = if use_gpu {
             Some(GpuBackend::new(&context, &rigs, &[])?)

@@ -6,6 +6,7 @@ mod aabb;
 mod blend;
 mod clock;
 pub mod fast;
+mod morph;
 mod propagate;
 mod root_frame;
 mod root_motion;
@@ -16,6 +17,7 @@ pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{blend_joint, blend_layers, hold_root, hold_root_in_frame, validate_layers};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use fast::FastCpuBackend;
+pub use morph::{blend_weight_chunk, morph_weights, write_morph_weights};
 pub use propagate::{local_to_model, propagate_joint};
 pub use root_frame::RootFrame;
 pub use root_motion::{
@@ -37,8 +39,10 @@ use crate::math::Mat3x4Rows;
 const CHUNK: usize = 64;
 
 /// Evaluates one instance: blend → propagate → skin → bounds, fused per joint (parents come
-/// first, so one pass suffices). Writes `models` and `palette` (one entry per joint) and returns
-/// the animated AABB. Layers must be valid.
+/// first, so one pass suffices), then the morph weights. Writes `models` (one per joint) and
+/// `palette` (the instance's block: one entry per joint, then the morph weights of a rig with
+/// morph targets, [`Rig::palette_entries`] in all; entries past the slice's end are not
+/// written) and returns the animated AABB. Layers must be valid.
 pub fn evaluate_pose(
     rig: &Rig,
     masks: &[JointMask],
@@ -67,6 +71,9 @@ pub fn evaluate_pose_with_flags(
         models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
         palette[j] = skin_joint(&models[j], &skeleton.inverse_binds()[j]);
         grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
+    }
+    if let Some(entries) = palette.get_mut(rig.joint_count()..) {
+        write_morph_weights(rig, masks, layers, entries);
     }
     aabb
 }
@@ -101,7 +108,7 @@ pub(crate) fn validate_record(
         validate_layers(rig, masks, &[layer.to_layer_at(layer.anchor)])?;
     }
     let start = rec.palette_offset as usize;
-    let end = start + rig.joint_count();
+    let end = start + rig.palette_entries();
     if end > palette_len {
         return Err(EvalError::OutputSize {
             expected: end,
@@ -338,6 +345,7 @@ impl CpuBackend {
             let rec = &instances[i as usize];
             let rig = &self.rigs[rec.rig as usize];
             let n = rig.joint_count();
+            let entries = rig.palette_entries();
             let count = rec.used_layers().len();
             for (slot, layer) in layers.iter_mut().zip(rec.layers_at(now)) {
                 *slot = layer;
@@ -350,7 +358,7 @@ impl CpuBackend {
                 rec.flags,
                 &rec.world.to_affine(),
                 &mut models[..n],
-                &mut palette[start..start + n],
+                &mut palette[start..start + entries],
             );
         }
     }

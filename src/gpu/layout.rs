@@ -63,9 +63,17 @@ pub struct RigDesc {
     /// Index in the key value table of the rig's root frames: one [`RootFrameDesc`]
     /// ([`ROOT_FRAME_VEC4S`] values) per joint, that of the joint as the root of root motion.
     pub frame_offset: u32,
+    /// Morph weight chunks (4 weights each; 0 without morph targets).
+    pub weight_chunks: u32,
+    /// First weight track (clip × chunk) in the track table.
+    pub weight_track_offset: u32,
+    /// Index in the scalar array of chunk 0's mask joint (as a float; chunk `k` at `+ k`).
+    pub morph_joint_offset: u32,
+    /// Key value (relative to `value_offset`) of chunk 0's default weights.
+    pub morph_default_offset: u32,
 }
 
-const _: () = assert!(size_of::<RigDesc>() == 32);
+const _: () = assert!(size_of::<RigDesc>() == 48);
 const _: () = assert!(offset_of!(RigDesc, joint_offset) == 0);
 const _: () = assert!(offset_of!(RigDesc, joint_count) == 4);
 const _: () = assert!(offset_of!(RigDesc, level_count) == 8);
@@ -74,6 +82,10 @@ const _: () = assert!(offset_of!(RigDesc, track_offset) == 16);
 const _: () = assert!(offset_of!(RigDesc, time_offset) == 20);
 const _: () = assert!(offset_of!(RigDesc, value_offset) == 24);
 const _: () = assert!(offset_of!(RigDesc, frame_offset) == 28);
+const _: () = assert!(offset_of!(RigDesc, weight_chunks) == 32);
+const _: () = assert!(offset_of!(RigDesc, weight_track_offset) == 36);
+const _: () = assert!(offset_of!(RigDesc, morph_joint_offset) == 40);
+const _: () = assert!(offset_of!(RigDesc, morph_default_offset) == 44);
 
 /// The model-space frame of root motion for one joint as the root ([`RootFrame`]), stored in
 /// the key value table as [`ROOT_FRAME_VEC4S`] `vec4`s. Keep in sync with `RootFrame` in

@@ -20,6 +20,8 @@ use crate::math::Mat3x4Rows;
 pub struct RigSummary {
     /// Number of joints.
     pub joint_count: usize,
+    /// Palette entries per instance ([`Rig::palette_entries`]).
+    pub palette_entries: usize,
     /// Number of clips.
     pub clip_count: usize,
     /// Inverse bind matrix of each joint, as uploaded.
@@ -87,6 +89,7 @@ impl LibraryData {
         };
         for rig in rigs {
             let lib = &rig.clips;
+            let chunks = lib.weight_chunk_count();
             data.rigs.push(RigDesc {
                 joint_offset: to_u32(data.joints.len(), "joint table length")?,
                 joint_count: to_u32(rig.joint_count(), "joint count")?,
@@ -99,11 +102,27 @@ impl LibraryData {
                     data.values.len() + lib.values().len(),
                     "key value table length",
                 )?,
+                weight_chunks: to_u32(chunks, "weight chunk count")?,
+                weight_track_offset: to_u32(
+                    data.tracks.len() + lib.tracks().len(),
+                    "track table length",
+                )?,
+                morph_joint_offset: to_u32(
+                    data.scalars.len() + lib.times().len(),
+                    "key time table length",
+                )?,
+                morph_default_offset: to_u32(
+                    lib.weight_default_offset(),
+                    "key value table length",
+                )?,
             });
             data.joints
                 .extend((0..rig.joint_count()).map(|j| joint_desc(rig, j)));
             data.tracks.extend_from_slice(lib.tracks());
+            data.tracks.extend_from_slice(lib.weight_tracks());
             data.scalars.extend_from_slice(lib.times());
+            data.scalars
+                .extend((0..chunks).map(|k| rig.morph.chunk_joint(k) as f32));
             data.values.extend_from_slice(lib.values());
             let frames: Vec<RootFrameDesc> = RootFrame::table(rig)
                 .iter()
@@ -222,6 +241,7 @@ impl GpuLibrary {
                 .iter()
                 .map(|rig| RigSummary {
                     joint_count: rig.joint_count(),
+                    palette_entries: rig.palette_entries(),
                     clip_count: rig.clips.clip_count(),
                     inverse_binds: rig.skeleton.inverse_binds().to_vec(),
                 })
@@ -248,8 +268,8 @@ impl GpuLibrary {
     }
 
     /// Checks that `record` names an uploaded rig, existing clips and masks (of the rig's
-    /// length) and finite numbers; returns the rig's joint count.
-    pub fn validate(&self, record: &InstanceRecord) -> Result<usize, EvalError> {
+    /// length) and finite numbers; returns the rig.
+    pub fn validate(&self, record: &InstanceRecord) -> Result<&RigSummary, EvalError> {
         let rig = self
             .rigs
             .get(record.rig as usize)
@@ -296,6 +316,6 @@ impl GpuLibrary {
                 });
             }
         }
-        Ok(rig.joint_count)
+        Ok(rig)
     }
 }

@@ -124,7 +124,7 @@ pub fn model_from_palette(entry: &Mat3x4Rows, inverse_bind: &Affine3A) -> Option
 pub struct InstanceReadback {
     /// Index of the instance record in the frame.
     pub record: usize,
-    /// Palette entry of each joint.
+    /// The instance's palette block: the entry of each joint, then its morph weights.
     pub palette: Vec<Mat3x4Rows>,
     /// Model matrix of each joint (world x joint-to-model), recovered from the palette.
     pub models: Vec<Affine3A>,

@@ -2,7 +2,7 @@
 //! order after the shared layout and math.
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 10] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 11] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -14,6 +14,7 @@ pub const EVALUATE_SOURCES: [(&str, &str); 10] = [
     ("clock.wgsl", include_str!("../../wgsl/clock.wgsl")),
     ("sample.wgsl", include_str!("../../wgsl/sample.wgsl")),
     ("blend.wgsl", include_str!("../../wgsl/blend.wgsl")),
+    ("morph.wgsl", include_str!("../../wgsl/morph.wgsl")),
     (
         "root_motion.wgsl",
         include_str!("../../wgsl/root_motion.wgsl"),

@@ -31,8 +31,8 @@ const ROTATION_KEYS: Format = Format {
     normalized: ROTATION_NORM,
 };
 
-/// Reads every animation. Morph-target `weights` channels are skipped (sinew animates joints);
-/// their key times still count toward the clip's duration.
+/// Reads every animation: joint channels become tracks, morph-target `weights` channels weight
+/// tracks.
 pub(crate) fn read_animations(
     doc: &Document,
     buffers: &[gltf::buffer::Data],
@@ -42,6 +42,7 @@ pub(crate) fn read_animations(
             let a = anim.index();
             let name = anim.name().unwrap_or("").to_string();
             let mut tracks = Vec::new();
+            let mut weights = Vec::new();
             let mut duration = 0.0f32;
             let mut channels = 0;
             let mut animated = HashSet::new();
@@ -55,7 +56,13 @@ pub(crate) fn read_animations(
                     Property::Translation => (Channel::Translation, &VEC3_KEYS),
                     Property::Rotation => (Channel::Rotation, &ROTATION_KEYS),
                     Property::Scale => (Channel::Scale, &VEC3_KEYS),
-                    Property::MorphTargetWeights => continue,
+                    Property::MorphTargetWeights => {
+                        let track = super::morph::read_weight_track(
+                            &channel, times, buffers, a, c, &weights,
+                        )?;
+                        weights.push(track);
+                        continue;
+                    }
                 };
                 let node = channel.target().node();
                 if !animated.insert((node.index(), kind)) {
@@ -113,7 +120,11 @@ pub(crate) fn read_animations(
             if channels == 0 || duration <= 0.0 {
                 return Err(ImportErrorKind::ZeroLengthClip { animation: a, name });
             }
-            Ok(RawClip { name, tracks })
+            Ok(RawClip {
+                name,
+                tracks,
+                weights,
+            })
         })
         .collect()
 }

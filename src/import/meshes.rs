@@ -202,6 +202,7 @@ fn read_primitive(
             indices.len()
         )));
     }
+    let targets = super::morph::read_targets(prim, buffers, mesh, n)?;
     let to3 = |d: Option<Vec<f32>>| -> Vec<[f32; 3]> {
         d.map_or_else(
             || vec![[0.0; 3]; n],
@@ -226,5 +227,6 @@ fn read_primitive(
         joints,
         weights,
         indices,
+        targets,
     })
 }

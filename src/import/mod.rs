@@ -5,12 +5,16 @@ mod accessor;
 mod animations;
 mod document;
 mod meshes;
+mod morph;
 mod nodes;
 pub mod raw;
 
 use std::path::Path;
 
-pub use raw::{Channel, Interpolation, RawAsset, RawClip, RawMesh, RawNode, RawSkin, RawTrack};
+pub use raw::{
+    Channel, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget, RawNode,
+    RawSkin, RawTrack, RawWeightTrack,
+};
 
 use crate::error::{ImportError, ImportErrorKind};
 
@@ -33,6 +37,7 @@ pub fn import_bytes(
     let fail = |kind| ImportError::new(name, kind);
     let (document, buffers) = document::load(bytes, base).map_err(fail)?;
     let nodes = nodes::read_nodes(&document).map_err(fail)?;
+    let morph_nodes = morph::read_morph_nodes(&document).map_err(fail)?;
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
     let clips = animations::read_animations(&document, &buffers).map_err(fail)?;
     let meshes = meshes::read_skinned_meshes(&document, &buffers, &skins).map_err(fail)?;
@@ -42,5 +47,6 @@ pub fn import_bytes(
         skins,
         clips,
         meshes,
+        morph_nodes,
     })
 }

@@ -18,6 +18,8 @@ pub struct RawAsset {
     pub clips: Vec<RawClip>,
     /// Every skinned primitive, grouped per skinned mesh node.
     pub meshes: Vec<RawMesh>,
+    /// Every node whose mesh has morph targets (skinned or not), in node order.
+    pub morph_nodes: Vec<RawMorphNode>,
 }
 
 /// One node of the glTF node graph.
@@ -120,22 +122,65 @@ pub struct RawTrack {
 }
 
 /// One animation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawClip {
     /// The animation's name (may be empty).
     pub name: String,
     /// Its animated channels.
     pub tracks: Vec<RawTrack>,
+    /// Its morph-target `weights` channels, one per animated mesh node.
+    pub weights: Vec<RawWeightTrack>,
 }
 
 impl RawClip {
-    /// The clip's length: the last key time over all tracks (glTF timeline, starting at 0).
+    /// The clip's length: the last key time over all tracks, weight tracks included (glTF
+    /// timeline, starting at 0).
     pub fn duration(&self) -> f32 {
         self.tracks
             .iter()
-            .filter_map(|t| t.times.last().copied())
+            .map(|t| t.times.as_slice())
+            .chain(self.weights.iter().map(|w| w.times.as_slice()))
+            .filter_map(|times| times.last().copied())
             .fold(0.0, f32::max)
     }
+}
+
+/// The morph weights of one mesh node over time: a glTF `weights` channel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawWeightTrack {
+    /// The mesh node animated (glTF node index).
+    pub target: usize,
+    /// How to interpolate (component-wise for every weight).
+    pub interpolation: Interpolation,
+    /// Strictly increasing key times in seconds.
+    pub times: Vec<f32>,
+    /// Morph targets of the node's mesh: weights per key value.
+    pub target_count: usize,
+    /// Key values, `target_count` weights each: one per key, or three per key (in tangent,
+    /// value, out tangent) for [`Interpolation::CubicSpline`]. Weight `i` of key value `v` is
+    /// `values[v * target_count + i]`.
+    pub values: Vec<f32>,
+}
+
+/// One morph target of a primitive: per-vertex displacements, added to the base vertex scaled
+/// by the target's weight.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawMorphTarget {
+    /// Position displacement per vertex (zero when the target has no `POSITION`).
+    pub positions: Vec<[f32; 3]>,
+    /// Normal displacement per vertex (zero when the target has no `NORMAL`).
+    pub normals: Vec<[f32; 3]>,
+}
+
+/// A node whose mesh has morph targets, with the weights it shows when nothing animates it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawMorphNode {
+    /// The glTF node.
+    pub node: usize,
+    /// The glTF mesh it instantiates.
+    pub mesh: usize,
+    /// Default weights, one per target: the node's `weights`, else the mesh's, else zeros.
+    pub weights: Vec<f32>,
 }
 
 /// A skinned primitive's vertex streams. Joint indices refer to the skin's joint order.
@@ -161,4 +206,6 @@ pub struct RawMesh {
     pub weights: Vec<[f32; 4]>,
     /// Triangle list indices.
     pub indices: Vec<u32>,
+    /// Morph targets (every primitive of a mesh has the same number).
+    pub targets: Vec<RawMorphTarget>,
 }

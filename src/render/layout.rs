@@ -42,8 +42,8 @@ const _: () = assert!(offset_of!(FrameUniforms, shadow) == 176);
 pub struct SkinnedInstance {
     /// First palette entry of the instance.
     pub palette_offset: u32,
-    /// Palette entries of the instance (the rig's joint count); vertex influences naming a joint
-    /// at or past it are ignored.
+    /// Joint entries of the instance's palette block (the rig's joint count); vertex influences
+    /// naming a joint at or past it are ignored, and the morph weights follow them.
     pub joint_count: u32,
     /// Index of the instance's animated box in the AABB buffer (used by culling).
     pub aabb_index: u32,
@@ -78,8 +78,12 @@ pub struct MeshParams {
     pub color: [f32; 4],
     /// Vertices of the mesh: the stride of one instance in the pre-skinned buffer.
     pub vertex_count: u32,
-    /// Padding.
-    pub pad: [u32; 3],
+    /// Index of the weight of morph target 0 in the instance's weight vector.
+    pub morph_first_weight: u32,
+    /// Morph targets of the mesh (0: none).
+    pub morph_target_count: u32,
+    /// First float of the mesh's displacements in the batch's morph buffer.
+    pub morph_delta_offset: u32,
 }
 
 const _: () = assert!(size_of::<MeshParams>() == 32);
@@ -428,9 +432,18 @@ mod tests {
             &[
                 ("color", offset_of!(MeshParams, color)),
                 ("vertex_count", offset_of!(MeshParams, vertex_count)),
-                ("pad0", offset_of!(MeshParams, pad)),
-                ("pad1", offset_of!(MeshParams, pad) + 4),
-                ("pad2", offset_of!(MeshParams, pad) + 8),
+                (
+                    "morph_first_weight",
+                    offset_of!(MeshParams, morph_first_weight),
+                ),
+                (
+                    "morph_target_count",
+                    offset_of!(MeshParams, morph_target_count),
+                ),
+                (
+                    "morph_delta_offset",
+                    offset_of!(MeshParams, morph_delta_offset),
+                ),
             ],
         );
         let p = offset_of!(StaticVertex, position);

@@ -1,6 +1,7 @@
 //! Rendering animated characters with wgpu: the skinned vertex pass, crowds with GPU frustum
 //! culling and indirect draws, shadow mapping, compute pre-skinning, a bone overlay and
-//! offscreen capture to PNG.
+//! offscreen capture to PNG. Morph targets are applied before skinning, at the weights the
+//! evaluator writes after each instance's joint entries.
 //!
 //! Every function takes the host's `&wgpu::Device` and `&wgpu::Queue`; nothing here creates a
 //! device. The renderer reads the palette (one [`Mat3x4Rows`](crate::Mat3x4Rows) per joint and
@@ -61,6 +62,7 @@ mod capture;
 mod cull;
 mod error;
 mod layout;
+mod morph;
 mod paging;
 mod preskin;
 mod renderer;
@@ -82,6 +84,7 @@ pub use layout::{
     BoneParams, CullParams, DrawIndexedArgs, FrameUniforms, MeshParams, PreskinParams,
     SkinnedInstance, SkinnedVertex, StaticInstance, StaticVertex, normals_or_smooth,
 };
+pub use morph::morph_vertex;
 pub use paging::{PaletteWindow, palette_window_of, palette_windows};
 pub use preskin::PRESKIN_WORKGROUP_SIZE;
 pub use renderer::{Renderer, RendererOptions, Scene};

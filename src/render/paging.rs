@@ -17,7 +17,7 @@ use super::cull::DrawList;
 use super::error::RenderError;
 use super::layout::{DrawIndexedArgs, SkinnedInstance, StaticVertex};
 use super::skinning::PALETTE_ENTRY_SIZE;
-use crate::bake::{Aabb, MAX_JOINTS};
+use crate::bake::{Aabb, MAX_PALETTE_BLOCK};
 
 pub(crate) const INSTANCE_SIZE: u64 = size_of::<SkinnedInstance>() as u64;
 pub(crate) const AABB_SIZE: u64 = size_of::<Aabb>() as u64;
@@ -57,9 +57,11 @@ impl BindingLimits {
     }
 
     /// The limits, or [`RenderError::LimitExceeded`] when the binding cannot hold the largest
-    /// palette block (`MAX_JOINTS` entries) wherever it starts.
+    /// palette block ([`MAX_PALETTE_BLOCK`] entries: joints, then morph weights) wherever it
+    /// starts.
     pub(crate) fn checked(self) -> Result<Self, RenderError> {
-        let needed = (MAX_JOINTS as u64 + self.step(PALETTE_ENTRY_SIZE)) * PALETTE_ENTRY_SIZE;
+        let needed =
+            (MAX_PALETTE_BLOCK as u64 + self.step(PALETTE_ENTRY_SIZE)) * PALETTE_ENTRY_SIZE;
         if self.max_binding < needed {
             return Err(RenderError::LimitExceeded {
                 limit: "max_storage_buffer_binding_size",
@@ -142,10 +144,11 @@ impl PaletteWindow {
 ///
 /// One window covers a palette that fits one binding. A larger palette gets windows starting
 /// every `stride` entries (at offsets aligned to `min_storage_buffer_offset_alignment`) and
-/// overlapping by `MAX_JOINTS` entries, so a block of up to `MAX_JOINTS` entries starting at
-/// entry `o` lies inside window [`palette_window_of`]`(windows, o)`: the last one starting at or
-/// before `o`. Draw each window's instances with its bind group and the palette offset
-/// `o - first_entry`. Errors when the binding is too small to hold a `MAX_JOINTS` block.
+/// overlapping by [`MAX_PALETTE_BLOCK`] entries, so a block of up to that many entries (any
+/// rig's [`Rig::palette_entries`](crate::Rig::palette_entries)) starting at entry `o` lies
+/// inside window [`palette_window_of`]`(windows, o)`: the last one starting at or before `o`.
+/// Draw each window's instances with its bind group and the palette offset `o - first_entry`.
+/// Errors when the binding is too small to hold such a block.
 pub fn palette_windows(
     limits: &wgpu::Limits,
     palette_entries: u32,
@@ -162,7 +165,7 @@ pub fn palette_windows(
             .into_iter()
             .collect());
     }
-    let stride = limits.window_start(len - MAX_JOINTS as u64, PALETTE_ENTRY_SIZE);
+    let stride = limits.window_start(len - MAX_PALETTE_BLOCK as u64, PALETTE_ENTRY_SIZE);
     let mut windows: Vec<PaletteWindow> = Vec::new();
     while windows.last().is_none_or(|w| w.end() < total) {
         let first = windows.len() as u64 * stride;
@@ -242,6 +245,8 @@ pub(crate) struct PageInputs<'a> {
     pub(crate) draw_count: u64,
     /// Vertices per mesh, when the batch pre-skins (else empty).
     pub(crate) preskin_vertices: &'a [u32],
+    /// Palette entries of morph weights after each instance's joint entries.
+    pub(crate) morph_entries: u64,
 }
 
 /// The pages of an instance list, and the instances as the batch stores them.
@@ -284,7 +289,7 @@ pub(crate) fn plan_pages(
     let mut open: Vec<Open> = Vec::new();
     for (i, inst) in instances.iter().enumerate() {
         let lo = u64::from(inst.palette_offset);
-        let hi = lo + u64::from(inst.joint_count.max(1));
+        let hi = lo + u64::from(inst.joint_count.max(1)) + inputs.morph_entries;
         if hi > inputs.palette_entries {
             return Err(format!(
                 "instance {i}: palette block {lo}..{hi} lies past the palette's {} entries",
@@ -402,6 +407,7 @@ mod tests {
             aabb_count,
             draw_count: 2,
             preskin_vertices: &[],
+            morph_entries: 0,
         }
     }
 
@@ -490,9 +496,12 @@ mod tests {
             assert_eq!(u64::from(w.first_entry) * PALETTE_ENTRY_SIZE % 256, 0);
             assert!(u64::from(w.entries) * PALETTE_ENTRY_SIZE <= 64 << 10);
         }
-        for start in (0..total - MAX_JOINTS as u32).step_by(7) {
+        for start in (0..total - MAX_PALETTE_BLOCK as u32).step_by(7) {
             let k = palette_window_of(&windows, start).unwrap(); // ok: unit test
-            assert!(windows[k].contains(start, MAX_JOINTS as u32), "{start}");
+            assert!(
+                windows[k].contains(start, MAX_PALETTE_BLOCK as u32),
+                "{start}"
+            );
         }
         assert_eq!(windows.last().unwrap().end(), u64::from(total)); // ok: unit test
         assert_eq!(palette_windows(&device, 100).unwrap().len(), 1); // ok: unit test

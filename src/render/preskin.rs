@@ -1,15 +1,16 @@
 //! Compute pre-skinning (`wgsl/render/preskin.wgsl`): one dispatch per mesh and page of a
 //! batch skins every vertex of every instance once per frame into a buffer of
 //! [`StaticVertex`]es (instance-major, page by page), which the shadow and main passes then
-//! read instead of skinning each vertex in both. Linear or dual-quaternion skinning, as an override constant; the CPU twins
-//! are [`skin_vertex_linear`](super::skin_vertex_linear) and
+//! read instead of skinning each vertex in both. Morph targets are applied first
+//! ([`morph_vertex`](super::morph_vertex)); then linear or dual-quaternion skinning, as an
+//! override constant; the CPU twins are [`skin_vertex_linear`](super::skin_vertex_linear) and
 //! [`skin_vertex_dual_quat`](super::skin_vertex_dual_quat).
 //!
 //! Every instance of the batch is skinned, visible or not: the kernel's size is set on the CPU
 //! from the instance count, not from the culled count.
 
 use super::error::{RenderError, capture};
-use super::layout::{PreskinParams, SkinnedInstance, SkinnedVertex, StaticVertex};
+use super::layout::{MeshParams, PreskinParams, SkinnedInstance, SkinnedVertex, StaticVertex};
 use super::shader::preskin_source;
 use super::skinning::{SkinningMode, palette_layout_entry};
 use super::util::{Lazy, shader_module, storage_entry, uniform_entry};
@@ -36,6 +37,8 @@ impl PreskinPass {
                 storage_entry(2, c, true, std::mem::size_of::<SkinnedVertex>() as u64),
                 uniform_entry(3, c, std::mem::size_of::<PreskinParams>() as u64),
                 storage_entry(4, c, false, std::mem::size_of::<StaticVertex>() as u64),
+                storage_entry(5, c, true, 4),
+                uniform_entry(6, c, std::mem::size_of::<MeshParams>() as u64),
             ],
         });
         Self {

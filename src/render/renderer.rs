@@ -127,7 +127,7 @@ impl Renderer {
     }
 
     /// [`Renderer::new`] with explicit options. Errors with [`RenderError::LimitExceeded`]
-    /// when the binding limit cannot hold the largest palette block (`MAX_JOINTS` entries).
+    /// when the binding limit cannot hold the largest palette block (`MAX_PALETTE_BLOCK` entries).
     pub fn with_options(
         device: &wgpu::Device,
         options: RendererOptions,

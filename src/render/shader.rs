@@ -17,6 +17,7 @@ const STATIC_WGSL: &str = include_str!("../../wgsl/render/static.wgsl");
 const CULL_WGSL: &str = include_str!("../../wgsl/render/cull.wgsl");
 const PRESKIN_WGSL: &str = include_str!("../../wgsl/render/preskin.wgsl");
 const BONES_WGSL: &str = include_str!("../../wgsl/render/bones.wgsl");
+const MORPH_WGSL: &str = include_str!("../../wgsl/render/morph.wgsl");
 
 /// [`SKINNING_WGSL`] preceded by the palette's declaration at `@group(group) @binding(binding)`:
 ///
@@ -54,12 +55,14 @@ fn assemble(parts: &[(&str, &str)]) -> String {
     source
 }
 
-/// The skinned pass module: layout, common, skinning (palette at group 1 binding 0), skinned.
+/// The skinned pass module: layout, common, skinning (palette at group 1 binding 0), morph,
+/// skinned.
 pub fn skinned_source() -> String {
     assemble(&[
         ("wgsl/render/layout.wgsl", LAYOUT_WGSL),
         ("wgsl/render/common.wgsl", COMMON_WGSL),
         ("sinew palette binding and skinning", &skinning_wgsl(1, 0)),
+        ("wgsl/render/morph.wgsl", MORPH_WGSL),
         ("wgsl/render/skinned.wgsl", SKINNED_WGSL),
     ])
 }
@@ -81,11 +84,13 @@ pub fn cull_source() -> String {
     ])
 }
 
-/// The pre-skinning kernel's module: layout, skinning (palette at group 0 binding 0), preskin.
+/// The pre-skinning kernel's module: layout, skinning (palette at group 0 binding 0), morph,
+/// preskin.
 pub fn preskin_source() -> String {
     assemble(&[
         ("wgsl/render/layout.wgsl", LAYOUT_WGSL),
         ("sinew palette binding and skinning", &skinning_wgsl(0, 0)),
+        ("wgsl/render/morph.wgsl", MORPH_WGSL),
         ("wgsl/render/preskin.wgsl", PRESKIN_WGSL),
     ])
 }

@@ -35,7 +35,7 @@ pub(crate) enum VertexSource {
 /// The skinned pass's group-1 layouts and its pipelines (created on first use).
 #[derive(Debug)]
 pub(crate) struct SkinnedPass {
-    /// Palette, instances, visible list, mesh parameters.
+    /// Palette, instances, visible list, mesh parameters, morph target displacements.
     pub(crate) skin_layout: wgpu::BindGroupLayout,
     /// Instances, visible list, mesh parameters, pre-skinned vertices.
     pub(crate) preskinned_layout: wgpu::BindGroupLayout,
@@ -50,9 +50,16 @@ impl SkinnedPass {
         let instances = storage_entry(1, v, true, std::mem::size_of::<SkinnedInstance>() as u64);
         let visible = storage_entry(2, v, true, 4);
         let params = uniform_entry(3, v, std::mem::size_of::<MeshParams>() as u64);
+        let morph = storage_entry(5, v, true, 4);
         let skin_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sinew skinned draw layout"),
-            entries: &[palette_layout_entry(0, v), instances, visible, params],
+            entries: &[
+                palette_layout_entry(0, v),
+                instances,
+                visible,
+                params,
+                morph,
+            ],
         });
         let preskinned_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sinew preskinned draw layout"),

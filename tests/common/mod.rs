@@ -18,6 +18,9 @@ pub const AABB_TOLERANCE: f32 = 1e-3;
 /// How long a constructor given malformed data may run before the test calls it a hang: far
 /// above what any case needs, so only a call that never returns reaches it.
 pub const HANG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+/// Morph weights, GPU against CPU and CPU against hand-computed values:
+/// `|a - b| <= WEIGHT_TOLERANCE * max(1, |b|)`.
+pub const WEIGHT_TOLERANCE: f32 = 1e-5;
 
 /// The repository root.
 pub fn repo() -> PathBuf {

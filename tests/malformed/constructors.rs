@@ -74,6 +74,7 @@ pub(super) fn triangle() -> RawMesh {
             [1.0, 0.0, 0.0, 0.0],
         ],
         indices: vec![0, 1, 2],
+        ..RawMesh::default()
     }
 }
 
@@ -102,8 +103,10 @@ pub(super) fn asset() -> RawAsset {
         clips: vec![RawClip {
             name: "wave".to_string(),
             tracks: vec![rotation_track(CHILD), translation_track(ROOT)],
+            ..RawClip::default()
         }],
         meshes: vec![triangle()],
+        ..RawAsset::default()
     }
 }
 
@@ -117,6 +120,7 @@ pub(super) fn joint_clip() -> RawClip {
     RawClip {
         name: "wave".to_string(),
         tracks: vec![rotation_track(1), translation_track(0)],
+        ..RawClip::default()
     }
 }
 

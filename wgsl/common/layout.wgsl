@@ -107,6 +107,13 @@ struct RigDesc {
     value_offset: u32,
     // First of the rig's root frames in key_values: ROOT_FRAME_VEC4S per joint.
     frame_offset: u32,
+    // Morph weights: 4-weight chunks, the first weight track (clip x chunk) in `tracks`, chunk
+    // 0's mask joint in `scalars` (as a float) and its default weights in `key_values`
+    // (relative to `value_offset`); chunk k follows each at + k.
+    weight_chunks: u32,
+    weight_track_offset: u32,
+    morph_joint_offset: u32,
+    morph_default_offset: u32,
 }
 
 // The model-space frame of root motion for one joint as the root: the linear part of its

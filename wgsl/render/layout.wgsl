@@ -25,7 +25,8 @@ struct FrameUniforms {
 struct SkinnedInstance {
     // First palette entry of the instance in the bound palette window.
     palette_offset: u32,
-    // Palette entries of the instance (the rig's joint count); joints at or past it are ignored.
+    // Joint entries of the instance's palette block (the rig's joint count); joints at or past
+    // it are ignored, and the morph weights follow them.
     joint_count: u32,
     // Index of the instance's animated box in the bound AABB window.
     aabb_index: u32,
@@ -40,9 +41,11 @@ struct MeshParams {
     color: vec4<f32>,
     // Vertices of the mesh: the stride of one instance in the pre-skinned buffer.
     vertex_count: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    // Morph targets: the weight of target 0 in the instance's weight vector, the target count
+    // (0: none) and the first float of the mesh's displacements in the batch's morph buffer.
+    morph_first_weight: u32,
+    morph_target_count: u32,
+    morph_delta_offset: u32,
 }
 
 // A static (or pre-skinned) vertex. Plain f32 members: 4-byte aligned, 24 bytes.

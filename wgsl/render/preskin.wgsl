@@ -1,13 +1,18 @@
 // Compute pre-skinning: skins every vertex of one mesh for every instance of a page of a batch
 // once per frame into `skinned` (the page's region, instance-major: entry
 // `instance * vertex_count + vertex`), which the shadow and main passes then read instead of
-// skinning again. Palette offsets are relative to the page's palette window. Assembled after layout.wgsl and
-// skinning.wgsl (with the palette at @group(0) @binding(0)).
+// skinning again, morph targets applied first. Palette offsets are relative to the page's
+// palette window. Assembled after layout.wgsl, skinning.wgsl (with the palette at @group(0)
+// @binding(0)) and morph.wgsl.
 
 @group(0) @binding(1) var<storage, read> instances: array<SkinnedInstance>;
 @group(0) @binding(2) var<storage, read> vertices: array<PackedSkinnedVertex>;
 @group(0) @binding(3) var<uniform> params: PreskinParams;
 @group(0) @binding(4) var<storage, read_write> skinned: array<PackedVertex>;
+// The morph target displacements of the batch's meshes, and this mesh's parameters (see
+// morph.wgsl).
+@group(0) @binding(5) var<storage, read> morph_deltas: array<f32>;
+@group(0) @binding(6) var<uniform> mesh: MeshParams;
 
 // Dual-quaternion skinning instead of linear blend skinning (a pipeline variant).
 override DUAL_QUATERNION: bool = false;
@@ -36,9 +41,17 @@ fn preskin(
         v.joints23 & 0xffffu,
         v.joints23 >> 16u,
     );
-    let position = vec3<f32>(v.px, v.py, v.pz);
-    let normal = vec3<f32>(v.nx, v.ny, v.nz);
     let record = instances[inst];
+    let m = morph_vertex(
+        record.palette_offset,
+        record.joint_count,
+        mesh,
+        vertex,
+        vec3<f32>(v.px, v.py, v.pz),
+        vec3<f32>(v.nx, v.ny, v.nz),
+    );
+    let position = m.position;
+    let normal = m.normal;
     var s: SinewSkinned;
     if (DUAL_QUATERNION) {
         s = sinew_skin_dual_quat(record.palette_offset, record.joint_count, joints, v.weights, position, normal);

@@ -1,5 +1,6 @@
-// The skinned render pass. Assembled after layout.wgsl, common.wgsl and skinning.wgsl (with the
-// palette at @group(1) @binding(0)); see src/render/shader.rs.
+// The skinned render pass. Assembled after layout.wgsl, common.wgsl, skinning.wgsl (with the
+// palette at @group(1) @binding(0)) and morph.wgsl; see src/render/shader.rs. Morph targets
+// are applied before skinning.
 //
 // Instance `instance_index` of a draw is `instances[visible[instance_index]]`: `visible` is the
 // compacted list the culling kernel writes (or every instance when culling is off). A draw
@@ -12,6 +13,8 @@
 @group(1) @binding(2) var<storage, read> visible: array<u32>;
 @group(1) @binding(3) var<uniform> mesh: MeshParams;
 @group(1) @binding(4) var<storage, read> preskinned: array<PackedVertex>;
+// The morph target displacements of the batch's meshes (see morph.wgsl).
+@group(1) @binding(5) var<storage, read> morph_deltas: array<f32>;
 
 // Dual-quaternion skinning instead of linear blend skinning (a pipeline variant).
 override DUAL_QUATERNION: bool = false;
@@ -38,11 +41,13 @@ fn drawn_instance(slot: u32) -> u32 {
     return i;
 }
 
-fn skin_vertex(inst: SkinnedInstance, v: SkinnedIn) -> SinewSkinned {
+// Vertex `vertex` morphed, then skinned.
+fn skin_vertex(inst: SkinnedInstance, v: SkinnedIn, vertex: u32) -> SinewSkinned {
+    let m = morph_vertex(inst.palette_offset, inst.joint_count, mesh, vertex, v.position, v.normal);
     if (DUAL_QUATERNION) {
-        return sinew_skin_dual_quat(inst.palette_offset, inst.joint_count, v.joints, v.weights, v.position, v.normal);
+        return sinew_skin_dual_quat(inst.palette_offset, inst.joint_count, v.joints, v.weights, m.position, m.normal);
     }
-    return sinew_skin_linear(inst.palette_offset, inst.joint_count, v.joints, v.weights, v.position, v.normal);
+    return sinew_skin_linear(inst.palette_offset, inst.joint_count, v.joints, v.weights, m.position, m.normal);
 }
 
 // The pre-skinned vertex `vertex` of instance `i`, or false in `found` when out of range.
@@ -66,13 +71,17 @@ fn instance_color(inst: SkinnedInstance) -> vec4<f32> {
 }
 
 @vertex
-fn vs_skinned(v: SkinnedIn, @builtin(instance_index) slot: u32) -> LitVertex {
+fn vs_skinned(
+    v: SkinnedIn,
+    @builtin(vertex_index) vertex: u32,
+    @builtin(instance_index) slot: u32,
+) -> LitVertex {
     let i = drawn_instance(slot);
     if (i == NO_INSTANCE) {
         return offscreen_vertex();
     }
     let inst = instances[i];
-    let s = skin_vertex(inst, v);
+    let s = skin_vertex(inst, v, vertex);
     return lit_vertex(s.position, s.normal, instance_color(inst));
 }
 
@@ -93,12 +102,16 @@ fn vs_preskinned(
 }
 
 @vertex
-fn vs_shadow_skinned(v: SkinnedIn, @builtin(instance_index) slot: u32) -> @builtin(position) vec4<f32> {
+fn vs_shadow_skinned(
+    v: SkinnedIn,
+    @builtin(vertex_index) vertex: u32,
+    @builtin(instance_index) slot: u32,
+) -> @builtin(position) vec4<f32> {
     let i = drawn_instance(slot);
     if (i == NO_INSTANCE) {
         return OFFSCREEN;
     }
-    let s = skin_vertex(instances[i], v);
+    let s = skin_vertex(instances[i], v, vertex);
     return frame.light_view_proj * vec4<f32>(s.position, 1.0);
 }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::section::{ALIGN, count, pad};
-use super::{FORMAT_VERSION, MAGIC, checksum};
+use super::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION, checksum};
 use crate::error::FormatErrorKind;
 
 /// Bytes before the checksummed part: magic, version, checksum.
@@ -31,6 +31,11 @@ pub(super) enum SectionKind {
     Clips = 3,
     /// One skinned mesh.
     Mesh = 4,
+    /// The rig's morph nodes and weight tracks (only for a rig with morph targets; since
+    /// version 2).
+    Morph = 5,
+    /// One skinned mesh's morph targets (only for a mesh with some; since version 2).
+    MeshMorph = 6,
 }
 
 impl SectionKind {
@@ -40,6 +45,8 @@ impl SectionKind {
             2 => Some(Self::Skeleton),
             3 => Some(Self::Clips),
             4 => Some(Self::Mesh),
+            5 => Some(Self::Morph),
+            6 => Some(Self::MeshMorph),
             _ => None,
         }
     }
@@ -52,7 +59,7 @@ pub(super) struct SectionId {
     pub rig: u32,
     /// What the section holds.
     pub kind: SectionKind,
-    /// Mesh index for [`SectionKind::Mesh`], 0 otherwise.
+    /// Mesh index for [`SectionKind::Mesh`] and [`SectionKind::MeshMorph`], 0 otherwise.
     pub index: u32,
 }
 
@@ -83,6 +90,10 @@ impl fmt::Display for SectionId {
             SectionKind::Skeleton => write!(f, "rig {} skeleton", self.rig),
             SectionKind::Clips => write!(f, "rig {} clips", self.rig),
             SectionKind::Mesh => write!(f, "rig {} mesh {}", self.rig, self.index),
+            SectionKind::Morph => write!(f, "rig {} morph", self.rig),
+            SectionKind::MeshMorph => {
+                write!(f, "rig {} mesh {} morph targets", self.rig, self.index)
+            }
         }
     }
 }
@@ -148,6 +159,11 @@ impl<'a> SectionTable<'a> {
             .ok_or_else(|| table_error(format!("no {id} section")))
     }
 
+    /// Removes and returns the body of section `id`, if the file has it.
+    pub fn take_optional(&mut self, id: SectionId) -> Option<&'a [u8]> {
+        self.sections.remove(&id)
+    }
+
     /// Checks that every section was taken.
     pub fn finish(&self) -> Result<(), FormatErrorKind> {
         match self.sections.keys().next() {
@@ -184,7 +200,7 @@ pub(super) fn open(bytes: &[u8]) -> Result<SectionTable<'_>, FormatErrorKind> {
         _ => return Err(FormatErrorKind::BadMagic),
     }
     let version = u32_at(bytes, 8).ok_or_else(|| truncated("the format version"))?;
-    if version != FORMAT_VERSION {
+    if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(FormatErrorKind::UnsupportedVersion {
             found: version,
             supported: FORMAT_VERSION,
@@ -234,7 +250,7 @@ fn read_table(bytes: &[u8]) -> Result<SectionTable<'_>, FormatErrorKind> {
             kind,
             index: word(2),
         };
-        if id.index != 0 && kind != SectionKind::Mesh {
+        if id.index != 0 && !matches!(kind, SectionKind::Mesh | SectionKind::MeshMorph) {
             return Err(bad(format!("{id} has index {}", id.index)));
         }
         if word(3) != 0 {

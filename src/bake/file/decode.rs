@@ -38,11 +38,14 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
     rd.finish()?;
 
     let skeleton = skeleton(table, r)?;
-    let clips = clips(table, r, &skeleton)?;
+    let mut clips = clips(table, r, &skeleton)?;
+    let morph = super::morph::decode_rig(table, r, &mut clips, &skeleton)?;
     // Not `with_capacity(mesh_count)`: the count is only trusted once every mesh section exists.
     let mut meshes = Vec::new();
     for m in 0..mesh_count {
-        meshes.push(mesh(table, SectionId::mesh(r, m), &skeleton)?);
+        let mut mesh = mesh(table, SectionId::mesh(r, m), &skeleton)?;
+        super::morph::decode_mesh(table, r, m, &mut mesh, &morph)?;
+        meshes.push(mesh);
     }
     let rig = Rig {
         name,
@@ -51,6 +54,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         meshes,
         skin_joints,
         joint_bounds,
+        morph,
     };
     validate::rig(&rig).map_err(corrupt(id))?;
     Ok(rig)
@@ -117,6 +121,9 @@ fn clips(
         tracks,
         times,
         values,
+        weight_chunks: 0,
+        weight_defaults: 0,
+        weight_tracks: Vec::new(),
     };
     validate::clips(&clips, skeleton).map_err(corrupt(id))?;
     Ok(clips)
@@ -167,6 +174,7 @@ fn mesh(
         indices,
         bind_aabb,
         joint_bounds,
+        morph: crate::bake::MeshMorph::default(),
     };
     validate::mesh(&mesh, skeleton).map_err(corrupt(id))?;
     Ok(mesh)

@@ -22,11 +22,13 @@ pub(super) fn sections(rigs: &[Rig]) -> Vec<Section> {
             id: SectionId::of(SectionKind::Clips, r),
             body: clips_body(&rig.clips),
         });
+        out.extend(super::morph::rig_section(rig, r));
         for (m, mesh) in rig.meshes.iter().enumerate() {
             out.push(Section {
                 id: SectionId::mesh(r, count(m)),
                 body: mesh_body(mesh),
             });
+            out.extend(super::morph::mesh_section(mesh, r, count(m)));
         }
     }
     out

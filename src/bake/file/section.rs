@@ -23,7 +23,7 @@ macro_rules! flat {
 }
 flat!(1: u8);
 flat!(2: u16, [u16; 4]);
-flat!(4: u32, f32, [f32; 2], [f32; 3], [f32; 4], [f32; 10], [f32; 12], TrackDesc, Aabb);
+flat!(4: u32, f32, [u32; 4], [f32; 2], [f32; 3], [f32; 4], [f32; 10], [f32; 12], TrackDesc, Aabb);
 
 /// Bytes of `items` in little-endian order, appended to `out`.
 fn extend_le<T: Flat>(out: &mut Vec<u8>, items: &[T]) {

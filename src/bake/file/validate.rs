@@ -2,7 +2,7 @@
 //! trusts baked data, so data from a file must be proven to be what baking would produce.
 //! Each check returns the violated invariant; the caller names the section.
 
-use crate::bake::{ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh};
+use crate::bake::{ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh, TrackDesc};
 use crate::import::{Channel, Interpolation};
 
 /// Joints parent-before-child in contiguous, non-empty depth levels; finite rest pose and
@@ -90,57 +90,53 @@ pub(super) fn clips(clips: &ClipLibrary, skeleton: &Skeleton) -> Result<(), Stri
     {
         return Err(format!("key value {k} is not finite"));
     }
-    for (i, track) in clips.tracks.iter().enumerate() {
-        let what = || {
+    for (i, desc) in clips.tracks.iter().enumerate() {
+        track(clips, desc).map_err(|reason| {
             let channel = Channel::ALL[i % 3].name();
             format!(
-                "track {i} (clip {}, joint {}, {channel})",
+                "track {i} (clip {}, joint {}, {channel}) {reason}",
                 i / (3 * joints),
                 i / 3 % joints
             )
-        };
-        let Some(interpolation) = Interpolation::from_u32(track.interpolation) else {
-            return Err(format!(
-                "{} has interpolation code {}",
-                what(),
-                track.interpolation
-            ));
-        };
-        if track.key_count == 0 {
-            return Err(format!("{} has no keys", what()));
-        }
-        let keys = u64::from(track.key_count);
-        let time_end = u64::from(track.time_offset) + keys;
-        if time_end > clips.times.len() as u64 {
-            return Err(format!(
-                "{} reads key times {}..{time_end} of {}",
-                what(),
-                track.time_offset,
-                clips.times.len()
-            ));
-        }
-        let per_key = if interpolation == Interpolation::CubicSpline {
-            3
-        } else {
-            1
-        };
-        let value_end = u64::from(track.value_offset) + keys * per_key;
-        if value_end > clips.values.len() as u64 {
-            return Err(format!(
-                "{} reads key values {}..{value_end} of {}",
-                what(),
-                track.value_offset,
-                clips.values.len()
-            ));
-        }
-        let times = &clips.times[track.time_offset as usize..time_end as usize];
-        if let Some(k) = times.windows(2).position(|w| w[0] >= w[1]) {
-            return Err(format!(
-                "{} key time {} is not after key time {k}",
-                what(),
-                k + 1
-            ));
-        }
+        })?;
+    }
+    Ok(())
+}
+
+/// One track descriptor of `clips`: at least one key, a known interpolation, keys inside the
+/// time and value arrays, strictly increasing times. The reason reads after the track's name.
+pub(super) fn track(clips: &ClipLibrary, track: &TrackDesc) -> Result<(), String> {
+    let Some(interpolation) = Interpolation::from_u32(track.interpolation) else {
+        return Err(format!("has interpolation code {}", track.interpolation));
+    };
+    if track.key_count == 0 {
+        return Err("has no keys".into());
+    }
+    let keys = u64::from(track.key_count);
+    let time_end = u64::from(track.time_offset) + keys;
+    if time_end > clips.times.len() as u64 {
+        return Err(format!(
+            "reads key times {}..{time_end} of {}",
+            track.time_offset,
+            clips.times.len()
+        ));
+    }
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    let value_end = u64::from(track.value_offset) + keys * per_key;
+    if value_end > clips.values.len() as u64 {
+        return Err(format!(
+            "reads key values {}..{value_end} of {}",
+            track.value_offset,
+            clips.values.len()
+        ));
+    }
+    let times = &clips.times[track.time_offset as usize..time_end as usize];
+    if let Some(k) = times.windows(2).position(|w| w[0] >= w[1]) {
+        return Err(format!("key time {} is not after key time {k}", k + 1));
     }
     Ok(())
 }

@@ -27,6 +27,7 @@ pub(super) fn render_last_frame(
     let renderer = Renderer::new(device)?;
     let target = RenderTarget::new(device, &renderer, 1024, 768, 2048)?;
     let joints = rig.joint_count() as u32;
+    let block = rig.palette_entries();
     // The GPU holds one record and box per tracking slot; the CPU one per record.
     let records: Vec<(u32, sinew::InstanceRecord)> = match gpu {
         Some(_) => (0u32..)
@@ -113,7 +114,7 @@ pub(super) fn render_last_frame(
             if visible.is_empty() {
                 return Err(nothing(out, "no character is in view").into());
             }
-            let n = joints as usize;
+            let n = block;
             let mut packed = Vec::with_capacity(visible.len() * n);
             let mut boxes = Vec::with_capacity(visible.len());
             let mut instances = Vec::with_capacity(visible.len());

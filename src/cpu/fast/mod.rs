@@ -123,8 +123,9 @@ impl FastCpuBackend {
     }
 
     /// Evaluates one instance, also writing its model matrices (one per joint) to `models`:
-    /// for attachments and tests. `palette` holds the instance's own entries (one per joint;
-    /// the record's palette offset is ignored). Returns the animated AABB.
+    /// for attachments and tests. `palette` holds the instance's own block
+    /// ([`Rig::palette_entries`]: one entry per joint, then its morph weights; the record's
+    /// palette offset is ignored). Returns the animated AABB.
     pub fn evaluate_one(
         &self,
         record: &InstanceRecord,
@@ -136,16 +137,19 @@ impl FastCpuBackend {
             ..*record
         };
         let range = super::validate_record(&self.rigs, &self.masks, &at_zero, palette.len())?;
-        if models.len() < range.end {
+        let joint_count = self.rigs[record.rig as usize].joint_count();
+        if models.len() < joint_count {
             return Err(EvalError::OutputSize {
-                expected: range.end,
+                expected: joint_count,
                 found: models.len(),
             });
         }
         let rig = record.rig as usize;
         let record = &record.resolved(0.0);
         let mut scratch = [Affine4::default(); MAX_JOINTS];
-        let mut palettes = [&mut palette[range.clone()]];
+        let joints = range.start + joint_count;
+        let (palette, morph) = palette[range.start..range.end].split_at_mut(joint_count);
+        let mut palettes = [palette];
         let aabbs = evaluate_group(
             &self.fast[rig],
             &self.masks,
@@ -153,9 +157,10 @@ impl FastCpuBackend {
                 records: [record; 4],
                 palettes: &mut palettes,
             },
-            Some(&mut models[range]),
+            Some(&mut models[range.start..joints]),
             &mut scratch,
         );
+        write_weights(&self.rigs[rig], &self.masks, record, morph);
         Ok(aabbs[0])
     }
 
@@ -220,10 +225,16 @@ impl FastCpuBackend {
                     count += 1;
                 }
                 let joints = self.rigs[rig as usize].joint_count();
+                let entries = self.rigs[rig as usize].palette_entries();
                 // Each lane's record with its clocks and fades read at `now`.
                 let mut resolved = [instances[order[at] as usize].resolved(now); 4];
                 let mut palettes: [&mut [Mat3x4Rows]; 4] = Default::default();
-                for (lane, (record, out)) in resolved.iter_mut().zip(&mut palettes).enumerate() {
+                let mut weights: [&mut [Mat3x4Rows]; 4] = Default::default();
+                for (lane, (record, (out, morph))) in resolved
+                    .iter_mut()
+                    .zip(palettes.iter_mut().zip(&mut weights))
+                    .enumerate()
+                {
                     if lane >= count {
                         break;
                     }
@@ -231,10 +242,10 @@ impl FastCpuBackend {
                     *record = rec.resolved(now);
                     let start = rec.palette_offset as usize - rest_base;
                     let (_, tail) = std::mem::take(&mut rest).split_at_mut(start);
-                    let (mine, tail) = tail.split_at_mut(joints);
-                    *out = mine;
+                    let (mine, tail) = tail.split_at_mut(entries);
+                    (*out, *morph) = mine.split_at_mut(joints);
                     rest = tail;
-                    rest_base = rec.palette_offset as usize + joints;
+                    rest_base = rec.palette_offset as usize + entries;
                 }
                 let group_aabbs = evaluate_group(
                     &self.fast[rig as usize],
@@ -247,10 +258,33 @@ impl FastCpuBackend {
                     scratch,
                 );
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
+                for (record, morph) in resolved.iter().zip(&mut weights).take(count) {
+                    write_weights(&self.rigs[rig as usize], &self.masks, record, morph);
+                }
                 at += count;
             }
         });
     }
+}
+
+/// The morph weights of `record` (its layers at its resolved frame time) into `entries`. The
+/// weights are evaluated exactly, with the clip library's own keys (there are few of them).
+fn write_weights(
+    rig: &Rig,
+    masks: &[JointMask],
+    record: &InstanceRecord,
+    entries: &mut [Mat3x4Rows],
+) {
+    if entries.is_empty() {
+        return;
+    }
+    let mut layers = [crate::instance::Layer::clip(0, 0.0); crate::instance::MAX_LAYERS];
+    let mut count = 0;
+    for (slot, layer) in layers.iter_mut().zip(record.layers_at(0.0)) {
+        *slot = layer;
+        count += 1;
+    }
+    crate::cpu::write_morph_weights(rig, masks, &layers[..count], entries);
 }
 
 thread_local! {

@@ -139,7 +139,7 @@ impl GpuBackend {
             Some(stride) => {
                 let start = u64::from(d.window) * u64::from(stride) * PALETTE_ENTRY_BYTES;
                 let len = (palette.size() - start)
-                    .min((u64::from(stride) + MAX_JOINTS as u64) * PALETTE_ENTRY_BYTES);
+                    .min((u64::from(stride) + self.block_overlap) * PALETTE_ENTRY_BYTES);
                 (start, NonZeroU64::new(len))
             }
         };

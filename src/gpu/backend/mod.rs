@@ -62,8 +62,10 @@ impl Default for GpuOptions {
 pub struct FrameStats {
     /// Instance slots evaluated (empty slots included).
     pub instances: u64,
-    /// Joints evaluated (palette entries written).
+    /// Joints evaluated (joint palette entries written).
     pub joints: u64,
+    /// Palette entries of morph weights written (after the joints of rigs with morph targets).
+    pub morph_entries: u64,
     /// Compute dispatches recorded.
     pub dispatches: u32,
     /// Instance records uploaded: the slots written since the previous evaluation.
@@ -126,9 +128,14 @@ pub struct GpuBackend {
     offset_alignment: u64,
     header_stride: u64,
     max_workgroups: u32,
+    /// Entries consecutive palette windows share: the longest palette block of any rig, at
+    /// least `MAX_JOINTS`.
+    block_overlap: u64,
     last_stride: Option<Option<u32>>,
     /// Joints of the live slots, counted when the slots' rigs last changed.
     joints: u64,
+    /// Palette entries of morph weights of the live slots, counted with `joints`.
+    morph_entries: u64,
     last_frame: FrameStats,
     spans: Vec<Range<u64>>,
     /// Frame time of the last evaluation (root motion runs from it to the next).
@@ -179,7 +186,12 @@ impl GpuBackend {
             .map_or(max_binding, |b| b.min(max_binding))
             .max(INSTANCE_RECORD_BYTES);
         let offset_alignment = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
-        let smallest_window = (MAX_JOINTS as u64 + 2 * offset_alignment) * PALETTE_ENTRY_BYTES;
+        // Windows overlap by the longest palette block, at least MAX_JOINTS entries.
+        let block_overlap = rigs
+            .iter()
+            .map(Rig::palette_entries)
+            .fold(MAX_JOINTS, usize::max) as u64;
+        let smallest_window = (block_overlap + 2 * offset_alignment) * PALETTE_ENTRY_BYTES;
         if palette_binding < smallest_window {
             return Err(GpuError::LimitExceeded {
                 limit: "max_storage_buffer_binding_size",
@@ -211,8 +223,10 @@ impl GpuBackend {
                 u64::from(limits.min_uniform_buffer_offset_alignment),
             ),
             max_workgroups: limits.max_compute_workgroups_per_dimension.max(1),
+            block_overlap,
             last_stride: None,
             joints: 0,
+            morph_entries: 0,
             last_frame: FrameStats::default(),
             spans: Vec::new(),
             prev_time: None,
@@ -236,13 +250,22 @@ impl GpuBackend {
         self.library.bytes()
     }
 
-    /// A palette block for one instance of rig `rig` (growing the palette if needed).
+    /// Palette entries per instance of rig `rig` ([`Rig::palette_entries`]), if it exists.
+    pub fn palette_entries(&self, rig: u32) -> Option<usize> {
+        self.library
+            .rigs()
+            .get(rig as usize)
+            .map(|r| r.palette_entries)
+    }
+
+    /// A palette block for one instance of rig `rig` ([`Rig::palette_entries`] entries; the
+    /// palette grows if needed).
     pub fn allocate(&mut self, rig: u32) -> Result<PaletteBlock, GpuError> {
-        let joints = self.joint_count(rig).ok_or(EvalError::NoSuchRig {
+        let entries = self.palette_entries(rig).ok_or(EvalError::NoSuchRig {
             rig,
             rig_count: self.rig_count(),
         })?;
-        self.allocate_entries(joints as u32)
+        self.allocate_entries(entries as u32)
     }
 
     /// A palette block of `len` entries (growing the palette if needed).
@@ -291,13 +314,14 @@ impl GpuBackend {
     }
 
     /// Bytes the last frame's evaluation wrote to global memory per joint: the 48-byte palette
-    /// entry plus each instance's 32-byte AABB spread over its joints.
+    /// entry plus each instance's 32-byte AABB and morph-weight entries spread over its joints.
     pub fn bytes_written_per_joint(&self) -> f64 {
         let f = self.last_frame;
         if f.joints == 0 {
             return 0.0;
         }
-        (f.joints * PALETTE_ENTRY_BYTES + f.instances * AABB_BYTES) as f64 / f.joints as f64
+        ((f.joints + f.morph_entries) * PALETTE_ENTRY_BYTES + f.instances * AABB_BYTES) as f64
+            / f.joints as f64
     }
 
     /// Palette entries per window when the palette needs more than one binding, else `None`.
@@ -306,10 +330,10 @@ impl GpuBackend {
         if capacity <= self.palette_binding {
             return None;
         }
-        // Window starts must be binding-offset aligned; windows overlap by MAX_JOINTS entries so
-        // every block starting inside a window ends inside its binding.
+        // Window starts must be binding-offset aligned; windows overlap by the longest palette
+        // block so every block starting inside a window ends inside its binding.
         let step = self.offset_alignment / gcd(PALETTE_ENTRY_BYTES, self.offset_alignment);
-        let entries = self.palette_binding / PALETTE_ENTRY_BYTES - MAX_JOINTS as u64;
+        let entries = self.palette_binding / PALETTE_ENTRY_BYTES - self.block_overlap;
         Some(((entries / step) * step) as u32)
     }
 
@@ -325,8 +349,9 @@ impl GpuBackend {
 
     /// Checks one record (rig, layers, palette range); returns its joint count.
     fn validate_one(&self, rec: &InstanceRecord) -> Result<usize, GpuError> {
-        let n = self.library.validate(rec)?;
-        let end = rec.palette_offset as usize + n;
+        let rig = self.library.validate(rec)?;
+        let n = rig.joint_count;
+        let end = rec.palette_offset as usize + rig.palette_entries;
         let capacity = self.palette.capacity() as usize;
         if end > capacity {
             return Err(EvalError::OutputSize {
@@ -444,6 +469,13 @@ impl GpuBackend {
                 .filter_map(|r| rigs.get(r.rig as usize))
                 .map(|r| r.joint_count as u64)
                 .sum();
+            self.morph_entries = self
+                .table
+                .records()
+                .iter()
+                .filter_map(|r| rigs.get(r.rig as usize))
+                .map(|r| (r.palette_entries - r.joint_count) as u64)
+                .sum();
         }
         let plan = self.table.plan(stride, max_slots, rebuild).to_vec();
         self.reserve_headers(plan.len() as u64)?;
@@ -547,6 +579,7 @@ impl GpuBackend {
         self.last_frame = FrameStats {
             instances: u64::from(slots),
             joints: self.joints,
+            morph_entries: self.morph_entries,
             dispatches: plan.len() as u32,
             records_uploaded: dirty,
             upload_bytes: upload,

@@ -110,8 +110,9 @@ impl GpuBackend {
             .map_or_else(Vec::new, |b| bounds_from_bytes(b)))
     }
 
-    /// Reads back palette, model matrices and AABB of the records `chosen` (indices into
-    /// `frame`, the records last passed to [`GpuBackend::evaluate`]) in one GPU round trip.
+    /// Reads back palette block (joint entries, then morph weights), model matrices (one per
+    /// joint) and AABB of the records `chosen` (indices into `frame`, the records last passed to
+    /// [`GpuBackend::evaluate`]) in one GPU round trip.
     /// Model matrices are recovered on the CPU as palette x inverse(inverse bind), so the kernel
     /// writes nothing extra for them.
     pub fn read_instances(
@@ -125,7 +126,7 @@ impl GpuBackend {
                 expected: i + 1,
                 found: frame.len(),
             })?;
-            let n = self.library.validate(rec)?;
+            let n = self.library.validate(rec)?.palette_entries;
             ranges.push(self.palette_range(rec.palette_offset, n as u32)?);
             ranges.push(self.bounds_range(i, 1)?);
         }

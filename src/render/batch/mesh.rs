@@ -14,7 +14,7 @@ pub(super) struct MeshGpu {
 }
 
 /// Checks that a mesh can be drawn: vertices, whole triangles, indices in range, matching
-/// stream lengths.
+/// stream lengths (morph displacements included).
 pub(super) fn validate_mesh(mesh: &SkinnedMesh) -> Result<(), String> {
     let n = mesh.vertex_count();
     if n == 0 || mesh.indices.is_empty() {
@@ -36,6 +36,14 @@ pub(super) fn validate_mesh(mesh: &SkinnedMesh) -> Result<(), String> {
     if let Some(i) = mesh.indices.iter().find(|&&i| i as usize >= n) {
         return Err(format!("index {i} but {n} vertices"));
     }
+    let targets = mesh.morph.target_count as usize;
+    if mesh.morph.positions.len() != targets * n || mesh.morph.normals.len() != targets * n {
+        return Err(format!(
+            "{} position and {} normal displacements for {targets} morph targets × {n} vertices",
+            mesh.morph.positions.len(),
+            mesh.morph.normals.len()
+        ));
+    }
     if u32::try_from(n).is_err() {
         return Err(format!("{n} vertices do not fit 32-bit indices"));
     }
@@ -49,6 +57,7 @@ pub(super) fn upload_mesh(
     label: &str,
     mesh: &SkinnedMesh,
     color: [f32; 3],
+    morph_delta_offset: u32,
 ) -> MeshGpu {
     let vertices = SkinnedVertex::from_mesh(mesh);
     let vertex_count = vertices.len() as u32;
@@ -67,7 +76,9 @@ pub(super) fn upload_mesh(
     let params = MeshParams {
         color: [color[0], color[1], color[2], 1.0],
         vertex_count,
-        pad: [0; 3],
+        morph_first_weight: mesh.morph.first_weight,
+        morph_target_count: mesh.morph.target_count,
+        morph_delta_offset,
     };
     let params_buffer = buffer_init(
         device,

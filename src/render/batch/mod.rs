@@ -84,6 +84,10 @@ pub struct SkinnedBatch {
     palette: wgpu::Buffer,
     aabbs: wgpu::Buffer,
     meshes: Vec<MeshGpu>,
+    /// The morph target displacements of every mesh (see [`super::morph`]).
+    morph_deltas: wgpu::Buffer,
+    /// Palette entries of morph weights the meshes read after an instance's joints.
+    morph_entries: u64,
     buffers: PagedBuffers,
     /// `0, 1, 2, ...`: copied into each page's visible region when culling is off.
     all_visible: wgpu::Buffer,
@@ -194,11 +198,19 @@ impl SkinnedBatch {
                 bytemuck::cast_slice(&identity),
                 wgpu::BufferUsages::COPY_SRC,
             );
+            let (deltas, delta_offsets) = super::morph::pack_deltas(desc.meshes);
+            let morph_deltas = buffer_init(
+                device,
+                &name("morph target displacements"),
+                bytemuck::cast_slice(&deltas),
+                wgpu::BufferUsages::STORAGE,
+            );
             let meshes = desc
                 .meshes
                 .iter()
+                .zip(delta_offsets)
                 .enumerate()
-                .map(|(k, mesh)| {
+                .map(|(k, (mesh, delta_offset))| {
                     let color = desc.mesh_colors.get(k).copied().unwrap_or([1.0; 3]);
                     upload_mesh(
                         device,
@@ -207,6 +219,7 @@ impl SkinnedBatch {
                         &format!("{} mesh {k}", desc.label),
                         mesh,
                         color,
+                        delta_offset,
                     )
                 })
                 .collect();
@@ -225,6 +238,8 @@ impl SkinnedBatch {
                 palette: desc.palette.clone(),
                 aabbs: desc.aabbs.clone(),
                 meshes,
+                morph_deltas,
+                morph_entries: super::morph::morph_entries(desc.meshes),
                 buffers,
                 all_visible,
                 pages: Vec::new(),
@@ -270,8 +285,9 @@ impl SkinnedBatch {
     }
 
     /// Sets the instances drawn from the next frame on, and splits them into pages. Each
-    /// instance's palette block (`palette_offset`, `max(joint_count, 1)` entries) must lie in
-    /// the palette buffer and its `aabb_index` in the AABB buffer.
+    /// instance's palette block (`palette_offset`, `max(joint_count, 1)` entries, then the
+    /// entries of morph weights the meshes read) must lie in the palette buffer and its
+    /// `aabb_index` in the AABB buffer.
     pub fn write_instances(
         &mut self,
         queue: &wgpu::Queue,
@@ -292,6 +308,7 @@ impl SkinnedBatch {
             aabb_count: self.aabbs.size() / AABB_SIZE,
             draw_count: self.meshes.len() as u64,
             preskin_vertices: &vertices,
+            morph_entries: self.morph_entries,
         };
         let plan = plan_pages(&self.limits, instances, &inputs)
             .map_err(|reason| RenderError::invalid(self.object(), reason))?;

@@ -145,6 +145,7 @@ impl SkinnedBatch {
         let mut preskin = Vec::new();
         for (m, mesh) in self.meshes.iter().enumerate() {
             let params = (&mesh.params, 0, mesh.params.size());
+            let deltas = (&self.morph_deltas, 0, self.morph_deltas.size());
             draw.push(DrawList::BOTH.map(|list| {
                 group(
                     &self.layouts.skin,
@@ -154,6 +155,7 @@ impl SkinnedBatch {
                         (1, instances),
                         (2, visible(list)),
                         (3, params),
+                        (5, deltas),
                     ],
                 )
             }));
@@ -174,6 +176,8 @@ impl SkinnedBatch {
                         (2, (&mesh.vertices, 0, mesh.vertices.size())),
                         (3, (&b.preskin_params, params_at, PRESKIN_PARAMS_SIZE)),
                         (4, output),
+                        (5, deltas),
+                        (6, params),
                     ],
                 );
                 let drawn = DrawList::BOTH.map(|list| {

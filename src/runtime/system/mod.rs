@@ -484,7 +484,7 @@ fn track(
         .ok_or_else(|| RuntimeError::UnknownRig {
             rig: format!("#{}", animated.rig),
         })?
-        .joint_count() as u32;
+        .palette_entries() as u32;
     if let Some(t) = tracked.get_mut(animated.slot as usize)
         && t.live
         && t.entity == entity
