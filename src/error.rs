@@ -134,7 +134,7 @@ pub enum ImportErrorKind {
         /// Number of output values.
         values: usize,
     },
-    /// A clip has no keys, or all its keys sit at one instant.
+    /// A clip has no channels (so no length), or a duration that is negative or not finite.
     ZeroLengthClip {
         /// Clip (animation) index.
         animation: usize,
@@ -154,6 +154,18 @@ pub enum ImportErrorKind {
     NotFound {
         /// What was looked for.
         what: String,
+    },
+    /// The file requires an extension that sinew does not implement.
+    UnsupportedExtension {
+        /// The extension's name.
+        name: String,
+    },
+    /// A meshopt-compressed buffer view breaks the extension's rules or does not decode.
+    CompressedView {
+        /// Index of the buffer view.
+        view: usize,
+        /// What is wrong with it.
+        reason: String,
     },
 }
 
@@ -253,6 +265,10 @@ impl fmt::Display for ImportError {
                 "animation {animation}: two channels animate {channel} of {target}"
             ),
             NotFound { what } => write!(f, "{what} not found"),
+            UnsupportedExtension { name } => {
+                write!(f, "requires extension {name}, which sinew does not support")
+            }
+            CompressedView { view, reason } => write!(f, "buffer view {view}: {reason}"),
         }
     }
 }

@@ -1412,6 +1412,7 @@ fn walker_rig() -> Rig {
         nodes,
         clips,
         meshes: Vec::new(),
+        extensions: Vec::new(),
     };
     Rig::from_skin(&asset, 0).unwrap()
 }

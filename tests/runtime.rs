@@ -156,6 +156,7 @@ fn test_asset() -> RawAsset {
         nodes,
         clips,
         meshes: Vec::new(),
+        extensions: Vec::new(),
     }
 }
 

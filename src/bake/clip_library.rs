@@ -84,8 +84,9 @@ impl ClipLibrary {
                     });
                 }
             }
+            // Zero is a pose (every key at one instant); negative or non-finite is not a length.
             let duration = durations.get(c).copied().unwrap_or(0.0);
-            if duration <= 0.0 {
+            if !(duration.is_finite() && duration >= 0.0) {
                 return Err(ImportError::new(
                     file,
                     ImportErrorKind::ZeroLengthClip {

@@ -4,6 +4,7 @@
 
 use gltf::accessor::{DataType, Dimensions};
 
+use super::document::Buffers;
 use crate::error::ImportErrorKind;
 
 /// The component types and element shapes one usage accepts.
@@ -85,14 +86,17 @@ fn out_of_range(accessor: usize, reason: String) -> ImportErrorKind {
     ImportErrorKind::AccessorOutOfRange { accessor, reason }
 }
 
-/// The bytes of a buffer view, checked against its buffer.
+/// The bytes of a buffer view (decoded, for a compressed one), checked against its buffer.
 fn view_bytes<'b>(
     view: &gltf::buffer::View<'_>,
-    buffers: &'b [gltf::buffer::Data],
+    buffers: &'b Buffers,
     accessor: usize,
 ) -> Result<&'b [u8], ImportErrorKind> {
+    if let Some(Some(decoded)) = buffers.decoded.get(view.index()) {
+        return Ok(decoded);
+    }
     let buffer = view.buffer().index();
-    let data = buffers.get(buffer).ok_or(ImportErrorKind::Buffer {
+    let data = buffers.buffers.get(buffer).ok_or(ImportErrorKind::Buffer {
         buffer,
         reason: "not loaded".into(),
     })?;
@@ -193,7 +197,7 @@ fn read_indices(
 /// Returns the data and the number of components per element.
 pub(crate) fn read_accessor<T: Component>(
     accessor: &gltf::Accessor<'_>,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
     format: &Format,
 ) -> Result<(Vec<T>, usize), ImportErrorKind> {
     let index = accessor.index();
@@ -304,9 +308,21 @@ pub(crate) const F32: &[DataType] = &[DataType::F32];
 pub(crate) const JOINT_TYPES: &[DataType] = &[DataType::U8, DataType::U16];
 /// Normalized unsigned formats (weights, texture coordinates).
 pub(crate) const UNORM: &[DataType] = &[DataType::U8, DataType::U16];
-/// Normalized formats a rotation output may use.
-pub(crate) const ROTATION_NORM: &[DataType] =
+/// Every 8- and 16-bit integer type (normalized rotation and weight keys, quantized positions
+/// and texture coordinates).
+pub(crate) const INT8_INT16: &[DataType] =
     &[DataType::I8, DataType::U8, DataType::I16, DataType::U16];
+/// Float or any 8- or 16-bit integer type, not normalized (quantized positions and texture
+/// coordinates).
+pub(crate) const F32_OR_INT8_INT16: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+/// Normalized signed formats (quantized normals and tangents).
+pub(crate) const SNORM: &[DataType] = &[DataType::I8, DataType::I16];
 /// Index buffer formats.
 pub(crate) const INDEX_TYPES: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];
 

@@ -7,7 +7,8 @@ use gltf::Document;
 use gltf::accessor::Dimensions;
 use gltf::animation::Property;
 
-use super::accessor::{F32, Format, ROTATION_NORM, read_accessor};
+use super::accessor::{F32, Format, INT8_INT16, read_accessor};
+use super::document::Buffers;
 use super::raw::{Channel, Interpolation, RawClip, RawTrack};
 use crate::error::ImportErrorKind;
 use crate::math::QUAT_EPSILON;
@@ -28,21 +29,19 @@ const ROTATION_KEYS: Format = Format {
     usage: "rotation keys",
     dims: Dimensions::Vec4,
     plain: F32,
-    normalized: ROTATION_NORM,
+    normalized: INT8_INT16,
 };
 
-/// Reads every animation. Morph-target `weights` channels are skipped (sinew animates joints);
-/// their key times still count toward the clip's duration.
+/// Reads every animation. Morph-target `weights` channels are skipped (sinew animates joints).
 pub(crate) fn read_animations(
     doc: &Document,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
 ) -> Result<Vec<RawClip>, ImportErrorKind> {
     doc.animations()
         .map(|anim| {
             let a = anim.index();
             let name = anim.name().unwrap_or("").to_string();
             let mut tracks = Vec::new();
-            let mut duration = 0.0f32;
             let mut channels = 0;
             let mut animated = HashSet::new();
             for (c, channel) in anim.channels().enumerate() {
@@ -50,7 +49,6 @@ pub(crate) fn read_animations(
                 let sampler = channel.sampler();
                 let (times, _) = read_accessor(&sampler.input(), buffers, &TIMES)?;
                 check_times(&times, a, c)?;
-                duration = duration.max(times.last().copied().unwrap_or(0.0));
                 let (kind, format) = match channel.target().property() {
                     Property::Translation => (Channel::Translation, &VEC3_KEYS),
                     Property::Rotation => (Channel::Rotation, &ROTATION_KEYS),
@@ -110,7 +108,9 @@ pub(crate) fn read_animations(
                     values,
                 });
             }
-            if channels == 0 || duration <= 0.0 {
+            // A clip whose keys all sit at one instant (one key per channel: a pose) is valid
+            // and lasts zero seconds; only an animation without channels has no length at all.
+            if channels == 0 {
                 return Err(ImportErrorKind::ZeroLengthClip { animation: a, name });
             }
             Ok(RawClip { name, tracks })

@@ -1,6 +1,8 @@
 //! Bytes → validated glTF document and loaded buffers. Checks what the gltf crate would otherwise
 //! panic on or let through (GLB header lengths, animation channel targets, the POSITION accessor
 //! index, buffer URIs) before handing the data to it, and names the buffer in every buffer error.
+//! Declared extensions are listed (and unsupported required ones refused) before validation;
+//! meshopt-compressed buffer views are decoded after the buffers load.
 
 use std::path::Path;
 
@@ -8,7 +10,27 @@ use gltf::json;
 use gltf::json::validation::{Checked, Validate};
 use gltf::{Document, Gltf};
 
+use super::extensions::{ExtensionUse, take_extensions};
+use super::meshopt::{Fallback, decode_views, fallback_buffers};
 use crate::error::ImportErrorKind;
+
+/// A file's binary data: every buffer, and the decoded bytes of each compressed buffer view.
+pub(crate) struct Buffers {
+    /// Buffer contents in glTF index order (empty for a fallback buffer without data).
+    pub buffers: Vec<gltf::buffer::Data>,
+    /// Per buffer view: its decoded bytes when it is meshopt-compressed.
+    pub decoded: Vec<Option<Vec<u8>>>,
+}
+
+/// A parsed, validated file with its data loaded.
+pub(crate) struct Loaded {
+    /// The glTF document.
+    pub document: Document,
+    /// Its buffers and decoded views.
+    pub buffers: Buffers,
+    /// The extensions it declares.
+    pub extensions: Vec<ExtensionUse>,
+}
 
 /// Size of the GLB file header and of a GLB chunk header.
 const GLB_HEADER: usize = 12;
@@ -16,17 +38,20 @@ const CHUNK_HEADER: usize = 8;
 
 /// Parses and validates `bytes` (`.gltf` JSON or `.glb`) and loads its buffers. External buffer
 /// URIs resolve against `base`; without one, only embedded and data-URI buffers load.
-pub(crate) fn load(
-    bytes: &[u8],
-    base: Option<&Path>,
-) -> Result<(Document, Vec<gltf::buffer::Data>), ImportErrorKind> {
+pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportErrorKind> {
     let bytes = check_glb(bytes)?;
     let Gltf { document, blob } = Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
-    let root = document.into_json();
+    let mut root = document.into_json();
+    let extensions = take_extensions(&mut root)?;
     check_gaps(&root)?;
     let document = Document::from_json(root).map_err(gltf_error)?;
     let buffers = load_buffers(&document, base, blob)?;
-    Ok((document, buffers))
+    let decoded = decode_views(&document, &buffers)?;
+    Ok(Loaded {
+        document,
+        buffers: Buffers { buffers, decoded },
+        extensions,
+    })
 }
 
 fn invalid(reason: String) -> ImportErrorKind {
@@ -174,12 +199,14 @@ fn percent_decodes_to_utf8(uri: &str) -> bool {
     std::str::from_utf8(&decoded).is_ok()
 }
 
-/// Loads every buffer, each error naming its buffer.
+/// Loads every buffer, each error naming its buffer. A meshopt fallback buffer is not loaded
+/// when flagged, and may lack data when only compressed views refer to it.
 fn load_buffers(
     document: &Document,
     base: Option<&Path>,
     mut blob: Option<Vec<u8>>,
 ) -> Result<Vec<gltf::buffer::Data>, ImportErrorKind> {
+    let fallback = fallback_buffers(document)?;
     let mut buffers = Vec::with_capacity(document.buffers().len());
     for buffer in document.buffers() {
         let index = buffer.index();
@@ -188,6 +215,18 @@ fn load_buffers(
             reason,
         };
         let source = buffer.source();
+        let without_data = matches!(source, gltf::buffer::Source::Bin) && blob.is_none();
+        match fallback[index] {
+            Fallback::Flagged => {
+                buffers.push(gltf::buffer::Data(Vec::new()));
+                continue;
+            }
+            Fallback::Unflagged if without_data => {
+                buffers.push(gltf::buffer::Data(Vec::new()));
+                continue;
+            }
+            Fallback::Unflagged | Fallback::No => {}
+        }
         if let gltf::buffer::Source::Uri(uri) = source
             && !uri.contains(':')
             && !percent_decodes_to_utf8(uri)

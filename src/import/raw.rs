@@ -3,6 +3,7 @@
 
 use glam::{Mat4, Vec4};
 
+use super::extensions::ExtensionUse;
 use crate::math::Sqt;
 
 /// A whole imported file: the scene's node forest and everything that animates it.
@@ -18,6 +19,8 @@ pub struct RawAsset {
     pub clips: Vec<RawClip>,
     /// Every skinned primitive, grouped per skinned mesh node.
     pub meshes: Vec<RawMesh>,
+    /// The extensions the file declares in `extensionsUsed`, with how sinew treats each.
+    pub extensions: Vec<ExtensionUse>,
 }
 
 /// One node of the glTF node graph.
