@@ -173,6 +173,7 @@ fn decode_view(
     c: &Compression,
     buffers: &[gltf::buffer::Data],
 ) -> Result<Vec<u8>, String> {
+    check_layout(c)?;
     let stride = c.byte_stride;
     if let Some(parent) = view.stride()
         && parent != stride
@@ -207,7 +208,6 @@ fn decode_view(
             view.buffer().length()
         ));
     }
-    check_layout(c)?;
     let source = source_bytes(c, buffers)?;
     let decoded = match c.mode {
         Mode::Attributes => decode_attributes(source, c)?,
