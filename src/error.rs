@@ -167,6 +167,22 @@ pub enum ImportErrorKind {
         /// What is wrong with it.
         reason: String,
     },
+    /// An accessor breaks a glTF accessor rule (count, alignment, stride, sparse order, bounds).
+    AccessorRule {
+        /// Index of the accessor.
+        accessor: usize,
+        /// The rule and how it is broken.
+        reason: String,
+    },
+    /// An animation channel breaks a glTF animation rule (its target or its keys).
+    ChannelRule {
+        /// Animation index.
+        animation: usize,
+        /// Channel index in the animation.
+        channel: usize,
+        /// The rule and how it is broken.
+        reason: String,
+    },
 }
 
 impl ImportError {
@@ -269,6 +285,12 @@ impl fmt::Display for ImportError {
                 write!(f, "requires extension {name}, which sinew does not support")
             }
             CompressedView { view, reason } => write!(f, "buffer view {view}: {reason}"),
+            AccessorRule { accessor, reason } => write!(f, "accessor {accessor}: {reason}"),
+            ChannelRule {
+                animation,
+                channel,
+                reason,
+            } => write!(f, "animation {animation} channel {channel}: {reason}"),
         }
     }
 }

@@ -142,6 +142,11 @@ fn build(streams: &Streams) -> Gltf {
     let mut position = accessor(POSITION, streams.positions.len(), FLOAT, "VEC3");
     position["min"] = json!(min);
     position["max"] = json!(max);
+    // Animation inputs must state their range too (over the finite keys: JSON has no infinity).
+    let finite = streams.times.iter().copied().filter(|t| t.is_finite());
+    let mut times = accessor(TIMES, streams.times.len(), FLOAT, "SCALAR");
+    times["min"] = json!([finite.clone().fold(f32::MAX, f32::min)]);
+    times["max"] = json!([finite.fold(f32::MIN, f32::max)]);
     let json = json!({
         "asset": {"version": "2.0"},
         "scene": 0,
@@ -181,7 +186,7 @@ fn build(streams: &Streams) -> Gltf {
             accessor(WEIGHTS, streams.weights.len(), FLOAT, "VEC4"),
             accessor(INDICES, streams.indices.len(), UNSIGNED_SHORT, "SCALAR"),
             accessor(INVERSE_BINDS, streams.inverse_binds.len(), FLOAT, "MAT4"),
-            accessor(TIMES, streams.times.len(), FLOAT, "SCALAR"),
+            times,
             accessor(ROTATIONS, streams.rotations.len(), FLOAT, "VEC4"),
             accessor(TRANSLATIONS, streams.translations.len(), FLOAT, "VEC3"),
         ],
@@ -650,15 +655,15 @@ fn buffer_view_beyond_its_buffer() {
 #[test]
 fn byte_stride_smaller_than_the_element() {
     let mut file = valid();
-    file.json["bufferViews"][TRANSLATIONS]["byteStride"] = json!(4);
+    file.json["bufferViews"][WEIGHTS]["byteStride"] = json!(4);
     let err = import_error("small-stride.gltf", &file.to_gltf());
     assert_kind!(
         err,
         ImportErrorKind::AccessorOutOfRange {
-            accessor: TRANSLATIONS,
+            accessor: WEIGHTS,
             reason,
         } if reason.contains("stride"),
-        format!("accessor {TRANSLATIONS}")
+        format!("accessor {WEIGHTS}")
     );
 }
 

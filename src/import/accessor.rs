@@ -4,6 +4,7 @@
 
 use gltf::accessor::{DataType, Dimensions};
 
+use super::accessor_rules::{check_bounds, check_layout, check_sparse_order};
 use super::document::Buffers;
 use crate::error::ImportErrorKind;
 
@@ -17,6 +18,10 @@ pub(crate) struct Format {
     pub plain: &'static [DataType],
     /// Accepted normalized integer component types.
     pub normalized: &'static [DataType],
+    /// A vertex attribute: its view may define `byteStride`, and elements are 4-byte aligned.
+    pub vertex: bool,
+    /// `min` and `max` must be defined (animation inputs; POSITION is checked by validation).
+    pub bounds: bool,
 }
 
 fn component_count(dims: Dimensions) -> usize {
@@ -31,11 +36,17 @@ fn component_size(t: DataType) -> usize {
 pub(crate) trait Component: Copy + Default {
     /// Decodes one component of type `t` from `bytes`.
     fn decode(bytes: &[u8], t: DataType, normalized: bool) -> Self;
+    /// The value, exactly, for comparisons with `min` and `max`.
+    fn to_f64(self) -> f64;
 }
 
 impl Component for f32 {
     fn decode(bytes: &[u8], t: DataType, normalized: bool) -> Self {
         read_component(bytes, t, normalized)
+    }
+
+    fn to_f64(self) -> f64 {
+        f64::from(self)
     }
 }
 
@@ -49,6 +60,10 @@ impl Component for u32 {
             // Integer usages never accept these; decode them as their float value.
             _ => read_component(bytes, t, false) as u32,
         }
+    }
+
+    fn to_f64(self) -> f64 {
+        f64::from(self)
     }
 }
 
@@ -193,8 +208,10 @@ fn read_indices(
 }
 
 /// Reads an accessor as flat components: `f32` (normalized integers mapped to `[0, 1]` or
-/// `[-1, 1]`) or exact `u32` integers, after checking its format against `format` and all ranges against the buffers.
-/// Returns the data and the number of components per element.
+/// `[-1, 1]`) or exact `u32` integers, after checking its format against `format`, its layout
+/// against glTF's alignment rules and all ranges against the buffers; then checks its sparse
+/// index order and its `min`/`max` against the data. Returns the data and the number of
+/// components per element.
 pub(crate) fn read_accessor<T: Component>(
     accessor: &gltf::Accessor<'_>,
     buffers: &Buffers,
@@ -220,6 +237,7 @@ pub(crate) fn read_accessor<T: Component>(
             ),
         });
     }
+    check_layout(accessor, format)?;
     let comps = component_count(format.dims);
     let elem = comps * component_size(t);
     let count = accessor.count();
@@ -276,6 +294,7 @@ pub(crate) fn read_accessor<T: Component>(
             sparse.indices().index_type(),
             index,
         )?;
+        check_sparse_order(index, &idx)?;
         let vb = view_bytes(&sparse.values().view(), buffers, index)?;
         let mut values = Vec::with_capacity(n * comps);
         read_elements(
@@ -299,6 +318,7 @@ pub(crate) fn read_accessor<T: Component>(
             out[i * comps..(i + 1) * comps].copy_from_slice(&values[k * comps..(k + 1) * comps]);
         }
     }
+    check_bounds(accessor, format, &out, comps)?;
     Ok((out, comps))
 }
 

@@ -18,21 +18,36 @@ const TIMES: Format = Format {
     dims: Dimensions::Scalar,
     plain: F32,
     normalized: &[],
+    vertex: false,
+    bounds: true,
 };
 const VEC3_KEYS: Format = Format {
     usage: "translation or scale keys",
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: false,
+    bounds: false,
+};
+const WEIGHT_KEYS: Format = Format {
+    usage: "morph target weight keys",
+    dims: Dimensions::Scalar,
+    plain: F32,
+    normalized: INT8_INT16,
+    vertex: false,
+    bounds: false,
 };
 const ROTATION_KEYS: Format = Format {
     usage: "rotation keys",
     dims: Dimensions::Vec4,
     plain: F32,
     normalized: INT8_INT16,
+    vertex: false,
+    bounds: false,
 };
 
-/// Reads every animation. Morph-target `weights` channels are skipped (sinew animates joints).
+/// Reads every animation. Morph-target `weights` channels are checked (target, format, count)
+/// but not kept: sinew animates joints.
 pub(crate) fn read_animations(
     doc: &Document,
     buffers: &Buffers,
@@ -49,20 +64,15 @@ pub(crate) fn read_animations(
                 let sampler = channel.sampler();
                 let (times, _) = read_accessor(&sampler.input(), buffers, &TIMES)?;
                 check_times(&times, a, c)?;
-                let (kind, format) = match channel.target().property() {
-                    Property::Translation => (Channel::Translation, &VEC3_KEYS),
-                    Property::Rotation => (Channel::Rotation, &ROTATION_KEYS),
-                    Property::Scale => (Channel::Scale, &VEC3_KEYS),
-                    Property::MorphTargetWeights => continue,
-                };
+                let property = channel.target().property();
                 let node = channel.target().node();
-                if !animated.insert((node.index(), kind)) {
+                if !animated.insert((node.index(), property_name(property))) {
                     return Err(ImportErrorKind::DuplicateChannel {
                         animation: a,
                         target: node
                             .name()
                             .map_or_else(|| format!("node{}", node.index()), str::to_string),
-                        channel: kind.name(),
+                        channel: property_name(property),
                     });
                 }
                 let interpolation = match sampler.interpolation() {
@@ -70,12 +80,29 @@ pub(crate) fn read_animations(
                     gltf::animation::Interpolation::Linear => Interpolation::Linear,
                     gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
                 };
-                let (raw, comps) = read_accessor::<f32>(&sampler.output(), buffers, format)?;
                 let per_key = if interpolation == Interpolation::CubicSpline {
                     3
                 } else {
                     1
                 };
+                if interpolation == Interpolation::CubicSpline && times.len() < 2 {
+                    return Err(ImportErrorKind::ChannelRule {
+                        animation: a,
+                        channel: c,
+                        reason: "a CUBICSPLINE sampler needs at least 2 keys, this one has 1"
+                            .into(),
+                    });
+                }
+                let (kind, format) = match property {
+                    Property::Translation => (Channel::Translation, &VEC3_KEYS),
+                    Property::Rotation => (Channel::Rotation, &ROTATION_KEYS),
+                    Property::Scale => (Channel::Scale, &VEC3_KEYS),
+                    Property::MorphTargetWeights => {
+                        check_weights(&channel, buffers, times.len() * per_key, a, c)?;
+                        continue;
+                    }
+                };
+                let (raw, comps) = read_accessor::<f32>(&sampler.output(), buffers, format)?;
                 let value_count = raw.len() / comps;
                 if value_count != times.len() * per_key {
                     return Err(ImportErrorKind::KeyCount {
@@ -116,6 +143,57 @@ pub(crate) fn read_animations(
             Ok(RawClip { name, tracks })
         })
         .collect()
+}
+
+/// The glTF name of an animated property.
+fn property_name(property: Property) -> &'static str {
+    match property {
+        Property::Translation => Channel::Translation.name(),
+        Property::Rotation => Channel::Rotation.name(),
+        Property::Scale => Channel::Scale.name(),
+        Property::MorphTargetWeights => "weights",
+    }
+}
+
+/// A `weights` channel must target a node whose mesh has morph targets, and hold one finite
+/// weight per target per value (`values` per target: keys, or 3 × keys for CUBICSPLINE).
+fn check_weights(
+    channel: &gltf::animation::Channel<'_>,
+    buffers: &Buffers,
+    values: usize,
+    animation: usize,
+    c: usize,
+) -> Result<(), ImportErrorKind> {
+    let node = channel.target().node();
+    let fail = |reason: String| ImportErrorKind::ChannelRule {
+        animation,
+        channel: c,
+        reason,
+    };
+    let targets = node
+        .mesh()
+        .and_then(|m| m.primitives().next())
+        .map_or(0, |p| p.morph_targets().count());
+    if targets == 0 {
+        return Err(fail(format!(
+            "animates the weights of node {}, which has no mesh with morph targets",
+            node.index()
+        )));
+    }
+    let (weights, _) = read_accessor::<f32>(&channel.sampler().output(), buffers, &WEIGHT_KEYS)?;
+    if weights.len() != values * targets {
+        return Err(fail(format!(
+            "{} weights for {values} values of {targets} morph targets ({} expected)",
+            weights.len(),
+            values * targets
+        )));
+    }
+    if weights.iter().any(|w| !w.is_finite()) {
+        return Err(ImportErrorKind::NonFinite {
+            object: format!("animation {animation} channel {c} weight keys"),
+        });
+    }
+    Ok(())
 }
 
 /// Key times must be finite, non-negative and strictly increasing, with at least one key.

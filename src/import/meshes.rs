@@ -19,24 +19,32 @@ const POSITIONS: Format = Format {
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const NORMALS: Format = Format {
     usage: "NORMAL",
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const TANGENTS: Format = Format {
     usage: "TANGENT",
     dims: Dimensions::Vec4,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const UVS: Format = Format {
     usage: "TEXCOORD_0",
     dims: Dimensions::Vec2,
     plain: F32,
     normalized: UNORM,
+    vertex: true,
+    bounds: false,
 };
 
 /// The same attributes with the component types `KHR_mesh_quantization` adds.
@@ -99,18 +107,24 @@ const JOINTS: Format = Format {
     dims: Dimensions::Vec4,
     plain: JOINT_TYPES,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const WEIGHTS: Format = Format {
     usage: "WEIGHTS_n",
     dims: Dimensions::Vec4,
     plain: F32,
     normalized: UNORM,
+    vertex: true,
+    bounds: false,
 };
 const INDICES: Format = Format {
     usage: "indices",
     dims: Dimensions::Scalar,
     plain: INDEX_TYPES,
     normalized: &[],
+    vertex: false,
+    bounds: false,
 };
 
 /// Reads every triangle primitive of every skinned mesh node. `quantized`: the file uses
@@ -184,6 +198,17 @@ fn read_primitive(
     let mut normals = read_n(Semantic::Normals, formats.normals)?;
     let uvs = read_n(Semantic::TexCoords(0), formats.uvs)?;
     let mut tangents = read_n(Semantic::Tangents, formats.tangents)?;
+    for (name, data) in [
+        ("NORMAL", &normals),
+        ("TEXCOORD_0", &uvs),
+        ("TANGENT", &tangents),
+    ] {
+        if data.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(ImportErrorKind::NonFinite {
+                object: format!("mesh {mesh} primitive {primitive} {name}"),
+            });
+        }
+    }
     if formats.renormalize {
         normals.iter_mut().for_each(|n| renormalize(n, 3));
         tangents.iter_mut().for_each(|t| renormalize(t, 4));

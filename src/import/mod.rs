@@ -3,6 +3,7 @@
 //! including `KHR_mesh_quantization` attributes and `EXT_meshopt_compression` buffer views.
 
 mod accessor;
+mod accessor_rules;
 mod animations;
 mod document;
 mod extensions;
@@ -40,6 +41,7 @@ pub fn import_bytes(
         buffers,
         extensions,
     } = document::load(bytes, base).map_err(fail)?;
+    accessor_rules::check_document(&document).map_err(fail)?;
     let quantized = extensions::uses(&extensions, extensions::MESH_QUANTIZATION);
     let nodes = nodes::read_nodes(&document).map_err(fail)?;
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;

@@ -185,6 +185,8 @@ pub(crate) fn read_skins(
         dims: Dimensions::Mat4,
         plain: F32,
         normalized: &[],
+        vertex: false,
+        bounds: false,
     };
     doc.skins()
         .map(|skin| {
