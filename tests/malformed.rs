@@ -1800,10 +1800,18 @@ fn compressed_view_whose_stream_is_truncated() {
     );
 }
 
+/// A layout-rule case: file name, buffer view, extension fields to set, expected text.
+type LayoutCase = (
+    &'static str,
+    usize,
+    Vec<(&'static str, Value)>,
+    &'static str,
+);
+
 #[test]
 fn compressed_view_that_breaks_a_layout_rule() {
     // Each rule guards an assumption of the decoder (a violated one would abort the process).
-    let cases: [(&str, usize, Vec<(&str, Value)>, &str); 6] = [
+    let cases: [LayoutCase; 6] = [
         (
             "stride-not-4.glb",
             TIMES,
@@ -2001,4 +2009,451 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
     let rigs = import_and_bake("late-pose.gltf", &single_key(0.4).to_gltf(), None)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rigs[0].clips.clips()[0].duration, 0.4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// glTF 2.0, clause by clause: Accessors (§3.6) and Animations (§3.11). Every MUST has a case
+// that breaks it; what the specification allows has a case that imports. The valid cases live
+// here too, beside the invalid ones, because both start from the minimal file.
+//
+// §3.6.1  count >= 1 (schema) ................................ accessor_count_must_be_at_least_one
+//         byteOffset only with a bufferView (schema) ......... byte_offset_without_a_buffer_view
+// §3.6.2  no NaN or infinity in float data ................... float_data_must_not_hold_nan_or_infinity,
+//                                                              nan_key_value, infinite_key_time,
+//                                                              nan_in_an_inverse_bind_matrix
+//         normalized integers decode with the equations ...... normalized_keys_decode_with_the_spec_equations
+// §3.6.3  sparse count <= accessor count ..................... sparse_count_above_the_accessor_count
+//         sparse indices < accessor count .................... sparse_index_not_below_the_accessor_count
+//         sparse indices increase strictly ................... sparse_indices_must_increase_strictly
+//         without bufferView: zeros, then sparse values (MAY)  sparse_accessor_without_a_buffer_view_is_read
+//         sparse data aligned, its views without byteStride .. sparse_data_must_be_aligned_and_tightly_packed
+// §3.6.4  byteOffset (in view and buffer) % component size ... accessor_offsets_must_be_multiples_of_the_component_size
+//         byteStride % component size ........................ byte_stride_must_be_a_multiple_of_the_component_size
+//         byteStride only on vertex attribute views (§3.6) ... byte_stride_only_on_vertex_attribute_views
+//         a view shared by vertex attributes has byteStride .. shared_vertex_attribute_view_must_define_byte_stride
+//         interleaved vertex attributes (MAY) ................ interleaved_vertex_attributes_are_read
+//         an accessor fits its buffer view ................... accessor_range_beyond_its_buffer_view
+//         vertex attribute elements 4-byte aligned ........... vertex_attributes_must_be_4_byte_aligned
+// §3.6.5  min/max: one entry per component ................... bounds_must_have_one_entry_per_component
+//         min/max equal the data's extremes .................. bounds_must_match_the_data
+//         normalized: min/max hold the stored integers ....... normalized_keys_decode_with_the_spec_equations
+//         animation inputs define min and max ................ animation_input_must_define_bounds
+// §3.11   channels: at least one (schema) .................... animation_without_channels
+//         each target at most once (weights too) ............. two_channels_animating_the_same_property,
+//                                                              weights_target_used_twice
+//         "weights" only on nodes with morph targets ......... weights_must_target_a_node_with_morph_targets
+//         output accessor types per path ..................... rotation_keys_of_type_vec3, weights_keys_must_be_scalar,
+//                                                              key_times_stored_as_unsigned_short
+//         weights output = targets × keys (MAY animate) ...... weights_output_must_hold_one_value_per_target_per_key,
+//                                                              weights_channel_on_a_morphed_node_imports
+//         output count = input count (× 3 for CUBICSPLINE) ... linear_output_count_differs_from_input_count,
+//                                                              cubic_spline_output_count_differs_from_three_per_key
+//         input times >= 0, strictly increasing (schema) ..... negative_key_time, non_increasing_key_times
+//         CUBICSPLINE needs at least 2 keys (appendix C) ..... cubic_spline_sampler_must_have_at_least_two_keys
+//         one key per channel: a pose (MAY) .................. single_key_clip_is_a_pose_at_every_time
+// ---------------------------------------------------------------------------------------------
+
+impl Gltf {
+    /// Appends `bytes` as a new buffer view (4-byte aligned) and returns its index.
+    fn push_view(&mut self, bytes: &[u8], stride: Option<usize>) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let mut view =
+            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        if let Some(stride) = stride {
+            view["byteStride"] = json!(stride);
+        }
+        self.bin.extend_from_slice(bytes);
+        self.json["buffers"][0]["byteLength"] = json!(self.bin.len());
+        let views = self.json["bufferViews"].as_array_mut().unwrap();
+        views.push(view);
+        views.len() - 1
+    }
+
+    /// Appends an accessor and returns its index.
+    fn push_accessor(&mut self, accessor: Value) -> usize {
+        let accessors = self.json["accessors"].as_array_mut().unwrap();
+        accessors.push(accessor);
+        accessors.len() - 1
+    }
+}
+
+/// Asserts `file` fails with an [`ImportErrorKind::AccessorRule`] on `accessor` whose text holds
+/// `needle`.
+fn assert_accessor_rule(name: &str, file: &Gltf, accessor: usize, needle: &str) {
+    let err = import_error(name, &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::AccessorRule { accessor: a, .. } if *a == accessor,
+        format!("accessor {accessor}"),
+        needle
+    );
+}
+
+#[test]
+fn accessor_count_must_be_at_least_one() {
+    let mut file = valid();
+    file.json["accessors"][TIMES]["count"] = json!(0);
+    assert_accessor_rule("count-0.gltf", &file, TIMES, "at least 1");
+}
+
+#[test]
+fn byte_offset_without_a_buffer_view() {
+    let mut file = valid();
+    let translations = file.json["accessors"][TRANSLATIONS]
+        .as_object_mut()
+        .unwrap();
+    translations.remove("bufferView");
+    translations.insert("byteOffset".into(), json!(0));
+    translations.insert(
+        "sparse".into(),
+        json!({
+            "count": 1,
+            "indices": {"bufferView": SPARSE_INDEX_VIEW, "componentType": UNSIGNED_SHORT},
+            "values": {"bufferView": SPARSE_VALUE_VIEW},
+        }),
+    );
+    assert_accessor_rule(
+        "offset-without-view.gltf",
+        &file,
+        TRANSLATIONS,
+        "no bufferView",
+    );
+}
+
+#[test]
+fn float_data_must_not_hold_nan_or_infinity() {
+    let mut file = valid();
+    let normals = floats(&[[0.0, 0.0, 1.0], [f32::NAN, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    let view = file.push_view(&normals, None);
+    let accessor = file.push_accessor(
+        json!({"bufferView": view, "count": 3, "componentType": FLOAT, "type": "VEC3"}),
+    );
+    file.json["meshes"][0]["primitives"][0]["attributes"]["NORMAL"] = json!(accessor);
+    let err = import_error("nan-normal.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::NonFinite { .. },
+        "mesh 0 primitive 0 NORMAL"
+    );
+}
+
+/// The minimal file with `TRANSLATIONS` patched by a sparse substitution of `indices` and
+/// `values`.
+fn with_sparse_translations(indices: Vec<u16>, values: Vec<[f32; 3]>) -> Gltf {
+    let count = indices.len();
+    let mut file = with_streams(|s| {
+        s.sparse_indices = indices;
+        s.sparse_values = values;
+    });
+    file.json["accessors"][TRANSLATIONS]["sparse"] = json!({
+        "count": count,
+        "indices": {"bufferView": SPARSE_INDEX_VIEW, "componentType": UNSIGNED_SHORT},
+        "values": {"bufferView": SPARSE_VALUE_VIEW},
+    });
+    file
+}
+
+#[test]
+fn sparse_indices_must_increase_strictly() {
+    for (name, indices) in [
+        ("sparse-repeat.gltf", vec![1, 1]),
+        ("sparse-down.gltf", vec![1, 0]),
+    ] {
+        let file = with_sparse_translations(indices, vec![[0.0, 1.0, 0.0], [0.0, 2.0, 0.0]]);
+        assert_accessor_rule(name, &file, TRANSLATIONS, "increase strictly");
+    }
+}
+
+#[test]
+fn sparse_accessor_without_a_buffer_view_is_read() {
+    let mut file = with_sparse_translations(vec![1], vec![[0.0, 3.0, 0.0]]);
+    file.json["accessors"][TRANSLATIONS]
+        .as_object_mut()
+        .unwrap()
+        .remove("bufferView");
+    let asset = import_ok("sparse-zeros.gltf", &file.to_gltf());
+    let track = asset.clips[0]
+        .tracks
+        .iter()
+        .find(|t| t.channel == sinew::Channel::Translation)
+        .unwrap();
+    assert_eq!(
+        track.values,
+        [glam::Vec4::ZERO, glam::Vec4::new(0.0, 3.0, 0.0, 0.0)]
+    );
+}
+
+#[test]
+fn sparse_data_must_be_aligned_and_tightly_packed() {
+    let mut file = with_sparse_translations(vec![1], vec![[0.0, 1.0, 0.0]]);
+    file.json["bufferViews"][SPARSE_VALUE_VIEW]["byteStride"] = json!(12);
+    assert_accessor_rule("sparse-stride.gltf", &file, TRANSLATIONS, "byteStride");
+    let mut file = with_sparse_translations(vec![1], vec![[0.0, 1.0, 0.0]]);
+    file.json["accessors"][TRANSLATIONS]["sparse"]["values"]["byteOffset"] = json!(2);
+    assert_accessor_rule(
+        "sparse-offset.gltf",
+        &file,
+        TRANSLATIONS,
+        "not a multiple of 4",
+    );
+}
+
+#[test]
+fn accessor_offsets_must_be_multiples_of_the_component_size() {
+    let mut file = valid();
+    file.json["accessors"][ROTATIONS]["byteOffset"] = json!(2);
+    assert_accessor_rule("accessor-offset.gltf", &file, ROTATIONS, "component size 4");
+    let mut file = valid();
+    let offset = file.json["bufferViews"][ROTATIONS]["byteOffset"]
+        .as_u64()
+        .unwrap();
+    file.json["bufferViews"][ROTATIONS]["byteOffset"] = json!(offset + 2);
+    assert_accessor_rule("view-offset.gltf", &file, ROTATIONS, "component size 4");
+}
+
+#[test]
+fn byte_stride_must_be_a_multiple_of_the_component_size() {
+    let mut file = valid();
+    file.json["bufferViews"][WEIGHTS]["byteStride"] = json!(18);
+    file.json["bufferViews"][WEIGHTS]["byteLength"] = json!(52);
+    assert_accessor_rule("stride-18.gltf", &file, WEIGHTS, "component size 4");
+}
+
+#[test]
+fn byte_stride_only_on_vertex_attribute_views() {
+    let mut file = valid();
+    file.json["bufferViews"][ROTATIONS]["byteStride"] = json!(16);
+    assert_accessor_rule(
+        "animation-stride.gltf",
+        &file,
+        ROTATIONS,
+        "only vertex attribute views",
+    );
+}
+
+#[test]
+fn vertex_attributes_must_be_4_byte_aligned() {
+    let mut file = valid();
+    file.json["bufferViews"][JOINTS]["byteStride"] = json!(10);
+    file.json["bufferViews"][JOINTS]["byteLength"] = json!(28);
+    assert_accessor_rule("stride-10.gltf", &file, JOINTS, "4-byte aligned");
+    let mut file = valid();
+    file.json["accessors"][JOINTS]["byteOffset"] = json!(2);
+    assert_accessor_rule("offset-2.gltf", &file, JOINTS, "4-byte aligned");
+}
+
+/// The minimal file with POSITION and WEIGHTS interleaved in one new view (`stride`: its
+/// `byteStride`, if any).
+fn interleaved(stride: Option<usize>) -> Gltf {
+    let s = valid_streams();
+    let mut file = build(&s);
+    let bytes: Vec<u8> = s
+        .positions
+        .iter()
+        .zip(&s.weights)
+        .flat_map(|(p, w)| floats(&[*p]).into_iter().chain(floats(&[*w])))
+        .collect();
+    let view = file.push_view(&bytes, stride);
+    file.json["accessors"][POSITION]["bufferView"] = json!(view);
+    file.json["accessors"][WEIGHTS]["bufferView"] = json!(view);
+    file.json["accessors"][WEIGHTS]["byteOffset"] = json!(12);
+    file
+}
+
+#[test]
+fn interleaved_vertex_attributes_are_read() {
+    let asset = import_ok("interleaved.gltf", &interleaved(Some(28)).to_gltf());
+    let plain = import_ok("plain.gltf", &valid().to_gltf());
+    assert_eq!(asset.meshes, plain.meshes);
+}
+
+#[test]
+fn shared_vertex_attribute_view_must_define_byte_stride() {
+    let file = interleaved(None);
+    assert_accessor_rule("shared-view.gltf", &file, WEIGHTS, "defines no byteStride");
+}
+
+#[test]
+fn bounds_must_have_one_entry_per_component() {
+    let mut file = valid();
+    file.json["accessors"][TIMES]["min"] = json!([0.0, 0.0]);
+    assert_accessor_rule("min-length.gltf", &file, TIMES, "array of 1 numbers");
+}
+
+#[test]
+fn bounds_must_match_the_data() {
+    let mut file = valid();
+    file.json["accessors"][TIMES]["max"] = json!([2.0]);
+    assert_accessor_rule("max-mismatch.gltf", &file, TIMES, "max[0] is 2");
+    let mut file = valid();
+    file.json["accessors"][POSITION]["min"] = json!([0.0, -1.0, 0.0]);
+    assert_accessor_rule("position-min.gltf", &file, POSITION, "min[1] is -1");
+}
+
+#[test]
+fn animation_input_must_define_bounds() {
+    let mut file = valid();
+    file.json["accessors"][TIMES]
+        .as_object_mut()
+        .unwrap()
+        .remove("max");
+    assert_accessor_rule("no-max.gltf", &file, TIMES, "must define max");
+}
+
+#[test]
+fn normalized_keys_decode_with_the_spec_equations() {
+    // Rotation keys as normalized shorts; min/max hold the stored integers, not the decoded
+    // values. f = max(c / 32767, -1): -32768 and -32767 both decode to -1.
+    let stored: [[i16; 4]; 2] = [[0, 0, -32768, 32767], [0, 0, 23170, 23170]];
+    let mut file = valid();
+    let bytes: Vec<u8> = stored
+        .iter()
+        .flatten()
+        .flat_map(|c| c.to_le_bytes())
+        .collect();
+    let view = file.push_view(&bytes, None);
+    let rotations = &mut file.json["accessors"][ROTATIONS];
+    rotations["bufferView"] = json!(view);
+    rotations["componentType"] = json!(SHORT);
+    rotations["normalized"] = json!(true);
+    rotations["min"] = json!([0, 0, -32768, 23170]);
+    rotations["max"] = json!([0, 0, 23170, 32767]);
+    let asset = import_ok("short-rotations.gltf", &file.to_gltf());
+    let track = asset.clips[0]
+        .tracks
+        .iter()
+        .find(|t| t.channel == sinew::Channel::Rotation)
+        .unwrap();
+    for (key, c) in track.values.iter().zip(&stored) {
+        let decoded =
+            glam::Vec4::from_array(c.map(|c| (f32::from(c) / 32767.0).max(-1.0))).normalize();
+        common::assert_vec_close(
+            &key.to_array(),
+            &decoded.to_array(),
+            common::EXACT_TOLERANCE,
+            "rotation key",
+        );
+    }
+}
+
+/// The minimal file whose mesh has `targets` morph targets (displacements: the positions) and
+/// whose animation gains a `weights` channel on the mesh node with output `output`.
+fn with_weights_channel(targets: usize, output: usize) -> Gltf {
+    let mut file = valid();
+    file.json["meshes"][0]["primitives"][0]["targets"] =
+        json!(vec![json!({"POSITION": POSITION}); targets]);
+    let animation = &mut file.json["animations"][0];
+    let sampler = animation["samplers"].as_array().unwrap().len();
+    animation["samplers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"input": TIMES, "output": output}));
+    animation["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"sampler": sampler, "target": {"node": BODY, "path": "weights"}}));
+    file
+}
+
+#[test]
+fn weights_channel_on_a_morphed_node_imports() {
+    // Two keys of one target: the two key times double as weights.
+    let asset = import_ok("weights.gltf", &with_weights_channel(1, TIMES).to_gltf());
+    let plain = import_ok("plain.gltf", &valid().to_gltf());
+    assert_eq!(asset.clips, plain.clips, "weights are checked, not kept");
+}
+
+#[test]
+fn weights_output_must_hold_one_value_per_target_per_key() {
+    let err = import_error(
+        "weights-count.gltf",
+        &with_weights_channel(2, TIMES).to_gltf(),
+    );
+    assert_kind!(
+        err,
+        ImportErrorKind::ChannelRule {
+            animation: 0,
+            channel: 2,
+            ..
+        },
+        "animation 0 channel 2",
+        "2 weights for 2 values of 2 morph targets (4 expected)"
+    );
+}
+
+#[test]
+fn weights_must_target_a_node_with_morph_targets() {
+    let err = import_error(
+        "weights-no-targets.gltf",
+        &with_weights_channel(0, TIMES).to_gltf(),
+    );
+    assert_kind!(
+        err,
+        ImportErrorKind::ChannelRule {
+            animation: 0,
+            channel: 2,
+            ..
+        },
+        "animation 0 channel 2",
+        "no mesh with morph targets"
+    );
+}
+
+#[test]
+fn weights_keys_must_be_scalar() {
+    let err = import_error(
+        "weights-vec4.gltf",
+        &with_weights_channel(1, ROTATIONS).to_gltf(),
+    );
+    assert_kind!(
+        err,
+        ImportErrorKind::AccessorFormat {
+            accessor: ROTATIONS,
+            ..
+        },
+        "morph target weight keys"
+    );
+}
+
+#[test]
+fn weights_target_used_twice() {
+    let mut file = with_weights_channel(1, TIMES);
+    let channels = file.json["animations"][0]["channels"]
+        .as_array_mut()
+        .unwrap();
+    let again = channels[2].clone();
+    channels.push(again);
+    let err = import_error("weights-twice.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::DuplicateChannel {
+            animation: 0,
+            channel: "weights",
+            ..
+        },
+        "two channels animate weights of body"
+    );
+}
+
+#[test]
+fn cubic_spline_sampler_must_have_at_least_two_keys() {
+    let mut file = with_streams(|s| {
+        s.times = vec![0.0];
+        s.rotations = vec![[0.0; 4], [0.0, 0.0, 0.0, 1.0], [0.0; 4]];
+        s.translations = vec![[0.0; 3]];
+    });
+    file.json["animations"][0]["samplers"][0]["interpolation"] = json!("CUBICSPLINE");
+    let err = import_error("cubic-one-key.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::ChannelRule {
+            animation: 0,
+            channel: 0,
+            ..
+        },
+        "animation 0 channel 0",
+        "at least 2 keys"
+    );
 }

@@ -15,7 +15,7 @@ fn rule(accessor: usize, reason: String) -> ImportErrorKind {
     ImportErrorKind::AccessorRule { accessor, reason }
 }
 
-/// Count, offsets and strides of `accessor` as `format` uses it (§3.6.2.4, data alignment): a
+/// Count, offsets and strides of `accessor` as `format` uses it (§3.6.4, data alignment): a
 /// count of at least one; offsets (into the view and into the buffer) that are multiples of the
 /// component size; `byteStride` only on views of vertex attributes and a multiple of the
 /// component size; vertex attribute elements 4-byte aligned; no `byteStride` on sparse views.
@@ -88,7 +88,7 @@ pub(crate) fn check_layout(
     Ok(())
 }
 
-/// Sparse indices must increase strictly (§3.6.2.3).
+/// Sparse indices must increase strictly (§3.6.3).
 pub(crate) fn check_sparse_order(
     accessor: usize,
     indices: &[usize],
@@ -121,7 +121,7 @@ fn decode_bound(value: f64, t: DataType, normalized: bool) -> f64 {
     })
 }
 
-/// `min` and `max` (§3.6.2.5): required where `format` says so; when present, one entry per
+/// `min` and `max` (§3.6.5): required where `format` says so; when present, one entry per
 /// component, each equal to the data's extreme value (after sparse substitution). Skipped for
 /// data holding NaN or infinity, which every usage refuses on its own.
 pub(crate) fn check_bounds<T: Component>(
