@@ -2051,6 +2051,7 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 //         input times >= 0, strictly increasing (schema) ..... negative_key_time, non_increasing_key_times
 //         CUBICSPLINE needs at least 2 keys (appendix C) ..... cubic_spline_sampler_must_have_at_least_two_keys
 //         one key per channel: a pose (MAY) .................. single_key_clip_is_a_pose_at_every_time
+//         a channel without target node is ignored (SHOULD) .. channel_without_a_target_node_is_ignored
 // ---------------------------------------------------------------------------------------------
 
 impl Gltf {
@@ -2456,4 +2457,27 @@ fn cubic_spline_sampler_must_have_at_least_two_keys() {
         "animation 0 channel 0",
         "at least 2 keys"
     );
+}
+
+#[test]
+fn channel_without_a_target_node_is_ignored() {
+    // As KHR_animation_pointer writes them: the target names a pointer, not a node.
+    let pointer = json!({
+        "sampler": 1,
+        "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/0/translation"}}},
+    });
+    let mut file = valid();
+    declare(&mut file, &[("KHR_animation_pointer", false)]);
+    file.json["animations"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(pointer.clone());
+    let asset = import_ok("pointer.gltf", &file.to_gltf());
+    let plain = import_ok("plain.gltf", &valid().to_gltf());
+    assert_eq!(asset.clips, plain.clips);
+    // An animation whose every channel is ignored is an empty clip, not an error.
+    file.json["animations"][0]["channels"] = json!([pointer]);
+    let rigs =
+        import_and_bake("pointer-only.glb", &file.to_glb(), None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rigs[0].clips.clips()[0].duration, 0.0);
 }

@@ -47,10 +47,12 @@ const ROTATION_KEYS: Format = Format {
 };
 
 /// Reads every animation. Morph-target `weights` channels are checked (target, format, count)
-/// but not kept: sinew animates joints.
+/// but not kept: sinew animates joints. `ignored[a]`: channels of animation `a` dropped before
+/// parsing for naming no node (such an animation still has channels, so it is no error).
 pub(crate) fn read_animations(
     doc: &Document,
     buffers: &Buffers,
+    ignored: &[usize],
 ) -> Result<Vec<RawClip>, ImportErrorKind> {
     doc.animations()
         .map(|anim| {
@@ -137,7 +139,7 @@ pub(crate) fn read_animations(
             }
             // A clip whose keys all sit at one instant (one key per channel: a pose) is valid
             // and lasts zero seconds; only an animation without channels has no length at all.
-            if channels == 0 {
+            if channels == 0 && ignored.get(a).copied().unwrap_or(0) == 0 {
                 return Err(ImportErrorKind::ZeroLengthClip { animation: a, name });
             }
             Ok(RawClip { name, tracks })

@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
+use gltf::Document;
 use gltf::json;
 use gltf::json::validation::{Checked, Validate};
-use gltf::{Document, Gltf};
 
 use super::extensions::{ExtensionUse, take_extensions};
 use super::meshopt::{Fallback, decode_views, fallback_buffers};
@@ -30,6 +30,8 @@ pub(crate) struct Loaded {
     pub buffers: Buffers,
     /// The extensions it declares.
     pub extensions: Vec<ExtensionUse>,
+    /// Per animation: how many channels were dropped for naming no target node.
+    pub ignored_channels: Vec<usize>,
 }
 
 /// Size of the GLB file header and of a GLB chunk header.
@@ -40,8 +42,7 @@ const CHUNK_HEADER: usize = 8;
 /// URIs resolve against `base`; without one, only embedded and data-URI buffers load.
 pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportErrorKind> {
     let bytes = check_glb(bytes)?;
-    let Gltf { document, blob } = Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
-    let mut root = document.into_json();
+    let (mut root, blob, ignored_channels) = parse(bytes)?;
     let extensions = take_extensions(&mut root)?;
     check_gaps(&root)?;
     let document = Document::from_json(root).map_err(gltf_error)?;
@@ -51,7 +52,45 @@ pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportEr
         document,
         buffers: Buffers { buffers, decoded },
         extensions,
+        ignored_channels,
     })
+}
+
+/// Splits a GLB into its JSON and BIN chunks (text glTF is all JSON), drops the animation
+/// channels that name no target node (glTF: such a channel should be ignored; extensions such as
+/// `KHR_animation_pointer` use them), and deserializes the rest. Returns the document, the BIN
+/// chunk and the number of channels dropped per animation.
+fn parse(bytes: &[u8]) -> Result<(json::Root, Option<Vec<u8>>, Vec<usize>), ImportErrorKind> {
+    let (text, blob) = if bytes.starts_with(b"glTF") {
+        let glb = gltf::binary::Glb::from_slice(bytes).map_err(gltf_error)?;
+        (glb.json.into_owned(), glb.bin.map(|b| b.into_owned()))
+    } else {
+        (bytes.to_vec(), None)
+    };
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| invalid(e.to_string()))?;
+    let ignored = drop_channels_without_node(&mut value);
+    let root = serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
+    Ok((root, blob, ignored))
+}
+
+/// Removes every animation channel whose `target` has no `node`; returns how many per animation.
+fn drop_channels_without_node(value: &mut serde_json::Value) -> Vec<usize> {
+    let Some(animations) = value.get_mut("animations").and_then(|a| a.as_array_mut()) else {
+        return Vec::new();
+    };
+    animations
+        .iter_mut()
+        .map(|animation| {
+            let Some(channels) = animation.get_mut("channels").and_then(|c| c.as_array_mut())
+            else {
+                return 0;
+            };
+            let before = channels.len();
+            channels.retain(|c| c.get("target").is_none_or(|t| t.get("node").is_some()));
+            before - channels.len()
+        })
+        .collect()
 }
 
 fn invalid(reason: String) -> ImportErrorKind {

@@ -40,12 +40,14 @@ pub fn import_bytes(
         document,
         buffers,
         extensions,
+        ignored_channels,
     } = document::load(bytes, base).map_err(fail)?;
     accessor_rules::check_document(&document).map_err(fail)?;
     let quantized = extensions::uses(&extensions, extensions::MESH_QUANTIZATION);
     let nodes = nodes::read_nodes(&document).map_err(fail)?;
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
-    let clips = animations::read_animations(&document, &buffers).map_err(fail)?;
+    let clips =
+        animations::read_animations(&document, &buffers, &ignored_channels).map_err(fail)?;
     let meshes =
         meshes::read_skinned_meshes(&document, &buffers, &skins, quantized).map_err(fail)?;
     Ok(RawAsset {
