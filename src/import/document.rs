@@ -42,7 +42,11 @@ const CHUNK_HEADER: usize = 8;
 /// URIs resolve against `base`; without one, only embedded and data-URI buffers load.
 pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportErrorKind> {
     let bytes = check_glb(bytes)?;
-    let (mut root, blob, ignored_channels) = parse(bytes)?;
+    let Parsed {
+        mut root,
+        blob,
+        ignored_channels,
+    } = parse(bytes)?;
     let extensions = take_extensions(&mut root)?;
     check_gaps(&root)?;
     let document = Document::from_json(root).map_err(gltf_error)?;
@@ -58,9 +62,8 @@ pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportEr
 
 /// Splits a GLB into its JSON and BIN chunks (text glTF is all JSON), drops the animation
 /// channels that name no target node (glTF: such a channel should be ignored; extensions such as
-/// `KHR_animation_pointer` use them), and deserializes the rest. Returns the document, the BIN
-/// chunk and the number of channels dropped per animation.
-fn parse(bytes: &[u8]) -> Result<(json::Root, Option<Vec<u8>>, Vec<usize>), ImportErrorKind> {
+/// `KHR_animation_pointer` use them), and deserializes the rest.
+fn parse(bytes: &[u8]) -> Result<Parsed, ImportErrorKind> {
     let (text, blob) = if bytes.starts_with(b"glTF") {
         let glb = gltf::binary::Glb::from_slice(bytes).map_err(gltf_error)?;
         (glb.json.into_owned(), glb.bin.map(|b| b.into_owned()))
@@ -69,9 +72,20 @@ fn parse(bytes: &[u8]) -> Result<(json::Root, Option<Vec<u8>>, Vec<usize>), Impo
     };
     let mut value: serde_json::Value =
         serde_json::from_slice(&text).map_err(|e| invalid(e.to_string()))?;
-    let ignored = drop_channels_without_node(&mut value);
+    let ignored_channels = drop_channels_without_node(&mut value);
     let root = serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
-    Ok((root, blob, ignored))
+    Ok(Parsed {
+        root,
+        blob,
+        ignored_channels,
+    })
+}
+
+/// The JSON document, the GLB binary chunk, and the channels dropped per animation.
+struct Parsed {
+    root: json::Root,
+    blob: Option<Vec<u8>>,
+    ignored_channels: Vec<usize>,
 }
 
 /// Removes every animation channel whose `target` has no `node`; returns how many per animation.
