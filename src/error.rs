@@ -147,7 +147,7 @@ pub enum ImportErrorKind {
         animation: usize,
         /// The node (or joint) name.
         target: String,
-        /// `translation`, `rotation` or `scale`.
+        /// `translation`, `rotation`, `scale` or `weights`.
         channel: &'static str,
     },
     /// A clip or joint named by the caller does not exist.
