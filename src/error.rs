@@ -159,7 +159,7 @@ pub enum ImportErrorKind {
         /// Number of output values.
         values: usize,
     },
-    /// A clip has no keys, or all its keys sit at one instant.
+    /// A clip has no channels (so no length), or a duration that is negative or not finite.
     #[error("animation {animation} ({name:?}) has zero length")]
     ZeroLengthClip {
         /// Clip (animation) index.
@@ -287,6 +287,38 @@ pub enum ImportErrorKind {
         count: usize,
         /// The limit.
         limit: usize,
+    },
+    /// The file requires an extension that sinew does not implement.
+    #[error("requires extension {name}, which sinew does not support")]
+    UnsupportedExtension {
+        /// The extension's name.
+        name: String,
+    },
+    /// A meshopt-compressed buffer view breaks the extension's rules or does not decode.
+    #[error("buffer view {view}: {reason}")]
+    CompressedView {
+        /// Index of the buffer view.
+        view: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An accessor breaks a glTF accessor rule (count, alignment, stride, sparse order, bounds).
+    #[error("accessor {accessor}: {reason}")]
+    AccessorRule {
+        /// Index of the accessor.
+        accessor: usize,
+        /// The rule and how it is broken.
+        reason: String,
+    },
+    /// An animation channel breaks a glTF animation rule (its target or its keys).
+    #[error("animation {animation} channel {channel}: {reason}")]
+    ChannelRule {
+        /// Animation index.
+        animation: usize,
+        /// Channel index in the animation.
+        channel: usize,
+        /// The rule and how it is broken.
+        reason: String,
     },
 }
 

@@ -1530,6 +1530,7 @@ fn walker_rig() -> Rig {
         clips,
         meshes: Vec::new(),
         morph_nodes: Vec::new(),
+        extensions: Vec::new(),
     };
     Rig::from_skin(&asset, 0).unwrap()
 }

@@ -158,6 +158,7 @@ fn test_asset() -> RawAsset {
         clips,
         meshes: Vec::new(),
         morph_nodes: Vec::new(),
+        extensions: Vec::new(),
     }
 }
 

@@ -245,7 +245,8 @@ pub(crate) fn check_duration(
             },
         ));
     }
-    if duration <= 0.0 {
+    // Zero is a pose (every key at one instant); negative is not a length.
+    if duration < 0.0 {
         return Err(ImportError::new(
             file,
             ImportErrorKind::ZeroLengthClip {

@@ -4,6 +4,8 @@
 
 use gltf::accessor::{DataType, Dimensions};
 
+use super::accessor_rules::{check_bounds, check_layout, check_sparse_order};
+use super::document::Buffers;
 use crate::error::ImportErrorKind;
 
 /// The component types and element shapes one usage accepts.
@@ -16,6 +18,10 @@ pub(crate) struct Format {
     pub plain: &'static [DataType],
     /// Accepted normalized integer component types.
     pub normalized: &'static [DataType],
+    /// A vertex attribute: its view may define `byteStride`, and elements are 4-byte aligned.
+    pub vertex: bool,
+    /// `min` and `max` must be defined (animation inputs; POSITION is checked by validation).
+    pub bounds: bool,
 }
 
 fn component_count(dims: Dimensions) -> usize {
@@ -30,11 +36,17 @@ fn component_size(t: DataType) -> usize {
 pub(crate) trait Component: Copy + Default {
     /// Decodes one component of type `t` from `bytes`.
     fn decode(bytes: &[u8], t: DataType, normalized: bool) -> Self;
+    /// The value, exactly, for comparisons with `min` and `max`.
+    fn to_f64(self) -> f64;
 }
 
 impl Component for f32 {
     fn decode(bytes: &[u8], t: DataType, normalized: bool) -> Self {
         read_component(bytes, t, normalized)
+    }
+
+    fn to_f64(self) -> f64 {
+        f64::from(self)
     }
 }
 
@@ -48,6 +60,10 @@ impl Component for u32 {
             // Integer usages never accept these; decode them as their float value.
             _ => read_component(bytes, t, false) as u32,
         }
+    }
+
+    fn to_f64(self) -> f64 {
+        f64::from(self)
     }
 }
 
@@ -85,14 +101,17 @@ fn out_of_range(accessor: usize, reason: String) -> ImportErrorKind {
     ImportErrorKind::AccessorOutOfRange { accessor, reason }
 }
 
-/// The bytes of a buffer view, checked against its buffer.
+/// The bytes of a buffer view (decoded, for a compressed one), checked against its buffer.
 fn view_bytes<'b>(
     view: &gltf::buffer::View<'_>,
-    buffers: &'b [gltf::buffer::Data],
+    buffers: &'b Buffers,
     accessor: usize,
 ) -> Result<&'b [u8], ImportErrorKind> {
+    if let Some(Some(decoded)) = buffers.decoded.get(view.index()) {
+        return Ok(decoded);
+    }
     let buffer = view.buffer().index();
-    let data = buffers.get(buffer).ok_or(ImportErrorKind::Buffer {
+    let data = buffers.buffers.get(buffer).ok_or(ImportErrorKind::Buffer {
         buffer,
         reason: "not loaded".into(),
     })?;
@@ -189,11 +208,13 @@ fn read_indices(
 }
 
 /// Reads an accessor as flat components: `f32` (normalized integers mapped to `[0, 1]` or
-/// `[-1, 1]`) or exact `u32` integers, after checking its format against `format` and all ranges against the buffers.
-/// Returns the data and the number of components per element.
+/// `[-1, 1]`) or exact `u32` integers, after checking its format against `format`, its layout
+/// against glTF's alignment rules and all ranges against the buffers; then checks its sparse
+/// index order and its `min`/`max` against the data. Returns the data and the number of
+/// components per element.
 pub(crate) fn read_accessor<T: Component>(
     accessor: &gltf::Accessor<'_>,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
     format: &Format,
 ) -> Result<(Vec<T>, usize), ImportErrorKind> {
     let index = accessor.index();
@@ -216,6 +237,7 @@ pub(crate) fn read_accessor<T: Component>(
             ),
         });
     }
+    check_layout(accessor, format)?;
     let comps = component_count(format.dims);
     let elem = comps * component_size(t);
     let count = accessor.count();
@@ -272,6 +294,7 @@ pub(crate) fn read_accessor<T: Component>(
             sparse.indices().index_type(),
             index,
         )?;
+        check_sparse_order(index, &idx)?;
         let vb = view_bytes(&sparse.values().view(), buffers, index)?;
         let mut values = Vec::with_capacity(n * comps);
         read_elements(
@@ -295,6 +318,7 @@ pub(crate) fn read_accessor<T: Component>(
             out[i * comps..(i + 1) * comps].copy_from_slice(&values[k * comps..(k + 1) * comps]);
         }
     }
+    check_bounds(accessor, format, &out, comps)?;
     Ok((out, comps))
 }
 
@@ -304,9 +328,21 @@ pub(crate) const F32: &[DataType] = &[DataType::F32];
 pub(crate) const JOINT_TYPES: &[DataType] = &[DataType::U8, DataType::U16];
 /// Normalized unsigned formats (weights, texture coordinates).
 pub(crate) const UNORM: &[DataType] = &[DataType::U8, DataType::U16];
-/// Normalized formats a rotation output may use.
-pub(crate) const ROTATION_NORM: &[DataType] =
+/// Every 8- and 16-bit integer type (normalized rotation and weight keys, quantized positions
+/// and texture coordinates).
+pub(crate) const INT8_INT16: &[DataType] =
     &[DataType::I8, DataType::U8, DataType::I16, DataType::U16];
+/// Float or any 8- or 16-bit integer type, not normalized (quantized positions and texture
+/// coordinates).
+pub(crate) const F32_OR_INT8_INT16: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+/// Normalized signed formats (quantized normals and tangents).
+pub(crate) const SNORM: &[DataType] = &[DataType::I8, DataType::I16];
 /// Index buffer formats.
 pub(crate) const INDEX_TYPES: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];
 

@@ -7,7 +7,8 @@ use gltf::Document;
 use gltf::accessor::Dimensions;
 use gltf::animation::Property;
 
-use super::accessor::{F32, Format, ROTATION_NORM, read_accessor};
+use super::accessor::{F32, Format, INT8_INT16, read_accessor};
+use super::document::Buffers;
 use super::raw::{Channel, Interpolation, RawClip, RawTrack};
 use crate::error::ImportErrorKind;
 use crate::math::QUAT_EPSILON;
@@ -17,25 +18,33 @@ const TIMES: Format = Format {
     dims: Dimensions::Scalar,
     plain: F32,
     normalized: &[],
+    vertex: false,
+    bounds: true,
 };
 const VEC3_KEYS: Format = Format {
     usage: "translation or scale keys",
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: false,
+    bounds: false,
 };
 const ROTATION_KEYS: Format = Format {
     usage: "rotation keys",
     dims: Dimensions::Vec4,
     plain: F32,
-    normalized: ROTATION_NORM,
+    normalized: INT8_INT16,
+    vertex: false,
+    bounds: false,
 };
 
 /// Reads every animation: joint channels become tracks, morph-target `weights` channels weight
-/// tracks.
+/// tracks. `ignored[a]`: channels of animation `a` dropped before parsing for naming no node
+/// (such an animation still has channels, so it is no error).
 pub(crate) fn read_animations(
     doc: &Document,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
+    ignored: &[usize],
 ) -> Result<Vec<RawClip>, ImportErrorKind> {
     doc.animations()
         .map(|anim| {
@@ -43,7 +52,6 @@ pub(crate) fn read_animations(
             let name = anim.name().unwrap_or("").to_string();
             let mut tracks = Vec::new();
             let mut weights = Vec::new();
-            let mut duration = 0.0f32;
             let mut channels = 0;
             let mut animated = HashSet::new();
             for (c, channel) in anim.channels().enumerate() {
@@ -51,8 +59,36 @@ pub(crate) fn read_animations(
                 let sampler = channel.sampler();
                 let (times, _) = read_accessor(&sampler.input(), buffers, &TIMES)?;
                 check_times(&times, a, c)?;
-                duration = duration.max(times.last().copied().unwrap_or(0.0));
-                let (kind, format) = match channel.target().property() {
+                let property = channel.target().property();
+                let node = channel.target().node();
+                if !animated.insert((node.index(), property_name(property))) {
+                    return Err(ImportErrorKind::DuplicateChannel {
+                        animation: a,
+                        target: node
+                            .name()
+                            .map_or_else(|| format!("node{}", node.index()), str::to_string),
+                        channel: property_name(property),
+                    });
+                }
+                let interpolation = match sampler.interpolation() {
+                    gltf::animation::Interpolation::Step => Interpolation::Step,
+                    gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                    gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+                };
+                let per_key = if interpolation == Interpolation::CubicSpline {
+                    3
+                } else {
+                    1
+                };
+                if interpolation == Interpolation::CubicSpline && times.len() < 2 {
+                    return Err(ImportErrorKind::ChannelRule {
+                        animation: a,
+                        channel: c,
+                        reason: "a CUBICSPLINE sampler needs at least 2 keys, this one has 1"
+                            .into(),
+                    });
+                }
+                let (kind, format) = match property {
                     Property::Translation => (Channel::Translation, &VEC3_KEYS),
                     Property::Rotation => (Channel::Rotation, &ROTATION_KEYS),
                     Property::Scale => (Channel::Scale, &VEC3_KEYS),
@@ -64,27 +100,7 @@ pub(crate) fn read_animations(
                         continue;
                     }
                 };
-                let node = channel.target().node();
-                if !animated.insert((node.index(), kind)) {
-                    return Err(ImportErrorKind::DuplicateChannel {
-                        animation: a,
-                        target: node
-                            .name()
-                            .map_or_else(|| format!("node{}", node.index()), str::to_string),
-                        channel: kind.name(),
-                    });
-                }
-                let interpolation = match sampler.interpolation() {
-                    gltf::animation::Interpolation::Step => Interpolation::Step,
-                    gltf::animation::Interpolation::Linear => Interpolation::Linear,
-                    gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-                };
                 let (raw, comps) = read_accessor::<f32>(&sampler.output(), buffers, format)?;
-                let per_key = if interpolation == Interpolation::CubicSpline {
-                    3
-                } else {
-                    1
-                };
                 let value_count = raw.len() / comps;
                 if value_count != times.len() * per_key {
                     return Err(ImportErrorKind::KeyCount {
@@ -117,7 +133,9 @@ pub(crate) fn read_animations(
                     values,
                 });
             }
-            if channels == 0 || duration <= 0.0 {
+            // A clip whose keys all sit at one instant (one key per channel: a pose) is valid
+            // and lasts zero seconds; only an animation without channels has no length at all.
+            if channels == 0 && ignored.get(a).copied().unwrap_or(0) == 0 {
                 return Err(ImportErrorKind::ZeroLengthClip { animation: a, name });
             }
             Ok(RawClip {
@@ -127,6 +145,16 @@ pub(crate) fn read_animations(
             })
         })
         .collect()
+}
+
+/// The glTF name of an animated property.
+fn property_name(property: Property) -> &'static str {
+    match property {
+        Property::Translation => Channel::Translation.name(),
+        Property::Rotation => Channel::Rotation.name(),
+        Property::Scale => Channel::Scale.name(),
+        Property::MorphTargetWeights => "weights",
+    }
 }
 
 /// Key times must be finite, non-negative and strictly increasing, with at least one key.

@@ -1,14 +1,38 @@
 //! Bytes → validated glTF document and loaded buffers. Checks what the gltf crate would otherwise
 //! panic on or let through (GLB header lengths, animation channel targets, the POSITION accessor
 //! index, buffer URIs) before handing the data to it, and names the buffer in every buffer error.
+//! Declared extensions are listed (and unsupported required ones refused) before validation;
+//! meshopt-compressed buffer views are decoded after the buffers load.
 
 use std::path::Path;
 
+use gltf::Document;
 use gltf::json;
 use gltf::json::validation::{Checked, Validate};
-use gltf::{Document, Gltf};
 
+use super::extensions::{ExtensionUse, take_extensions};
+use super::meshopt::{Fallback, decode_views, fallback_buffers};
 use crate::error::ImportErrorKind;
+
+/// A file's binary data: every buffer, and the decoded bytes of each compressed buffer view.
+pub(crate) struct Buffers {
+    /// Buffer contents in glTF index order (empty for a fallback buffer without data).
+    pub buffers: Vec<gltf::buffer::Data>,
+    /// Per buffer view: its decoded bytes when it is meshopt-compressed.
+    pub decoded: Vec<Option<Vec<u8>>>,
+}
+
+/// A parsed, validated file with its data loaded.
+pub(crate) struct Loaded {
+    /// The glTF document.
+    pub document: Document,
+    /// Its buffers and decoded views.
+    pub buffers: Buffers,
+    /// The extensions it declares.
+    pub extensions: Vec<ExtensionUse>,
+    /// Per animation: how many channels were dropped for naming no target node.
+    pub ignored_channels: Vec<usize>,
+}
 
 /// Size of the GLB file header and of a GLB chunk header.
 const GLB_HEADER: usize = 12;
@@ -16,17 +40,71 @@ const CHUNK_HEADER: usize = 8;
 
 /// Parses and validates `bytes` (`.gltf` JSON or `.glb`) and loads its buffers. External buffer
 /// URIs resolve against `base`; without one, only embedded and data-URI buffers load.
-pub(crate) fn load(
-    bytes: &[u8],
-    base: Option<&Path>,
-) -> Result<(Document, Vec<gltf::buffer::Data>), ImportErrorKind> {
+pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportErrorKind> {
     let bytes = check_glb(bytes)?;
-    let Gltf { document, blob } = Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
-    let root = document.into_json();
+    let Parsed {
+        mut root,
+        blob,
+        ignored_channels,
+    } = parse(bytes)?;
+    let extensions = take_extensions(&mut root)?;
     check_gaps(&root)?;
     let document = Document::from_json(root).map_err(gltf_error)?;
     let buffers = load_buffers(&document, base, blob)?;
-    Ok((document, buffers))
+    let decoded = decode_views(&document, &buffers)?;
+    Ok(Loaded {
+        document,
+        buffers: Buffers { buffers, decoded },
+        extensions,
+        ignored_channels,
+    })
+}
+
+/// Splits a GLB into its JSON and BIN chunks (text glTF is all JSON), drops the animation
+/// channels that name no target node (glTF: such a channel should be ignored; extensions such as
+/// `KHR_animation_pointer` use them), and deserializes the rest.
+fn parse(bytes: &[u8]) -> Result<Parsed, ImportErrorKind> {
+    let (text, blob) = if bytes.starts_with(b"glTF") {
+        let glb = gltf::binary::Glb::from_slice(bytes).map_err(gltf_error)?;
+        (glb.json.into_owned(), glb.bin.map(|b| b.into_owned()))
+    } else {
+        (bytes.to_vec(), None)
+    };
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| invalid(e.to_string()))?;
+    let ignored_channels = drop_channels_without_node(&mut value);
+    let root = serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
+    Ok(Parsed {
+        root,
+        blob,
+        ignored_channels,
+    })
+}
+
+/// The JSON document, the GLB binary chunk, and the channels dropped per animation.
+struct Parsed {
+    root: json::Root,
+    blob: Option<Vec<u8>>,
+    ignored_channels: Vec<usize>,
+}
+
+/// Removes every animation channel whose `target` has no `node`; returns how many per animation.
+fn drop_channels_without_node(value: &mut serde_json::Value) -> Vec<usize> {
+    let Some(animations) = value.get_mut("animations").and_then(|a| a.as_array_mut()) else {
+        return Vec::new();
+    };
+    animations
+        .iter_mut()
+        .map(|animation| {
+            let Some(channels) = animation.get_mut("channels").and_then(|c| c.as_array_mut())
+            else {
+                return 0;
+            };
+            let before = channels.len();
+            channels.retain(|c| c.get("target").is_none_or(|t| t.get("node").is_some()));
+            before - channels.len()
+        })
+        .collect()
 }
 
 fn invalid(reason: String) -> ImportErrorKind {
@@ -174,12 +252,14 @@ fn percent_decodes_to_utf8(uri: &str) -> bool {
     std::str::from_utf8(&decoded).is_ok()
 }
 
-/// Loads every buffer, each error naming its buffer.
+/// Loads every buffer, each error naming its buffer. A meshopt fallback buffer is not loaded
+/// when flagged, and may lack data when only compressed views refer to it.
 fn load_buffers(
     document: &Document,
     base: Option<&Path>,
     mut blob: Option<Vec<u8>>,
 ) -> Result<Vec<gltf::buffer::Data>, ImportErrorKind> {
+    let fallback = fallback_buffers(document)?;
     let mut buffers = Vec::with_capacity(document.buffers().len());
     for buffer in document.buffers() {
         let index = buffer.index();
@@ -188,6 +268,18 @@ fn load_buffers(
             reason,
         };
         let source = buffer.source();
+        let without_data = matches!(source, gltf::buffer::Source::Bin) && blob.is_none();
+        match fallback[index] {
+            Fallback::Flagged => {
+                buffers.push(gltf::buffer::Data(Vec::new()));
+                continue;
+            }
+            Fallback::Unflagged if without_data => {
+                buffers.push(gltf::buffer::Data(Vec::new()));
+                continue;
+            }
+            Fallback::Unflagged | Fallback::No => {}
+        }
         if let gltf::buffer::Source::Uri(uri) = source
             && !uri.contains(':')
             && !percent_decodes_to_utf8(uri)

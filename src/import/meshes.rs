@@ -5,59 +5,138 @@ use gltf::Semantic;
 use gltf::accessor::Dimensions;
 use gltf::mesh::Mode;
 
-use super::accessor::{F32, Format, INDEX_TYPES, JOINT_TYPES, UNORM, read_accessor};
+use super::accessor::{
+    F32, F32_OR_INT8_INT16, Format, INDEX_TYPES, INT8_INT16, JOINT_TYPES, SNORM, UNORM,
+    read_accessor,
+};
+use super::document::Buffers;
 use super::raw::{RawMesh, RawSkin};
 use crate::error::ImportErrorKind;
 
+/// Attribute formats of core glTF 2.0.
 const POSITIONS: Format = Format {
     usage: "POSITION",
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const NORMALS: Format = Format {
     usage: "NORMAL",
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const TANGENTS: Format = Format {
     usage: "TANGENT",
     dims: Dimensions::Vec4,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const UVS: Format = Format {
     usage: "TEXCOORD_0",
     dims: Dimensions::Vec2,
     plain: F32,
     normalized: UNORM,
+    vertex: true,
+    bounds: false,
 };
+
+/// The same attributes with the component types `KHR_mesh_quantization` adds.
+const QUANTIZED_POSITIONS: Format = Format {
+    usage: "POSITION (KHR_mesh_quantization)",
+    plain: F32_OR_INT8_INT16,
+    normalized: INT8_INT16,
+    ..POSITIONS
+};
+const QUANTIZED_NORMALS: Format = Format {
+    usage: "NORMAL (KHR_mesh_quantization)",
+    normalized: SNORM,
+    ..NORMALS
+};
+const QUANTIZED_TANGENTS: Format = Format {
+    usage: "TANGENT (KHR_mesh_quantization)",
+    normalized: SNORM,
+    ..TANGENTS
+};
+const QUANTIZED_UVS: Format = Format {
+    usage: "TEXCOORD_0 (KHR_mesh_quantization)",
+    plain: F32_OR_INT8_INT16,
+    normalized: INT8_INT16,
+    ..UVS
+};
+
+/// The attribute formats a file may use.
+struct AttributeFormats {
+    positions: &'static Format,
+    normals: &'static Format,
+    tangents: &'static Format,
+    uvs: &'static Format,
+    /// Normals and tangents may be quantized, so they are brought back to unit length.
+    renormalize: bool,
+}
+
+impl AttributeFormats {
+    fn new(quantized: bool) -> Self {
+        if quantized {
+            Self {
+                positions: &QUANTIZED_POSITIONS,
+                normals: &QUANTIZED_NORMALS,
+                tangents: &QUANTIZED_TANGENTS,
+                uvs: &QUANTIZED_UVS,
+                renormalize: true,
+            }
+        } else {
+            Self {
+                positions: &POSITIONS,
+                normals: &NORMALS,
+                tangents: &TANGENTS,
+                uvs: &UVS,
+                renormalize: false,
+            }
+        }
+    }
+}
 const JOINTS: Format = Format {
     usage: "JOINTS_n",
     dims: Dimensions::Vec4,
     plain: JOINT_TYPES,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const WEIGHTS: Format = Format {
     usage: "WEIGHTS_n",
     dims: Dimensions::Vec4,
     plain: F32,
     normalized: UNORM,
+    vertex: true,
+    bounds: false,
 };
 const INDICES: Format = Format {
     usage: "indices",
     dims: Dimensions::Scalar,
     plain: INDEX_TYPES,
     normalized: &[],
+    vertex: false,
+    bounds: false,
 };
 
-/// Reads every triangle primitive of every skinned mesh node.
+/// Reads every triangle primitive of every skinned mesh node. `quantized`: the file uses
+/// `KHR_mesh_quantization`, so integer positions, normals, tangents and texture coordinates are
+/// accepted (and converted to float: normalized types to `[-1, 1]` or `[0, 1]`, others as is).
 pub(crate) fn read_skinned_meshes(
     doc: &Document,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
     skins: &[RawSkin],
+    quantized: bool,
 ) -> Result<Vec<RawMesh>, ImportErrorKind> {
+    let formats = AttributeFormats::new(quantized);
     let mut out = Vec::new();
     for node in doc.nodes() {
         let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
@@ -68,7 +147,7 @@ pub(crate) fn read_skinned_meshes(
             if prim.mode() != Mode::Triangles {
                 continue;
             }
-            let mut raw = read_primitive(&prim, buffers, mesh.index(), joint_count)?;
+            let mut raw = read_primitive(&prim, buffers, &formats, mesh.index(), joint_count)?;
             raw.name = mesh
                 .name()
                 .map_or_else(|| format!("mesh{}", mesh.index()), str::to_string);
@@ -82,7 +161,8 @@ pub(crate) fn read_skinned_meshes(
 
 fn read_primitive(
     prim: &gltf::Primitive<'_>,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
+    formats: &AttributeFormats,
     mesh: usize,
     joint_count: usize,
 ) -> Result<RawMesh, ImportErrorKind> {
@@ -94,7 +174,7 @@ fn read_primitive(
     };
     let attr = |sem: Semantic| prim.get(&sem);
     let positions_acc = attr(Semantic::Positions).ok_or_else(|| fail("no POSITION".into()))?;
-    let (p, _) = read_accessor::<f32>(&positions_acc, buffers, &POSITIONS)?;
+    let (p, _) = read_accessor::<f32>(&positions_acc, buffers, formats.positions)?;
     let n = p.len() / 3;
     if p.iter().any(|v| !v.is_finite()) {
         return Err(ImportErrorKind::NonFinite {
@@ -115,9 +195,24 @@ fn read_primitive(
         }
         Ok(Some(data))
     };
-    let normals = read_n(Semantic::Normals, &NORMALS)?;
-    let uvs = read_n(Semantic::TexCoords(0), &UVS)?;
-    let tangents = read_n(Semantic::Tangents, &TANGENTS)?;
+    let mut normals = read_n(Semantic::Normals, formats.normals)?;
+    let uvs = read_n(Semantic::TexCoords(0), formats.uvs)?;
+    let mut tangents = read_n(Semantic::Tangents, formats.tangents)?;
+    for (name, data) in [
+        ("NORMAL", &normals),
+        ("TEXCOORD_0", &uvs),
+        ("TANGENT", &tangents),
+    ] {
+        if data.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(ImportErrorKind::NonFinite {
+                object: format!("mesh {mesh} primitive {primitive} {name}"),
+            });
+        }
+    }
+    if formats.renormalize {
+        normals.iter_mut().for_each(|n| renormalize(n, 3));
+        tangents.iter_mut().for_each(|t| renormalize(t, 4));
+    }
     let joints0 =
         read_n(Semantic::Joints(0), &JOINTS)?.ok_or_else(|| fail("no JOINTS_0".into()))?;
     let weights0 =
@@ -229,4 +324,14 @@ fn read_primitive(
         indices,
         targets,
     })
+}
+
+/// Scales the `xyz` of every `stride`-component element to unit length (zero stays zero).
+fn renormalize(data: &mut [f32], stride: usize) {
+    for v in data.chunks_exact_mut(stride) {
+        let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if length > 0.0 && length.is_finite() {
+            v[..3].iter_mut().for_each(|c| *c /= length);
+        }
+    }
 }

@@ -1,16 +1,21 @@
 //! glTF 2.0 → raw animation data ([`RawAsset`]): node forest, skins, animations and skinned
-//! meshes, validated once with typed errors. `.gltf` (external or data-URI buffers) and `.glb`.
+//! meshes, validated once with typed errors. `.gltf` (external or data-URI buffers) and `.glb`,
+//! including `KHR_mesh_quantization` attributes and `EXT_meshopt_compression` buffer views.
 
 mod accessor;
+mod accessor_rules;
 mod animations;
 mod document;
+mod extensions;
 mod meshes;
+mod meshopt;
 mod morph;
 mod nodes;
 pub mod raw;
 
 use std::path::Path;
 
+pub use extensions::{ExtensionHandling, ExtensionUse};
 pub use raw::{
     Channel, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget, RawNode,
     RawSkin, RawTrack, RawWeightTrack,
@@ -35,12 +40,21 @@ pub fn import_bytes(
     base: Option<&Path>,
 ) -> Result<RawAsset, ImportError> {
     let fail = |kind| ImportError::new(name, kind);
-    let (document, buffers) = document::load(bytes, base).map_err(fail)?;
+    let document::Loaded {
+        document,
+        buffers,
+        extensions,
+        ignored_channels,
+    } = document::load(bytes, base).map_err(fail)?;
+    accessor_rules::check_document(&document).map_err(fail)?;
+    let quantized = extensions::uses(&extensions, extensions::MESH_QUANTIZATION);
     let nodes = nodes::read_nodes(&document).map_err(fail)?;
     let morph_nodes = morph::read_morph_nodes(&document).map_err(fail)?;
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
-    let clips = animations::read_animations(&document, &buffers).map_err(fail)?;
-    let meshes = meshes::read_skinned_meshes(&document, &buffers, &skins).map_err(fail)?;
+    let clips =
+        animations::read_animations(&document, &buffers, &ignored_channels).map_err(fail)?;
+    let meshes =
+        meshes::read_skinned_meshes(&document, &buffers, &skins, quantized).map_err(fail)?;
     Ok(RawAsset {
         file: name.to_string(),
         nodes,
@@ -48,5 +62,6 @@ pub fn import_bytes(
         clips,
         meshes,
         morph_nodes,
+        extensions,
     })
 }

@@ -6,7 +6,8 @@
 use gltf::Document;
 use gltf::accessor::Dimensions;
 
-use super::accessor::{F32, Format, ROTATION_NORM, read_accessor};
+use super::accessor::{F32, Format, INT8_INT16, read_accessor};
+use super::document::Buffers;
 use super::raw::{Interpolation, RawMorphNode, RawMorphTarget, RawWeightTrack};
 use crate::error::ImportErrorKind;
 
@@ -15,18 +16,24 @@ const TARGET_POSITIONS: Format = Format {
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const TARGET_NORMALS: Format = Format {
     usage: "morph target NORMAL",
     dims: Dimensions::Vec3,
     plain: F32,
     normalized: &[],
+    vertex: true,
+    bounds: false,
 };
 const WEIGHT_KEYS: Format = Format {
     usage: "morph weight keys",
     dims: Dimensions::Scalar,
     plain: F32,
-    normalized: ROTATION_NORM,
+    normalized: INT8_INT16,
+    vertex: false,
+    bounds: false,
 };
 
 /// The number of morph targets of `mesh`: the same for every primitive, or an error naming the
@@ -109,7 +116,7 @@ pub(crate) fn read_morph_nodes(doc: &Document) -> Result<Vec<RawMorphNode>, Impo
 /// displacements (zeros where a target has none; `TANGENT` displacements are not used).
 pub(crate) fn read_targets(
     prim: &gltf::Primitive<'_>,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
     mesh: usize,
     vertices: usize,
 ) -> Result<Vec<RawMorphTarget>, ImportErrorKind> {
@@ -157,7 +164,7 @@ pub(crate) fn read_targets(
 pub(crate) fn read_weight_track(
     channel: &gltf::animation::Channel<'_>,
     times: Vec<f32>,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
     animation: usize,
     c: usize,
     earlier: &[RawWeightTrack],

@@ -5,6 +5,7 @@ use gltf::Document;
 use gltf::accessor::Dimensions;
 
 use super::accessor::{F32, Format, read_accessor};
+use super::document::Buffers;
 use super::raw::{RawNode, RawSkin};
 use crate::error::ImportErrorKind;
 use crate::math::{Sqt, normalize_or_identity};
@@ -176,7 +177,7 @@ fn find_cycle(parents: &[Option<usize>]) -> Option<usize> {
 /// Reads every skin: joints, inverse binds (identity when absent), skeleton root, mesh nodes.
 pub(crate) fn read_skins(
     doc: &Document,
-    buffers: &[gltf::buffer::Data],
+    buffers: &Buffers,
     nodes: &[RawNode],
 ) -> Result<Vec<RawSkin>, ImportErrorKind> {
     let ibm_format = Format {
@@ -184,6 +185,8 @@ pub(crate) fn read_skins(
         dims: Dimensions::Mat4,
         plain: F32,
         normalized: &[],
+        vertex: false,
+        bounds: false,
     };
     doc.skins()
         .map(|skin| {

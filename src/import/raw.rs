@@ -3,6 +3,7 @@
 
 use glam::{Mat4, Vec4};
 
+use super::extensions::ExtensionUse;
 use crate::math::Sqt;
 
 /// A whole imported file: the scene's node forest and everything that animates it.
@@ -20,6 +21,8 @@ pub struct RawAsset {
     pub meshes: Vec<RawMesh>,
     /// Every node whose mesh has morph targets (skinned or not), in node order.
     pub morph_nodes: Vec<RawMorphNode>,
+    /// The extensions the file declares in `extensionsUsed`, with how sinew treats each.
+    pub extensions: Vec<ExtensionUse>,
 }
 
 /// One node of the glTF node graph.

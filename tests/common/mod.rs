@@ -21,6 +21,35 @@ pub const HANG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60
 /// Morph weights, GPU against CPU and CPU against hand-computed values:
 /// `|a - b| <= WEIGHT_TOLERANCE * max(1, |b|)`.
 pub const WEIGHT_TOLERANCE: f32 = 1e-5;
+/// f32 rounding added to a derived quantization bound (matrix products over positions of about a
+/// metre, each rounding at 6e-8 relative).
+pub const QUANTIZATION_SLACK: f32 = 1e-5;
+
+/// How far a position may move when stored on a uniform grid of `bits`-bit integers spanning
+/// `extent`: half a step, `extent / (2^bits - 1) / 2`, on each of the three axes, so
+/// `sqrt(3) / 2` steps in length.
+pub fn position_quantization_bound(extent: f32, bits: u32) -> f32 {
+    let step = extent / ((1u64 << bits) - 1) as f32;
+    0.5 * step * 3f32.sqrt()
+}
+
+/// How far one component of a unit quaternion may move through meshopt's quaternion filter at
+/// `bits` bits, decoded into normalized 16-bit integers and renormalized. The three stored
+/// components round to a grid of `1 / ((2^(bits-1) - 1) * sqrt(2))`, half a step `h` each; the
+/// rebuilt largest component `w = sqrt(1 - Σc²)` moves by at most `Σ|c| h / w <= 3h`; the 16-bit
+/// output rounds by `r = 1 / 65534`; renormalizing moves each component by at most the error's
+/// length, `sqrt(3h² + 9h²) + 2r`. In all at most `7h + 3r`.
+pub fn quaternion_filter_bound(bits: u32) -> f32 {
+    let h = 0.5 / (((1u32 << (bits - 1)) - 1) as f32 * std::f32::consts::SQRT_2);
+    let r = 1.0 / 65534.0;
+    7.0 * h + 3.0 * r
+}
+
+/// Largest angle (radians) between a unit vector and its 8-bit octahedral encoding: the grid
+/// step is 2/254 of the octahedron's half side; half a step on each of two axes, stretched by at
+/// most π/2 onto the sphere, is `(π/2) * sqrt(2) / 254` ≈ 0.0087, and the 8-bit output components
+/// (1/254 each, three of them) add at most `sqrt(3) / 254` ≈ 0.0068.
+pub const OCTAHEDRAL_8BIT_ANGLE: f32 = 0.016;
 
 /// The repository root.
 pub fn repo() -> PathBuf {

@@ -76,7 +76,7 @@ pub(super) fn clips(clips: &ClipLibrary, skeleton: &Skeleton) -> Result<(), Stri
         .clips
         .iter()
         .enumerate()
-        .find(|(_, info)| !(info.duration.is_finite() && info.duration > 0.0))
+        .find(|(_, info)| !(info.duration.is_finite() && info.duration >= 0.0))
     {
         return Err(format!("clip {c} has duration {}", info.duration));
     }
