@@ -2178,3 +2178,32 @@ fn a_file_that_animates_only_morph_weights_bakes_a_node_rig_that_evaluates_them(
         "reported",
     );
 }
+
+/// A looping layer over a zero-length clip (a one-key pose, period 0) has no cycles to count:
+/// GPU-style root motion moves nothing instead of turning the world into NaN.
+#[test]
+fn root_motion_over_a_zero_length_loop_moves_nothing() {
+    let asset = sinew::import_file(common::repo().join("assets/humanoid.glb")).unwrap();
+    let rig = sinew::bake_rigs(&asset).unwrap().remove(0);
+    let hips = rig.skeleton.find_joint("Hips").unwrap() as u32;
+    let layer = sinew::Layer::clip(1, 0.0).to_record().with_clock(
+        0.0,
+        0.0,
+        1.0,
+        sinew::TimeWrap::Loop,
+        0.0,
+    );
+    let mut record = sinew::InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
+    record.layer_count = 1;
+    record.layers[0] = layer;
+    record.flags =
+        hips | sinew::InstanceRecord::HOLD_ROOT_XZ | sinew::InstanceRecord::gpu_root_motion(1);
+    let before = record.world;
+    sinew::cpu::advance_root_motion(&rig, &mut record, 0.25, 1.75);
+    assert!(
+        record.world.rows.iter().flatten().all(|v| v.is_finite()),
+        "world {:?}",
+        record.world
+    );
+    assert_eq!(record.world, before, "a pose does not move");
+}

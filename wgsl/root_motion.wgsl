@@ -77,7 +77,8 @@ fn layer_root_motion(
                 - root_yaw(rig, frame, layer.clip, joint, t_from),
         );
     }
-    if wrap == TIME_WRAP_LOOP {
+    // A zero-length clip (a pose) has no cycles to count, and moves nothing across them.
+    if wrap == TIME_WRAP_LOOP && layer.period > 0.0 {
         let wraps = floor(u_to / layer.period) - floor(u_from / layer.period);
         if wraps != 0.0 {
             let end = root_translation(rig, layer.clip, joint, layer.period);

@@ -85,7 +85,8 @@ pub fn layer_root_motion(
                 - root_yaw(rig, frame, layer.clip, joint, t_from),
         );
     }
-    if wrap == TimeWrap::Loop {
+    // A zero-length clip (a pose) has no cycles to count, and moves nothing across them.
+    if wrap == TimeWrap::Loop && layer.period > 0.0 {
         let wraps = (u_to / layer.period).floor() - (u_from / layer.period).floor();
         if wraps != 0.0 {
             let end = root_translation(rig, layer.clip, joint, layer.period);
