@@ -11,7 +11,8 @@ use glam::Affine3A;
 use sinew::bake::file::{
     FORMAT_VERSION, MAGIC, checksum, from_bytes, read_file, to_bytes, write_file,
 };
-use sinew::{Aabb, FormatErrorKind, Layer, Mat3x4Rows, Rig};
+use sinew::cpu::fast::DEFAULT_RATE;
+use sinew::{Aabb, FastCpuBackend, FormatErrorKind, InstanceRecord, Layer, Mat3x4Rows, Rig};
 
 // Layout constants from the format description in `src/bake/file.rs`.
 const VERSION_AT: usize = 8;
@@ -919,4 +920,75 @@ fn mesh_morph_targets_of_the_wrong_length_or_weights_are_corrupt() {
     rigs[0].meshes[0].morph.first_weight = 8;
     let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 0 morph targets");
     assert!(reason.contains("no morph node"), "reason: {reason}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fuzz corpus: seeds and every input that once crashed the loader
+
+/// Loads `bytes`; whatever loads must write back to the same rigs and evaluate without a panic.
+fn load_and_use(bytes: &[u8], name: &str) -> Result<usize, FormatErrorKind> {
+    let rigs = from_bytes(bytes, name).map_err(|e| {
+        assert_eq!(e.file, name, "the error names the file ({e})");
+        e.kind
+    })?;
+    let bytes = to_bytes(&rigs);
+    let reloaded = from_bytes(&bytes, "round-trip.sinew")
+        .unwrap_or_else(|e| panic!("{name}: loaded rigs do not load back: {e}"));
+    // As bytes: vertex attributes other than positions and weights may hold NaN.
+    assert!(
+        to_bytes(&reloaded) == bytes,
+        "{name}: rigs change through a round trip"
+    );
+    for rig in &rigs {
+        evaluate(rig, &[]);
+        for (c, info) in rig.clips.clips().iter().enumerate() {
+            for t in [-1.0, 0.37 * info.duration, info.duration + 1.0] {
+                evaluate(rig, &[Layer::clip(c as u32, t)]);
+            }
+        }
+    }
+    // The fast backend resamples every clip, however long.
+    let count = rigs.len();
+    let fast = FastCpuBackend::new(rigs, Vec::new(), DEFAULT_RATE).unwrap();
+    for (r, rig) in fast.rigs().iter().enumerate() {
+        let n = rig.joint_count();
+        for (c, info) in rig.clips.clips().iter().enumerate() {
+            let layers = [Layer::clip(c as u32, 0.5 * info.duration)];
+            let record = InstanceRecord::new(r as u32, 0, &Affine3A::IDENTITY, &layers).unwrap();
+            let (mut models, mut palette) =
+                (vec![Affine3A::IDENTITY; n], vec![Mat3x4Rows::IDENTITY; n]);
+            fast.evaluate_one(&record, &mut models, &mut palette)
+                .unwrap();
+        }
+    }
+    Ok(count)
+}
+
+#[test]
+fn fuzz_corpus_loads_or_fails_with_a_typed_error() {
+    let corpus = common::fuzz_corpus("load_sinew");
+    assert!(
+        corpus.len() >= 3,
+        "only {} inputs in the corpus",
+        corpus.len()
+    );
+    let mut loaded = 0;
+    for (name, bytes) in &corpus {
+        // As given, then with the length and checksum fixed (as the fuzz target also loads it).
+        let mut sealed = bytes.clone();
+        if sealed.len() >= CHECKSUMMED_FROM + 8 {
+            let len = (sealed.len() as u64).to_le_bytes();
+            sealed[LENGTH_AT..LENGTH_AT + 8].copy_from_slice(&len);
+            reseal(&mut sealed);
+        }
+        for (what, bytes) in [("as given", bytes), ("resealed", &sealed)] {
+            let outcome = std::panic::catch_unwind(|| load_and_use(bytes, name));
+            match outcome {
+                Ok(Ok(_)) => loaded += 1,
+                Ok(Err(_)) => {}
+                Err(_) => panic!("corpus input {name} ({what}) panicked"),
+            }
+        }
+    }
+    assert!(loaded >= 3, "only {loaded} corpus inputs loaded");
 }

@@ -339,3 +339,19 @@ pub fn assert_same_bits_for_any_thread_count(
         );
     }
 }
+
+/// Every input in the committed fuzz corpus of `target` (`tools/fuzz/corpus/<target>`: seeds
+/// and inputs that once crashed), as (file name, bytes), sorted by name.
+pub fn fuzz_corpus(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = repo().join("tools/fuzz/corpus").join(target);
+    let mut inputs: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    inputs.sort();
+    inputs
+}

@@ -39,8 +39,8 @@ mod soa;
 
 pub use evaluate::FastRig;
 pub use resampled::{
-    CUBIC_RATE_FACTOR, DEFAULT_RATE, MAX_FRAME_ANGLE, MAX_RATE, MIN_RATE, ResampledClip,
-    ResampledClips, sanitize_rate,
+    CUBIC_RATE_FACTOR, DEFAULT_RATE, MAX_CLIP_FRAMES, MAX_FRAME_ANGLE, MAX_RATE, MIN_RATE,
+    ResampledClip, ResampledClips, sanitize_rate,
 };
 
 use evaluate::{Group, evaluate_group};

@@ -21,6 +21,9 @@
 //! 3. Fast turns. While some rotation turns more than [`MAX_FRAME_ANGLE`] between two frames,
 //!    the rate doubles (keys stay on frames), up to [`MAX_RATE`]: normalized lerp strays from
 //!    slerp as the cube of the angle.
+//! 4. Long clips. No clip gets more than [`MAX_CLIP_FRAMES`] frames: a clip too long for that
+//!    at the rate of steps 1 to 3 (over 36 minutes at 30 Hz) is sampled at the rate that fits,
+//!    its keys no longer on frames.
 //!
 //! Values at the frames come from the exact sampler ([`crate::cpu::sample_track`]: slerp, cubic
 //! Hermite), so the only errors are those of interpolating linearly (rotations: normalized lerp)
@@ -53,6 +56,10 @@ pub const CUBIC_RATE_FACTOR: f32 = 4.0;
 /// The most a rotation may turn between two frames (radians, 20°) before the clip's rate is
 /// doubled: normalized lerp then stays within 0.2 mrad of slerp.
 pub const MAX_FRAME_ANGLE: f32 = 20.0 * std::f32::consts::PI / 180.0;
+
+/// The most frames one clip is resampled into: memory and bake time grow with the frame count,
+/// and a file can name any duration.
+pub const MAX_CLIP_FRAMES: u32 = 1 << 16;
 
 /// [`JointSlots::slot`] of a channel with one value for the whole clip.
 pub(crate) const CONSTANT: u16 = u16::MAX;
@@ -164,13 +171,20 @@ impl ResampledClips {
         } else {
             rate
         };
+        // The highest rate at which the clip fits in MAX_CLIP_FRAMES frames.
+        let fitting_rate = if duration > 0.0 {
+            ((f64::from(MAX_CLIP_FRAMES) - 2.0) / f64::from(duration)) as f32
+        } else {
+            f32::INFINITY
+        };
         let mut clip_rate = match key_grid {
             Some(grid) => grid * (rate / grid).round().max(1.0),
             None => rate,
-        };
+        }
+        .min(fitting_rate);
         // Normalized lerp strays from slerp as the cube of the angle: double the rate (keys stay
         // on frames) while some rotation turns too far between two frames.
-        while clip_rate * 2.0 <= MAX_RATE
+        while clip_rate * 2.0 <= MAX_RATE.min(fitting_rate)
             && max_frame_angle(lib, clip, duration, clip_rate) > MAX_FRAME_ANGLE
         {
             clip_rate *= 2.0;
@@ -270,13 +284,13 @@ impl ResampledClips {
     }
 }
 
-/// Number of frames covering `0..=duration` at `rate` (at least 2).
+/// Number of frames covering `0..=duration` at `rate` (at least 2, at most
+/// [`MAX_CLIP_FRAMES`]).
 fn frame_count(duration: f32, rate: f32) -> usize {
-    ((f64::from(duration) * f64::from(rate) - 1e-3)
+    let intervals = (f64::from(duration) * f64::from(rate) - 1e-3)
         .ceil()
-        .max(0.0) as usize
-        + 1)
-    .max(2)
+        .clamp(0.0, f64::from(MAX_CLIP_FRAMES - 1));
+    (intervals as usize + 1).max(2)
 }
 
 /// The largest angle (radians) any rotation of `clip` turns between two frames at `rate`.

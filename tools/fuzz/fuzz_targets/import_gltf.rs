@@ -1,0 +1,4 @@
+//! Arbitrary bytes as a `.gltf` or `.glb` file: import, bake, then use the rigs.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| sinew_fuzz::import_gltf(data));
