@@ -902,3 +902,55 @@ fn packed_rotation_keys_match_within_the_quaternion_filter_bound() {
     }
     assert!(compared > 0, "clip b has rotation keys");
 }
+
+/// `sinew inspect` lists the extensions a file declares and what sinew does with each.
+#[test]
+fn inspect_lists_declared_extensions_with_their_handling() {
+    let file = common::repo().join("assets/synthetic/rig64_packed.glb");
+    let run = |json: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"));
+        cmd.arg("inspect").arg(&file);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
+    let listed: Vec<(String, bool, String)> = v["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["required"].as_bool().unwrap(),
+                e["handling"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for name in ["KHR_mesh_quantization", "EXT_meshopt_compression"] {
+        assert!(
+            listed.contains(&(name.to_string(), true, "applied".to_string())),
+            "{name} missing from {listed:?}"
+        );
+    }
+    let text = run(false);
+    assert!(
+        text.contains("extension KHR_mesh_quantization (required): applied"),
+        "{text}"
+    );
+    // A file that declares none lists none.
+    let plain = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(["inspect", "--json"])
+        .arg(common::repo().join("assets/synthetic/rig64.glb"))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(v.get("extensions").is_none(), "{v}");
+}

@@ -21,7 +21,18 @@ pub struct InspectArgs {
 #[derive(Serialize)]
 struct Inspection {
     file: String,
+    /// The glTF extensions the file declares and what sinew does with each (none listed for a
+    /// `.sinew` file, or a glTF file that declares none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    extensions: Vec<ExtensionInfo>,
     rigs: Vec<RigInfo>,
+}
+
+#[derive(Serialize)]
+struct ExtensionInfo {
+    name: String,
+    required: bool,
+    handling: &'static str,
 }
 
 #[derive(Serialize)]
@@ -142,9 +153,24 @@ fn tree_order(parents: &[u16]) -> Vec<(usize, usize)> {
 impl InspectArgs {
     /// Prints the file's rigs as text (joint trees, meshes, clips, channels) or as JSON.
     pub fn run(&self) -> super::Result {
-        let rigs = super::load_rigs(&self.file)?;
+        let (rigs, extensions) = if self.file.extension().is_some_and(|e| e == "sinew") {
+            (super::load_rigs(&self.file)?, Vec::new())
+        } else {
+            let asset = sinew::import_file(&self.file)?;
+            let extensions = asset
+                .extensions
+                .iter()
+                .map(|e| ExtensionInfo {
+                    name: e.name.clone(),
+                    required: e.required,
+                    handling: e.handling.name(),
+                })
+                .collect();
+            (sinew::bake_rigs(&asset)?, extensions)
+        };
         let inspection = Inspection {
             file: self.file.display().to_string(),
+            extensions,
             rigs: rigs.iter().map(describe).collect(),
         };
         if self.json {
@@ -152,6 +178,10 @@ impl InspectArgs {
         }
         let mut text = String::new();
         let _ = writeln!(text, "{}", inspection.file);
+        for e in &inspection.extensions {
+            let required = if e.required { "required" } else { "used" };
+            let _ = writeln!(text, "extension {} ({required}): {}", e.name, e.handling);
+        }
         for (rig, info) in rigs.iter().zip(&inspection.rigs) {
             write_rig(&mut text, rig, info);
         }
