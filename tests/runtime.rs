@@ -2371,3 +2371,21 @@ fn event_driven_updates_do_not_depend_on_the_thread_count() {
         "records or events differ between 1 and 3 threads"
     );
 }
+
+/// Errors are written one way (thiserror): a wrapping error names its cause as its `source`, so
+/// reporters that walk the chain see why.
+#[test]
+fn wrapping_errors_expose_their_cause_as_source() {
+    use std::error::Error;
+    let cause = sinew::EvalError::NoSuchClip {
+        clip: 7,
+        clip_count: 2,
+    };
+    let runtime = RuntimeError::Eval(cause.clone());
+    assert_eq!(
+        runtime.source().map(|s| s.to_string()),
+        Some(cause.to_string())
+    );
+    let gpu = sinew::GpuError::from(cause.clone());
+    assert_eq!(gpu.to_string(), cause.to_string(), "transparent");
+}
