@@ -362,7 +362,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             Some(backend) => backend.evaluate(&records)?,
             None => {
                 cpu.evaluate(&records, &mut palette, &mut bounds)?;
-                sinew::render::write_palette(&queue, &uploaded, 0, &palette)?;
+                sinew::render::write_palette(&device, &queue, &uploaded, 0, &palette)?;
             }
         }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {

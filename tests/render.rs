@@ -164,9 +164,9 @@ fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Posed {
         .evaluate(&records, &mut palette, &mut aabbs)
         .unwrap();
     let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), palette.len()).unwrap();
-    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &palette).unwrap();
+    sinew::render::write_palette(gpu.device(), gpu.queue(), &palette_buffer, 0, &palette).unwrap();
     let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), aabbs.len()).unwrap();
-    sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
+    sinew::render::write_aabbs(gpu.device(), gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
     let instances = tinted_instances(poses.len(), block, joints);
     Posed {
         palette,
@@ -682,11 +682,11 @@ fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
     must_keep[1].retain(|&b| b != 1);
 
     let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), count).unwrap();
-    sinew::render::write_aabbs(gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
+    sinew::render::write_aabbs(gpu.device(), gpu.queue(), &aabb_buffer, 0, &aabbs).unwrap();
     let entries = count * joints as usize;
     let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), entries).unwrap();
     let identity = vec![Mat3x4Rows::IDENTITY; entries];
-    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &identity).unwrap();
+    sinew::render::write_palette(gpu.device(), gpu.queue(), &palette_buffer, 0, &identity).unwrap();
     // Instance i reads box count-1-i: the kernel must follow `aabb_index`.
     let instances: Vec<SkinnedInstance> = (0..count)
         .map(|i| {
@@ -1281,7 +1281,7 @@ fn preskin_leaves_zero_weight_and_out_of_range_vertices_in_bind_pose() {
         )),
     ];
     let palette_buffer = sinew::render::create_palette_buffer(gpu.device(), 2).unwrap();
-    sinew::render::write_palette(gpu.queue(), &palette_buffer, 0, &palette).unwrap();
+    sinew::render::write_palette(gpu.device(), gpu.queue(), &palette_buffer, 0, &palette).unwrap();
     let aabb_buffer = sinew::render::create_aabb_buffer(gpu.device(), 1).unwrap();
     let posed = Posed {
         palette: palette.to_vec(),
@@ -1931,8 +1931,14 @@ fn invalid_inputs_are_typed_errors() {
     assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
 
     // A palette write past the end of its buffer.
-    let err = sinew::render::write_palette(gpu.queue(), &palette, 1, &[Mat3x4Rows::IDENTITY])
-        .unwrap_err();
+    let err = sinew::render::write_palette(
+        gpu.device(),
+        gpu.queue(),
+        &palette,
+        1,
+        &[Mat3x4Rows::IDENTITY],
+    )
+    .unwrap_err();
     assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
 
     // A zero-sized target.
@@ -1968,10 +1974,24 @@ fn wgpu_rejections_of_host_calls_are_typed_errors() {
     assert!(matches!(err, RenderError::Validation(_)), "{err}");
 
     // A palette write into a buffer that cannot be written to.
-    let err = sinew::render::write_palette(gpu.queue(), &uniform, 0, &[Mat3x4Rows::IDENTITY; 2])
-        .unwrap_err();
+    let err = sinew::render::write_palette(
+        gpu.device(),
+        gpu.queue(),
+        &uniform,
+        0,
+        &[Mat3x4Rows::IDENTITY; 2],
+    )
+    .unwrap_err();
     assert!(matches!(err, RenderError::InvalidInput { .. }), "{err}");
     assert!(err.to_string().contains("COPY_DST"), "{err}");
+
+    // A palette write into a destroyed buffer: wgpu's rejection, inside the device's scopes.
+    let destroyed = sinew::render::create_palette_buffer(device, 4).unwrap();
+    destroyed.destroy();
+    let err =
+        sinew::render::write_palette(device, gpu.queue(), &destroyed, 0, &[Mat3x4Rows::IDENTITY])
+            .unwrap_err();
+    assert!(matches!(err, RenderError::Validation(_)), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -163,9 +163,9 @@ impl RenderArgs {
                 let mut bounds = vec![Aabb::EMPTY; records.len()];
                 cpu.evaluate(&records, &mut palette, &mut bounds)?;
                 let palette_buffer = sinew::render::create_palette_buffer(device, palette.len())?;
-                sinew::render::write_palette(queue, &palette_buffer, 0, &palette)?;
+                sinew::render::write_palette(device, queue, &palette_buffer, 0, &palette)?;
                 let aabb_buffer = sinew::render::create_aabb_buffer(device, bounds.len())?;
-                sinew::render::write_aabbs(queue, &aabb_buffer, 0, &bounds)?;
+                sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &bounds)?;
                 uploaded = (palette_buffer, aabb_buffer);
                 (&uploaded.0, &uploaded.1, bounds)
             }

@@ -24,9 +24,9 @@
 //!
 //! let renderer = Renderer::new(device)?;
 //! let palette_buffer = sinew::render::create_palette_buffer(device, joints)?;
-//! sinew::render::write_palette(queue, &palette_buffer, 0, &palette)?;
+//! sinew::render::write_palette(device, queue, &palette_buffer, 0, &palette)?;
 //! let aabb_buffer = sinew::render::create_aabb_buffer(device, 1)?;
-//! sinew::render::write_aabbs(queue, &aabb_buffer, 0, &aabbs)?;
+//! sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &aabbs)?;
 //! let mut batch = SkinnedBatch::new(device, &renderer, &SkinnedBatchDesc {
 //!     label: "hero", meshes: &rig.meshes, mesh_colors: &[], capacity: 1,
 //!     palette: &palette_buffer, aabbs: &aabb_buffer, preskin: false,

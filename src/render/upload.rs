@@ -22,15 +22,17 @@ pub fn create_palette_buffer(
     create_storage(device, "sinew palette", size)
 }
 
-/// Writes `palette` into `buffer` from entry `first_entry` on. Errors when the buffer lacks
-/// `COPY_DST` or ends before the last entry ([`RenderError::InvalidInput`]).
+/// Writes `palette` into `buffer` (a buffer of `device`) from entry `first_entry` on, inside
+/// `device`'s error scopes. Errors when the buffer lacks `COPY_DST` or ends before the last entry
+/// ([`RenderError::InvalidInput`]), or with what wgpu reports (a destroyed buffer, say).
 pub fn write_palette(
+    device: &wgpu::Device,
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
     first_entry: usize,
     palette: &[Mat3x4Rows],
 ) -> Result<(), RenderError> {
-    write(queue, buffer, "palette", first_entry, palette)
+    write(device, queue, buffer, "palette", first_entry, palette)
 }
 
 /// An AABB buffer of `count` boxes (at least one): `array<Aabb>` in WGSL. Like the palette, it
@@ -62,15 +64,17 @@ fn create_storage(
 
 /// Writes `aabbs` into `buffer` from box `first` on; errors as [`write_palette`] does.
 pub fn write_aabbs(
+    device: &wgpu::Device,
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
     first: usize,
     aabbs: &[Aabb],
 ) -> Result<(), RenderError> {
-    write(queue, buffer, "aabb buffer", first, aabbs)
+    write(device, queue, buffer, "aabb buffer", first, aabbs)
 }
 
 fn write<T: bytemuck::Pod>(
+    device: &wgpu::Device,
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
     what: &str,
@@ -98,8 +102,11 @@ fn write<T: bytemuck::Pod>(
             ),
         ));
     }
-    if !items.is_empty() {
-        queue.write_buffer(buffer, offset, bytemuck::cast_slice(items));
+    if items.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    capture(device, || {
+        queue.write_buffer(buffer, offset, bytemuck::cast_slice(items));
+        Ok(())
+    })
 }

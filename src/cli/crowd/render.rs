@@ -130,9 +130,9 @@ pub(super) fn render_last_frame(
                 ));
             }
             let palette_buffer = sinew::render::create_palette_buffer(device, packed.len())?;
-            sinew::render::write_palette(queue, &palette_buffer, 0, &packed)?;
+            sinew::render::write_palette(device, queue, &palette_buffer, 0, &packed)?;
             let aabb_buffer = sinew::render::create_aabb_buffer(device, boxes.len())?;
-            sinew::render::write_aabbs(queue, &aabb_buffer, 0, &boxes)?;
+            sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &boxes)?;
             uploaded = (palette_buffer, aabb_buffer);
             (&uploaded.0, &uploaded.1, instances)
         }
