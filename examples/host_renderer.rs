@@ -14,7 +14,6 @@
 //! adapter it prints why and exits 0 (fails under `REQUIRE_GPU=1`).
 
 #[path = "../tests/common/env.rs"]
-#[allow(dead_code)] // the example uses only `gpu_required`
 mod env;
 
 use std::borrow::Cow;
