@@ -92,18 +92,24 @@ fn use_rigs(rigs: Vec<Rig>) {
     let instances = instances(&rigs);
     let entries: usize = instances
         .iter()
-        .map(|i| rigs[i.rig as usize].joint_count())
+        .map(|i| rigs[i.rig as usize].palette_entries())
         .sum();
     let mut palette = vec![Mat3x4Rows::IDENTITY; entries];
     let mut bounds = vec![Aabb::EMPTY; instances.len()];
 
-    let mut exact = CpuBackend::new(rigs.clone(), masks.clone());
+    let mut exact = match CpuBackend::new(rigs.clone(), masks.clone()) {
+        Ok(backend) => backend,
+        Err(e) => panic!("the exact backend rejects baked rigs: {e}"),
+    };
     for now in [0.0, 0.75] {
         if let Err(e) = exact.evaluate_at(now, &instances, &mut palette, &mut bounds) {
             panic!("the exact backend rejects well-formed records: {e}");
         }
     }
-    let mut fast = FastCpuBackend::new(rigs, masks, DEFAULT_RATE);
+    let mut fast = match FastCpuBackend::new(rigs, masks, DEFAULT_RATE) {
+        Ok(backend) => backend,
+        Err(e) => panic!("the fast backend rejects baked rigs: {e}"),
+    };
     for now in [0.0, 0.75] {
         if let Err(e) = fast.evaluate_at(now, &instances, &mut palette, &mut bounds) {
             panic!("the fast backend rejects well-formed records: {e}");
@@ -129,7 +135,7 @@ fn instances(rigs: &[Rig]) -> Vec<InstanceRecord> {
             record.layer_count = clocks.len() as u32;
         }
         records.push(record);
-        offset += rigs[rig].joint_count() as u32;
+        offset += rigs[rig].palette_entries() as u32;
     };
     for (r, rig) in rigs.iter().enumerate() {
         push(r, &[], &[]);
