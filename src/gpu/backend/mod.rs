@@ -4,6 +4,7 @@
 
 mod buffers;
 mod reads;
+mod records;
 
 use std::num::NonZeroU64;
 use std::ops::Range;
@@ -335,80 +336,6 @@ impl GpuBackend {
         let step = self.offset_alignment / gcd(PALETTE_ENTRY_BYTES, self.offset_alignment);
         let entries = self.palette_binding / PALETTE_ENTRY_BYTES - self.block_overlap;
         Some(((entries / step) * step) as u32)
-    }
-
-    /// Checks every record but empty ones ([`InstanceRecord::EMPTY`], skipped like the CPU
-    /// backends skip them) and returns the number of joints they hold.
-    fn validate(&self, instances: &[InstanceRecord]) -> Result<u64, GpuError> {
-        let mut joints = 0u64;
-        for rec in instances.iter().filter(|r| !r.is_empty()) {
-            joints += self.validate_one(rec)? as u64;
-        }
-        Ok(joints)
-    }
-
-    /// Checks one record (rig, layers, palette range); returns its joint count.
-    fn validate_one(&self, rec: &InstanceRecord) -> Result<usize, GpuError> {
-        let rig = self.library.validate(rec)?;
-        let n = rig.joint_count;
-        let end = rec.palette_offset as usize + rig.palette_entries;
-        let capacity = self.palette.capacity() as usize;
-        if end > capacity {
-            return Err(EvalError::OutputSize {
-                expected: end,
-                found: capacity,
-            }
-            .into());
-        }
-        Ok(n)
-    }
-
-    /// Writes `record` to resident slot `slot` (the table grows to hold it). Only a record that
-    /// differs from the slot's goes up with the next evaluation. Returns whether it differed.
-    /// [`InstanceRecord::EMPTY`] empties the slot.
-    ///
-    /// Where the slot already holds a record with [`InstanceRecord::GPU_ROOT_MOTION`] and
-    /// `record` has it too, the GPU owns the world: `record.world` is ignored (not compared, not
-    /// uploaded). A slot newly filled with such a record, or one that held a record without the
-    /// flag, takes `record.world` (the first evaluation moves it by nothing).
-    pub fn set_record(&mut self, slot: u32, record: &InstanceRecord) -> Result<bool, GpuError> {
-        if !record.is_empty() {
-            self.validate_one(record)?;
-        }
-        Ok(self.table.set(slot, record))
-    }
-
-    /// Writes `record` to resident slot `slot` whole, world included, even where the GPU owns
-    /// the slot's world: a spawn or a teleport of a root-motion record. The next evaluation
-    /// moves the placed world by nothing; the following ones accumulate from it.
-    pub fn set_record_world(&mut self, slot: u32, record: &InstanceRecord) -> Result<(), GpuError> {
-        if !record.is_empty() {
-            self.validate_one(record)?;
-        }
-        self.table.place(slot, record);
-        Ok(())
-    }
-
-    /// Empties resident slot `slot`: it is skipped from the next evaluation on.
-    pub fn clear_record(&mut self, slot: u32) {
-        self.table.clear(slot);
-    }
-
-    /// Sets the number of resident slots (new ones empty).
-    pub fn set_slot_count(&mut self, slots: u32) {
-        self.table.resize(slots);
-    }
-
-    /// Number of resident slots.
-    pub fn slot_count(&self) -> u32 {
-        self.table.len()
-    }
-
-    /// The resident records as the GPU holds them after the next upload, by slot; the world
-    /// of a root-motion record is the one last placed, not where the GPU has moved it since
-    /// ([`GpuBackend::read_worlds`]).
-    pub fn resident_records(&self) -> &[InstanceRecord] {
-        self.table.records()
     }
 
     /// Evaluates `instances` at frame time 0 ([`GpuBackend::evaluate_at`]).
