@@ -39,7 +39,7 @@ pub mod report;
 pub mod runtime;
 
 pub use bake::{
-    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh, TrackDesc,
+    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, RigSkin, Skeleton, SkinnedMesh, TrackDesc,
     bake_rigs,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};

@@ -1,7 +1,7 @@
 //! The `.sinew` baked file format: rigs stored so that loading them needs no glTF parsing and
 //! is mostly a copy of flat arrays.
 //!
-//! # Layout (version 1)
+//! # Layout (version 2)
 //!
 //! All numbers are little-endian.
 //!
@@ -23,7 +23,7 @@
 //!
 //! | kind | section  | body                                                                  |
 //! |------|----------|-----------------------------------------------------------------------|
-//! | 1    | rig      | mesh count, skin joint count, joint bound count; name; skin joints (u16); joint bounds |
+//! | 1    | rig      | mesh, skin, skin joint and joint bound counts; name; skin names; skin glTF indices (u32); joints per skin (u32); skin joints of every skin back to back (u16); joint bounds |
 //! | 2    | skeleton | joint count, level start count; names; parents (u16); level starts (u16); rest SQT (10 × f32: translation, rotation xyzw, scale); inverse binds (12 × f32, column-major 3×4); source nodes (u32) |
 //! | 3    | clips    | joint count, clip, track, time and value counts; clip names; durations (f32); track descriptors (4 × u32); key times (f32); key values (4 × f32) |
 //! | 4    | mesh     | has tangents (0 or 1), then the counts of positions, normals, uvs, tangents, joints, weights, indices, joint bounds; name; bind AABB; positions, normals, uvs (3, 3, 2 × f32), tangents (4 × f32, if any), joints (4 × u16), weights (4 × f32), indices (u32), joint bounds |
@@ -32,6 +32,10 @@
 //! the next multiple of 16 from the section start. A string table is `count` u32 byte lengths
 //! followed by the UTF-8 bytes of all strings back to back. An AABB is 8 × f32 (min, max, each
 //! padded to 4). A change to any of this is a new [`FORMAT_VERSION`].
+//!
+//! Version 1 files still load. Their rig body is mesh count, skin joint count, joint bound
+//! count; name; skin joints (u16); joint bounds: one skin per rig, which was glTF skin `r` of
+//! rig `r` (a rig without skin joints has no skin).
 //!
 //! Loading checks the envelope (magic, version, length, checksum), then decodes every section
 //! and checks the baked invariants again (see `file/validate.rs`), so a file with a recomputed
@@ -54,8 +58,8 @@ use crate::error::{FormatError, FormatErrorKind};
 /// The first eight bytes of every `.sinew` file.
 pub const MAGIC: [u8; 8] = *b"\x89SINEW\r\n";
 
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes (it reads this one and every earlier one).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Encodes `rigs` as the bytes of a `.sinew` file.
 pub fn to_bytes(rigs: &[Rig]) -> Vec<u8> {

@@ -6,10 +6,12 @@ pub mod file;
 mod retarget;
 mod rig;
 mod skeleton;
+mod skeleton_groups;
 mod skinned_mesh;
 
 pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
 pub use retarget::{RetargetReport, UnmatchedChannel, retarget_clips};
 pub use rig::{Rig, animated_nodes, bake_rigs};
 pub use skeleton::{MAX_JOINTS, NO_PARENT, Skeleton};
+pub use skeleton_groups::RigSkin;
 pub use skinned_mesh::{Aabb, SkinnedMesh};

@@ -1,16 +1,58 @@
 //! A rig: one skeleton with its clips and skinned meshes, the unit the engine instantiates.
 
-use glam::Mat4;
+use glam::{Affine3A, Mat4};
 
 use super::clip_library::check_track;
+use super::skeleton_groups::{Alias, RigSkin, skin_groups, with_aliases};
 use super::{Aabb, ClipLibrary, Skeleton, SkinnedMesh};
 use crate::error::{ImportError, ImportErrorKind};
-use crate::import::{RawAsset, RawClip};
+use crate::import::{RawAsset, RawClip, RawSkin};
 
-/// Everything needed to animate and draw instances of one skin (or one animated node set).
+/// Where a skin joint's palette entry comes from while a rig is built.
+enum Slot {
+    /// A joint of the skeleton before aliases.
+    Joint(u16),
+    /// The alias with this number.
+    Alias(usize),
+}
+
+/// Skin `skin` of `asset`, checked: it exists, has joints, no joint twice and one inverse bind
+/// matrix per joint.
+fn checked_skin(asset: &RawAsset, skin: usize) -> Result<&RawSkin, ImportError> {
+    let fail =
+        |reason: String| ImportError::new(&asset.file, ImportErrorKind::Skin { skin, reason });
+    let s = asset.skins.get(skin).ok_or_else(|| {
+        fail(format!(
+            "does not exist (there are {} skins)",
+            asset.skins.len()
+        ))
+    })?;
+    if s.joints.is_empty() {
+        return Err(fail("skin has no joints".into()));
+    }
+    if s.inverse_binds.len() != s.joints.len() {
+        return Err(fail(format!(
+            "{} inverse bind matrices for {} joints",
+            s.inverse_binds.len(),
+            s.joints.len()
+        )));
+    }
+    let mut sorted = s.joints.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(fail(format!(
+            "node {} appears twice in the joint list",
+            w[0]
+        )));
+    }
+    Ok(s)
+}
+
+/// Everything needed to animate and draw instances of one skeleton: the skins sharing it (or
+/// one animated node set).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rig {
-    /// The rig's name (the glTF skin's name, or `nodes`).
+    /// The rig's name (its glTF skins' names joined by `+`, or `nodes`).
     pub name: String,
     /// Its joints.
     pub skeleton: Skeleton,
@@ -18,67 +60,110 @@ pub struct Rig {
     pub clips: ClipLibrary,
     /// Skinned primitives deformed by it.
     pub meshes: Vec<SkinnedMesh>,
-    /// Skeleton joint of each glTF skin joint, in skin order (empty for a node rig).
-    pub skin_joints: Vec<u16>,
+    /// The glTF skins it animates, each with its palette map (empty for a node rig).
+    pub skins: Vec<RigSkin>,
     /// Per joint: the union over all meshes of the joint-space vertex bounds.
     pub joint_bounds: Vec<Aabb>,
 }
 
 impl Rig {
-    /// Bakes glTF skin `skin` of `asset` with all of the asset's animations.
-    ///
-    /// Fails when `skin` is not a skin of `asset`, the skin has no joints, a joint twice, or not
-    /// one inverse bind matrix per joint, or when its skeleton
-    /// ([`Skeleton::from_nodes`]), a mesh it deforms ([`SkinnedMesh::build`]) or the asset's
-    /// clips ([`ClipLibrary::build`]) cannot be baked.
+    /// Bakes glTF skin `skin` of `asset` alone with all of the asset's animations, as
+    /// [`Rig::from_skins`] does for one skin.
     pub fn from_skin(asset: &RawAsset, skin: usize) -> Result<Self, ImportError> {
-        let fail =
-            |reason: String| ImportError::new(&asset.file, ImportErrorKind::Skin { skin, reason });
-        let s = asset.skins.get(skin).ok_or_else(|| {
-            fail(format!(
-                "does not exist (there are {} skins)",
-                asset.skins.len()
-            ))
+        Self::from_skins(asset, &[skin])
+    }
+
+    /// Bakes glTF skins `skins` of `asset` into one rig over one skeleton (the union of their
+    /// joints and the joints' ancestors), with all of the asset's animations and every mesh
+    /// the skins deform. A node two skins bind with different inverse bind matrices gets an
+    /// alias joint for the later skin (see `skeleton_groups.rs`).
+    ///
+    /// Fails when a skin is not a skin of `asset`, has no joints, a joint twice, or not one
+    /// inverse bind matrix per joint, or when the skeleton ([`Skeleton::from_nodes`], at most
+    /// [`crate::MAX_JOINTS`] joints with aliases), a mesh ([`SkinnedMesh::build`]) or the
+    /// asset's clips ([`ClipLibrary::build`]) cannot be baked.
+    pub fn from_skins(asset: &RawAsset, skins: &[usize]) -> Result<Self, ImportError> {
+        let mut seeds = Vec::new();
+        let mut binds: Vec<(usize, Mat4)> = Vec::new();
+        let mut names = Vec::new();
+        for &skin in skins {
+            let s = checked_skin(asset, skin)?;
+            names.push(s.name.clone().unwrap_or_else(|| format!("skin{skin}")));
+            seeds.extend_from_slice(&s.joints);
+            for (&node, &m) in s.joints.iter().zip(&s.inverse_binds) {
+                // The skeleton gets each node's first bind; later ones are checked below.
+                if !binds.iter().any(|&(n, _)| n == node) {
+                    binds.push((node, m));
+                }
+            }
+        }
+        let name = names.join("+");
+        let object = match skins {
+            [skin] => format!("skin {skin} ({name})"),
+            _ => format!("skins {skins:?} ({name})"),
+        };
+        let fail = |kind| ImportError::new(&asset.file, kind);
+        let base = Skeleton::from_nodes(asset, &seeds, &binds, &object)?;
+        // Each node keeps the first bind a skin gives it; a later, different one is an alias.
+        let mut first_bind: Vec<Option<Affine3A>> = vec![None; base.joint_count()];
+        let mut aliases = Vec::new();
+        let mut maps = Vec::new();
+        for (&skin, skin_name) in skins.iter().zip(&names) {
+            let s = &asset.skins[skin];
+            let mut map = Vec::with_capacity(s.joints.len());
+            for (&node, m) in s.joints.iter().zip(&s.inverse_binds) {
+                let m = Affine3A::from_mat4(*m);
+                // Every skin joint is a seed of `base`, so the fallback is never taken.
+                let joint = base.joint_of_node(node).unwrap_or(0);
+                match first_bind[joint] {
+                    None => {
+                        first_bind[joint] = Some(m);
+                        map.push(Slot::Joint(joint as u16));
+                    }
+                    Some(b) if b == m => map.push(Slot::Joint(joint as u16)),
+                    Some(_) => {
+                        map.push(Slot::Alias(aliases.len()));
+                        aliases.push(Alias {
+                            of: joint as u16,
+                            inverse_bind: m,
+                            name: format!("{}#{skin_name}", base.names()[joint]),
+                        });
+                    }
+                }
+            }
+            maps.push(map);
+        }
+        let (skeleton, new_index) = with_aliases(&base, &aliases).map_err(|count| {
+            fail(ImportErrorKind::TooManyJoints {
+                object: object.clone(),
+                count,
+                limit: crate::MAX_JOINTS,
+            })
         })?;
-        if s.joints.is_empty() {
-            return Err(fail("skin has no joints".into()));
-        }
-        if s.inverse_binds.len() != s.joints.len() {
-            return Err(fail(format!(
-                "{} inverse bind matrices for {} joints",
-                s.inverse_binds.len(),
-                s.joints.len()
-            )));
-        }
-        let mut sorted = s.joints.clone();
-        sorted.sort_unstable();
-        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-            return Err(fail(format!(
-                "node {} appears twice in the joint list",
-                w[0]
-            )));
-        }
-        let binds: Vec<(usize, Mat4)> = s
-            .joints
+        let n = base.joint_count();
+        let rig_skins: Vec<RigSkin> = skins
             .iter()
-            .copied()
-            .zip(s.inverse_binds.iter().copied())
+            .zip(names)
+            .zip(maps)
+            .map(|((&index, name), map)| RigSkin {
+                index,
+                name,
+                joints: map
+                    .iter()
+                    .map(|slot| match *slot {
+                        Slot::Joint(j) => new_index[j as usize],
+                        Slot::Alias(k) => new_index[n + k],
+                    })
+                    .collect(),
+            })
             .collect();
-        let name = s.name.clone().unwrap_or_else(|| format!("skin{skin}"));
-        let skeleton =
-            Skeleton::from_nodes(asset, &s.joints, &binds, &format!("skin {skin} ({name})"))?;
-        let skin_joints: Vec<u16> = s
-            .joints
-            .iter()
-            .map(|&n| skeleton.joint_of_node(n).map_or(u16::MAX, |j| j as u16))
-            .collect();
-        let meshes = asset
-            .meshes
-            .iter()
-            .filter(|m| m.skin == skin)
-            .map(|m| SkinnedMesh::build(m, &skeleton, &skin_joints, &asset.file))
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::assemble(asset, name, skeleton, meshes, skin_joints)
+        let mut meshes = Vec::new();
+        for m in &asset.meshes {
+            if let Some(rs) = rig_skins.iter().find(|rs| rs.index == m.skin) {
+                meshes.push(SkinnedMesh::build(m, &skeleton, &rs.joints, &asset.file)?);
+            }
+        }
+        Self::assemble(asset, name, skeleton, meshes, rig_skins)
     }
 
     /// Bakes a rig over glTF nodes `nodes` (and their ancestors), without a skin: how node
@@ -94,7 +179,7 @@ impl Rig {
         name: String,
         skeleton: Skeleton,
         meshes: Vec<SkinnedMesh>,
-        skin_joints: Vec<u16>,
+        skins: Vec<RigSkin>,
     ) -> Result<Self, ImportError> {
         // Checked here, numbered as in the asset: the library below sees only this rig's tracks.
         for (c, clip) in asset.clips.iter().enumerate() {
@@ -143,7 +228,7 @@ impl Rig {
             skeleton,
             clips,
             meshes,
-            skin_joints,
+            skins,
             joint_bounds,
         })
     }
@@ -190,8 +275,9 @@ pub(crate) fn check_target(
     Ok(())
 }
 
-/// Every rig of an imported file: one per skin, or, for a file without skins, one over every
-/// node its animations target.
+/// Every rig of an imported file: one per group of skins sharing a hierarchy (skins whose
+/// joints lie under the same root node; a group too big for [`crate::MAX_JOINTS`] is one rig
+/// per skin instead), or, for a file without skins, one over every node its animations target.
 ///
 /// Fails when a mesh names a skin the asset does not have, or as [`Rig::from_skin`] and
 /// [`Rig::from_nodes`] do.
@@ -224,9 +310,23 @@ pub fn bake_rigs(asset: &RawAsset) -> Result<Vec<Rig>, ImportError> {
         }
         return Ok(vec![Rig::from_nodes(asset, &nodes, "nodes")?]);
     }
-    (0..asset.skins.len())
-        .map(|s| Rig::from_skin(asset, s))
-        .collect()
+    let mut rigs = Vec::new();
+    for group in skin_groups(asset) {
+        match Rig::from_skins(asset, &group) {
+            Ok(rig) => rigs.push(rig),
+            // Too big to share a skeleton: each skin gets its own rig, as a lone skin would.
+            Err(ImportError {
+                kind: ImportErrorKind::TooManyJoints { .. },
+                ..
+            }) if group.len() > 1 => {
+                for &s in &group {
+                    rigs.push(Rig::from_skin(asset, s)?);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(rigs)
 }
 
 /// Every node any animation of `asset` targets, ascending.

@@ -5,7 +5,7 @@ use glam::{Affine3A, Quat, Vec3};
 use super::container::{SectionId, SectionKind, SectionTable};
 use super::section::SectionReader;
 use super::validate;
-use crate::bake::{Aabb, ClipInfo, ClipLibrary, Rig, Skeleton, SkinnedMesh};
+use crate::bake::{Aabb, ClipInfo, ClipLibrary, Rig, RigSkin, Skeleton, SkinnedMesh};
 use crate::error::FormatErrorKind;
 use crate::math::Sqt;
 
@@ -30,11 +30,54 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
     let id = SectionId::of(SectionKind::Rig, r);
     let mut rd = SectionReader::new(table.take(id)?, id);
     let mesh_count = rd.u32("mesh count")?;
-    let skin_joint_count = rd.u32("skin joint count")?;
-    let bound_count = rd.u32("joint bound count")?;
-    let name = rd.string("rig name")?;
-    let skin_joints = rd.array(skin_joint_count, "skin joints")?;
-    let joint_bounds = rd.array(bound_count, "joint bounds")?;
+    let (name, skins, joint_bounds) = if table.version == 1 {
+        let skin_joint_count = rd.u32("skin joint count")?;
+        let bound_count = rd.u32("joint bound count")?;
+        let name = rd.string("rig name")?;
+        let joints: Vec<u16> = rd.array(skin_joint_count, "skin joints")?;
+        let joint_bounds = rd.array(bound_count, "joint bounds")?;
+        // Version 1 baked glTF skin `r` as rig `r`.
+        let skins = if joints.is_empty() {
+            Vec::new()
+        } else {
+            vec![RigSkin {
+                index: r as usize,
+                name: name.clone(),
+                joints,
+            }]
+        };
+        (name, skins, joint_bounds)
+    } else {
+        let skin_count = rd.u32("skin count")?;
+        let skin_joint_count = rd.u32("skin joint count")?;
+        let bound_count = rd.u32("joint bound count")?;
+        let name = rd.string("rig name")?;
+        let names = rd.strings(skin_count, "skin names")?;
+        let indices: Vec<u32> = rd.array(skin_count, "skin indices")?;
+        let lengths: Vec<u32> = rd.array(skin_count, "joints per skin")?;
+        let joints: Vec<u16> = rd.array(skin_joint_count, "skin joints")?;
+        let joint_bounds = rd.array(bound_count, "joint bounds")?;
+        let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+        if total != joints.len() as u64 {
+            return Err(rd.corrupt(format!(
+                "the skins have {total} joints, the rig stores {}",
+                joints.len()
+            )));
+        }
+        let mut rest = joints.as_slice();
+        let mut skins = Vec::with_capacity(names.len());
+        for ((name, index), len) in names.into_iter().zip(indices).zip(lengths) {
+            // The lengths sum to the joint count, so every split is in range.
+            let (these, tail) = rest.split_at(len as usize);
+            rest = tail;
+            skins.push(RigSkin {
+                index: index as usize,
+                name,
+                joints: these.to_vec(),
+            });
+        }
+        (name, skins, joint_bounds)
+    };
     rd.finish()?;
 
     let skeleton = skeleton(table, r)?;
@@ -49,7 +92,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         skeleton,
         clips,
         meshes,
-        skin_joints,
+        skins,
         joint_bounds,
     };
     validate::rig(&rig).map_err(corrupt(id))?;
