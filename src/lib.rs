@@ -39,8 +39,8 @@ pub mod report;
 pub mod runtime;
 
 pub use bake::{
-    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, RigSkin, Skeleton, SkinnedMesh, TrackDesc,
-    bake_rigs,
+    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, RigSkin, Skeleton, SkinnedMesh,
+    TrackDesc, bake_rigs,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{EvalError, FormatError, FormatErrorKind, GpuError, ImportError, ImportErrorKind};

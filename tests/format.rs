@@ -215,11 +215,7 @@ fn assert_rig_eq(got: &Rig, expected: &Rig, what: &str) {
             &format!("{at}: joint bounds"),
         );
     }
-    assert_slice_eq(
-        &got.skin_joints,
-        &expected.skin_joints,
-        &format!("{what}: skin joints"),
-    );
+    assert_eq!(got.skins, expected.skins, "{what}: skins");
     assert_slice_eq(
         &got.joint_bounds,
         &expected.joint_bounds,
@@ -655,9 +651,9 @@ fn skin_joint_outside_the_skeleton_is_corrupt() {
     let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
         return;
     };
-    rigs[0].skin_joints[0] = rigs[0].joint_count() as u16;
+    rigs[0].skins[0].joints[0] = rigs[0].joint_count() as u16;
     let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0");
-    assert!(reason.contains("skin joint 0"), "reason: {reason}");
+    assert!(reason.contains("skin 0 joint 0"), "reason: {reason}");
 }
 
 #[test]
@@ -822,4 +818,88 @@ fn baked_file_inspects_like_its_gltf() {
         );
     }
     assert_eq!(got, expected, "the whole inspection");
+}
+
+/// Pads `bytes` with zeros to the next multiple of 16.
+fn pad16(bytes: &mut Vec<u8>) {
+    bytes.resize(bytes.len().next_multiple_of(16), 0);
+}
+
+/// A version 1 rig body (one skin per rig, as that version stored it) for `rig`.
+fn rig_body_v1(rig: &Rig) -> Vec<u8> {
+    let joints: &[u16] = rig.skins.first().map_or(&[], |s| &s.joints);
+    let mut b = Vec::new();
+    for n in [rig.meshes.len(), joints.len(), rig.joint_bounds.len()] {
+        b.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    pad16(&mut b);
+    b.extend_from_slice(&(rig.name.len() as u32).to_le_bytes());
+    pad16(&mut b);
+    b.extend_from_slice(rig.name.as_bytes());
+    pad16(&mut b);
+    for j in joints {
+        b.extend_from_slice(&j.to_le_bytes());
+    }
+    pad16(&mut b);
+    for bound in &rig.joint_bounds {
+        for x in bound.min.iter().chain(&bound.max) {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    b
+}
+
+/// The file a version 1 build wrote for `rigs`: `bytes` (their current encoding) with version 1
+/// in the header and every rig section in the version 1 layout.
+fn as_version_1(bytes: &[u8], rigs: &[Rig]) -> Vec<u8> {
+    let table = section_table(bytes);
+    let bodies: Vec<Vec<u8>> = table
+        .iter()
+        .map(|e| match e.kind {
+            KIND_RIG => rig_body_v1(&rigs[e.rig as usize]),
+            _ => bytes[e.offset..e.offset + e.len].to_vec(),
+        })
+        .collect();
+    let mut out = bytes[..TABLE_AT].to_vec();
+    out[VERSION_AT..VERSION_AT + 4].copy_from_slice(&1u32.to_le_bytes());
+    let mut offset = table_end(bytes);
+    for (e, body) in table.iter().zip(&bodies) {
+        offset = offset.next_multiple_of(16);
+        for word in [e.kind, e.rig, e.index, 0] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out.extend_from_slice(&(offset as u64).to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        offset += body.len();
+    }
+    for body in &bodies {
+        pad16(&mut out);
+        out.extend_from_slice(body);
+    }
+    let len = out.len() as u64;
+    out[LENGTH_AT..LENGTH_AT + 8].copy_from_slice(&len.to_le_bytes());
+    reseal(&mut out);
+    out
+}
+
+#[test]
+fn version_1_files_still_load_with_one_skin_per_rig() {
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    assert_eq!(rigs[0].skins.len(), 1);
+    let old = as_version_1(&to_bytes(&rigs), &rigs);
+    assert_eq!(u32_at(&old, VERSION_AT), 1);
+    let loaded = from_bytes(&old, "old.sinew").unwrap();
+    assert_eq!(loaded.len(), rigs.len());
+    for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
+        assert_eq!(got.skins.len(), 1, "rig {r}");
+        assert_eq!(
+            got.skins[0].index, r,
+            "rig {r}: version 1 baked skin r as rig r"
+        );
+        assert_eq!(got.skins[0].joints, expected.skins[0].joints, "rig {r}");
+        assert_eq!(got.skeleton, expected.skeleton, "rig {r}");
+        assert_eq!(got.meshes, expected.meshes, "rig {r}");
+    }
 }
