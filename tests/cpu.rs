@@ -1970,3 +1970,15 @@ fn recursive_skeletons_bakes_every_skin_within_the_joint_limit() {
         assert_eq!(rig.clips.joint_count(), rig.joint_count());
     }
 }
+
+#[test]
+fn a_rig_of_no_skins_is_refused() {
+    let mut f = Fixture::new();
+    let root = f.node("Root", None, at([0.0, 0.0, 0.0]));
+    f.skin(&[root]);
+    let err = Rig::from_skins(&f.asset, &[]).unwrap_err();
+    assert!(
+        matches!(err.kind, ImportErrorKind::NotFound { .. }),
+        "{err}"
+    );
+}

@@ -78,11 +78,19 @@ impl Rig {
     /// the skins deform. A node two skins bind with different inverse bind matrices gets an
     /// alias joint for the later skin (see `skeleton_groups.rs`).
     ///
-    /// Fails when a skin is not a skin of `asset`, has no joints, a joint twice, or not one
+    /// Fails when `skins` is empty, a skin is not a skin of `asset`, has no joints, a joint twice, or not one
     /// inverse bind matrix per joint, or when the skeleton ([`Skeleton::from_nodes`], at most
     /// [`crate::MAX_JOINTS`] joints with aliases), a mesh ([`SkinnedMesh::build`]) or the
     /// asset's clips ([`ClipLibrary::build`]) cannot be baked.
     pub fn from_skins(asset: &RawAsset, skins: &[usize]) -> Result<Self, ImportError> {
+        if skins.is_empty() {
+            return Err(ImportError::new(
+                &asset.file,
+                ImportErrorKind::NotFound {
+                    what: "a skin to bake (the skin list is empty)".into(),
+                },
+            ));
+        }
         let mut seeds = Vec::new();
         let mut binds: Vec<(usize, Mat4)> = Vec::new();
         let mut names = Vec::new();
