@@ -1982,3 +1982,38 @@ fn a_rig_of_no_skins_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_vertex_without_weights_moves_rigidly_with_the_instance() {
+    let mut f = Fixture::new();
+    let root = f.node("Root", None, trs([2.0, 0.0, 0.0], rz(30.0), [1.0; 3]));
+    let arm = f.node("Arm", Some(root), at([0.0, 1.0, 0.0]));
+    f.skin(&[root, arm]);
+    let mut mesh = point_mesh("body", 0, 1);
+    let bind = [1.0, 2.0, 3.0];
+    mesh.positions[2] = bind;
+    mesh.weights[2] = [0.0; 4];
+    f.asset.meshes = vec![mesh];
+    let rigs = bake_rigs(&f.asset).unwrap();
+    let rig = &rigs[0];
+    assert_eq!(rig.joint_count(), 3, "Root, Arm and the model joint");
+    let n = rig.joint_count();
+    let world = Affine3A::from_rotation_translation(rz(45.0), Vec3::new(10.0, -1.0, 0.5));
+    let mut models = vec![Affine3A::IDENTITY; n];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+    evaluate_pose(rig, &[], &[], &world, &mut models, &mut palette);
+    let m = &rig.meshes[0];
+    let skinned = sinew::render::skin_vertex_linear(
+        &palette,
+        m.joints[2],
+        m.weights[2],
+        Vec3::from(bind),
+        Vec3::Z,
+    );
+    assert_vec_close(
+        &skinned.position.to_array(),
+        &world.transform_point3(Vec3::from(bind)).to_array(),
+        common::MATRIX_TOLERANCE,
+        "vertex without weights",
+    );
+}

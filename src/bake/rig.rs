@@ -6,7 +6,7 @@ use super::clip_library::check_track;
 use super::skeleton_groups::{Alias, RigSkin, skin_groups, with_aliases};
 use super::{Aabb, ClipLibrary, Skeleton, SkinnedMesh};
 use crate::error::{ImportError, ImportErrorKind};
-use crate::import::{RawAsset, RawClip, RawSkin};
+use crate::import::{RawAsset, RawClip, RawMesh, RawSkin};
 
 /// Where a skin joint's palette entry comes from while a rig is built.
 enum Slot {
@@ -132,7 +132,7 @@ impl Rig {
                     Some(_) => {
                         map.push(Slot::Alias(aliases.len()));
                         aliases.push(Alias {
-                            of: joint as u16,
+                            of: Some(joint as u16),
                             inverse_bind: m,
                             name: format!("{}#{skin_name}", base.names()[joint]),
                         });
@@ -140,6 +140,21 @@ impl Rig {
                 }
             }
             maps.push(map);
+        }
+        let group_meshes: Vec<&RawMesh> = asset
+            .meshes
+            .iter()
+            .filter(|m| skins.contains(&m.skin))
+            .collect();
+        let has_rigid = group_meshes
+            .iter()
+            .any(|m| m.weights.iter().any(|w| w.iter().all(|&x| x == 0.0)));
+        if has_rigid && base.model_joint().is_none() {
+            aliases.push(Alias {
+                of: None,
+                inverse_bind: Affine3A::IDENTITY,
+                name: format!("{name}#model"),
+            });
         }
         let (skeleton, new_index) = with_aliases(&base, &aliases).map_err(|count| {
             fail(ImportErrorKind::TooManyJoints {
@@ -166,7 +181,7 @@ impl Rig {
             })
             .collect();
         let mut meshes = Vec::new();
-        for m in &asset.meshes {
+        for m in group_meshes {
             if let Some(rs) = rig_skins.iter().find(|rs| rs.index == m.skin) {
                 meshes.push(SkinnedMesh::build(m, &skeleton, &rs.joints, &asset.file)?);
             }

@@ -76,10 +76,11 @@ fn top_ancestor(asset: &RawAsset, node: usize) -> Option<usize> {
 }
 
 /// An extra joint to add: a child of `of` with identity rest and no tracks, bound with its own
-/// inverse bind matrix, so its palette entry is `of`'s world × `inverse_bind`.
+/// inverse bind matrix, so its palette entry is `of`'s world × `inverse_bind`. Without `of` it
+/// is a root whose palette entry is the instance's model transform × `inverse_bind`.
 pub(crate) struct Alias {
-    /// The joint it aliases.
-    pub of: u16,
+    /// The joint it aliases, or `None` for a new root.
+    pub of: Option<u16>,
     /// Its inverse bind matrix.
     pub inverse_bind: Affine3A,
     /// Its name.
@@ -88,7 +89,8 @@ pub(crate) struct Alias {
 
 /// `skeleton` with `aliases` added, each one level below the joint it aliases (so joints stay
 /// sorted by depth), and the new index of every old joint followed by the index of every alias.
-/// An alias keeps its joint's source node, so tracks and node lookups find the original joint.
+/// An alias keeps its joint's source node, so tracks and node lookups find the original joint;
+/// a new root has source node `u32::MAX`.
 ///
 /// Fails with the joint count needed when the result would exceed [`MAX_JOINTS`].
 pub(crate) fn with_aliases(
@@ -113,7 +115,7 @@ pub(crate) fn with_aliases(
         aliases
             .iter()
             .enumerate()
-            .map(|(k, a)| (depth[a.of as usize] + 1, n + k)),
+            .map(|(k, a)| (a.of.map_or(0, |of| depth[of as usize] + 1), n + k)),
     );
     order.sort_unstable();
     let mut new_index = vec![0u16; total];
@@ -146,10 +148,13 @@ pub(crate) fn with_aliases(
         } else {
             let a = &aliases[e - n];
             out.names.push(a.name.clone());
-            out.parents.push(new_index[a.of as usize]);
+            out.parents
+                .push(a.of.map_or(NO_PARENT, |of| new_index[of as usize]));
             out.rest.push(crate::math::Sqt::IDENTITY);
             out.inverse_binds.push(a.inverse_bind);
-            out.source_nodes.push(skeleton.source_nodes[a.of as usize]);
+            // A new root comes from no node.
+            out.source_nodes
+                .push(a.of.map_or(u32::MAX, |of| skeleton.source_nodes[of as usize]));
         }
     }
     out.level_starts.push(total as u16);

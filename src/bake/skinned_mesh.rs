@@ -90,12 +90,13 @@ pub struct SkinnedMesh {
 
 impl SkinnedMesh {
     /// Bakes a raw primitive. `skin_joints[k]` is the skeleton joint of skin joint `k`; `file`
-    /// names the source in errors.
+    /// names the source in errors. A vertex whose weights are all zero gets weight 1 on the
+    /// skeleton's [`Skeleton::model_joint`], so it moves rigidly with the instance.
     ///
     /// Fails when `skin_joints` names a joint `skeleton` does not have, a vertex names a skin
     /// joint `skin_joints` does not have, the streams' lengths disagree with the positions', the
-    /// indices are not whole triangles of existing vertices, or a position or weight is not
-    /// finite (or a weight negative).
+    /// indices are not whole triangles of existing vertices, a position or weight is not
+    /// finite (or a weight negative), or a vertex has no weights and the skeleton no model joint.
     pub fn build(
         raw: &RawMesh,
         skeleton: &Skeleton,
@@ -103,17 +104,41 @@ impl SkinnedMesh {
         file: &str,
     ) -> Result<Self, ImportError> {
         check(raw, skeleton, skin_joints).map_err(|kind| ImportError::new(file, kind))?;
+        let rigid = raw.weights.iter().position(|w| w.iter().all(|&x| x == 0.0));
+        let model_joint = match rigid {
+            None => 0,
+            Some(v) => skeleton.model_joint().ok_or_else(|| {
+                ImportError::new(
+                    file,
+                    ImportErrorKind::Mesh {
+                        mesh: raw.name.clone(),
+                        reason: format!(
+                            "vertex {v} has no weights and the skeleton has no model-space root joint"
+                        ),
+                    },
+                )
+            })? as u16,
+        };
+        let mut weights = raw.weights.clone();
         let joints: Vec<[u16; 4]> = raw
             .joints
             .iter()
-            .map(|j| j.map(|k| skin_joints[k as usize]))
+            .zip(&mut weights)
+            .map(|(j, w)| {
+                if w.iter().all(|&x| x == 0.0) {
+                    *w = [1.0, 0.0, 0.0, 0.0];
+                    [model_joint, 0, 0, 0]
+                } else {
+                    j.map(|k| skin_joints[k as usize])
+                }
+            })
             .collect();
         let mut bind_aabb = Aabb::EMPTY;
         let mut joint_bounds = vec![Aabb::EMPTY; skeleton.joint_count()];
         for (v, p) in raw.positions.iter().enumerate() {
             let p = Vec3::from(*p);
             bind_aabb.grow(p);
-            for (&j, &w) in joints[v].iter().zip(&raw.weights[v]) {
+            for (&j, &w) in joints[v].iter().zip(&weights[v]) {
                 if w > 0.0 {
                     let local = skeleton.inverse_binds()[j as usize].transform_point3(p);
                     joint_bounds[j as usize].grow(local);
@@ -127,7 +152,7 @@ impl SkinnedMesh {
             uvs: raw.uvs.clone(),
             tangents: raw.tangents.clone(),
             joints,
-            weights: raw.weights.clone(),
+            weights,
             indices: raw.indices.clone(),
             bind_aabb,
             joint_bounds,

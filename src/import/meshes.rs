@@ -161,12 +161,18 @@ fn read_primitive(
             }
             sum += w;
         }
-        if sum <= 0.0 || !sum.is_finite() {
+        if !sum.is_finite() {
             return Err(ImportErrorKind::ZeroWeights {
                 mesh,
                 primitive,
                 vertex: v,
             });
+        }
+        if sum == 0.0 {
+            // No influence (valid glTF): kept all zero, baked as rigid with the character.
+            joints.push([0; 4]);
+            weights.push([0.0; 4]);
+            continue;
         }
         // Keep the four largest influences (stable for ties) and renormalize.
         influences.sort_by(|a, b| b.1.total_cmp(&a.1));

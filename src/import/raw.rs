@@ -157,7 +157,8 @@ pub struct RawMesh {
     pub tangents: Option<Vec<[f32; 4]>>,
     /// The four strongest influences per vertex, skin joint indices.
     pub joints: Vec<[u16; 4]>,
-    /// Their weights, summing to one.
+    /// Their weights, summing to one, or all zero for a vertex no joint influences (it moves
+    /// rigidly with the character, see [`crate::SkinnedMesh::build`]).
     pub weights: Vec<[f32; 4]>,
     /// Triangle list indices.
     pub indices: Vec<u32>,
