@@ -85,9 +85,10 @@ pub enum ImportErrorKind {
         /// How many joints the skin has.
         joint_count: usize,
     },
-    /// A skinned vertex whose weights sum to zero (or are negative or not finite).
+    /// A skinned vertex whose weights are negative or not finite, or whose sum is not finite
+    /// (all-zero weights are valid: the vertex moves rigidly with the character).
     #[error(
-        "mesh {mesh} primitive {primitive} vertex {vertex}: skin weights sum to zero or are invalid"
+        "mesh {mesh} primitive {primitive} vertex {vertex}: skin weights are negative or not finite"
     )]
     ZeroWeights {
         /// Index of the mesh.

@@ -41,7 +41,7 @@ pub mod runtime;
 
 pub use bake::{
     Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph,
-    MorphNode, NO_PARENT, Rig, RigMorph, Skeleton, SkinnedMesh, TrackDesc, bake_rigs,
+    MorphNode, NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, bake_rigs,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{EvalError, FormatError, FormatErrorKind, GpuError, ImportError, ImportErrorKind};

@@ -279,13 +279,15 @@ pub fn pose_report(
             out.push(SkinFrame {
                 t: *t,
                 world: rig
-                    .skin_joints
+                    .skins
                     .iter()
+                    .flat_map(|s| &s.joints)
                     .map(|&j| cols(&models[j as usize]))
                     .collect(),
                 skin: rig
-                    .skin_joints
+                    .skins
                     .iter()
+                    .flat_map(|s| &s.joints)
                     .map(|&j| palette[j as usize].to_cols_array())
                     .collect(),
             });

@@ -229,11 +229,7 @@ fn assert_rig_eq(got: &Rig, expected: &Rig, what: &str) {
         );
         assert_eq!(gm.morph, em.morph, "{at}: morph targets");
     }
-    assert_slice_eq(
-        &got.skin_joints,
-        &expected.skin_joints,
-        &format!("{what}: skin joints"),
-    );
+    assert_eq!(got.skins, expected.skins, "{what}: skins");
     assert_slice_eq(
         &got.joint_bounds,
         &expected.joint_bounds,
@@ -428,7 +424,12 @@ fn bit_flips_are_detected() {
         let kind = kind_of(&damaged);
         let expected = match at {
             0..8 => matches!(kind, FormatErrorKind::BadMagic),
-            8..12 => matches!(kind, FormatErrorKind::UnsupportedVersion { .. }),
+            // The header is not checksummed: a flip to an older supported version reads the
+            // body in that version's layout, which does not fit.
+            8..12 => matches!(
+                kind,
+                FormatErrorKind::UnsupportedVersion { .. } | FormatErrorKind::Corrupt { .. }
+            ),
             // A longer declared length looks exactly like a shorter file.
             LENGTH_AT..COUNT_AT => matches!(
                 kind,
@@ -670,9 +671,9 @@ fn skin_joint_outside_the_skeleton_is_corrupt() {
     let Some(mut rigs) = shared_rigs("RiggedSimple.glb") else {
         return;
     };
-    rigs[0].skin_joints[0] = rigs[0].joint_count() as u16;
+    rigs[0].skins[0].joints[0] = rigs[0].joint_count() as u16;
     let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0");
-    assert!(reason.contains("skin joint 0"), "reason: {reason}");
+    assert!(reason.contains("skin 0 joint 0"), "reason: {reason}");
 }
 
 #[test]
@@ -887,20 +888,6 @@ fn morph_targets_round_trip_in_sections_of_their_own() {
 }
 
 #[test]
-fn version_1_files_still_load() {
-    // A rig without morph targets encodes exactly as version 1 did; only the version differs
-    // (the header is not checksummed).
-    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
-        return;
-    };
-    let mut bytes = to_bytes(&rigs);
-    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&1u32.to_le_bytes());
-    let loaded = from_bytes(&bytes, "v1.sinew").unwrap();
-    assert_rig_eq(&loaded[0], &rigs[0], "version 1 file");
-    assert!(loaded[0].morph.is_empty());
-}
-
-#[test]
 fn morph_section_with_the_wrong_chunk_count_is_corrupt() {
     let mut bytes = to_bytes(&morph_rigs());
     let at = section(&bytes, KIND_MORPH).offset + 4;
@@ -991,4 +978,101 @@ fn fuzz_corpus_loads_or_fails_with_a_typed_error() {
         }
     }
     assert!(loaded >= 3, "only {loaded} corpus inputs loaded");
+}
+
+/// Pads `bytes` with zeros to the next multiple of 16.
+fn pad16(bytes: &mut Vec<u8>) {
+    bytes.resize(bytes.len().next_multiple_of(16), 0);
+}
+
+/// A version 1 rig body (one skin per rig, as that version stored it) for `rig`.
+fn rig_body_v1(rig: &Rig) -> Vec<u8> {
+    let joints: &[u16] = rig.skins.first().map_or(&[], |s| &s.joints);
+    let mut b = Vec::new();
+    for n in [rig.meshes.len(), joints.len(), rig.joint_bounds.len()] {
+        b.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    pad16(&mut b);
+    b.extend_from_slice(&(rig.name.len() as u32).to_le_bytes());
+    pad16(&mut b);
+    b.extend_from_slice(rig.name.as_bytes());
+    pad16(&mut b);
+    for j in joints {
+        b.extend_from_slice(&j.to_le_bytes());
+    }
+    pad16(&mut b);
+    for bound in &rig.joint_bounds {
+        for x in bound.min.iter().chain(&bound.max) {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    b
+}
+
+/// The file a version 1 or 2 build wrote for `rigs`: `bytes` (their current encoding) with
+/// `version` in the header and every rig section in the one-skin layout of those versions.
+fn as_one_skin_version(bytes: &[u8], rigs: &[Rig], version: u32) -> Vec<u8> {
+    let table = section_table(bytes);
+    let bodies: Vec<Vec<u8>> = table
+        .iter()
+        .map(|e| match e.kind {
+            KIND_RIG => rig_body_v1(&rigs[e.rig as usize]),
+            _ => bytes[e.offset..e.offset + e.len].to_vec(),
+        })
+        .collect();
+    let mut out = bytes[..TABLE_AT].to_vec();
+    out[VERSION_AT..VERSION_AT + 4].copy_from_slice(&version.to_le_bytes());
+    let mut offset = table_end(bytes);
+    for (e, body) in table.iter().zip(&bodies) {
+        offset = offset.next_multiple_of(16);
+        for word in [e.kind, e.rig, e.index, 0] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out.extend_from_slice(&(offset as u64).to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        offset += body.len();
+    }
+    for body in &bodies {
+        pad16(&mut out);
+        out.extend_from_slice(body);
+    }
+    let len = out.len() as u64;
+    out[LENGTH_AT..LENGTH_AT + 8].copy_from_slice(&len.to_le_bytes());
+    reseal(&mut out);
+    out
+}
+
+#[test]
+fn version_1_files_still_load_with_one_skin_per_rig() {
+    let Some(rigs) = shared_rigs("RiggedSimple.glb") else {
+        return;
+    };
+    assert_eq!(rigs[0].skins.len(), 1);
+    let old = as_one_skin_version(&to_bytes(&rigs), &rigs, 1);
+    assert_eq!(u32_at(&old, VERSION_AT), 1);
+    let loaded = from_bytes(&old, "old.sinew").unwrap();
+    assert_eq!(loaded.len(), rigs.len());
+    for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
+        assert_eq!(got.skins.len(), 1, "rig {r}");
+        assert_eq!(
+            got.skins[0].index, r,
+            "rig {r}: version 1 baked skin r as rig r"
+        );
+        assert_eq!(got.skins[0].joints, expected.skins[0].joints, "rig {r}");
+        assert_eq!(got.skeleton, expected.skeleton, "rig {r}");
+        assert_eq!(got.meshes, expected.meshes, "rig {r}");
+    }
+}
+
+#[test]
+fn version_2_files_with_morph_sections_still_load() {
+    let rigs = morph_rigs();
+    assert!(!rigs[0].morph.is_empty());
+    let old = as_one_skin_version(&to_bytes(&rigs), &rigs, 2);
+    assert_eq!(u32_at(&old, VERSION_AT), 2);
+    let loaded = from_bytes(&old, "v2.sinew").unwrap();
+    assert_eq!(loaded.len(), rigs.len());
+    for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
+        assert_rig_eq(got, expected, &format!("version 2 rig {r}"));
+    }
 }

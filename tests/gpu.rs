@@ -213,7 +213,7 @@ fn synthetic_rig(name: &str, parents: &[Option<usize>], offset: Vec3) -> Rig {
     asset.meshes.push(RawMesh {
         name: format!("{name} mesh"),
         node: 0,
-        skin: 0,
+        skin: Some(0),
         normals: vec![[0.0, 1.0, 0.0]; n],
         uvs: vec![[0.0; 2]; n],
         tangents: None,

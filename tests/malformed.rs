@@ -1081,19 +1081,14 @@ fn vertex_joint_index_not_below_the_joint_count() {
 }
 
 #[test]
-fn vertex_with_zero_weights() {
+fn vertex_with_zero_weights_is_bound_rigidly_to_the_model_joint() {
     let file = with_streams(|s| s.weights[2] = [0.0; 4]);
-    let err = import_error("zero-weights.gltf", &file.to_gltf());
-    assert_kind!(
-        err,
-        ImportErrorKind::ZeroWeights {
-            mesh: 0,
-            primitive: 0,
-            vertex: 2,
-        },
-        "mesh 0",
-        "vertex 2"
-    );
+    let rigs = import_and_bake("zero-weights.gltf", &file.to_gltf(), None).unwrap();
+    let rig = &rigs[0];
+    let model = rig.skeleton.model_joint().unwrap();
+    let mesh = &rig.meshes[0];
+    assert_eq!(mesh.joints[2], [model as u16, 0, 0, 0]);
+    assert_eq!(mesh.weights[2], [1.0, 0.0, 0.0, 0.0]);
 }
 
 #[test]

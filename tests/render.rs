@@ -291,6 +291,8 @@ fn screen_rect(camera: &Camera, aabb: &Aabb, size: u32) -> (f32, f32, f32, f32) 
 fn triangle_mesh() -> SkinnedMesh {
     SkinnedMesh {
         name: "triangle".into(),
+        node: None,
+        skin: Some(0),
         positions: vec![[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0]],
         normals: vec![[0.0, 0.0, 1.0]; 3],
         uvs: vec![[0.0; 2]; 3],

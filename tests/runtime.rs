@@ -1889,8 +1889,8 @@ fn animator_refuses_a_rig_with_too_few_joint_bounds() {
 #[test]
 fn animator_refuses_a_rig_whose_skin_joint_lies_outside_its_skeleton() {
     let mut rig = test_rig();
-    rig.skin_joints.push(40);
-    invalid_rig(rig, "skin joint 6 is joint 40");
+    rig.skins[0].joints.push(40);
+    invalid_rig(rig, "skin 0 joint 6 is joint 40");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 //! The `.sinew` baked file format: rigs stored so that loading them needs no glTF parsing and
 //! is mostly a copy of flat arrays.
 //!
-//! # Layout (version 2)
+//! # Layout (version 3)
 //!
 //! All numbers are little-endian.
 //!
@@ -23,20 +23,26 @@
 //!
 //! | kind | section  | body                                                                  |
 //! |------|----------|-----------------------------------------------------------------------|
-//! | 1    | rig      | mesh count, skin joint count, joint bound count; name; skin joints (u16); joint bounds |
+//! | 1    | rig      | mesh, skin, skin joint and joint bound counts; name; skin names; skin glTF indices (u32); joints per skin (u32); skin joints of every skin back to back (u16); joint bounds |
 //! | 2    | skeleton | joint count, level start count; names; parents (u16); level starts (u16); rest SQT (10 × f32: translation, rotation xyzw, scale); inverse binds (12 × f32, column-major 3×4); source nodes (u32) |
 //! | 3    | clips    | joint count, clip, track, time and value counts; clip names; durations (f32); track descriptors (4 × u32); key times (f32); key values (4 × f32) |
-//! | 4    | mesh     | has tangents (0 or 1), then the counts of positions, normals, uvs, tangents, joints, weights, indices, joint bounds; name; bind AABB; positions, normals, uvs (3, 3, 2 × f32), tangents (4 × f32, if any), joints (4 × u16), weights (4 × f32), indices (u32), joint bounds |
+//! | 4    | mesh     | has tangents (0 or 1), then the counts of positions, normals, uvs, tangents, joints, weights, indices, joint bounds; glTF node and skin (u32, `u32::MAX`: none, a rigid mesh's skin); name; bind AABB; positions, normals, uvs (3, 3, 2 × f32), tangents (4 × f32, if any), joints (4 × u16), weights (4 × f32), indices (u32), joint bounds |
 //! | 5    | morph    | only for a rig with morph targets: node, weight chunk, default key offset, weight track and default weight counts; nodes (4 × u32: glTF node, mask joint, first weight, target count); node names; default weights (f32, node after node); weight track descriptors (4 × u32, clip × chunk) |
 //! | 6    | mesh morph | only for a mesh with morph targets (index = mesh number): target count, first weight, position and normal delta counts; position deltas, normal deltas (3 × f32, target-major) |
 //!
 //! Version 2 added sections 5 and 6 (the weight keys live in the clips section's key tables);
-//! a version 1 file, which has neither, still loads.
+//! version 3 stores each skin's palette map in the rig section (one rig per skeleton). Version 1
+//! and 2 files still load (see below).
 //!
 //! Inside a body, counts are u32s at the start; every array, and every string table, starts at
 //! the next multiple of 16 from the section start. A string table is `count` u32 byte lengths
 //! followed by the UTF-8 bytes of all strings back to back. An AABB is 8 × f32 (min, max, each
 //! padded to 4). A change to any of this is a new [`FORMAT_VERSION`].
+//!
+//! In version 1 and 2 files the rig body is mesh count, skin joint count, joint bound count;
+//! name; skin joints (u16); joint bounds: one skin per rig, which was glTF skin `r` of rig `r`
+//! (a rig without skin joints has no skin); their mesh bodies have no node and skin (the
+//! meshes load with the rig's one skin and an unknown node).
 //!
 //! Loading checks the envelope (magic, version, length, checksum), then decodes every section
 //! and checks the baked invariants again (see `file/validate.rs`), so a file with a recomputed
@@ -61,10 +67,17 @@ use crate::error::{FormatError, FormatErrorKind};
 pub const MAGIC: [u8; 8] = *b"\x89SINEW\r\n";
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
+
+/// The last format version with one skin per rig (its rig section has no skin table, its mesh
+/// sections no node and skin).
+pub(super) const LAST_ONE_SKIN_VERSION: u32 = 2;
+
+/// A node or skin index that is absent (u32::MAX).
+pub(super) const NO_INDEX: u32 = u32::MAX;
 
 /// Encodes `rigs` as the bytes of a `.sinew` file.
 pub fn to_bytes(rigs: &[Rig]) -> Vec<u8> {

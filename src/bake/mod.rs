@@ -7,6 +7,7 @@ mod morph;
 mod retarget;
 mod rig;
 mod skeleton;
+mod skeleton_groups;
 mod skinned_mesh;
 
 pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
@@ -17,4 +18,5 @@ pub use morph::{
 pub use retarget::{RetargetReport, UnmatchedChannel, retarget_clips};
 pub use rig::{Rig, animated_nodes, bake_rigs};
 pub use skeleton::{MAX_JOINTS, NO_PARENT, Skeleton};
+pub use skeleton_groups::RigSkin;
 pub use skinned_mesh::{Aabb, SkinnedMesh};

@@ -115,7 +115,7 @@ impl RigMorph {
     pub fn build(
         asset: &RawAsset,
         skeleton: &Skeleton,
-        skin: Option<usize>,
+        skins: &[usize],
         object: &str,
     ) -> Result<Self, ImportError> {
         let skinned_by = |node: usize| {
@@ -126,7 +126,7 @@ impl RigMorph {
         for raw in &asset.morph_nodes {
             let above = joint_at_or_above(asset, skeleton, raw.node);
             let carried = match skinned_by(raw.node) {
-                Some(s) => Some(s) == skin,
+                Some(s) => skins.contains(&s),
                 None => above.is_some(),
             };
             if !carried {

@@ -164,6 +164,16 @@ impl Skeleton {
         self.source_nodes.iter().position(|&n| n as usize == node)
     }
 
+    /// A root joint with identity rest pose and inverse bind, whose palette entry is therefore
+    /// the instance's model transform: where vertices without weights are bound.
+    pub fn model_joint(&self) -> Option<usize> {
+        (0..self.joint_count()).find(|&j| {
+            self.parents[j] == NO_PARENT
+                && self.rest[j] == Sqt::IDENTITY
+                && self.inverse_binds[j] == Affine3A::IDENTITY
+        })
+    }
+
     /// Whether `joint` is `ancestor` or lies below it.
     pub fn is_in_subtree(&self, joint: usize, ancestor: usize) -> bool {
         let mut at = joint;

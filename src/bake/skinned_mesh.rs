@@ -67,6 +67,11 @@ impl Aabb {
 pub struct SkinnedMesh {
     /// The mesh's name.
     pub name: String,
+    /// The glTF node that instantiates it (`None` when loaded from a file baked before
+    /// `.sinew` version 3, which did not record it).
+    pub node: Option<u32>,
+    /// The glTF skin deforming it, or `None` for a rigid mesh, which follows its node.
+    pub skin: Option<u32>,
     /// Bind-space positions.
     pub positions: Vec<[f32; 3]>,
     /// Bind-space normals.
@@ -93,30 +98,69 @@ pub struct SkinnedMesh {
 
 impl SkinnedMesh {
     /// Bakes a raw primitive. `skin_joints[k]` is the skeleton joint of skin joint `k`; `file`
-    /// names the source in errors.
+    /// names the source in errors. A rigid mesh (no skin, no joint streams) is bound with
+    /// weight 1 to `skin_joints[0]`, its node's joint. A vertex whose weights are all zero gets weight 1 on the
+    /// skeleton's [`Skeleton::model_joint`], so it moves rigidly with the instance.
     ///
     /// Fails when `skin_joints` names a joint `skeleton` does not have, a vertex names a skin
     /// joint `skin_joints` does not have, the streams' lengths disagree with the positions', the
-    /// indices are not whole triangles of existing vertices, or a position or weight is not
-    /// finite (or a weight negative).
+    /// indices are not whole triangles of existing vertices, a position or weight is not
+    /// finite (or a weight negative), or a vertex has no weights and the skeleton no model joint.
     pub fn build(
         raw: &RawMesh,
         skeleton: &Skeleton,
         skin_joints: &[u16],
         file: &str,
     ) -> Result<Self, ImportError> {
+        // A rigid mesh has no joint streams: every vertex is bound to skin joint 0 alone.
+        let filled;
+        let raw = if raw.skin.is_none() && raw.joints.is_empty() && raw.weights.is_empty() {
+            let n = raw.positions.len();
+            filled = RawMesh {
+                joints: vec![[0; 4]; n],
+                weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+                ..raw.clone()
+            };
+            &filled
+        } else {
+            raw
+        };
         check(raw, skeleton, skin_joints).map_err(|kind| ImportError::new(file, kind))?;
+        let rigid = raw.weights.iter().position(|w| w.iter().all(|&x| x == 0.0));
+        let model_joint = match rigid {
+            None => 0,
+            Some(v) => skeleton.model_joint().ok_or_else(|| {
+                ImportError::new(
+                    file,
+                    ImportErrorKind::Mesh {
+                        mesh: raw.name.clone(),
+                        reason: format!(
+                            "vertex {v} has no weights and the skeleton has no model-space root joint"
+                        ),
+                    },
+                )
+            })? as u16,
+        };
+        let mut weights = raw.weights.clone();
         let joints: Vec<[u16; 4]> = raw
             .joints
             .iter()
-            .map(|j| j.map(|k| skin_joints[k as usize]))
+            .zip(&mut weights)
+            .map(|(j, w)| {
+                if w.iter().all(|&x| x == 0.0) {
+                    *w = [1.0, 0.0, 0.0, 0.0];
+                    [model_joint, 0, 0, 0]
+                } else {
+                    j.map(|k| skin_joints[k as usize])
+                }
+            })
             .collect();
         let mut bind_aabb = Aabb::EMPTY;
         let mut joint_bounds = vec![Aabb::EMPTY; skeleton.joint_count()];
         for (v, p) in raw.positions.iter().enumerate() {
             let p = Vec3::from(*p);
             bind_aabb.grow(p);
-            for (&j, &w) in joints[v].iter().zip(&raw.weights[v]) {
+            for (&j, &w) in joints[v].iter().zip(&weights[v]) {
                 if w > 0.0 {
                     let local = skeleton.inverse_binds()[j as usize].transform_point3(p);
                     joint_bounds[j as usize].grow(local);
@@ -125,12 +169,14 @@ impl SkinnedMesh {
         }
         Ok(Self {
             name: raw.name.clone(),
+            node: Some(raw.node as u32),
+            skin: raw.skin.map(|s| s as u32),
             positions: raw.positions.clone(),
             normals: raw.normals.clone(),
             uvs: raw.uvs.clone(),
             tangents: raw.tangents.clone(),
             joints,
-            weights: raw.weights.clone(),
+            weights,
             indices: raw.indices.clone(),
             bind_aabb,
             joint_bounds,

@@ -56,6 +56,12 @@ struct MeshInfo {
     name: String,
     vertices: usize,
     triangles: usize,
+    /// The glTF node instantiating it (unknown in old baked files).
+    node: Option<u32>,
+    /// The skin deforming it; `None` for a rigid mesh following `parent`.
+    skin: Option<u32>,
+    /// For a rigid mesh: the parent of its node (node index and name), when it has one.
+    parent: Option<(u32, String)>,
 }
 
 #[derive(Serialize)]
@@ -71,6 +77,14 @@ struct ChannelInfo {
     path: &'static str,
     interpolation: &'static str,
     keys: u32,
+}
+
+/// The parent node (index, name) of a rigid mesh's `node`: the parent of the shallowest joint
+/// that comes from it (deeper ones are aliases).
+fn rigid_parent(skel: &sinew::Skeleton, node: u32) -> Option<(u32, String)> {
+    let joint = (0..skel.joint_count()).find(|&j| skel.source_nodes()[j] == node)?;
+    let parent = Some(skel.parents()[joint]).filter(|&p| p != sinew::NO_PARENT)? as usize;
+    Some((skel.source_nodes()[parent], skel.names()[parent].clone()))
 }
 
 fn describe(rig: &Rig) -> RigInfo {
@@ -99,6 +113,13 @@ fn describe(rig: &Rig) -> RigInfo {
                 name: m.name.clone(),
                 vertices: m.vertex_count(),
                 triangles: m.indices.len() / 3,
+                node: m.node,
+                skin: m.skin,
+                parent: m
+                    .skin
+                    .is_none()
+                    .then(|| rigid_parent(skel, m.node?))
+                    .flatten(),
             })
             .collect(),
         clips: rig
@@ -210,9 +231,16 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
         );
     }
     for m in &info.meshes {
+        let node = m.node.map(|n| format!("node {n}, "));
+        let source = match (&node, m.skin, &m.parent) {
+            (None, None, _) => String::new(),
+            (_, Some(s), _) => format!(" ({}skin {s})", node.as_deref().unwrap_or("")),
+            (Some(n), None, Some((p, name))) => format!(" ({n}rigid, under node {p} {name:?})"),
+            (Some(n), None, None) => format!(" ({n}rigid)"),
+        };
         let _ = writeln!(
             text,
-            "  mesh {:?}: {} vertices, {} triangles",
+            "  mesh {:?}{source}: {} vertices, {} triangles",
             m.name, m.vertices, m.triangles
         );
     }

@@ -127,10 +127,11 @@ const INDICES: Format = Format {
     bounds: false,
 };
 
-/// Reads every triangle primitive of every skinned mesh node. `quantized`: the file uses
+/// Reads every triangle primitive of every mesh node: skinned where the node has a skin, rigid
+/// (following the node, joint streams not read) where it has none. `quantized`: the file uses
 /// `KHR_mesh_quantization`, so integer positions, normals, tangents and texture coordinates are
 /// accepted (and converted to float: normalized types to `[-1, 1]` or `[0, 1]`, others as is).
-pub(crate) fn read_skinned_meshes(
+pub(crate) fn read_meshes(
     doc: &Document,
     buffers: &Buffers,
     skins: &[RawSkin],
@@ -139,10 +140,11 @@ pub(crate) fn read_skinned_meshes(
     let formats = AttributeFormats::new(quantized);
     let mut out = Vec::new();
     for node in doc.nodes() {
-        let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
+        let Some(mesh) = node.mesh() else {
             continue;
         };
-        let joint_count = skins[skin.index()].joints.len();
+        let skin = node.skin().map(|s| s.index());
+        let joint_count = skin.map(|s| skins[s].joints.len());
         for prim in mesh.primitives() {
             if prim.mode() != Mode::Triangles {
                 continue;
@@ -152,7 +154,7 @@ pub(crate) fn read_skinned_meshes(
                 .name()
                 .map_or_else(|| format!("mesh{}", mesh.index()), str::to_string);
             raw.node = node.index();
-            raw.skin = skin.index();
+            raw.skin = skin;
             out.push(raw);
         }
     }
@@ -164,7 +166,7 @@ fn read_primitive(
     buffers: &Buffers,
     formats: &AttributeFormats,
     mesh: usize,
-    joint_count: usize,
+    joint_count: Option<usize>,
 ) -> Result<RawMesh, ImportErrorKind> {
     let primitive = prim.index();
     let fail = |reason: String| ImportErrorKind::Primitive {
@@ -213,6 +215,83 @@ fn read_primitive(
         normals.iter_mut().for_each(|n| renormalize(n, 3));
         tangents.iter_mut().for_each(|t| renormalize(t, 4));
     }
+    let (joints, weights) = match joint_count {
+        Some(joint_count) => read_influences(&read_n, mesh, primitive, n, joint_count)?,
+        // A rigid mesh follows its node: joint streams, if any, have no skin to refer to.
+        None => (Vec::new(), Vec::new()),
+    };
+
+    let indices = match prim.indices() {
+        Some(acc) => {
+            let (idx, _) = read_accessor::<u32>(&acc, buffers, &INDICES)?;
+            if let Some(&bad) = idx.iter().find(|&&i| i as usize >= n) {
+                return Err(fail(format!(
+                    "index {bad} is not below the vertex count {n}"
+                )));
+            }
+            idx
+        }
+        None => (0..n as u32).collect(),
+    };
+    if indices.len() % 3 != 0 {
+        return Err(fail(format!(
+            "{} indices is not a whole number of triangles",
+            indices.len()
+        )));
+    }
+    let targets = super::morph::read_targets(prim, buffers, mesh, n)?;
+    let to3 = |d: Option<Vec<f32>>| -> Vec<[f32; 3]> {
+        d.map_or_else(
+            || vec![[0.0; 3]; n],
+            |d| d.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
+        )
+    };
+    Ok(RawMesh {
+        name: String::new(),
+        node: 0,
+        skin: None,
+        positions: to3(Some(p)),
+        normals: to3(normals),
+        uvs: uvs.map_or_else(
+            || vec![[0.0; 2]; n],
+            |d| d.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
+        ),
+        tangents: tangents.map(|d| {
+            d.chunks_exact(4)
+                .map(|c| [c[0], c[1], c[2], c[3]])
+                .collect()
+        }),
+        joints,
+        weights,
+        indices,
+        targets,
+    })
+}
+
+/// Scales the `xyz` of every `stride`-component element to unit length (zero stays zero).
+fn renormalize(data: &mut [f32], stride: usize) {
+    for v in data.chunks_exact_mut(stride) {
+        let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if length > 0.0 && length.is_finite() {
+            v[..3].iter_mut().for_each(|c| *c /= length);
+        }
+    }
+}
+
+/// The vertex streams' influences (JOINTS_0/1, WEIGHTS_0/1) as skin joint indices and weights,
+/// through `read_n` (which checks each stream's format and length).
+fn read_influences(
+    read_n: &dyn Fn(Semantic, &Format) -> Result<Option<Vec<f32>>, ImportErrorKind>,
+    mesh: usize,
+    primitive: usize,
+    n: usize,
+    joint_count: usize,
+) -> Result<(Vec<[u16; 4]>, Vec<[f32; 4]>), ImportErrorKind> {
+    let fail = |reason: String| ImportErrorKind::Primitive {
+        mesh,
+        primitive,
+        reason,
+    };
     let joints0 =
         read_n(Semantic::Joints(0), &JOINTS)?.ok_or_else(|| fail("no JOINTS_0".into()))?;
     let weights0 =
@@ -256,12 +335,18 @@ fn read_primitive(
             }
             sum += w;
         }
-        if sum <= 0.0 || !sum.is_finite() {
+        if !sum.is_finite() {
             return Err(ImportErrorKind::ZeroWeights {
                 mesh,
                 primitive,
                 vertex: v,
             });
+        }
+        if sum == 0.0 {
+            // No influence (valid glTF): kept all zero, baked as rigid with the character.
+            joints.push([0; 4]);
+            weights.push([0.0; 4]);
+            continue;
         }
         // Keep the four largest influences (stable for ties) and renormalize.
         influences.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -279,59 +364,5 @@ fn read_primitive(
         weights.push(w4);
     }
 
-    let indices = match prim.indices() {
-        Some(acc) => {
-            let (idx, _) = read_accessor::<u32>(&acc, buffers, &INDICES)?;
-            if let Some(&bad) = idx.iter().find(|&&i| i as usize >= n) {
-                return Err(fail(format!(
-                    "index {bad} is not below the vertex count {n}"
-                )));
-            }
-            idx
-        }
-        None => (0..n as u32).collect(),
-    };
-    if indices.len() % 3 != 0 {
-        return Err(fail(format!(
-            "{} indices is not a whole number of triangles",
-            indices.len()
-        )));
-    }
-    let targets = super::morph::read_targets(prim, buffers, mesh, n)?;
-    let to3 = |d: Option<Vec<f32>>| -> Vec<[f32; 3]> {
-        d.map_or_else(
-            || vec![[0.0; 3]; n],
-            |d| d.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
-        )
-    };
-    Ok(RawMesh {
-        name: String::new(),
-        node: 0,
-        skin: 0,
-        positions: to3(Some(p)),
-        normals: to3(normals),
-        uvs: uvs.map_or_else(
-            || vec![[0.0; 2]; n],
-            |d| d.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
-        ),
-        tangents: tangents.map(|d| {
-            d.chunks_exact(4)
-                .map(|c| [c[0], c[1], c[2], c[3]])
-                .collect()
-        }),
-        joints,
-        weights,
-        indices,
-        targets,
-    })
-}
-
-/// Scales the `xyz` of every `stride`-component element to unit length (zero stays zero).
-fn renormalize(data: &mut [f32], stride: usize) {
-    for v in data.chunks_exact_mut(stride) {
-        let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        if length > 0.0 && length.is_finite() {
-            v[..3].iter_mut().for_each(|c| *c /= length);
-        }
-    }
+    Ok((joints, weights))
 }

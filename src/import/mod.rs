@@ -53,8 +53,7 @@ pub fn import_bytes(
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
     let clips =
         animations::read_animations(&document, &buffers, &ignored_channels).map_err(fail)?;
-    let meshes =
-        meshes::read_skinned_meshes(&document, &buffers, &skins, quantized).map_err(fail)?;
+    let meshes = meshes::read_meshes(&document, &buffers, &skins, quantized).map_err(fail)?;
     Ok(RawAsset {
         file: name.to_string(),
         nodes,

@@ -186,16 +186,18 @@ pub struct RawMorphNode {
     pub weights: Vec<f32>,
 }
 
-/// A skinned primitive's vertex streams. Joint indices refer to the skin's joint order.
+/// A triangle primitive's vertex streams: skinned (joint indices refer to the skin's joint
+/// order) or rigid (it follows its node, like a part hanging from a joint).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawMesh {
     /// The mesh's name, or `mesh<i>`.
     pub name: String,
     /// The glTF node that instantiates the mesh.
     pub node: usize,
-    /// The skin deforming it.
-    pub skin: usize,
-    /// Positions in bind space.
+    /// The skin deforming it, or `None` for a rigid mesh: its positions are in `node`'s space
+    /// and it moves with that node, and `joints` and `weights` are empty.
+    pub skin: Option<usize>,
+    /// Positions in bind space (in the node's space for a rigid mesh).
     pub positions: Vec<[f32; 3]>,
     /// Normals (zero when the file has none).
     pub normals: Vec<[f32; 3]>,
@@ -205,7 +207,8 @@ pub struct RawMesh {
     pub tangents: Option<Vec<[f32; 4]>>,
     /// The four strongest influences per vertex, skin joint indices.
     pub joints: Vec<[u16; 4]>,
-    /// Their weights, summing to one.
+    /// Their weights, summing to one, or all zero for a vertex no joint influences (it moves
+    /// rigidly with the character, see [`crate::SkinnedMesh::build`]).
     pub weights: Vec<[f32; 4]>,
     /// Triangle list indices.
     pub indices: Vec<u32>,

@@ -62,7 +62,7 @@ pub(super) fn triangle() -> RawMesh {
     RawMesh {
         name: "triangle".to_string(),
         node: BODY,
-        skin: 0,
+        skin: Some(0),
         positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0]],
         normals: vec![[0.0, 0.0, 1.0]; 3],
         uvs: vec![[0.0, 0.0]; 3],

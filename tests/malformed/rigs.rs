@@ -276,7 +276,7 @@ fn node_rig_over_a_node_beyond_the_nodes() {
 #[test]
 fn mesh_naming_a_skin_the_asset_lacks() {
     let mut a = asset();
-    a.meshes[0].skin = 2;
+    a.meshes[0].skin = Some(2);
     let err = error_of("mesh skin", move || bake_rigs(&a));
     assert_kind!(
         err,

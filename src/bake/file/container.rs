@@ -139,6 +139,8 @@ pub(super) fn assemble(sections: &[Section]) -> Vec<u8> {
 /// The sections of a file whose envelope checked out, handed out once each.
 pub(super) struct SectionTable<'a> {
     sections: BTreeMap<SectionId, &'a [u8]>,
+    /// The file's format version.
+    pub version: u32,
 }
 
 impl<'a> SectionTable<'a> {
@@ -224,11 +226,11 @@ pub(super) fn open(bytes: &[u8]) -> Result<SectionTable<'_>, FormatErrorKind> {
             reason: format!("declares {length} bytes but the file holds {actual}"),
         });
     }
-    read_table(bytes)
+    read_table(bytes, version)
 }
 
 /// Reads and checks the section table of a file whose checksum matched.
-fn read_table(bytes: &[u8]) -> Result<SectionTable<'_>, FormatErrorKind> {
+fn read_table(bytes: &[u8], version: u32) -> Result<SectionTable<'_>, FormatErrorKind> {
     let n = u32_at(bytes, COUNT_AT).ok_or_else(|| table_error("no section count".into()))?;
     let table_end = (n as usize)
         .checked_mul(ENTRY_LEN)
@@ -274,5 +276,5 @@ fn read_table(bytes: &[u8]) -> Result<SectionTable<'_>, FormatErrorKind> {
             return Err(bad(format!("{id} appears twice")));
         }
     }
-    Ok(SectionTable { sections })
+    Ok(SectionTable { sections, version })
 }

@@ -5,7 +5,8 @@ use glam::{Affine3A, Quat, Vec3};
 use super::container::{SectionId, SectionKind, SectionTable};
 use super::section::SectionReader;
 use super::validate;
-use crate::bake::{Aabb, ClipInfo, ClipLibrary, Rig, Skeleton, SkinnedMesh};
+use super::{LAST_ONE_SKIN_VERSION, NO_INDEX};
+use crate::bake::{Aabb, ClipInfo, ClipLibrary, Rig, RigSkin, Skeleton, SkinnedMesh};
 use crate::error::FormatErrorKind;
 use crate::math::Sqt;
 
@@ -30,11 +31,54 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
     let id = SectionId::of(SectionKind::Rig, r);
     let mut rd = SectionReader::new(table.take(id)?, id);
     let mesh_count = rd.u32("mesh count")?;
-    let skin_joint_count = rd.u32("skin joint count")?;
-    let bound_count = rd.u32("joint bound count")?;
-    let name = rd.string("rig name")?;
-    let skin_joints = rd.array(skin_joint_count, "skin joints")?;
-    let joint_bounds = rd.array(bound_count, "joint bounds")?;
+    let (name, skins, joint_bounds) = if table.version <= LAST_ONE_SKIN_VERSION {
+        let skin_joint_count = rd.u32("skin joint count")?;
+        let bound_count = rd.u32("joint bound count")?;
+        let name = rd.string("rig name")?;
+        let joints: Vec<u16> = rd.array(skin_joint_count, "skin joints")?;
+        let joint_bounds = rd.array(bound_count, "joint bounds")?;
+        // Versions 1 and 2 baked glTF skin `r` as rig `r`.
+        let skins = if joints.is_empty() {
+            Vec::new()
+        } else {
+            vec![RigSkin {
+                index: r as usize,
+                name: name.clone(),
+                joints,
+            }]
+        };
+        (name, skins, joint_bounds)
+    } else {
+        let skin_count = rd.u32("skin count")?;
+        let skin_joint_count = rd.u32("skin joint count")?;
+        let bound_count = rd.u32("joint bound count")?;
+        let name = rd.string("rig name")?;
+        let names = rd.strings(skin_count, "skin names")?;
+        let indices: Vec<u32> = rd.array(skin_count, "skin indices")?;
+        let lengths: Vec<u32> = rd.array(skin_count, "joints per skin")?;
+        let joints: Vec<u16> = rd.array(skin_joint_count, "skin joints")?;
+        let joint_bounds = rd.array(bound_count, "joint bounds")?;
+        let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+        if total != joints.len() as u64 {
+            return Err(rd.corrupt(format!(
+                "the skins have {total} joints, the rig stores {}",
+                joints.len()
+            )));
+        }
+        let mut rest = joints.as_slice();
+        let mut skins = Vec::with_capacity(names.len());
+        for ((name, index), len) in names.into_iter().zip(indices).zip(lengths) {
+            // The lengths sum to the joint count, so every split is in range.
+            let (these, tail) = rest.split_at(len as usize);
+            rest = tail;
+            skins.push(RigSkin {
+                index: index as usize,
+                name,
+                joints: these.to_vec(),
+            });
+        }
+        (name, skins, joint_bounds)
+    };
     rd.finish()?;
 
     let skeleton = skeleton(table, r)?;
@@ -44,6 +88,10 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
     let mut meshes = Vec::new();
     for m in 0..mesh_count {
         let mut mesh = mesh(table, SectionId::mesh(r, m), &skeleton)?;
+        if table.version <= LAST_ONE_SKIN_VERSION {
+            // Those versions had skinned meshes only, each of the rig's one skin.
+            mesh.skin = skins.first().map(|s| s.index as u32);
+        }
         super::morph::decode_mesh(table, r, m, &mut mesh, &morph)?;
         meshes.push(mesh);
     }
@@ -52,7 +100,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         skeleton,
         clips,
         meshes,
-        skin_joints,
+        skins,
         joint_bounds,
         morph,
     };
@@ -148,6 +196,13 @@ fn mesh(
     let weight_count = rd.u32("weight count")?;
     let index_count = rd.u32("index count")?;
     let bound_count = rd.u32("joint bound count")?;
+    // Since version 3: the glTF node and skin (NO_INDEX: unknown node, or a rigid mesh).
+    let (node, skin) = if table.version > LAST_ONE_SKIN_VERSION {
+        let index = |i: u32| Some(i).filter(|&i| i != NO_INDEX);
+        (index(rd.u32("mesh node")?), index(rd.u32("mesh skin")?))
+    } else {
+        (None, None)
+    };
     let name = rd.string("mesh name")?;
     let bind_aabb = rd.array(1, "bind AABB")?.pop().unwrap_or(Aabb::EMPTY);
     let positions = rd.array(position_count, "positions")?;
@@ -165,6 +220,8 @@ fn mesh(
     rd.finish()?;
     let mesh = SkinnedMesh {
         name,
+        node,
+        skin,
         positions,
         normals,
         uvs,

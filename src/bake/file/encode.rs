@@ -1,5 +1,6 @@
 //! Rigs → section bodies (the layout is documented in `file.rs`).
 
+use super::NO_INDEX;
 use super::container::{Section, SectionId, SectionKind};
 use super::section::{SectionWriter, count};
 use crate::bake::{ClipLibrary, Rig, Skeleton, SkinnedMesh};
@@ -36,11 +37,18 @@ pub(super) fn sections(rigs: &[Rig]) -> Vec<Section> {
 
 fn rig_body(rig: &Rig) -> Vec<u8> {
     let mut w = SectionWriter::default();
+    let joints: Vec<u16> = rig.skins.iter().flat_map(|s| s.joints.clone()).collect();
     w.u32(count(rig.meshes.len()));
-    w.u32(count(rig.skin_joints.len()));
+    w.u32(count(rig.skins.len()));
+    w.u32(count(joints.len()));
     w.u32(count(rig.joint_bounds.len()));
     w.strings(std::iter::once(rig.name.as_str()));
-    w.array(&rig.skin_joints);
+    w.strings(rig.skins.iter().map(|s| s.name.as_str()));
+    let indices: Vec<u32> = rig.skins.iter().map(|s| count(s.index)).collect();
+    w.array(&indices);
+    let lengths: Vec<u32> = rig.skins.iter().map(|s| count(s.joints.len())).collect();
+    w.array(&lengths);
+    w.array(&joints);
     w.array(&rig.joint_bounds);
     w.finish()
 }
@@ -101,6 +109,8 @@ fn mesh_body(mesh: &SkinnedMesh) -> Vec<u8> {
     ] {
         w.u32(count(len));
     }
+    w.u32(mesh.node.unwrap_or(NO_INDEX));
+    w.u32(mesh.skin.unwrap_or(NO_INDEX));
     w.strings(std::iter::once(mesh.name.as_str()));
     w.array(&[mesh.bind_aabb]);
     w.array(&mesh.positions);

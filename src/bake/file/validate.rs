@@ -203,15 +203,18 @@ pub(super) fn mesh(mesh: &SkinnedMesh, skeleton: &Skeleton) -> Result<(), String
 /// Skin joints inside the skeleton and one rig-wide joint bound per joint.
 pub(in crate::bake) fn rig(rig: &Rig) -> Result<(), String> {
     let joints = rig.skeleton.joint_count();
-    if let Some((k, &j)) = rig
-        .skin_joints
-        .iter()
-        .enumerate()
-        .find(|&(_, &j)| j as usize >= joints)
-    {
-        return Err(format!(
-            "skin joint {k} is joint {j}, the skeleton has {joints}"
-        ));
+    for skin in &rig.skins {
+        if let Some((k, &j)) = skin
+            .joints
+            .iter()
+            .enumerate()
+            .find(|&(_, &j)| j as usize >= joints)
+        {
+            return Err(format!(
+                "skin {} joint {k} is joint {j}, the skeleton has {joints}",
+                skin.index
+            ));
+        }
     }
     if rig.joint_bounds.len() != joints {
         return Err(format!(
