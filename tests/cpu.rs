@@ -1232,8 +1232,8 @@ fn skinned_fixture() -> Fixture {
             }
         }
         let sum: f32 = w.iter().sum();
-        mesh.weights.push(w.map(|x| x / sum));
-        mesh.joints.push([0, 1, 3, 2]);
+        mesh.weights.push(common::eight(w.map(|x| x / sum)));
+        mesh.joints.push(common::eight([0, 1, 3, 2]));
         mesh.normals.push([0.0, 0.0, 1.0]);
         mesh.uvs.push([0.0, 0.0]);
     }
@@ -1301,7 +1301,7 @@ fn skin_by_hand(f: &Fixture, rig: &Rig, palette: &[Mat3x4Rows]) -> Vec<Vec3> {
         .zip(&mesh.weights)
         .map(|((p, js), ws)| {
             let mut out = [0.0f32; 3];
-            for k in 0..4 {
+            for k in 0..sinew::MAX_INFLUENCES {
                 let r = &palette[to_joint[js[k] as usize]].rows;
                 for (i, o) in out.iter_mut().enumerate() {
                     *o += ws[k] * (r[i][0] * p[0] + r[i][1] * p[1] + r[i][2] * p[2] + r[i][3]);

@@ -751,7 +751,7 @@ fn skinned_positions(asset: &sinew::RawAsset, frame: &sinew::report::SkinFrame) 
         .iter()
         .zip(mesh.joints.iter().zip(&mesh.weights))
         .map(|(p, (joints, weights))| {
-            (0..4)
+            (0..sinew::MAX_INFLUENCES)
                 .map(|k| {
                     weights[k] * skin[joints[k] as usize].transform_point3(glam::Vec3::from(*p))
                 })

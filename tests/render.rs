@@ -295,12 +295,13 @@ fn triangle_mesh() -> SkinnedMesh {
         normals: vec![[0.0, 0.0, 1.0]; 3],
         uvs: vec![[0.0; 2]; 3],
         tangents: None,
-        joints: vec![[0; 4]; 3],
-        weights: vec![[1.0, 0.0, 0.0, 0.0]; 3],
+        joints: vec![[0; 8]; 3],
+        weights: vec![common::eight([1.0, 0.0, 0.0, 0.0]); 3],
         indices: vec![0, 1, 2],
         bind_aabb: Aabb::EMPTY,
         joint_bounds: Vec::new(),
         morph: Default::default(),
+        influences_cut: 0,
     }
 }
 
@@ -1262,13 +1263,17 @@ fn preskin_leaves_zero_weight_and_out_of_range_vertices_in_bind_pose() {
     mesh.positions.push([0.3, 0.2, 0.1]);
     mesh.normals.push([0.0, 1.0, 0.0]);
     mesh.uvs.push([0.0; 2]);
-    mesh.joints = vec![[0, 0, 0, 0], [1, 0, 0, 0], [9, 9, 0, 0], [0, 1, 0, 0]];
-    mesh.weights = vec![
+    mesh.joints = [[0, 0, 0, 0], [1, 0, 0, 0], [9, 9, 0, 0], [0, 1, 0, 0]]
+        .map(common::eight)
+        .to_vec();
+    mesh.weights = [
         [0.0; 4],
         [0.5, 0.5, 0.0, 0.0],
         [0.5, 0.5, 0.0, 0.0],
         [0.25, 0.75, 0.0, 0.0],
-    ];
+    ]
+    .map(common::eight)
+    .to_vec();
     mesh.indices = vec![0, 1, 2, 1, 3, 2];
     let palette = [
         Mat3x4Rows::from_affine(&Affine3A::from_rotation_translation(
@@ -1792,8 +1797,8 @@ fn binding_limits_are_typed_errors() {
     big.positions.resize(n, [0.0; 3]);
     big.normals.resize(n, [0.0, 0.0, 1.0]);
     big.uvs.resize(n, [0.0; 2]);
-    big.joints.resize(n, [0; 4]);
-    big.weights.resize(n, [1.0, 0.0, 0.0, 0.0]);
+    big.joints.resize(n, [0; 8]);
+    big.weights.resize(n, common::eight([1.0, 0.0, 0.0, 0.0]));
     let palette = sinew::render::create_palette_buffer(gpu.device(), 300).unwrap();
     let aabbs = sinew::render::create_aabb_buffer(gpu.device(), 2).unwrap();
     let desc = SkinnedBatchDesc {

@@ -1,7 +1,7 @@
 //! The `.sinew` baked file format: rigs stored so that loading them needs no glTF parsing and
 //! is mostly a copy of flat arrays.
 //!
-//! # Layout (version 2)
+//! # Layout (version 3)
 //!
 //! All numbers are little-endian.
 //!
@@ -29,9 +29,11 @@
 //! | 4    | mesh     | has tangents (0 or 1), then the counts of positions, normals, uvs, tangents, joints, weights, indices, joint bounds; name; bind AABB; positions, normals, uvs (3, 3, 2 × f32), tangents (4 × f32, if any), joints (4 × u16), weights (4 × f32), indices (u32), joint bounds |
 //! | 5    | morph    | only for a rig with morph targets: node, weight chunk, default key offset, weight track and default weight counts; nodes (4 × u32: glTF node, mask joint, first weight, target count); node names; default weights (f32, node after node); weight track descriptors (4 × u32, clip × chunk) |
 //! | 6    | mesh morph | only for a mesh with morph targets (index = mesh number): target count, first weight, position and normal delta counts; position deltas, normal deltas (3 × f32, target-major) |
+//! | 7    | mesh influences | only for a mesh with a nonzero weight past the fourth or vertices cut to eight influences (index = mesh number): cut vertex count, joint and weight counts; joints 5-8 (4 × u16), weights 5-8 (4 × f32) |
 //!
 //! Version 2 added sections 5 and 6 (the weight keys live in the clips section's key tables);
-//! a version 1 file, which has neither, still loads.
+//! a version 1 file, which has neither, still loads. Version 3 added section 7; a mesh without
+//! it has four influences (the mesh section's), so older files still load.
 //!
 //! Inside a body, counts are u32s at the start; every array, and every string table, starts at
 //! the next multiple of 16 from the section start. A string table is `count` u32 byte lengths
@@ -46,6 +48,7 @@ mod checksum;
 mod container;
 mod decode;
 mod encode;
+mod influences;
 mod morph;
 mod section;
 pub(super) mod validate;
@@ -61,7 +64,7 @@ use crate::error::{FormatError, FormatErrorKind};
 pub const MAGIC: [u8; 8] = *b"\x89SINEW\r\n";
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;

@@ -5,7 +5,7 @@ use glam::{Vec3, Vec3A};
 
 use super::Skeleton;
 use crate::error::{ImportError, ImportErrorKind};
-use crate::import::RawMesh;
+use crate::import::{MAX_INFLUENCES, RawMesh};
 
 /// An axis-aligned box. Empty when `min > max`.
 #[repr(C)]
@@ -75,10 +75,11 @@ pub struct SkinnedMesh {
     pub uvs: Vec<[f32; 2]>,
     /// Tangents, when the source had them.
     pub tangents: Option<Vec<[f32; 4]>>,
-    /// Four skeleton joint indices per vertex.
-    pub joints: Vec<[u16; 4]>,
-    /// Four weights per vertex, summing to one.
-    pub weights: Vec<[f32; 4]>,
+    /// Up to [`MAX_INFLUENCES`] skeleton joint indices per vertex, strongest first (unused
+    /// slots 0).
+    pub joints: Vec<[u16; MAX_INFLUENCES]>,
+    /// Their weights, summing to one (unused slots 0).
+    pub weights: Vec<[f32; MAX_INFLUENCES]>,
     /// Triangle list.
     pub indices: Vec<u32>,
     /// Bounds of the bind-pose positions.
@@ -89,6 +90,9 @@ pub struct SkinnedMesh {
     pub joint_bounds: Vec<Aabb>,
     /// Morph targets (empty when the mesh has none).
     pub morph: super::MeshMorph,
+    /// Vertices whose source had more than [`MAX_INFLUENCES`] nonzero influences, cut to the
+    /// strongest ones on import (see [`RawMesh::influences_cut`]).
+    pub influences_cut: usize,
 }
 
 impl SkinnedMesh {
@@ -106,7 +110,7 @@ impl SkinnedMesh {
         file: &str,
     ) -> Result<Self, ImportError> {
         check(raw, skeleton, skin_joints).map_err(|kind| ImportError::new(file, kind))?;
-        let joints: Vec<[u16; 4]> = raw
+        let joints: Vec<[u16; MAX_INFLUENCES]> = raw
             .joints
             .iter()
             .map(|j| j.map(|k| skin_joints[k as usize]))
@@ -135,6 +139,7 @@ impl SkinnedMesh {
             bind_aabb,
             joint_bounds,
             morph: super::MeshMorph::default(),
+            influences_cut: raw.influences_cut,
         })
     }
 

@@ -56,6 +56,11 @@ struct MeshInfo {
     name: String,
     vertices: usize,
     triangles: usize,
+    /// The most nonzero joint influences of any vertex.
+    max_influences: usize,
+    /// Vertices that had more than `sinew::MAX_INFLUENCES` in the source file: their strongest
+    /// ones were kept, renormalized.
+    influences_cut: usize,
 }
 
 #[derive(Serialize)]
@@ -99,6 +104,13 @@ fn describe(rig: &Rig) -> RigInfo {
                 name: m.name.clone(),
                 vertices: m.vertex_count(),
                 triangles: m.indices.len() / 3,
+                max_influences: m
+                    .weights
+                    .iter()
+                    .map(|w| w.iter().filter(|&&x| x > 0.0).count())
+                    .max()
+                    .unwrap_or(0),
+                influences_cut: m.influences_cut,
             })
             .collect(),
         clips: rig
@@ -210,11 +222,20 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
         );
     }
     for m in &info.meshes {
-        let _ = writeln!(
+        let _ = write!(
             text,
-            "  mesh {:?}: {} vertices, {} triangles",
-            m.name, m.vertices, m.triangles
+            "  mesh {:?}: {} vertices, {} triangles, up to {} influences per vertex",
+            m.name, m.vertices, m.triangles, m.max_influences
         );
+        if m.influences_cut > 0 {
+            let _ = write!(
+                text,
+                " ({} vertices cut to their strongest {})",
+                m.influences_cut,
+                sinew::MAX_INFLUENCES
+            );
+        }
+        text.push('\n');
     }
     for c in &info.clips {
         let _ = writeln!(

@@ -355,3 +355,9 @@ pub fn fuzz_corpus(target: &str) -> Vec<(String, Vec<u8>)> {
     inputs.sort();
     inputs
 }
+
+/// Joints or weights of four influences widened to the eight slots a mesh stores (slots 5-8
+/// zero).
+pub fn eight<T: Copy + Default>(four: [T; 4]) -> [T; 8] {
+    std::array::from_fn(|k| four.get(k).copied().unwrap_or_default())
+}
