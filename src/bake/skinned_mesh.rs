@@ -75,8 +75,8 @@ pub struct SkinnedMesh {
     pub uvs: Vec<[f32; 2]>,
     /// Tangents, when the source had them.
     pub tangents: Option<Vec<[f32; 4]>>,
-    /// Up to [`MAX_INFLUENCES`] skeleton joint indices per vertex, strongest first (unused
-    /// slots 0).
+    /// Up to [`MAX_INFLUENCES`] skeleton joint indices per vertex, strongest first (slots
+    /// without weight 0).
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
     /// Their weights, summing to one (unused slots 0).
     pub weights: Vec<[f32; MAX_INFLUENCES]>,
@@ -110,10 +110,20 @@ impl SkinnedMesh {
         file: &str,
     ) -> Result<Self, ImportError> {
         check(raw, skeleton, skin_joints).map_err(|kind| ImportError::new(file, kind))?;
+        // Slots without weight name joint 0, so unused slots 5-8 stay all zero.
         let joints: Vec<[u16; MAX_INFLUENCES]> = raw
             .joints
             .iter()
-            .map(|j| j.map(|k| skin_joints[k as usize]))
+            .zip(&raw.weights)
+            .map(|(j, w)| {
+                std::array::from_fn(|k| {
+                    if w[k] > 0.0 {
+                        skin_joints[j[k] as usize]
+                    } else {
+                        0
+                    }
+                })
+            })
             .collect();
         let mut bind_aabb = Aabb::EMPTY;
         let mut joint_bounds = vec![Aabb::EMPTY; skeleton.joint_count()];

@@ -257,7 +257,12 @@ fn read_table(bytes: &[u8]) -> Result<SectionTable<'_>, FormatErrorKind> {
             kind,
             index: word(2),
         };
-        if id.index != 0 && !matches!(kind, SectionKind::Mesh | SectionKind::MeshMorph) {
+        if id.index != 0
+            && !matches!(
+                kind,
+                SectionKind::Mesh | SectionKind::MeshMorph | SectionKind::MeshInfluences
+            )
+        {
             return Err(bad(format!("{id} has index {}", id.index)));
         }
         if word(3) != 0 {
