@@ -38,8 +38,6 @@ use sinew::{
 const PIXEL_THRESHOLD: u8 = 8;
 /// The reference image test passes when at most this fraction of pixels differ.
 const REFERENCE_TOLERANCE: f64 = 0.01;
-/// Pre-skinned vertices against CPU skinning: `|a - b| <= 1e-4 * max(1, |b|)`.
-const SKIN_TOLERANCE: f32 = 1e-4;
 /// Two renders of the same scene (culled against unculled, paged against one page) pass when
 /// at most this fraction of pixels differ.
 const SAME_SCENE_TOLERANCE: f64 = 0.002;
@@ -1191,7 +1189,7 @@ fn check_preskin_on(
                 ] {
                     for (x, y) in a.to_array().into_iter().zip(b.to_array()) {
                         assert!(
-                            (x - y).abs() <= SKIN_TOLERANCE * y.abs().max(1.0),
+                            (x - y).abs() <= common::SKIN_TOLERANCE * y.abs().max(1.0),
                             "{mode:?} mesh {m} instance {i} vertex {v} {what}: GPU {a}, CPU {b}, \
                              difference {}",
                             (a - b).abs()
@@ -1399,6 +1397,71 @@ fn preskinned_render_equals_in_shader_render() {
         assert!(
             fraction <= SAME_SCENE_TOLERANCE,
             "{mode:?}: {:.3}% of pixels differ",
+            fraction * 100.0
+        );
+    }
+}
+
+/// synthetic/influences.glb: 5 to 8 influences per vertex in mesh 0, the strongest 8 of 9 to
+/// 12 in mesh 1.
+fn influences_rig() -> Rig {
+    let path = common::repo().join("assets/synthetic/influences.glb");
+    sinew::bake_rigs(&sinew::import_file(path).unwrap())
+        .unwrap()
+        .remove(0)
+}
+
+#[test]
+fn eight_influence_preskinned_vertices_equal_cpu_skinning() {
+    let Some(gpu) = gpu() else { return };
+    let rig = influences_rig();
+    let posed = pose(gpu, &rig, &three_poses(&rig));
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        check_preskin(gpu, &rig.meshes, rig.joint_count(), &posed, mode);
+    }
+}
+
+#[test]
+fn eight_influence_in_shader_render_equals_preskinned_render() {
+    let Some(gpu) = gpu() else { return };
+    let rig = influences_rig();
+    let posed = pose(gpu, &rig, &three_poses(&rig));
+    let all = union(&posed.aabbs);
+    // Influences 5-8 dropped: what a vertex pass that read only four slots would draw.
+    let mut four = rig.meshes.clone();
+    for mesh in &mut four {
+        mesh.weights.iter_mut().for_each(|w| w[4..].fill(0.0));
+    }
+    let full = batch(gpu, &rig.meshes, &posed, true);
+    let cut = batch(gpu, &four, &posed, false);
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let full_batches = [&full];
+        let mut scene = Scene {
+            skinned: &full_batches,
+            skinning: mode,
+            cull: false,
+            ..Scene::new(camera_for(&all))
+        };
+        let in_shader = render(gpu, &format!("influences_in_shader_{mode:?}"), 128, &scene);
+        scene.preskin = true;
+        let preskinned = render(gpu, &format!("influences_preskinned_{mode:?}"), 128, &scene);
+        let fraction = differing_fraction(&in_shader, &preskinned, PIXEL_THRESHOLD);
+        assert!(
+            fraction <= SAME_SCENE_TOLERANCE,
+            "{mode:?}: {:.3}% of pixels differ",
+            fraction * 100.0
+        );
+        let cut_batches = [&cut];
+        let four_only = Scene {
+            skinned: &cut_batches,
+            preskin: false,
+            ..scene
+        };
+        let four_only = render(gpu, &format!("influences_four_{mode:?}"), 128, &four_only);
+        let fraction = differing_fraction(&in_shader, &four_only, PIXEL_THRESHOLD);
+        assert!(
+            fraction > 4.0 * SAME_SCENE_TOLERANCE,
+            "{mode:?}: dropping influences 5-8 changes only {:.3}% of pixels",
             fraction * 100.0
         );
     }
