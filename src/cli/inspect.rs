@@ -1,4 +1,4 @@
-//! `sinew inspect`: skins, joint trees and clips of a glTF or `.sinew` file.
+//! `sinew inspect`: skins, joint trees, meshes and clips of a glTF or `.sinew` file.
 
 use std::fmt::Write;
 use std::path::PathBuf;
