@@ -1144,6 +1144,26 @@ fn joints_1_without_weights_1() {
 }
 
 #[test]
+fn weights_2_without_joints_2() {
+    // A third influence set (read, then cut to the strongest eight) needs both accessors too.
+    let mut file = valid();
+    let attributes = &mut file.json["meshes"][0]["primitives"][0]["attributes"];
+    attributes["JOINTS_1"] = json!(JOINTS);
+    attributes["WEIGHTS_1"] = json!(WEIGHTS);
+    attributes["WEIGHTS_2"] = json!(WEIGHTS);
+    let err = import_error("weights2-alone.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::Primitive {
+            mesh: 0,
+            primitive: 0,
+            reason,
+        } if reason.contains("WEIGHTS_2"),
+        "mesh 0 primitive 0"
+    );
+}
+
+#[test]
 fn triangle_index_not_below_the_vertex_count() {
     let file = with_streams(|s| s.indices[2] = 7);
     let err = import_error("triangle-index.gltf", &file.to_gltf());
