@@ -32,8 +32,9 @@ use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Mat
 struct HostVertex {
     position: [f32; 3],
     normal: [f32; 3],
-    joints: [u16; 4],
-    weights: [f32; 4],
+    /// Up to eight joints and their weights (`SkinnedMesh` slots; unused ones zero).
+    joints: [u16; 8],
+    weights: [f32; 8],
 }
 
 /// The host's uniforms, one per palette window.
@@ -59,8 +60,10 @@ struct HostFrame {
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
-    @location(2) joints: vec4<u32>,
-    @location(3) weights: vec4<f32>,
+    @location(2) joints0: vec4<u32>,
+    @location(3) joints1: vec4<u32>,
+    @location(4) weights0: vec4<f32>,
+    @location(5) weights1: vec4<f32>,
 }
 
 struct VertexOut {
@@ -73,7 +76,8 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
     // The host lays palette blocks out one per instance; the bound window starts at
     // `window_first`, so the offset is relative to it.
     let offset = instance * host.joint_count - host.window_first;
-    let s = sinew_skin_linear(offset, host.joint_count, v.joints, v.weights, v.position, v.normal);
+    let influences = SinewInfluences(v.joints0, v.joints1, v.weights0, v.weights1);
+    let s = sinew_skin_linear(offset, host.joint_count, influences, v.position, v.normal);
     return VertexOut(host.view_proj * vec4<f32>(s.position, 1.0), s.normal);
 }
 
@@ -212,8 +216,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         bind_group_layouts: &[Some(&frame_layout), Some(&palette_layout)],
         immediate_size: 0,
     });
-    let attributes =
-        wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Uint16x4, 3 => Float32x4];
+    // Joints 1-4 and 5-8, then their weights, in `HostVertex` order.
+    let attributes = wgpu::vertex_attr_array![
+        0 => Float32x3, 1 => Float32x3, 2 => Uint16x4, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4
+    ];
     let format = wgpu::TextureFormat::Rgba8UnormSrgb;
     let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("host pipeline"),

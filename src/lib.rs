@@ -46,7 +46,7 @@ pub use bake::{
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{EvalError, FormatError, FormatErrorKind, GpuError, ImportError, ImportErrorKind};
 pub use gpu::{GpuBackend, GpuContext, GpuPose};
-pub use import::{Channel, Interpolation, RawAsset, import_bytes, import_file};
+pub use import::{Channel, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes, import_file};
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use mask::JointMask;
 pub use math::{Mat3x4Rows, Sqt};

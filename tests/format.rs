@@ -9,7 +9,8 @@ use std::process::Command;
 
 use glam::Affine3A;
 use sinew::bake::file::{
-    FORMAT_VERSION, MAGIC, checksum, from_bytes, read_file, to_bytes, write_file,
+    FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION, checksum, from_bytes, read_file, to_bytes,
+    write_file,
 };
 use sinew::cpu::fast::DEFAULT_RATE;
 use sinew::{Aabb, FastCpuBackend, FormatErrorKind, InstanceRecord, Layer, Mat3x4Rows, Rig};
@@ -28,6 +29,7 @@ const KIND_CLIPS: u32 = 3;
 const KIND_MESH: u32 = 4;
 const KIND_MORPH: u32 = 5;
 const KIND_MESH_MORPH: u32 = 6;
+const KIND_MESH_INFLUENCES: u32 = 7;
 
 /// One section table entry as written in the file.
 #[derive(Clone, Copy, Debug)]
@@ -421,6 +423,11 @@ fn bit_flips_are_detected() {
     for at in positions {
         let mut damaged = bytes.clone();
         damaged[at] ^= 1 << (at % 8);
+        let version = u32_at(&damaged, VERSION_AT);
+        if (8..12).contains(&at) && (OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
+            // Another version this build reads (the header is not checksummed).
+            continue;
+        }
         let kind = kind_of(&damaged);
         let expected = match at {
             0..8 => matches!(kind, FormatErrorKind::BadMagic),
@@ -1009,6 +1016,27 @@ fn rig_body_v1(rig: &Rig) -> Vec<u8> {
     b
 }
 
+/// A version 1 mesh body from a current one: the same but for the node and skin after the
+/// counts (nine u32s), whose place is padding in version 1.
+fn mesh_body_v1(body: &[u8]) -> Vec<u8> {
+    let mut b = body.to_vec();
+    b[36..44].fill(0);
+    b
+}
+
+/// `rigs` as a version 1 or 2 file loads them: meshes of the rig's one skin, nodes unknown.
+fn as_one_skin_rigs(rigs: &[Rig]) -> Vec<Rig> {
+    let mut rigs = rigs.to_vec();
+    for rig in &mut rigs {
+        let skin = rig.skins.first().map(|s| s.index as u32);
+        for mesh in &mut rig.meshes {
+            mesh.node = None;
+            mesh.skin = skin;
+        }
+    }
+    rigs
+}
+
 /// The file a version 1 or 2 build wrote for `rigs`: `bytes` (their current encoding) with
 /// `version` in the header and every rig section in the one-skin layout of those versions.
 fn as_one_skin_version(bytes: &[u8], rigs: &[Rig], version: u32) -> Vec<u8> {
@@ -1017,6 +1045,7 @@ fn as_one_skin_version(bytes: &[u8], rigs: &[Rig], version: u32) -> Vec<u8> {
         .iter()
         .map(|e| match e.kind {
             KIND_RIG => rig_body_v1(&rigs[e.rig as usize]),
+            KIND_MESH => mesh_body_v1(&bytes[e.offset..e.offset + e.len]),
             _ => bytes[e.offset..e.offset + e.len].to_vec(),
         })
         .collect();
@@ -1060,7 +1089,7 @@ fn version_1_files_still_load_with_one_skin_per_rig() {
         );
         assert_eq!(got.skins[0].joints, expected.skins[0].joints, "rig {r}");
         assert_eq!(got.skeleton, expected.skeleton, "rig {r}");
-        assert_eq!(got.meshes, expected.meshes, "rig {r}");
+        assert_eq!(got.meshes, as_one_skin_rigs(&rigs)[r].meshes, "rig {r}");
     }
 }
 
@@ -1072,7 +1101,81 @@ fn version_2_files_with_morph_sections_still_load() {
     assert_eq!(u32_at(&old, VERSION_AT), 2);
     let loaded = from_bytes(&old, "v2.sinew").unwrap();
     assert_eq!(loaded.len(), rigs.len());
-    for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
+    for (r, (got, expected)) in loaded.iter().zip(&as_one_skin_rigs(&rigs)).enumerate() {
         assert_rig_eq(got, expected, &format!("version 2 rig {r}"));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Influences 5-8 (section 7, since version 3)
+
+fn influence_rigs() -> Vec<Rig> {
+    bake(&common::repo().join("assets/synthetic/influences.glb"))
+}
+
+#[test]
+fn influences_past_the_fourth_survive_bake_and_load() {
+    let rigs = influence_rigs();
+    let beyond_four = |rig: &Rig| {
+        rig.meshes
+            .iter()
+            .map(|m| {
+                m.weights
+                    .iter()
+                    .filter(|w| w[4..].iter().any(|&x| x > 0.0))
+                    .count()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        beyond_four(&rigs[0]).iter().all(|&n| n > 0),
+        "the asset uses slots 5-8"
+    );
+    let bytes = to_bytes(&rigs);
+    let sections: Vec<(u32, u32)> = section_table(&bytes)
+        .iter()
+        .filter(|e| e.kind == KIND_MESH_INFLUENCES)
+        .map(|e| (e.rig, e.index))
+        .collect();
+    assert_eq!(
+        sections,
+        [(0, 0), (0, 1)],
+        "one influences section per mesh"
+    );
+    let loaded = from_bytes(&bytes, "influences.sinew").unwrap();
+    assert_rig_eq(&loaded[0], &rigs[0], "influences.glb");
+    assert_eq!(beyond_four(&loaded[0]), beyond_four(&rigs[0]));
+    let cut: Vec<usize> = loaded[0].meshes.iter().map(|m| m.influences_cut).collect();
+    assert!(cut[0] == 0 && cut[1] > 0, "cut vertices survive: {cut:?}");
+}
+
+#[test]
+fn four_influence_meshes_write_no_influences_section_and_version_2_files_load() {
+    let rigs = bake(&common::repo().join("assets/humanoid.glb"));
+    let bytes = to_bytes(&rigs);
+    assert!(
+        section_table(&bytes)
+            .iter()
+            .all(|e| e.kind != KIND_MESH_INFLUENCES),
+        "no influences section"
+    );
+    let old = as_one_skin_version(&bytes, &rigs, 2);
+    let loaded = from_bytes(&old, "v2.sinew").unwrap();
+    assert_rig_eq(&loaded[0], &as_one_skin_rigs(&rigs)[0], "version 2 file");
+}
+
+#[test]
+fn influences_section_of_the_wrong_length_or_joints_is_corrupt() {
+    let mut bytes = to_bytes(&influence_rigs());
+    let at = section(&bytes, KIND_MESH_INFLUENCES).offset + 4;
+    let joints = u32_at(&bytes, at);
+    bytes[at..at + 4].copy_from_slice(&(joints - 1).to_le_bytes());
+    reseal(&mut bytes);
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 mesh 0 influences");
+    assert!(reason.contains("joints"), "reason: {reason}");
+
+    let mut rigs = influence_rigs();
+    rigs[0].meshes[0].joints[3][6] = rigs[0].joint_count() as u16;
+    let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 0 influences");
+    assert!(reason.contains("vertex 3"), "reason: {reason}");
 }

@@ -217,11 +217,12 @@ fn synthetic_rig(name: &str, parents: &[Option<usize>], offset: Vec3) -> Rig {
         normals: vec![[0.0, 1.0, 0.0]; n],
         uvs: vec![[0.0; 2]; n],
         tangents: None,
-        joints: (0..n).map(|j| [j as u16, 0, 0, 0]).collect(),
-        weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+        joints: (0..n).map(|j| common::eight([j as u16, 0, 0, 0])).collect(),
+        weights: vec![common::eight([1.0, 0.0, 0.0, 0.0]); n],
         indices: Vec::new(),
         positions,
         targets: Vec::new(),
+        influences_cut: 0,
     });
     Rig::from_skin(&asset, 0).unwrap()
 }
@@ -800,7 +801,7 @@ fn gpu_aabb_contains_every_skinned_vertex() {
                 for (v, p) in mesh.positions.iter().enumerate() {
                     let p = Vec3::from(*p);
                     let mut q = Vec3::ZERO;
-                    for k in 0..4 {
+                    for k in 0..sinew::MAX_INFLUENCES {
                         let w = mesh.weights[v][k];
                         if w > 0.0 {
                             q += skin[mesh.joints[v][k] as usize].transform_point3(p) * w;

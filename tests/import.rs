@@ -480,6 +480,11 @@ fn printed_trees(text: &str) -> Vec<Vec<(u64, Option<u64>)>> {
             path.clear();
             continue;
         }
+        // Mesh and clip lines quote their names; joint lines do not.
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("mesh \"") || trimmed.starts_with("clip \"") {
+            continue;
+        }
         let Some((head, node)) = line
             .strip_suffix(')')
             .and_then(|l| l.rsplit_once(" (node "))
@@ -643,7 +648,7 @@ fn morph_targets_default_weights_and_weight_channels_are_imported() {
 }
 
 #[test]
-fn robot_expressive_morph_weights_are_imported_and_carried_by_both_rigs() {
+fn robot_expressive_morph_weights_are_imported_and_drawn_on_its_rigid_head() {
     let Some(shared) = common::shared() else {
         return;
     };
@@ -657,19 +662,21 @@ fn robot_expressive_morph_weights_are_imported_and_carried_by_both_rigs() {
         assert_eq!((track.target, track.target_count), (13, 3), "{}", clip.name);
         assert_eq!(track.values.len(), track.times.len() * 3, "{}", clip.name);
     }
-    // The head is not skinned: it hangs from a joint that both skins share.
+    // The head is not skinned: a rigid part on a joint both skins share, in their one rig,
+    // where its node is a joint of its own.
     let rigs = sinew::bake_rigs(&asset).unwrap();
-    assert_eq!(rigs.len(), 2);
-    for rig in &rigs {
-        let node = rig.morph.node_of(13).unwrap();
-        assert_eq!((node.first_weight, node.target_count), (0, 3));
-        let parent = asset.nodes[13].parent.unwrap();
-        assert_eq!(
-            rig.skeleton.source_nodes()[node.joint as usize],
-            parent as u32
-        );
-        assert_eq!(rig.palette_entries(), rig.joint_count() + 1);
-    }
+    assert_eq!(rigs.len(), 1);
+    let rig = &rigs[0];
+    let node = rig.morph.node_of(13).unwrap();
+    assert_eq!((node.first_weight, node.target_count), (0, 3));
+    assert_eq!(rig.skeleton.source_nodes()[node.joint as usize], 13);
+    assert_eq!(rig.palette_entries(), rig.joint_count() + 1);
+    let heads: Vec<_> = rig.meshes.iter().filter(|m| m.node == Some(13)).collect();
+    assert_eq!(heads.len(), 3, "the head's three primitives");
+    assert!(
+        heads.iter().all(|m| m.morph.target_count == 3),
+        "each carries the head's three targets"
+    );
 }
 
 /// `sinew pose` on `file` with `args`, as JSON.
@@ -751,7 +758,7 @@ fn skinned_positions(asset: &sinew::RawAsset, frame: &sinew::report::SkinFrame) 
         .iter()
         .zip(mesh.joints.iter().zip(&mesh.weights))
         .map(|(p, (joints, weights))| {
-            (0..4)
+            (0..sinew::MAX_INFLUENCES)
                 .map(|k| {
                     weights[k] * skin[joints[k] as usize].transform_point3(glam::Vec3::from(*p))
                 })
@@ -953,4 +960,146 @@ fn inspect_lists_declared_extensions_with_their_handling() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert!(v.get("extensions").is_none(), "{v}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Up to eight influences per vertex: synthetic/influences.glb has a column whose vertices have
+// 5 to 8 nonzero influences (JOINTS_0/1) and one with 9 to 12 (JOINTS_0/1/2).
+
+fn influences_path() -> std::path::PathBuf {
+    common::repo().join("assets/synthetic/influences.glb")
+}
+
+/// Every nonzero (skin joint, weight) of every vertex of primitive `p`, as the file stores them,
+/// read with the `gltf` crate.
+fn file_influences(p: usize) -> Vec<Vec<(u16, f32)>> {
+    let (doc, buffers, _) = gltf::import(influences_path()).unwrap();
+    let prim = doc.meshes().next().unwrap().primitives().nth(p).unwrap();
+    let reader = prim.reader(|b| Some(&buffers[b.index()]));
+    let mut out: Vec<Vec<(u16, f32)>> = Vec::new();
+    for set in 0.. {
+        let (Some(joints), Some(weights)) = (reader.read_joints(set), reader.read_weights(set))
+        else {
+            break;
+        };
+        for (v, (j, w)) in joints.into_u16().zip(weights.into_f32()).enumerate() {
+            if set == 0 {
+                out.push(Vec::new());
+            }
+            out[v].extend(
+                j.iter()
+                    .zip(w)
+                    .filter(|(_, w)| *w > 0.0)
+                    .map(|(&j, w)| (j, w)),
+            );
+        }
+    }
+    out
+}
+
+/// The nonzero (joint, weight) pairs of an imported vertex.
+fn kept(joints: &[u16; 8], weights: &[f32; 8]) -> Vec<(u16, f32)> {
+    joints
+        .iter()
+        .zip(weights)
+        .filter(|(_, w)| **w > 0.0)
+        .map(|(&j, &w)| (j, w))
+        .collect()
+}
+
+fn assert_same_influences(got: &[(u16, f32)], expected: &[(u16, f32)], what: &str) {
+    assert_eq!(got.len(), expected.len(), "{what}: {got:?} vs {expected:?}");
+    for (g, e) in got.iter().zip(expected) {
+        assert_eq!(g.0, e.0, "{what}: joints of {got:?} vs {expected:?}");
+        assert!(
+            (g.1 - e.1).abs() <= common::WEIGHT_TOLERANCE,
+            "{what}: weights of {got:?} vs {expected:?}"
+        );
+    }
+}
+
+#[test]
+fn up_to_eight_influences_are_kept_as_the_file_has_them() {
+    let asset = sinew::import_file(influences_path()).unwrap();
+    let mesh = &asset.meshes[0];
+    let file = file_influences(0);
+    assert_eq!(mesh.positions.len(), file.len());
+    let counts: Vec<usize> = file.iter().map(Vec::len).collect();
+    assert_eq!(
+        counts.iter().min(),
+        Some(&5),
+        "fewest influences in the file"
+    );
+    assert_eq!(counts.iter().max(), Some(&8), "most influences in the file");
+    for (v, expected) in file.iter().enumerate() {
+        let mut expected = expected.clone();
+        expected.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let got = kept(&mesh.joints[v], &mesh.weights[v]);
+        assert_same_influences(&got, &expected, &format!("vertex {v}"));
+    }
+    assert_eq!(mesh.influences_cut, 0, "no vertex has more than eight");
+}
+
+#[test]
+fn more_than_eight_influences_keep_the_strongest_eight_renormalized_and_are_counted() {
+    let asset = sinew::import_file(influences_path()).unwrap();
+    let mesh = &asset.meshes[1];
+    let file = file_influences(1);
+    let mut over = 0;
+    for (v, influences) in file.iter().enumerate() {
+        assert!(influences.len() >= 9, "vertex {v} has {}", influences.len());
+        over += 1;
+        let mut strongest = influences.clone();
+        strongest.sort_by(|a, b| b.1.total_cmp(&a.1));
+        strongest.truncate(8);
+        let sum: f32 = strongest.iter().map(|i| i.1).sum();
+        let expected: Vec<(u16, f32)> = strongest.iter().map(|&(j, w)| (j, w / sum)).collect();
+        let got = kept(&mesh.joints[v], &mesh.weights[v]);
+        assert_same_influences(&got, &expected, &format!("vertex {v}"));
+        let total: f32 = mesh.weights[v].iter().sum();
+        assert!(
+            (total - 1.0).abs() <= common::WEIGHT_TOLERANCE,
+            "vertex {v} sums to {total}"
+        );
+    }
+    assert_eq!(mesh.influences_cut, over, "cut vertices");
+    let rigs = sinew::bake_rigs(&asset).unwrap();
+    let baked: Vec<usize> = rigs[0].meshes.iter().map(|m| m.influences_cut).collect();
+    assert_eq!(baked, [0, over], "cut vertices of the baked meshes");
+}
+
+#[test]
+fn inspect_reports_influences_and_cut_vertices() {
+    let path = influences_path();
+    let out = sinew(&["inspect", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let cut = file_influences(1).len();
+    let meshes: Vec<&str> = text.lines().filter(|l| l.contains("mesh ")).collect();
+    assert_eq!(meshes.len(), 2, "{text}");
+    assert!(
+        meshes[0].ends_with("up to 8 influences per vertex"),
+        "{}",
+        meshes[0]
+    );
+    assert!(
+        meshes[1].ends_with(&format!(
+            "up to 8 influences per vertex ({cut} vertices cut to their strongest 8)"
+        )),
+        "{}",
+        meshes[1]
+    );
+    let out = sinew(&["inspect", path.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cuts: Vec<u64> = v["rigs"][0]["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["influences_cut"].as_u64().unwrap())
+        .collect();
+    assert_eq!(cuts, [0, cut as u64], "{v}");
 }

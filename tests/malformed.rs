@@ -1087,8 +1087,8 @@ fn vertex_with_zero_weights_is_bound_rigidly_to_the_model_joint() {
     let rig = &rigs[0];
     let model = rig.skeleton.model_joint().unwrap();
     let mesh = &rig.meshes[0];
-    assert_eq!(mesh.joints[2], [model as u16, 0, 0, 0]);
-    assert_eq!(mesh.weights[2], [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(mesh.joints[2], common::eight([model as u16, 0, 0, 0]));
+    assert_eq!(mesh.weights[2], common::eight([1.0, 0.0, 0.0, 0.0]));
 }
 
 #[test]
@@ -1134,6 +1134,26 @@ fn joints_1_without_weights_1() {
             primitive: 0,
             reason,
         } if reason.contains("JOINTS_1"),
+        "mesh 0 primitive 0"
+    );
+}
+
+#[test]
+fn weights_2_without_joints_2() {
+    // A third influence set (read, then cut to the strongest eight) needs both accessors too.
+    let mut file = valid();
+    let attributes = &mut file.json["meshes"][0]["primitives"][0]["attributes"];
+    attributes["JOINTS_1"] = json!(JOINTS);
+    attributes["WEIGHTS_1"] = json!(WEIGHTS);
+    attributes["WEIGHTS_2"] = json!(WEIGHTS);
+    let err = import_error("weights2-alone.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::Primitive {
+            mesh: 0,
+            primitive: 0,
+            reason,
+        } if reason.contains("WEIGHTS_2"),
         "mesh 0 primitive 0"
     );
 }

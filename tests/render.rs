@@ -38,8 +38,6 @@ use sinew::{
 const PIXEL_THRESHOLD: u8 = 8;
 /// The reference image test passes when at most this fraction of pixels differ.
 const REFERENCE_TOLERANCE: f64 = 0.01;
-/// Pre-skinned vertices against CPU skinning: `|a - b| <= 1e-4 * max(1, |b|)`.
-const SKIN_TOLERANCE: f32 = 1e-4;
 /// Two renders of the same scene (culled against unculled, paged against one page) pass when
 /// at most this fraction of pixels differ.
 const SAME_SCENE_TOLERANCE: f64 = 0.002;
@@ -297,12 +295,13 @@ fn triangle_mesh() -> SkinnedMesh {
         normals: vec![[0.0, 0.0, 1.0]; 3],
         uvs: vec![[0.0; 2]; 3],
         tangents: None,
-        joints: vec![[0; 4]; 3],
-        weights: vec![[1.0, 0.0, 0.0, 0.0]; 3],
+        joints: vec![[0; 8]; 3],
+        weights: vec![common::eight([1.0, 0.0, 0.0, 0.0]); 3],
         indices: vec![0, 1, 2],
         bind_aabb: Aabb::EMPTY,
         joint_bounds: Vec::new(),
         morph: Default::default(),
+        influences_cut: 0,
     }
 }
 
@@ -1192,7 +1191,7 @@ fn check_preskin_on(
                 ] {
                     for (x, y) in a.to_array().into_iter().zip(b.to_array()) {
                         assert!(
-                            (x - y).abs() <= SKIN_TOLERANCE * y.abs().max(1.0),
+                            (x - y).abs() <= common::SKIN_TOLERANCE * y.abs().max(1.0),
                             "{mode:?} mesh {m} instance {i} vertex {v} {what}: GPU {a}, CPU {b}, \
                              difference {}",
                             (a - b).abs()
@@ -1264,13 +1263,17 @@ fn preskin_leaves_zero_weight_and_out_of_range_vertices_in_bind_pose() {
     mesh.positions.push([0.3, 0.2, 0.1]);
     mesh.normals.push([0.0, 1.0, 0.0]);
     mesh.uvs.push([0.0; 2]);
-    mesh.joints = vec![[0, 0, 0, 0], [1, 0, 0, 0], [9, 9, 0, 0], [0, 1, 0, 0]];
-    mesh.weights = vec![
+    mesh.joints = [[0, 0, 0, 0], [1, 0, 0, 0], [9, 9, 0, 0], [0, 1, 0, 0]]
+        .map(common::eight)
+        .to_vec();
+    mesh.weights = [
         [0.0; 4],
         [0.5, 0.5, 0.0, 0.0],
         [0.5, 0.5, 0.0, 0.0],
         [0.25, 0.75, 0.0, 0.0],
-    ];
+    ]
+    .map(common::eight)
+    .to_vec();
     mesh.indices = vec![0, 1, 2, 1, 3, 2];
     let palette = [
         Mat3x4Rows::from_affine(&Affine3A::from_rotation_translation(
@@ -1396,6 +1399,71 @@ fn preskinned_render_equals_in_shader_render() {
         assert!(
             fraction <= SAME_SCENE_TOLERANCE,
             "{mode:?}: {:.3}% of pixels differ",
+            fraction * 100.0
+        );
+    }
+}
+
+/// synthetic/influences.glb: 5 to 8 influences per vertex in mesh 0, the strongest 8 of 9 to
+/// 12 in mesh 1.
+fn influences_rig() -> Rig {
+    let path = common::repo().join("assets/synthetic/influences.glb");
+    sinew::bake_rigs(&sinew::import_file(path).unwrap())
+        .unwrap()
+        .remove(0)
+}
+
+#[test]
+fn eight_influence_preskinned_vertices_equal_cpu_skinning() {
+    let Some(gpu) = gpu() else { return };
+    let rig = influences_rig();
+    let posed = pose(gpu, &rig, &three_poses(&rig));
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        check_preskin(gpu, &rig.meshes, rig.joint_count(), &posed, mode);
+    }
+}
+
+#[test]
+fn eight_influence_in_shader_render_equals_preskinned_render() {
+    let Some(gpu) = gpu() else { return };
+    let rig = influences_rig();
+    let posed = pose(gpu, &rig, &three_poses(&rig));
+    let all = union(&posed.aabbs);
+    // Influences 5-8 dropped: what a vertex pass that read only four slots would draw.
+    let mut four = rig.meshes.clone();
+    for mesh in &mut four {
+        mesh.weights.iter_mut().for_each(|w| w[4..].fill(0.0));
+    }
+    let full = batch(gpu, &rig.meshes, &posed, true);
+    let cut = batch(gpu, &four, &posed, false);
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let full_batches = [&full];
+        let mut scene = Scene {
+            skinned: &full_batches,
+            skinning: mode,
+            cull: false,
+            ..Scene::new(camera_for(&all))
+        };
+        let in_shader = render(gpu, &format!("influences_in_shader_{mode:?}"), 128, &scene);
+        scene.preskin = true;
+        let preskinned = render(gpu, &format!("influences_preskinned_{mode:?}"), 128, &scene);
+        let fraction = differing_fraction(&in_shader, &preskinned, PIXEL_THRESHOLD);
+        assert!(
+            fraction <= SAME_SCENE_TOLERANCE,
+            "{mode:?}: {:.3}% of pixels differ",
+            fraction * 100.0
+        );
+        let cut_batches = [&cut];
+        let four_only = Scene {
+            skinned: &cut_batches,
+            preskin: false,
+            ..scene
+        };
+        let four_only = render(gpu, &format!("influences_four_{mode:?}"), 128, &four_only);
+        let fraction = differing_fraction(&in_shader, &four_only, PIXEL_THRESHOLD);
+        assert!(
+            fraction > 4.0 * SAME_SCENE_TOLERANCE,
+            "{mode:?}: dropping influences 5-8 changes only {:.3}% of pixels",
             fraction * 100.0
         );
     }
@@ -1794,8 +1862,8 @@ fn binding_limits_are_typed_errors() {
     big.positions.resize(n, [0.0; 3]);
     big.normals.resize(n, [0.0, 0.0, 1.0]);
     big.uvs.resize(n, [0.0; 2]);
-    big.joints.resize(n, [0; 4]);
-    big.weights.resize(n, [1.0, 0.0, 0.0, 0.0]);
+    big.joints.resize(n, [0; 8]);
+    big.weights.resize(n, common::eight([1.0, 0.0, 0.0, 0.0]));
     let palette = sinew::render::create_palette_buffer(gpu.device(), 300).unwrap();
     let aabbs = sinew::render::create_aabb_buffer(gpu.device(), 2).unwrap();
     let desc = SkinnedBatchDesc {

@@ -22,6 +22,10 @@
 //!   vertex, normalized integer weights and rotations, sparse accessors,
 //!   CUBICSPLINE and STEP samplers, animated non-uniform scale, a `matrix`
 //!   parent above the skeleton and a rigid (unskinned) attachment.
+//! * `synthetic/influences.glb`: a 12-joint chain with a `bend` clip and
+//!   one mesh of two columns: the first's vertices have 5 to 8 nonzero
+//!   influences (`JOINTS_0/1`), the second's 9 to 12 (`JOINTS_0/1/2`, more
+//!   than sinew keeps).
 //! * `synthetic/morph.glb`: a two-joint column with three POSITION + NORMAL
 //!   morph targets (one stored sparse), two primitives, two skinned nodes of
 //!   the same mesh (one with its own `weights`), and clips animating the
@@ -1856,6 +1860,94 @@ fn rig64() -> Vec<u8> {
 }
 
 // ---------------------------------------------------------------------------
+// synthetic/influences.glb
+// ---------------------------------------------------------------------------
+
+const INFLUENCE_JOINTS: usize = 12;
+const INFLUENCE_SPACING: f32 = 0.1;
+
+/// The `count` chain joints nearest to height `y`, each weighted by its
+/// closeness (distinct weights, nearest heaviest; normalised on writing).
+fn nearest_joints(y: f32, count: usize) -> Vec<(usize, f32)> {
+    let mut joints: Vec<(usize, f32)> = (0..INFLUENCE_JOINTS)
+        .map(|j| {
+            let d = (y - j as f32 * INFLUENCE_SPACING).abs() / INFLUENCE_SPACING;
+            (j, 1.0 / (1.0 + d + 0.01 * j as f32))
+        })
+        .collect();
+    joints.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    joints.truncate(count);
+    joints
+}
+
+fn influences() -> Vec<u8> {
+    let mut sk = Skeleton::default();
+    let mut parent = sk.add("Root", None, Vec3::ZERO);
+    for j in 1..INFLUENCE_JOINTS {
+        parent = sk.add(
+            &format!("Bone{j}"),
+            Some(parent),
+            v3(0.0, INFLUENCE_SPACING, 0.0),
+        );
+    }
+    let mut doc = Doc::default();
+    let nodes = sk.write_nodes(&mut doc);
+    let skin = sk.write_skin(&mut doc, "Chain", &nodes, nodes[0], Mat4::IDENTITY);
+    let material = doc.material("Influences", [0.8, 0.55, 0.35, 1.0]);
+    let top = INFLUENCE_SPACING * (INFLUENCE_JOINTS - 1) as f32;
+    // Each column's vertices take `base` + 0..3 influences, by the quadrant
+    // (around the column's axis) they lie in.
+    let column = |x: f32, base: usize| {
+        let mut mesh = MeshData::default();
+        let weight = move |_: f32, p: Vec3| {
+            let extra = usize::from(p.x > x) + 2 * usize::from(p.z > 0.0);
+            nearest_joints(p.y, base + extra)
+        };
+        add_box(
+            &mut mesh,
+            v3(x, 0.0, 0.0),
+            v3(x, top, 0.0),
+            Vec2::splat(0.04),
+            2 * INFLUENCE_JOINTS as u32,
+            &weight,
+        );
+        mesh
+    };
+    let eight = SkinLayout {
+        joints: UNSIGNED_SHORT,
+        weights: Weights::Float,
+        sets: 2,
+    };
+    let twelve = SkinLayout {
+        joints: UNSIGNED_BYTE,
+        weights: Weights::Float,
+        sets: 3,
+    };
+    let primitives = vec![
+        write_primitive(&mut doc, &column(-0.1, 5), Some(eight), material),
+        write_primitive(&mut doc, &column(0.1, 9), Some(twelve), material),
+    ];
+    let mesh = write_mesh(&mut doc, "Columns", primitives);
+    let mesh_node = doc.node(json!({"name": "Columns", "mesh": mesh, "skin": skin}));
+    doc.scene_roots = vec![nodes[0], mesh_node];
+
+    let all: Vec<usize> = (0..sk.len()).collect();
+    let bend = sample_clip(1.0, 25, |t| {
+        let phase = TAU * t;
+        let mut p = sk.rest();
+        for (j, r) in p.r.iter_mut().enumerate() {
+            let fj = j as f32;
+            *r = Quat::from_rotation_z(0.25 * (phase + 0.5 * fj).sin())
+                * Quat::from_rotation_x(0.15 * (phase + 0.9 * fj).cos());
+        }
+        p.t[0] += v3(0.02 * phase.sin(), 0.0, 0.0);
+        p
+    });
+    write_clip(&mut doc, "bend", &bend, &nodes, &all, &[(0, true)]);
+    doc.into_glb()
+}
+
+// ---------------------------------------------------------------------------
 // synthetic/features.glb
 // ---------------------------------------------------------------------------
 
@@ -2691,4 +2783,5 @@ fn main() {
     write(&synthetic.join("rig64_packed.glb"), &pack(&rig64));
     write(&synthetic.join("features.glb"), &features());
     write(&synthetic.join("morph.glb"), &morph());
+    write(&synthetic.join("influences.glb"), &influences());
 }

@@ -29,9 +29,11 @@
 //! | 4    | mesh     | has tangents (0 or 1), then the counts of positions, normals, uvs, tangents, joints, weights, indices, joint bounds; glTF node and skin (u32, `u32::MAX`: none, a rigid mesh's skin); name; bind AABB; positions, normals, uvs (3, 3, 2 × f32), tangents (4 × f32, if any), joints (4 × u16), weights (4 × f32), indices (u32), joint bounds |
 //! | 5    | morph    | only for a rig with morph targets: node, weight chunk, default key offset, weight track and default weight counts; nodes (4 × u32: glTF node, mask joint, first weight, target count); node names; default weights (f32, node after node); weight track descriptors (4 × u32, clip × chunk) |
 //! | 6    | mesh morph | only for a mesh with morph targets (index = mesh number): target count, first weight, position and normal delta counts; position deltas, normal deltas (3 × f32, target-major) |
+//! | 7    | mesh influences | only for a mesh with a nonzero weight past the fourth or vertices cut to eight influences (index = mesh number): cut vertex count, joint and weight counts; joints 5-8 (4 × u16), weights 5-8 (4 × f32) |
 //!
 //! Version 2 added sections 5 and 6 (the weight keys live in the clips section's key tables);
-//! version 3 stores each skin's palette map in the rig section (one rig per skeleton). Version 1
+//! version 3 stores each skin's palette map in the rig section (one rig per skeleton), each
+//! mesh's node and skin, and adds section 7 (a mesh without it has four influences). Version 1
 //! and 2 files still load (see below).
 //!
 //! Inside a body, counts are u32s at the start; every array, and every string table, starts at
@@ -52,6 +54,7 @@ mod checksum;
 mod container;
 mod decode;
 mod encode;
+mod influences;
 mod morph;
 mod section;
 pub(super) mod validate;

@@ -5,7 +5,7 @@ use glam::{Vec3, Vec3A};
 
 use super::Skeleton;
 use crate::error::{ImportError, ImportErrorKind};
-use crate::import::RawMesh;
+use crate::import::{MAX_INFLUENCES, RawMesh};
 
 /// An axis-aligned box. Empty when `min > max`.
 #[repr(C)]
@@ -80,10 +80,11 @@ pub struct SkinnedMesh {
     pub uvs: Vec<[f32; 2]>,
     /// Tangents, when the source had them.
     pub tangents: Option<Vec<[f32; 4]>>,
-    /// Four skeleton joint indices per vertex.
-    pub joints: Vec<[u16; 4]>,
-    /// Four weights per vertex, summing to one.
-    pub weights: Vec<[f32; 4]>,
+    /// Up to [`MAX_INFLUENCES`] skeleton joint indices per vertex, strongest first (slots
+    /// without weight 0).
+    pub joints: Vec<[u16; MAX_INFLUENCES]>,
+    /// Their weights, summing to one (unused slots 0).
+    pub weights: Vec<[f32; MAX_INFLUENCES]>,
     /// Triangle list.
     pub indices: Vec<u32>,
     /// Bounds of the bind-pose positions.
@@ -94,13 +95,17 @@ pub struct SkinnedMesh {
     pub joint_bounds: Vec<Aabb>,
     /// Morph targets (empty when the mesh has none).
     pub morph: super::MeshMorph,
+    /// Vertices whose source had more than [`MAX_INFLUENCES`] nonzero influences, cut to the
+    /// strongest ones on import (see [`RawMesh::influences_cut`]).
+    pub influences_cut: usize,
 }
 
 impl SkinnedMesh {
     /// Bakes a raw primitive. `skin_joints[k]` is the skeleton joint of skin joint `k`; `file`
     /// names the source in errors. A rigid mesh (no skin, no joint streams) is bound with
-    /// weight 1 to `skin_joints[0]`, its node's joint. A vertex whose weights are all zero gets weight 1 on the
-    /// skeleton's [`Skeleton::model_joint`], so it moves rigidly with the instance.
+    /// weight 1 to `skin_joints[0]`, its node's joint. A vertex whose weights are all zero gets
+    /// weight 1 on the skeleton's [`Skeleton::model_joint`], so it moves rigidly with the
+    /// instance.
     ///
     /// Fails when `skin_joints` names a joint `skeleton` does not have, a vertex names a skin
     /// joint `skin_joints` does not have, the streams' lengths disagree with the positions', the
@@ -116,9 +121,11 @@ impl SkinnedMesh {
         let filled;
         let raw = if raw.skin.is_none() && raw.joints.is_empty() && raw.weights.is_empty() {
             let n = raw.positions.len();
+            let mut one = [0.0; MAX_INFLUENCES];
+            one[0] = 1.0;
             filled = RawMesh {
-                joints: vec![[0; 4]; n],
-                weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+                joints: vec![[0; MAX_INFLUENCES]; n],
+                weights: vec![one; n],
                 ..raw.clone()
             };
             &filled
@@ -142,17 +149,26 @@ impl SkinnedMesh {
             })? as u16,
         };
         let mut weights = raw.weights.clone();
-        let joints: Vec<[u16; 4]> = raw
+        // Slots without weight name joint 0, so unused slots 5-8 stay all zero.
+        let joints: Vec<[u16; MAX_INFLUENCES]> = raw
             .joints
             .iter()
             .zip(&mut weights)
             .map(|(j, w)| {
                 if w.iter().all(|&x| x == 0.0) {
-                    *w = [1.0, 0.0, 0.0, 0.0];
-                    [model_joint, 0, 0, 0]
-                } else {
-                    j.map(|k| skin_joints[k as usize])
+                    *w = [0.0; MAX_INFLUENCES];
+                    w[0] = 1.0;
+                    let mut only = [0; MAX_INFLUENCES];
+                    only[0] = model_joint;
+                    return only;
                 }
+                std::array::from_fn(|k| {
+                    if w[k] > 0.0 {
+                        skin_joints[j[k] as usize]
+                    } else {
+                        0
+                    }
+                })
             })
             .collect();
         let mut bind_aabb = Aabb::EMPTY;
@@ -181,6 +197,7 @@ impl SkinnedMesh {
             bind_aabb,
             joint_bounds,
             morph: super::MeshMorph::default(),
+            influences_cut: raw.influences_cut,
         })
     }
 

@@ -1,4 +1,4 @@
-//! `sinew inspect`: skins, joint trees and clips of a glTF or `.sinew` file.
+//! `sinew inspect`: skins, joint trees, meshes and clips of a glTF or `.sinew` file.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -62,6 +62,11 @@ struct MeshInfo {
     skin: Option<u32>,
     /// For a rigid mesh: the parent of its node (node index and name), when it has one.
     parent: Option<(u32, String)>,
+    /// The most nonzero joint influences of any vertex.
+    max_influences: usize,
+    /// Vertices that had more than `sinew::MAX_INFLUENCES` in the source file: their strongest
+    /// ones were kept, renormalized.
+    influences_cut: usize,
 }
 
 #[derive(Serialize)]
@@ -120,6 +125,13 @@ fn describe(rig: &Rig) -> RigInfo {
                     .is_none()
                     .then(|| rigid_parent(skel, m.node?))
                     .flatten(),
+                max_influences: m
+                    .weights
+                    .iter()
+                    .map(|w| w.iter().filter(|&&x| x > 0.0).count())
+                    .max()
+                    .unwrap_or(0),
+                influences_cut: m.influences_cut,
             })
             .collect(),
         clips: rig
@@ -238,11 +250,20 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             (Some(n), None, Some((p, name))) => format!(" ({n}rigid, under node {p} {name:?})"),
             (Some(n), None, None) => format!(" ({n}rigid)"),
         };
-        let _ = writeln!(
+        let _ = write!(
             text,
-            "  mesh {:?}{source}: {} vertices, {} triangles",
-            m.name, m.vertices, m.triangles
+            "  mesh {:?}{source}: {} vertices, {} triangles, up to {} influences per vertex",
+            m.name, m.vertices, m.triangles, m.max_influences
         );
+        if m.influences_cut > 0 {
+            let _ = write!(
+                text,
+                " ({} vertices cut to their strongest {})",
+                m.influences_cut,
+                sinew::MAX_INFLUENCES
+            );
+        }
+        text.push('\n');
     }
     for c in &info.clips {
         let _ = writeln!(

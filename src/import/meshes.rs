@@ -1,4 +1,5 @@
-//! Skinned mesh primitives: vertex streams with the four strongest influences per vertex.
+//! Skinned mesh primitives: vertex streams with up to [`MAX_INFLUENCES`] joint influences per
+//! vertex (the strongest ones, when the file has more).
 
 use gltf::Document;
 use gltf::Semantic;
@@ -118,6 +119,11 @@ const WEIGHTS: Format = Format {
     vertex: true,
     bounds: false,
 };
+/// Joint influences kept per vertex: `JOINTS_0`/`WEIGHTS_0` and `JOINTS_1`/`WEIGHTS_1`. A vertex
+/// with more nonzero influences (further sets) keeps its strongest ones, renormalized, and is
+/// counted in [`RawMesh::influences_cut`].
+pub const MAX_INFLUENCES: usize = 8;
+
 const INDICES: Format = Format {
     usage: "indices",
     dims: Dimensions::Scalar,
@@ -215,10 +221,10 @@ fn read_primitive(
         normals.iter_mut().for_each(|n| renormalize(n, 3));
         tangents.iter_mut().for_each(|t| renormalize(t, 4));
     }
-    let (joints, weights) = match joint_count {
-        Some(joint_count) => read_influences(&read_n, mesh, primitive, n, joint_count)?,
+    let (joints, weights, influences_cut) = match joint_count {
+        Some(joint_count) => read_influences(&read_n, &fail, mesh, primitive, n, joint_count)?,
         // A rigid mesh follows its node: joint streams, if any, have no skin to refer to.
-        None => (Vec::new(), Vec::new()),
+        None => (Vec::new(), Vec::new(), 0),
     };
 
     let indices = match prim.indices() {
@@ -265,55 +271,40 @@ fn read_primitive(
         weights,
         indices,
         targets,
+        influences_cut,
     })
 }
 
-/// Scales the `xyz` of every `stride`-component element to unit length (zero stays zero).
-fn renormalize(data: &mut [f32], stride: usize) {
-    for v in data.chunks_exact_mut(stride) {
-        let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        if length > 0.0 && length.is_finite() {
-            v[..3].iter_mut().for_each(|c| *c /= length);
-        }
-    }
-}
-
-/// The vertex streams' influences (JOINTS_0/1, WEIGHTS_0/1) as skin joint indices and weights,
-/// through `read_n` (which checks each stream's format and length).
+/// Influences per vertex (every `JOINTS_n`/`WEIGHTS_n` set, cut to the strongest
+/// [`MAX_INFLUENCES`], renormalized) as skin joint indices and weights, and how many vertices
+/// were cut.
+#[allow(clippy::type_complexity)]
 fn read_influences(
-    read_n: &dyn Fn(Semantic, &Format) -> Result<Option<Vec<f32>>, ImportErrorKind>,
+    read_n: &ReadAttribute<'_>,
+    fail: &dyn Fn(String) -> ImportErrorKind,
     mesh: usize,
     primitive: usize,
     n: usize,
     joint_count: usize,
-) -> Result<(Vec<[u16; 4]>, Vec<[f32; 4]>), ImportErrorKind> {
-    let fail = |reason: String| ImportErrorKind::Primitive {
-        mesh,
-        primitive,
-        reason,
-    };
-    let joints0 =
-        read_n(Semantic::Joints(0), &JOINTS)?.ok_or_else(|| fail("no JOINTS_0".into()))?;
-    let weights0 =
-        read_n(Semantic::Weights(0), &WEIGHTS)?.ok_or_else(|| fail("no WEIGHTS_0".into()))?;
-    let joints1 = read_n(Semantic::Joints(1), &JOINTS)?;
-    let weights1 = read_n(Semantic::Weights(1), &WEIGHTS)?;
-    if joints1.is_some() != weights1.is_some() {
-        return Err(fail("JOINTS_1 and WEIGHTS_1 must come together".into()));
-    }
-
+) -> Result<
+    (
+        Vec<[u16; MAX_INFLUENCES]>,
+        Vec<[f32; MAX_INFLUENCES]>,
+        usize,
+    ),
+    ImportErrorKind,
+> {
+    let sets = read_influence_sets(&read_n, &fail)?;
     let mut joints = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
+    let mut influences_cut = 0;
+    let mut influences: Vec<(u32, f32)> = Vec::with_capacity(sets.len() * 4);
     for v in 0..n {
-        let mut influences: Vec<(u32, f32)> = Vec::with_capacity(8);
-        let mut gather = |j: &[f32], w: &[f32]| {
+        influences.clear();
+        for (j, w) in &sets {
             for k in 0..4 {
                 influences.push((j[v * 4 + k] as u32, w[v * 4 + k]));
             }
-        };
-        gather(&joints0, &weights0);
-        if let (Some(j1), Some(w1)) = (&joints1, &weights1) {
-            gather(j1, w1);
         }
         let mut sum = 0.0;
         for &(j, w) in &influences {
@@ -344,25 +335,69 @@ fn read_influences(
         }
         if sum == 0.0 {
             // No influence (valid glTF): kept all zero, baked as rigid with the character.
-            joints.push([0; 4]);
-            weights.push([0.0; 4]);
+            joints.push([0; MAX_INFLUENCES]);
+            weights.push([0.0; MAX_INFLUENCES]);
             continue;
         }
-        // Keep the four largest influences (stable for ties) and renormalize.
+        if influences.iter().filter(|i| i.1 > 0.0).count() > MAX_INFLUENCES {
+            influences_cut += 1;
+        }
+        // Keep the largest influences (stable for ties) and renormalize.
         influences.sort_by(|a, b| b.1.total_cmp(&a.1));
-        influences.truncate(4);
+        influences.truncate(MAX_INFLUENCES);
         let kept: f32 = influences.iter().map(|i| i.1).sum();
-        let mut j4 = [0u16; 4];
-        let mut w4 = [0f32; 4];
+        let mut jv = [0u16; MAX_INFLUENCES];
+        let mut wv = [0f32; MAX_INFLUENCES];
         for (k, &(j, w)) in influences.iter().enumerate() {
             if w > 0.0 {
-                j4[k] = j as u16;
-                w4[k] = w / kept;
+                jv[k] = j as u16;
+                wv[k] = w / kept;
             }
         }
-        joints.push(j4);
-        weights.push(w4);
+        joints.push(jv);
+        weights.push(wv);
     }
+    Ok((joints, weights, influences_cut))
+}
 
-    Ok((joints, weights))
+/// Reads one vertex attribute of a primitive (`None` when absent), checking its element count.
+type ReadAttribute<'a> =
+    dyn Fn(Semantic, &Format) -> Result<Option<Vec<f32>>, ImportErrorKind> + 'a;
+
+/// One `JOINTS_n` and `WEIGHTS_n` pair: flat components, four per vertex.
+type InfluenceSet = (Vec<f32>, Vec<f32>);
+
+/// Every `JOINTS_n`/`WEIGHTS_n` pair `read_n` finds, from set 0 up to the first one absent (flat
+/// components, four per vertex). Set 0 is required; a set needs both accessors.
+fn read_influence_sets(
+    read_n: &ReadAttribute<'_>,
+    fail: &dyn Fn(String) -> ImportErrorKind,
+) -> Result<Vec<InfluenceSet>, ImportErrorKind> {
+    let mut sets = Vec::new();
+    for set in 0u32.. {
+        let joints = read_n(Semantic::Joints(set), &JOINTS)?;
+        let weights = read_n(Semantic::Weights(set), &WEIGHTS)?;
+        match (joints, weights) {
+            (Some(j), Some(w)) => sets.push((j, w)),
+            (None, None) if set > 0 => break,
+            (None, _) if set == 0 => return Err(fail("no JOINTS_0".into())),
+            (_, None) if set == 0 => return Err(fail("no WEIGHTS_0".into())),
+            _ => {
+                return Err(fail(format!(
+                    "JOINTS_{set} and WEIGHTS_{set} must come together"
+                )));
+            }
+        }
+    }
+    Ok(sets)
+}
+
+/// Scales the `xyz` of every `stride`-component element to unit length (zero stays zero).
+fn renormalize(data: &mut [f32], stride: usize) {
+    for v in data.chunks_exact_mut(stride) {
+        let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if length > 0.0 && length.is_finite() {
+            v[..3].iter_mut().for_each(|c| *c /= length);
+        }
+    }
 }

@@ -16,6 +16,7 @@ pub mod raw;
 use std::path::Path;
 
 pub use extensions::{ExtensionHandling, ExtensionUse};
+pub use meshes::MAX_INFLUENCES;
 pub use raw::{
     Channel, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget, RawNode,
     RawSkin, RawTrack, RawWeightTrack,

@@ -205,13 +205,17 @@ pub struct RawMesh {
     pub uvs: Vec<[f32; 2]>,
     /// Tangents with handedness in `w`, when the file has them.
     pub tangents: Option<Vec<[f32; 4]>>,
-    /// The four strongest influences per vertex, skin joint indices.
-    pub joints: Vec<[u16; 4]>,
-    /// Their weights, summing to one, or all zero for a vertex no joint influences (it moves
-    /// rigidly with the character, see [`crate::SkinnedMesh::build`]).
-    pub weights: Vec<[f32; 4]>,
+    /// Up to [`MAX_INFLUENCES`](super::MAX_INFLUENCES) influences per vertex, strongest first,
+    /// skin joint indices (unused slots 0); empty for a rigid mesh.
+    pub joints: Vec<[u16; super::MAX_INFLUENCES]>,
+    /// Their weights, summing to one (unused slots 0), or all zero for a vertex no joint
+    /// influences (it moves rigidly with the character, see [`crate::SkinnedMesh::build`]).
+    pub weights: Vec<[f32; super::MAX_INFLUENCES]>,
     /// Triangle list indices.
     pub indices: Vec<u32>,
     /// Morph targets (every primitive of a mesh has the same number).
     pub targets: Vec<RawMorphTarget>,
+    /// Vertices that had more than [`MAX_INFLUENCES`](super::MAX_INFLUENCES) nonzero influences
+    /// in the file: their strongest ones were kept, renormalized.
+    pub influences_cut: usize,
 }

@@ -9,6 +9,7 @@ use std::mem::{offset_of, size_of};
 use glam::Vec3;
 
 use crate::bake::SkinnedMesh;
+use crate::import::MAX_INFLUENCES;
 use crate::math::Mat3x4Rows;
 
 /// Per frame and render target: camera, light and shadow settings. Twin of `FrameUniforms`.
@@ -126,9 +127,10 @@ impl StaticVertex {
     }
 }
 
-/// A skinned vertex: bind-space position and normal, four skeleton joint indices and their
-/// weights. The vertex buffer format of the skinned pass and the input of pre-skinning. Twin
-/// of `PackedSkinnedVertex` (which reads the joints as two little-endian u16 pairs).
+/// A skinned vertex: bind-space position and normal, up to eight skeleton joint indices and
+/// their weights (slots 5-8 zero for a vertex with four influences or fewer), 72 bytes. The
+/// vertex buffer format of the skinned pass and the input of pre-skinning. Twin of
+/// `PackedSkinnedVertex` (which reads the joints as little-endian u16 pairs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SkinnedVertex {
@@ -137,18 +139,19 @@ pub struct SkinnedVertex {
     /// Bind-space unit normal.
     pub normal: [f32; 3],
     /// Skeleton joint indices.
-    pub joints: [u16; 4],
-    /// Weights of the four joints.
-    pub weights: [f32; 4],
+    pub joints: [u16; MAX_INFLUENCES],
+    /// Weights of the joints.
+    pub weights: [f32; MAX_INFLUENCES],
 }
 
-const _: () = assert!(size_of::<SkinnedVertex>() == 48);
+const _: () = assert!(size_of::<SkinnedVertex>() == 72);
 const _: () = assert!(offset_of!(SkinnedVertex, joints) == 24);
-const _: () = assert!(offset_of!(SkinnedVertex, weights) == 32);
+const _: () = assert!(offset_of!(SkinnedVertex, weights) == 40);
 
 impl SkinnedVertex {
-    /// Attributes: position 0, normal 1, joints 2 (`Uint16x4`), weights 3.
-    pub const ATTRIBUTES: [wgpu::VertexAttribute; 4] = [
+    /// Attributes: position 0, normal 1, joints 1-4 at 2 (`Uint16x4`), their weights at 3
+    /// (`Float32x4`), joints 5-8 at 4 (`Uint16x4`), their weights at 5 (`Float32x4`).
+    pub const ATTRIBUTES: [wgpu::VertexAttribute; 6] = [
         wgpu::VertexAttribute {
             format: wgpu::VertexFormat::Float32x3,
             offset: 0,
@@ -166,8 +169,18 @@ impl SkinnedVertex {
         },
         wgpu::VertexAttribute {
             format: wgpu::VertexFormat::Float32x4,
-            offset: 32,
+            offset: 40,
             shader_location: 3,
+        },
+        wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Uint16x4,
+            offset: 32,
+            shader_location: 4,
+        },
+        wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32x4,
+            offset: 56,
+            shader_location: 5,
         },
     ];
 
@@ -188,8 +201,8 @@ impl SkinnedVertex {
             .map(|v| Self {
                 position: mesh.positions[v],
                 normal: normals[v],
-                joints: mesh.joints.get(v).copied().unwrap_or([0; 4]),
-                weights: mesh.weights.get(v).copied().unwrap_or([0.0; 4]),
+                joints: mesh.joints.get(v).copied().unwrap_or_default(),
+                weights: mesh.weights.get(v).copied().unwrap_or_default(),
             })
             .collect()
     }
@@ -473,8 +486,7 @@ mod tests {
                 ("nx", n),
                 ("ny", n + 4),
                 ("nz", n + 8),
-                ("joints01", j),
-                ("joints23", j + 4),
+                ("joints", j),
                 ("weights", offset_of!(SkinnedVertex, weights)),
             ],
         );

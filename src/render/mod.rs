@@ -47,8 +47,8 @@
 //! A host with its own renderer needs only the palette: include [`skinning_wgsl`] (or
 //! [`SKINNING_WGSL`]) in its vertex shader, bind the palette with [`palette_layout_entry`] or
 //! [`create_palette_bind_group_layout`], and call `sinew_skin_linear` or
-//! `sinew_skin_dual_quat` with the instance's palette offset (see
-//! `examples/host_renderer.rs`). A palette larger than one binding is bound in
+//! `sinew_skin_dual_quat` with the instance's palette offset and the vertex's up to eight
+//! influences as a `SinewInfluences` (see `examples/host_renderer.rs`). A palette larger than one binding is bound in
 //! [`palette_windows`], each with [`create_palette_window_bind_group`]; offsets are then
 //! relative to the window's first entry.
 //!

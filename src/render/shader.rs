@@ -3,7 +3,8 @@
 
 /// The skinning functions a host engine includes in its own vertex (or compute) shader: linear
 /// blend skinning (`sinew_skin_linear`) and dual-quaternion skinning (`sinew_skin_dual_quat`)
-/// from the palette, plus `SinewBone`, `SinewSkinned` and small helpers. It declares no
+/// from the palette over up to eight influences (`SinewInfluences`), plus `SinewBone`,
+/// `SinewSkinned` and small helpers. It declares no
 /// binding: declare `sinew_palette: array<SinewBone>` yourself, or use [`skinning_wgsl`].
 /// Palette offsets index the bound buffer range: with a palette bound in
 /// [`palette_windows`](crate::render::palette_windows), pass offsets relative to the window's

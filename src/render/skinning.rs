@@ -8,6 +8,7 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::error::{RenderError, capture};
 use super::paging::PaletteWindow;
+use crate::import::MAX_INFLUENCES;
 use crate::math::Mat3x4Rows;
 
 /// Bytes of one palette entry (a [`Mat3x4Rows`]): the `min_binding_size` of the palette.
@@ -159,7 +160,19 @@ pub struct Skinned {
     pub normal: Vec3,
 }
 
-fn guard_weights(joint_count: usize, joints: [u16; 4], weights: [f32; 4]) -> [f32; 4] {
+/// The weights with every joint at or past `joint_count` zeroed: the bounds guard on joints.
+/// Any number of influences up to [`MAX_INFLUENCES`] (the GPU's eight slots).
+fn guard_weights<const N: usize>(
+    joint_count: usize,
+    joints: &[u16; N],
+    weights: &[f32; N],
+) -> [f32; N] {
+    const {
+        assert!(
+            N <= MAX_INFLUENCES,
+            "more influences than the GPU vertex holds"
+        )
+    };
     std::array::from_fn(|k| {
         if (joints[k] as usize) < joint_count {
             weights[k]
@@ -198,26 +211,31 @@ fn row(m: &Mat3x4Rows, i: usize) -> Vec4 {
 }
 
 /// Linear blend skinning of one vertex by the instance's palette block `palette` (one entry per
-/// joint): `Σ w·palette[j]` applied to the position and, through its 3x3 part, to the normal
-/// (renormalized). Influences naming a joint past the block are ignored; when the weights sum
-/// to zero the vertex is returned unchanged. Twin of `sinew_skin_linear`.
-pub fn skin_vertex_linear(
+/// joint): `Σ w·palette[j]` over its influences (up to [`MAX_INFLUENCES`]; zero weights skipped)
+/// applied to the position and, through its 3x3 part, to the normal (renormalized). Influences
+/// naming a joint past the block are ignored; when the weights sum to zero the vertex is returned
+/// unchanged. Twin of `sinew_skin_linear`.
+pub fn skin_vertex_linear<const N: usize>(
     palette: &[Mat3x4Rows],
-    joints: [u16; 4],
-    weights: [f32; 4],
+    joints: [u16; N],
+    weights: [f32; N],
     position: Vec3,
     normal: Vec3,
 ) -> Skinned {
-    let w = guard_weights(palette.len(), joints, weights);
-    let total = w[0] + w[1] + w[2] + w[3];
+    let w = guard_weights(palette.len(), &joints, &weights);
+    let total: f32 = w.iter().sum();
     if total.abs() < MIN_WEIGHT_SUM {
         return unchanged(position, normal);
     }
-    let b = joints.map(|j| bone(palette, j));
-    let blend = |i: usize| {
-        row(&b[0], i) * w[0] + row(&b[1], i) * w[1] + row(&b[2], i) * w[2] + row(&b[3], i) * w[3]
-    };
-    let rows = [blend(0), blend(1), blend(2)];
+    let mut rows = [Vec4::ZERO; 3];
+    for (&j, &wk) in joints.iter().zip(&w) {
+        if wk != 0.0 {
+            let b = bone(palette, j);
+            for (i, r) in rows.iter_mut().enumerate() {
+                *r += row(&b, i) * wk;
+            }
+        }
+    }
     let h = position.extend(1.0);
     let p = Vec3::new(rows[0].dot(h), rows[1].dot(h), rows[2].dot(h));
     let n = Vec3::new(
@@ -316,43 +334,41 @@ impl DualQuat {
 
 /// Dual-quaternion skinning of one vertex (Kavan et al.): palette entries converted with
 /// [`DualQuat::from_palette_entry`], blended along the shortest arc relative to the heaviest
-/// influence, normalized; scale blended linearly and applied before the rotation. Same guards
-/// as [`skin_vertex_linear`]. Twin of `sinew_skin_dual_quat`.
-pub fn skin_vertex_dual_quat(
+/// influence (the first of equals), normalized; scale blended linearly and applied before the
+/// rotation. Influences with zero weight are skipped. Same guards as [`skin_vertex_linear`].
+/// Twin of `sinew_skin_dual_quat`.
+pub fn skin_vertex_dual_quat<const N: usize>(
     palette: &[Mat3x4Rows],
-    joints: [u16; 4],
-    weights: [f32; 4],
+    joints: [u16; N],
+    weights: [f32; N],
     position: Vec3,
     normal: Vec3,
 ) -> Skinned {
-    let w = guard_weights(palette.len(), joints, weights);
-    let total = w[0] + w[1] + w[2] + w[3];
+    let w = guard_weights(palette.len(), &joints, &weights);
+    let total: f32 = w.iter().sum();
     if total.abs() < MIN_WEIGHT_SUM {
         return unchanged(position, normal);
     }
-    let d = joints.map(|j| DualQuat::from_palette_entry(&bone(palette, j)));
-    let mut pivot = Vec4::from(d[0].real);
-    let mut heaviest = w[0];
-    for (&wk, dk) in w.iter().zip(&d).skip(1) {
-        if wk > heaviest {
-            pivot = Vec4::from(dk.real);
-            heaviest = wk;
+    let mut heaviest = 0;
+    for (k, &wk) in w.iter().enumerate().skip(1) {
+        if wk > w[heaviest] {
+            heaviest = k;
         }
     }
-    let k: [f32; 4] = std::array::from_fn(|i| {
-        if pivot.dot(Vec4::from(d[i].real)) < 0.0 {
-            -w[i]
-        } else {
-            w[i]
+    let pivot = Vec4::from(DualQuat::from_palette_entry(&bone(palette, joints[heaviest])).real);
+    let (mut real, mut dual, mut scale) = (Vec4::ZERO, Vec4::ZERO, Vec3::ZERO);
+    for (&j, &wk) in joints.iter().zip(&w) {
+        if wk == 0.0 {
+            continue;
         }
-    });
-    let real = Vec4::from(d[0].real) * k[0]
-        + Vec4::from(d[1].real) * k[1]
-        + Vec4::from(d[2].real) * k[2]
-        + Vec4::from(d[3].real) * k[3];
-    let dual = d[0].dual * k[0] + d[1].dual * k[1] + d[2].dual * k[2] + d[3].dual * k[3];
-    let scale =
-        (d[0].scale * w[0] + d[1].scale * w[1] + d[2].scale * w[2] + d[3].scale * w[3]) / total;
+        let d = DualQuat::from_palette_entry(&bone(palette, j));
+        let q = Vec4::from(d.real);
+        let k = if pivot.dot(q) < 0.0 { -wk } else { wk };
+        real += q * k;
+        dual += d.dual * k;
+        scale += d.scale * wk;
+    }
+    let scale = scale / total;
     let len = real.length();
     if len < 1e-12 {
         return unchanged(position, normal);
@@ -369,12 +385,12 @@ pub fn skin_vertex_dual_quat(
     }
 }
 
-/// Skins one vertex with `mode`.
-pub fn skin_vertex(
+/// Skins one vertex with `mode` (up to [`MAX_INFLUENCES`] influences).
+pub fn skin_vertex<const N: usize>(
     mode: SkinningMode,
     palette: &[Mat3x4Rows],
-    joints: [u16; 4],
-    weights: [f32; 4],
+    joints: [u16; N],
+    weights: [f32; N],
     position: Vec3,
     normal: Vec3,
 ) -> Skinned {

@@ -9,6 +9,9 @@ pub use env::{gpu_required, in_ci};
 
 /// Matrix tolerance: `|a - b| <= MATRIX_TOLERANCE * max(1, |b|)`.
 pub const MATRIX_TOLERANCE: f32 = 1e-4;
+/// Skinned positions and normals (GPU against CPU, CPU against a hand computation):
+/// `|a - b| <= SKIN_TOLERANCE * max(1, |b|)`.
+pub const SKIN_TOLERANCE: f32 = 1e-4;
 /// Quaternion tolerance: `1 - |dot(a, b)| <= QUAT_TOLERANCE`.
 pub const QUAT_TOLERANCE: f32 = 1e-5;
 /// Exact operations (no approximation involved).
@@ -354,4 +357,10 @@ pub fn fuzz_corpus(target: &str) -> Vec<(String, Vec<u8>)> {
         .collect();
     inputs.sort();
     inputs
+}
+
+/// Joints or weights of four influences widened to the eight slots a mesh stores (slots 5-8
+/// zero).
+pub fn eight<T: Copy + Default>(four: [T; 4]) -> [T; 8] {
+    std::array::from_fn(|k| four.get(k).copied().unwrap_or_default())
 }

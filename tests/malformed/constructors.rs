@@ -67,12 +67,16 @@ pub(super) fn triangle() -> RawMesh {
         normals: vec![[0.0, 0.0, 1.0]; 3],
         uvs: vec![[0.0, 0.0]; 3],
         tangents: None,
-        joints: vec![[0, 1, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]],
-        weights: vec![
+        joints: [[0, 1, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]]
+            .map(super::common::eight)
+            .to_vec(),
+        weights: [
             [0.5, 0.5, 0.0, 0.0],
             [1.0, 0.0, 0.0, 0.0],
             [1.0, 0.0, 0.0, 0.0],
-        ],
+        ]
+        .map(super::common::eight)
+        .to_vec(),
         indices: vec![0, 1, 2],
         ..RawMesh::default()
     }
@@ -195,7 +199,7 @@ fn the_hand_built_asset_bakes() {
     assert_eq!(rigs[0].skeleton.names(), ["root", "child"], "joint names");
     assert_eq!(
         rigs[0].meshes[0].joints[2],
-        [1, 0, 0, 0],
+        super::common::eight([1, 0, 0, 0]),
         "mesh joint indices"
     );
     assert_eq!(rigs[0].clips.clips()[0].duration, 1.0, "clip duration");

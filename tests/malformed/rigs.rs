@@ -88,7 +88,9 @@ fn normals_shorter_than_positions() {
 
 #[test]
 fn weights_longer_than_positions() {
-    let err = mesh_error("weights", &[0, 1], |m| m.weights.push([1.0, 0.0, 0.0, 0.0]));
+    let err = mesh_error("weights", &[0, 1], |m| {
+        m.weights.push(super::common::eight([1.0, 0.0, 0.0, 0.0]))
+    });
     assert_kind!(
         err,
         ImportErrorKind::Mesh { reason, .. } if reason.contains("weights"),
@@ -130,7 +132,7 @@ fn position_that_is_not_finite() {
 #[test]
 fn negative_weight() {
     let err = mesh_error("negative weight", &[0, 1], |m| {
-        m.weights[0] = [1.5, -0.5, 0.0, 0.0]
+        m.weights[0] = super::common::eight([1.5, -0.5, 0.0, 0.0])
     });
     assert_kind!(
         err,

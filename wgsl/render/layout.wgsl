@@ -58,7 +58,7 @@ struct PackedVertex {
     nz: f32,
 }
 
-// A skinned vertex as the pre-skinning kernel reads it from the vertex buffer: 48 bytes.
+// A skinned vertex as the pre-skinning kernel reads it from the vertex buffer: 72 bytes.
 struct PackedSkinnedVertex {
     px: f32,
     py: f32,
@@ -66,10 +66,10 @@ struct PackedSkinnedVertex {
     nx: f32,
     ny: f32,
     nz: f32,
-    // Joint indices as little-endian u16 pairs: (j0 | j1 << 16, j2 | j3 << 16).
-    joints01: u32,
-    joints23: u32,
-    weights: vec4<f32>,
+    // Eight joint indices as little-endian u16 pairs: joints[i] = j(2i) | j(2i + 1) << 16.
+    joints: array<u32, 4>,
+    // Their weights (slots 5-8 zero for a vertex with four influences or fewer).
+    weights: array<f32, 8>,
 }
 
 // One instance of a static mesh: its world transform as three rows, and a colour.

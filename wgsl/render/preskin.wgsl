@@ -35,11 +35,12 @@ fn preskin(
         return;
     }
     let v = vertices[vertex];
-    let joints = vec4<u32>(
-        v.joints01 & 0xffffu,
-        v.joints01 >> 16u,
-        v.joints23 & 0xffffu,
-        v.joints23 >> 16u,
+    let j = v.joints;
+    let influences = SinewInfluences(
+        vec4<u32>(j[0] & 0xffffu, j[0] >> 16u, j[1] & 0xffffu, j[1] >> 16u),
+        vec4<u32>(j[2] & 0xffffu, j[2] >> 16u, j[3] & 0xffffu, j[3] >> 16u),
+        vec4<f32>(v.weights[0], v.weights[1], v.weights[2], v.weights[3]),
+        vec4<f32>(v.weights[4], v.weights[5], v.weights[6], v.weights[7]),
     );
     let record = instances[inst];
     let m = morph_vertex(
@@ -54,9 +55,9 @@ fn preskin(
     let normal = m.normal;
     var s: SinewSkinned;
     if (DUAL_QUATERNION) {
-        s = sinew_skin_dual_quat(record.palette_offset, record.joint_count, joints, v.weights, position, normal);
+        s = sinew_skin_dual_quat(record.palette_offset, record.joint_count, influences, position, normal);
     } else {
-        s = sinew_skin_linear(record.palette_offset, record.joint_count, joints, v.weights, position, normal);
+        s = sinew_skin_linear(record.palette_offset, record.joint_count, influences, position, normal);
     }
     skinned[index] = PackedVertex(s.position.x, s.position.y, s.position.z, s.normal.x, s.normal.y, s.normal.z);
 }

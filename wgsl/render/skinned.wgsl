@@ -22,8 +22,11 @@ override DUAL_QUATERNION: bool = false;
 struct SkinnedIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
-    @location(2) joints: vec4<u32>,
-    @location(3) weights: vec4<f32>,
+    // Joints and weights 1-4, then 5-8 (`SkinnedVertex` in src/render/layout.rs).
+    @location(2) joints0: vec4<u32>,
+    @location(3) weights0: vec4<f32>,
+    @location(4) joints1: vec4<u32>,
+    @location(5) weights1: vec4<f32>,
 }
 
 const NO_INSTANCE: u32 = 0xffffffffu;
@@ -44,10 +47,11 @@ fn drawn_instance(slot: u32) -> u32 {
 // Vertex `vertex` morphed, then skinned.
 fn skin_vertex(inst: SkinnedInstance, v: SkinnedIn, vertex: u32) -> SinewSkinned {
     let m = morph_vertex(inst.palette_offset, inst.joint_count, mesh, vertex, v.position, v.normal);
+    let influences = SinewInfluences(v.joints0, v.joints1, v.weights0, v.weights1);
     if (DUAL_QUATERNION) {
-        return sinew_skin_dual_quat(inst.palette_offset, inst.joint_count, v.joints, v.weights, m.position, m.normal);
+        return sinew_skin_dual_quat(inst.palette_offset, inst.joint_count, influences, m.position, m.normal);
     }
-    return sinew_skin_linear(inst.palette_offset, inst.joint_count, v.joints, v.weights, m.position, m.normal);
+    return sinew_skin_linear(inst.palette_offset, inst.joint_count, influences, m.position, m.normal);
 }
 
 // The pre-skinned vertex `vertex` of instance `i`, or false in `found` when out of range.

@@ -22,6 +22,15 @@ struct SinewBone {
     row2: vec4<f32>,
 }
 
+// Up to eight joint influences of a vertex, in two groups of four: joints and weights 1-4 in
+// `joints0` / `weights0`, 5-8 in `joints1` / `weights1` (zero weights for unused slots).
+struct SinewInfluences {
+    joints0: vec4<u32>,
+    joints1: vec4<u32>,
+    weights0: vec4<f32>,
+    weights1: vec4<f32>,
+}
+
 struct SinewSkinned {
     position: vec3<f32>,
     normal: vec3<f32>,
@@ -60,36 +69,57 @@ fn sinew_guard_weights(joint_count: u32, joints: vec4<u32>, weights: vec4<f32>) 
     return select(vec4<f32>(0.0), weights, joints < vec4<u32>(joint_count));
 }
 
+// Joint of influence slot `k` (0..8).
+fn sinew_influence_joint(v: SinewInfluences, k: u32) -> u32 {
+    if (k < 4u) {
+        return v.joints0[k];
+    }
+    return v.joints1[k - 4u];
+}
+
+// Weight of influence slot `k` (0..8) from the guarded weight groups `w0`, `w1`.
+fn sinew_influence_weight(w0: vec4<f32>, w1: vec4<f32>, k: u32) -> f32 {
+    if (k < 4u) {
+        return w0[k];
+    }
+    return w1[k - 4u];
+}
+
 // Palette entry of `joint` for the instance whose block starts at `offset`; `joint` is clamped
 // into the block (its weight is zero when it was out of range).
 fn sinew_bone(offset: u32, joint_count: u32, joint: u32) -> SinewBone {
     return sinew_palette[offset + min(joint, max(joint_count, 1u) - 1u)];
 }
 
-// Linear blend skinning: sum of weight x palette matrix, applied to the position and, through
-// its 3x3 part, to the normal (renormalized). A vertex whose weights sum to zero is left as is.
+// Linear blend skinning: sum of weight x palette matrix over the influences (zero weights
+// skipped), applied to the position and, through its 3x3 part, to the normal (renormalized). A
+// vertex whose weights sum to zero is left as is.
 fn sinew_skin_linear(
     offset: u32,
     joint_count: u32,
-    joints: vec4<u32>,
-    weights: vec4<f32>,
+    influences: SinewInfluences,
     position: vec3<f32>,
     normal: vec3<f32>,
 ) -> SinewSkinned {
-    let w = sinew_guard_weights(joint_count, joints, weights);
-    let total = w.x + w.y + w.z + w.w;
+    let w0 = sinew_guard_weights(joint_count, influences.joints0, influences.weights0);
+    let w1 = sinew_guard_weights(joint_count, influences.joints1, influences.weights1);
+    var total = 0.0;
+    for (var k = 0u; k < 8u; k++) {
+        total += sinew_influence_weight(w0, w1, k);
+    }
     if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
         return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
     }
-    let b0 = sinew_bone(offset, joint_count, joints.x);
-    let b1 = sinew_bone(offset, joint_count, joints.y);
-    let b2 = sinew_bone(offset, joint_count, joints.z);
-    let b3 = sinew_bone(offset, joint_count, joints.w);
-    let m = SinewBone(
-        b0.row0 * w.x + b1.row0 * w.y + b2.row0 * w.z + b3.row0 * w.w,
-        b0.row1 * w.x + b1.row1 * w.y + b2.row1 * w.z + b3.row1 * w.w,
-        b0.row2 * w.x + b1.row2 * w.y + b2.row2 * w.z + b3.row2 * w.w,
-    );
+    var m = SinewBone(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    for (var k = 0u; k < 8u; k++) {
+        let w = sinew_influence_weight(w0, w1, k);
+        if (w != 0.0) {
+            let b = sinew_bone(offset, joint_count, sinew_influence_joint(influences, k));
+            m.row0 += b.row0 * w;
+            m.row1 += b.row1 * w;
+            m.row2 += b.row2 * w;
+        }
+    }
     let n = sinew_transform_vector(m, normal);
     return SinewSkinned(sinew_transform_point(m, position), sinew_normalize_or(n, normal));
 }
@@ -143,47 +173,50 @@ fn sinew_bone_to_dual_quat(b: SinewBone) -> SinewDualQuat {
 
 // Dual-quaternion skinning (Kavan et al.): the palette entries are converted to dual
 // quaternions here, in the shader, blended along the shortest arc relative to the heaviest
-// influence and normalized; scale is blended linearly and applied before the rotation. Agrees
-// with linear blend skinning for a single influence; avoids its volume loss at twisted joints.
+// influence (the first of equals) and normalized; scale is blended linearly and applied before
+// the rotation. Zero weights are skipped. Agrees with linear blend skinning for a single
+// influence; avoids its volume loss at twisted joints.
 fn sinew_skin_dual_quat(
     offset: u32,
     joint_count: u32,
-    joints: vec4<u32>,
-    weights: vec4<f32>,
+    influences: SinewInfluences,
     position: vec3<f32>,
     normal: vec3<f32>,
 ) -> SinewSkinned {
-    let w = sinew_guard_weights(joint_count, joints, weights);
-    let total = w.x + w.y + w.z + w.w;
+    let w0 = sinew_guard_weights(joint_count, influences.joints0, influences.weights0);
+    let w1 = sinew_guard_weights(joint_count, influences.joints1, influences.weights1);
+    var total = 0.0;
+    var heaviest = 0u;
+    for (var k = 0u; k < 8u; k++) {
+        let w = sinew_influence_weight(w0, w1, k);
+        total += w;
+        if (k > 0u && w > sinew_influence_weight(w0, w1, heaviest)) {
+            heaviest = k;
+        }
+    }
     if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
         return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
     }
-    let d0 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.x));
-    let d1 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.y));
-    let d2 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.z));
-    let d3 = sinew_bone_to_dual_quat(sinew_bone(offset, joint_count, joints.w));
-    var pivot = d0.real;
-    var heaviest = w.x;
-    if (w.y > heaviest) {
-        pivot = d1.real;
-        heaviest = w.y;
+    let pivot = sinew_bone_to_dual_quat(
+        sinew_bone(offset, joint_count, sinew_influence_joint(influences, heaviest)),
+    ).real;
+    var real = vec4<f32>(0.0);
+    var dual = vec4<f32>(0.0);
+    var scale = vec3<f32>(0.0);
+    for (var k = 0u; k < 8u; k++) {
+        let w = sinew_influence_weight(w0, w1, k);
+        if (w == 0.0) {
+            continue;
+        }
+        let d = sinew_bone_to_dual_quat(
+            sinew_bone(offset, joint_count, sinew_influence_joint(influences, k)),
+        );
+        let signed = select(w, -w, dot(pivot, d.real) < 0.0);
+        real += d.real * signed;
+        dual += d.dual * signed;
+        scale += d.scale * w;
     }
-    if (w.z > heaviest) {
-        pivot = d2.real;
-        heaviest = w.z;
-    }
-    if (w.w > heaviest) {
-        pivot = d3.real;
-    }
-    let k = vec4<f32>(
-        select(w.x, -w.x, dot(pivot, d0.real) < 0.0),
-        select(w.y, -w.y, dot(pivot, d1.real) < 0.0),
-        select(w.z, -w.z, dot(pivot, d2.real) < 0.0),
-        select(w.w, -w.w, dot(pivot, d3.real) < 0.0),
-    );
-    let real = d0.real * k.x + d1.real * k.y + d2.real * k.z + d3.real * k.w;
-    let dual = d0.dual * k.x + d1.dual * k.y + d2.dual * k.z + d3.dual * k.w;
-    let scale = (d0.scale * w.x + d1.scale * w.y + d2.scale * w.z + d3.scale * w.w) / total;
+    scale = scale / total;
     let len = length(real);
     if (len < 1e-12) {
         return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));

@@ -36,6 +36,8 @@ pub(super) enum SectionKind {
     Morph = 5,
     /// One skinned mesh's morph targets (only for a mesh with some; since version 2).
     MeshMorph = 6,
+    /// One skinned mesh's influences 5-8 (only for a mesh with more than four; since version 3).
+    MeshInfluences = 7,
 }
 
 impl SectionKind {
@@ -47,6 +49,7 @@ impl SectionKind {
             4 => Some(Self::Mesh),
             5 => Some(Self::Morph),
             6 => Some(Self::MeshMorph),
+            7 => Some(Self::MeshInfluences),
             _ => None,
         }
     }
@@ -59,7 +62,8 @@ pub(super) struct SectionId {
     pub rig: u32,
     /// What the section holds.
     pub kind: SectionKind,
-    /// Mesh index for [`SectionKind::Mesh`] and [`SectionKind::MeshMorph`], 0 otherwise.
+    /// Mesh index for [`SectionKind::Mesh`], [`SectionKind::MeshMorph`] and
+    /// [`SectionKind::MeshInfluences`], 0 otherwise.
     pub index: u32,
 }
 
@@ -93,6 +97,9 @@ impl fmt::Display for SectionId {
             SectionKind::Morph => write!(f, "rig {} morph", self.rig),
             SectionKind::MeshMorph => {
                 write!(f, "rig {} mesh {} morph targets", self.rig, self.index)
+            }
+            SectionKind::MeshInfluences => {
+                write!(f, "rig {} mesh {} influences", self.rig, self.index)
             }
         }
     }
@@ -252,7 +259,12 @@ fn read_table(bytes: &[u8], version: u32) -> Result<SectionTable<'_>, FormatErro
             kind,
             index: word(2),
         };
-        if id.index != 0 && !matches!(kind, SectionKind::Mesh | SectionKind::MeshMorph) {
+        if id.index != 0
+            && !matches!(
+                kind,
+                SectionKind::Mesh | SectionKind::MeshMorph | SectionKind::MeshInfluences
+            )
+        {
             return Err(bad(format!("{id} has index {}", id.index)));
         }
         if word(3) != 0 {

@@ -93,6 +93,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
             mesh.skin = skins.first().map(|s| s.index as u32);
         }
         super::morph::decode_mesh(table, r, m, &mut mesh, &morph)?;
+        super::influences::decode_mesh(table, r, m, &mut mesh, &skeleton)?;
         meshes.push(mesh);
     }
     let rig = Rig {
@@ -213,8 +214,8 @@ fn mesh(
         (false, 0) => None,
         (false, n) => return Err(rd.corrupt(format!("{n} tangents but no tangent flag"))),
     };
-    let joints = rd.array(joint_count, "joints")?;
-    let weights = rd.array(weight_count, "weights")?;
+    let joints = super::influences::widen(rd.array(joint_count, "joints")?);
+    let weights = super::influences::widen(rd.array(weight_count, "weights")?);
     let indices = rd.array(index_count, "indices")?;
     let joint_bounds = rd.array(bound_count, "joint bounds")?;
     rd.finish()?;
@@ -232,6 +233,7 @@ fn mesh(
         bind_aabb,
         joint_bounds,
         morph: crate::bake::MeshMorph::default(),
+        influences_cut: 0,
     };
     validate::mesh(&mesh, skeleton).map_err(corrupt(id))?;
     Ok(mesh)

@@ -30,6 +30,7 @@ pub(super) fn sections(rigs: &[Rig]) -> Vec<Section> {
                 body: mesh_body(mesh),
             });
             out.extend(super::morph::mesh_section(mesh, r, count(m)));
+            out.extend(super::influences::mesh_section(mesh, r, count(m)));
         }
     }
     out
@@ -119,8 +120,9 @@ fn mesh_body(mesh: &SkinnedMesh) -> Vec<u8> {
     if let Some(tangents) = &mesh.tangents {
         w.array(tangents);
     }
-    w.array(&mesh.joints);
-    w.array(&mesh.weights);
+    let (joints, weights) = super::influences::first_four(mesh);
+    w.array(&joints);
+    w.array(&weights);
     w.array(&mesh.indices);
     w.array(&mesh.joint_bounds);
     w.finish()
