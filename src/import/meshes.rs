@@ -72,17 +72,19 @@ const QUANTIZED_UVS: Format = Format {
 };
 
 /// The attribute formats a file may use.
-struct AttributeFormats {
-    positions: &'static Format,
-    normals: &'static Format,
-    tangents: &'static Format,
-    uvs: &'static Format,
+pub(crate) struct AttributeFormats {
+    pub positions: &'static Format,
+    pub normals: &'static Format,
+    pub tangents: &'static Format,
+    pub uvs: &'static Format,
     /// Normals and tangents may be quantized, so they are brought back to unit length.
     renormalize: bool,
+    /// The file uses `KHR_mesh_quantization` (morph targets may be quantized too).
+    quantized: bool,
 }
 
 impl AttributeFormats {
-    fn new(quantized: bool) -> Self {
+    pub(crate) fn new(quantized: bool) -> Self {
         if quantized {
             Self {
                 positions: &QUANTIZED_POSITIONS,
@@ -90,6 +92,7 @@ impl AttributeFormats {
                 tangents: &QUANTIZED_TANGENTS,
                 uvs: &QUANTIZED_UVS,
                 renormalize: true,
+                quantized,
             }
         } else {
             Self {
@@ -98,11 +101,12 @@ impl AttributeFormats {
                 tangents: &TANGENTS,
                 uvs: &UVS,
                 renormalize: false,
+                quantized,
             }
         }
     }
 }
-const JOINTS: Format = Format {
+pub(crate) const JOINTS: Format = Format {
     usage: "JOINTS_n",
     dims: Dimensions::Vec4,
     plain: JOINT_TYPES,
@@ -110,7 +114,7 @@ const JOINTS: Format = Format {
     vertex: true,
     bounds: false,
 };
-const WEIGHTS: Format = Format {
+pub(crate) const WEIGHTS: Format = Format {
     usage: "WEIGHTS_n",
     dims: Dimensions::Vec4,
     plain: F32,
@@ -118,7 +122,7 @@ const WEIGHTS: Format = Format {
     vertex: true,
     bounds: false,
 };
-const INDICES: Format = Format {
+pub(crate) const INDICES: Format = Format {
     usage: "indices",
     dims: Dimensions::Scalar,
     plain: INDEX_TYPES,
@@ -297,7 +301,7 @@ fn read_primitive(
             indices.len()
         )));
     }
-    let targets = super::morph::read_targets(prim, buffers, mesh, n)?;
+    let targets = super::morph::read_targets(prim, buffers, mesh, n, formats.quantized)?;
     let to3 = |d: Option<Vec<f32>>| -> Vec<[f32; 3]> {
         d.map_or_else(
             || vec![[0.0; 3]; n],

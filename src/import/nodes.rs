@@ -174,6 +174,42 @@ fn find_cycle(parents: &[Option<usize>]) -> Option<usize> {
     None
 }
 
+/// The nodes from `node` up to its root, `node` first.
+fn ancestry(node: usize, nodes: &[RawNode]) -> impl Iterator<Item = usize> + '_ {
+    // The hierarchy has no cycles (checked when the nodes were read), so this ends.
+    std::iter::successors(Some(node), |&n| nodes.get(n).and_then(|node| node.parent))
+}
+
+/// The joints of skin `skin` share one root, and its `skeleton`, when given, is the closest
+/// common root of the joints or an ancestor of it: a node every joint is at or below.
+fn check_skeleton(
+    skin: usize,
+    joints: &[usize],
+    skeleton: Option<usize>,
+    nodes: &[RawNode],
+) -> Result<(), ImportErrorKind> {
+    let fail = |reason| Err(ImportErrorKind::Skin { skin, reason });
+    let root_of = |j: usize| ancestry(j, nodes).last().unwrap_or(j);
+    if let Some(&first) = joints.first() {
+        let root = root_of(first);
+        if let Some(&other) = joints.iter().find(|&&j| root_of(j) != root) {
+            return fail(format!(
+                "joints {first} and {other} have no common root (glTF requires one)"
+            ));
+        }
+    }
+    if let Some(skeleton) = skeleton
+        && let Some(&j) = joints
+            .iter()
+            .find(|&&j| !ancestry(j, nodes).any(|n| n == skeleton))
+    {
+        return fail(format!(
+            "skeleton node {skeleton} is not the common root of the joints nor above it (joint {j} is not below it)"
+        ));
+    }
+    Ok(())
+}
+
 /// Reads every skin: joints, inverse binds (identity when absent), skeleton root, mesh nodes.
 pub(crate) fn read_skins(
     doc: &Document,
@@ -207,22 +243,27 @@ pub(crate) fn read_skins(
                     });
                 }
             }
+            check_skeleton(s, &joints, skin.skeleton().map(|n| n.index()), nodes)?;
             let inverse_binds = match skin.inverse_bind_matrices() {
                 None => vec![Mat4::IDENTITY; joints.len()],
                 Some(acc) => {
                     let (data, _) = read_accessor(&acc, buffers, &ibm_format)?;
-                    if data.len() != joints.len() * 16 {
+                    // glTF: the count is at least the joint count; matrices past it are unused.
+                    if data.len() < joints.len() * 16 {
                         return Err(ImportErrorKind::Skin {
                             skin: s,
                             reason: format!(
-                                "{} inverse bind matrices for {} joints",
+                                "{} inverse bind matrices for {} joints (glTF requires at least one per joint)",
                                 data.len() / 16,
                                 joints.len()
                             ),
                         });
                     }
-                    let mats: Vec<Mat4> =
-                        data.chunks_exact(16).map(Mat4::from_cols_slice).collect();
+                    let mats: Vec<Mat4> = data
+                        .chunks_exact(16)
+                        .take(joints.len())
+                        .map(Mat4::from_cols_slice)
+                        .collect();
                     if let Some(j) = mats.iter().position(|m| !m.is_finite()) {
                         return Err(ImportErrorKind::NonFinite {
                             object: format!("skin {s} inverse bind matrix {j}"),
