@@ -2108,7 +2108,10 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 //         mesh and node weights: one per target .............. default_morph_weights_that_are_not_one_per_target
 // §3.7.3.3 weights not negative .............................. vertex_with_a_negative_weight
 //         one joint, one non-zero weight per vertex .......... joint_must_not_have_two_non_zero_weights_on_one_vertex
-//         joints with non-zero weight within the skin ........ vertex_joint_index_not_below_the_joint_count
+//         every joint value within the skin, weighted or not . vertex_joint_index_not_below_the_joint_count,
+//                                                              joint_values_of_zero_weight_must_be_within_the_skin_too
+//         every skinned primitive has JOINTS_0, WEIGHTS_0 .... skinned_primitive_without_joints_0,
+//                                                              every_primitive_of_a_skinned_mesh_needs_joints_and_weights
 //         weight sums close to 1 (SHOULD): renormalized ...... weights_that_do_not_sum_to_one_import_renormalized
 //         all-zero weights (valid) ........................... all_zero_weights_on_an_unskinned_mesh_import
 // KHR_mesh_quantization: attribute and morph target types .. quantized_attribute_of_a_type_the_extension_does_not_allow,

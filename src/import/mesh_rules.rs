@@ -3,7 +3,8 @@
 //! primitive; attribute formats per semantic; one count for all attributes and morph target
 //! attributes of a primitive; attribute sets numbered from 0 without gaps, `JOINTS_n` beside
 //! `WEIGHTS_n`; indices without the primitive restart value and below the vertex count; no
-//! joint with two non-zero weights on one vertex. Weight sums are not checked: glTF only asks
+//! joint with two non-zero weights on one vertex; on skinned meshes, `JOINTS_0` and `WEIGHTS_0`
+//! in every primitive and every joint value within the skin. Weight sums are not checked: glTF only asks
 //! that they be close to 1 (a SHOULD), and skinned meshes are renormalized when read.
 
 use std::collections::BTreeMap;
@@ -47,6 +48,52 @@ pub(crate) fn check_meshes(
         }
         for prim in mesh.primitives() {
             check_primitive(&prim, buffers, &formats, quantized, mesh.index())?;
+        }
+    }
+    for node in doc.nodes() {
+        if let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) {
+            for prim in mesh.primitives() {
+                check_skinned(&prim, buffers, mesh.index(), skin.joints().len())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A primitive of a mesh a skin deforms (any mode) has `JOINTS_0` and `WEIGHTS_0`, and every
+/// joint value it holds, weighted or not, is below the skin's joint count.
+fn check_skinned(
+    prim: &gltf::Primitive<'_>,
+    buffers: &Buffers,
+    mesh: usize,
+    joint_count: usize,
+) -> Result<(), ImportErrorKind> {
+    let primitive = prim.index();
+    for semantic in [Semantic::Joints(0), Semantic::Weights(0)] {
+        if prim.get(&semantic).is_none() {
+            return Err(ImportErrorKind::Primitive {
+                mesh,
+                primitive,
+                reason: format!(
+                    "no {} (every primitive of a skinned mesh needs JOINTS_0 and WEIGHTS_0)",
+                    semantic_name(&semantic)
+                ),
+            });
+        }
+    }
+    for (semantic, accessor) in prim.attributes() {
+        if !matches!(semantic, Semantic::Joints(_)) {
+            continue;
+        }
+        let (joints, _) = read_accessor::<u32>(&accessor, buffers, &JOINTS)?;
+        if let Some(k) = joints.iter().position(|&j| j as usize >= joint_count) {
+            return Err(ImportErrorKind::JointIndex {
+                mesh,
+                primitive,
+                vertex: k / 4,
+                joint: joints[k],
+                joint_count,
+            });
         }
     }
     Ok(())

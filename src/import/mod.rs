@@ -52,9 +52,9 @@ pub fn import_bytes(
     let quantized = extensions::uses(&extensions, extensions::MESH_QUANTIZATION);
     let nodes = nodes::read_nodes(&document).map_err(fail)?;
     node_rules::check_nodes(&document, &nodes).map_err(fail)?;
-    mesh_rules::check_meshes(&document, &buffers, quantized).map_err(fail)?;
     let morph_nodes = morph::read_morph_nodes(&document).map_err(fail)?;
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
+    mesh_rules::check_meshes(&document, &buffers, quantized).map_err(fail)?;
     let clips =
         animations::read_animations(&document, &buffers, &ignored_channels).map_err(fail)?;
     let meshes =

@@ -314,3 +314,46 @@ fn quantized_morph_targets_need_the_extension_and_a_signed_type() {
         "KHR_mesh_quantization"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Skinned meshes.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn joint_values_of_zero_weight_must_be_within_the_skin_too() {
+    // Vertex 1 weighs joint 0 fully; its unused joint slot names joint 5 of a two-joint skin.
+    let file = with_streams(|s| s.joints[1] = [0, 5, 0, 0]);
+    let err = import_error("unused-joint-out-of-range.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::JointIndex {
+            mesh: 0,
+            primitive: 0,
+            vertex: 1,
+            joint: 5,
+            joint_count: 2,
+        },
+        "mesh 0 primitive 0 vertex 1"
+    );
+}
+
+#[test]
+fn every_primitive_of_a_skinned_mesh_needs_joints_and_weights() {
+    // A point primitive (not read for skinning) without JOINTS_0 and WEIGHTS_0.
+    let mut file = valid();
+    file.json["meshes"][0]["primitives"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"attributes": {"POSITION": POSITION}, "mode": 0}));
+    let err = import_error("points-without-joints.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::Primitive {
+            mesh: 0,
+            primitive: 1,
+            ..
+        },
+        "mesh 0 primitive 1",
+        "no JOINTS_0"
+    );
+}
