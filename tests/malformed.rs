@@ -2096,6 +2096,7 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 //         all attributes of a primitive: one count ........... attributes_of_a_primitive_must_have_one_count,
 //                                                              weights_with_fewer_elements_than_positions
 //         attribute sets numbered from 0 without gaps ........ attribute_sets_must_be_numbered_from_0_without_gaps
+//         set indices without leading zeros .................. attribute_set_indices_must_not_have_leading_zeros
 //         JOINTS_n and WEIGHTS_n in pairs .................... joints_1_without_weights_1,
 //                                                              weights_1_without_joints_1_on_an_unskinned_mesh
 //         indices: SCALAR unsigned ........................... indices_must_be_scalar_unsigned_integers

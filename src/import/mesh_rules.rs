@@ -1,11 +1,12 @@
 //! The glTF 2.0 rules on meshes (specification §3.7.2, with the `KHR_mesh_quantization` formats
 //! when the file uses it), checked on every mesh of the file, skinned or not: at least one
 //! primitive; attribute formats per semantic; one count for all attributes and morph target
-//! attributes of a primitive; attribute sets numbered from 0 without gaps, `JOINTS_n` beside
-//! `WEIGHTS_n`; indices without the primitive restart value and below the vertex count; no
-//! joint with two non-zero weights on one vertex; on skinned meshes, `JOINTS_0` and `WEIGHTS_0`
-//! in every primitive and every joint value within the skin. Weight sums are not checked: glTF only asks
-//! that they be close to 1 (a SHOULD), and skinned meshes are renormalized when read.
+//! attributes of a primitive; attribute sets numbered from 0 without gaps or leading zeros;
+//! `JOINTS_n` beside `WEIGHTS_n`; indices without the primitive restart value and below the
+//! vertex count; no joint with two non-zero weights on one vertex; on skinned meshes,
+//! `JOINTS_0` and `WEIGHTS_0` in every primitive and every joint value within the skin. Weight
+//! sums are not checked: glTF only asks that they be close to 1 (a SHOULD), and skinned meshes
+//! are renormalized when read.
 
 use std::collections::BTreeMap;
 
@@ -94,6 +95,34 @@ fn check_skinned(
                 joint: joints[k],
                 joint_count,
             });
+        }
+    }
+    Ok(())
+}
+
+/// Attribute names with a set index (`TEXCOORD_1`) write it without leading zeros
+/// (`TEXCOORD_01` is not allowed). Checked on the JSON: parsing the names drops the zeros.
+pub(crate) fn check_attribute_names(root: &serde_json::Value) -> Result<(), ImportErrorKind> {
+    let meshes = root.get("meshes").and_then(|m| m.as_array());
+    for (m, mesh) in meshes.into_iter().flatten().enumerate() {
+        let primitives = mesh.get("primitives").and_then(|p| p.as_array());
+        for (p, primitive) in primitives.into_iter().flatten().enumerate() {
+            let attributes = primitive.get("attributes").and_then(|a| a.as_object());
+            for name in attributes.into_iter().flat_map(|a| a.keys()) {
+                let padded = ["TEXCOORD_", "COLOR_", "JOINTS_", "WEIGHTS_"]
+                    .iter()
+                    .filter_map(|base| name.strip_prefix(base))
+                    .any(|set| set.len() > 1 && set.starts_with('0'));
+                if padded {
+                    return Err(ImportErrorKind::Primitive {
+                        mesh: m,
+                        primitive: p,
+                        reason: format!(
+                            "attribute {name} pads its set index with zeros (glTF forbids it)"
+                        ),
+                    });
+                }
+            }
         }
     }
     Ok(())

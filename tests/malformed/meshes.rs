@@ -357,3 +357,21 @@ fn every_primitive_of_a_skinned_mesh_needs_joints_and_weights() {
         "no JOINTS_0"
     );
 }
+
+#[test]
+fn attribute_set_indices_must_not_have_leading_zeros() {
+    let mut file = valid();
+    let attributes = attributes(&mut file).as_object_mut().unwrap();
+    let weights = attributes.remove("WEIGHTS_0").unwrap();
+    attributes.insert("WEIGHTS_00".into(), weights);
+    let err = import_error("weights-00.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::Primitive {
+            mesh: 0,
+            primitive: 0,
+            ..
+        },
+        "WEIGHTS_00 pads its set index"
+    );
+}
