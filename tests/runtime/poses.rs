@@ -12,7 +12,7 @@ use sinew::{Rig, TimeWrap};
 
 use super::{
     DT, clip, clip_id, drain, joint, models, record, rotation, run, spawn_machine, spawn_playing,
-    state_of, test_asset, translation,
+    spawn_walker, state_of, test_asset, translation,
 };
 
 /// The test rig plus "pose": the arm turned 0.7 rad about z and the root 0.5 m along z, each
@@ -184,4 +184,21 @@ fn pose_records_keep_a_running_clock_at_time_0() {
     let layer = sinew::LayerRecord::STILL.with_clock(0.0, 0.0, 1.0, TimeWrap::PingPong, 0.0);
     assert!(layer.is_well_formed());
     assert_eq!(layer.to_layer_at(3.7).time, 0.0);
+}
+
+#[test]
+fn root_motion_of_a_pose_does_not_move_the_entity() {
+    for scheduling in [Scheduling::PerFrame, Scheduling::EventDriven] {
+        let mut a = pose_animator();
+        a.set_scheduling(scheduling);
+        let mut world = World::new();
+        let e = spawn_walker(&a, &mut world, "pose", sinew::runtime::Transform::IDENTITY);
+        run(&mut a, &mut world, 10, 0.1);
+        let t = world
+            .get::<&sinew::runtime::Transform>(e)
+            .unwrap()
+            .translation;
+        assert_eq!(t, Vec3::ZERO, "{scheduling:?}: the entity stays put");
+        assert_posed(&a, &world, e, "posed with root motion");
+    }
 }
