@@ -73,9 +73,13 @@ const QUANTIZED_UVS: Format = Format {
 
 /// The attribute formats a file may use.
 pub(crate) struct AttributeFormats {
+    /// `POSITION`.
     pub positions: &'static Format,
+    /// `NORMAL`.
     pub normals: &'static Format,
+    /// `TANGENT`.
     pub tangents: &'static Format,
+    /// `TEXCOORD_n`.
     pub uvs: &'static Format,
     /// Normals and tangents may be quantized, so they are brought back to unit length.
     renormalize: bool,
