@@ -2067,7 +2067,8 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 // Scenes, nodes, skins and meshes (cases in malformed/nodes.rs and malformed/meshes.rs):
 // §3.5.1  scene.nodes are roots, each once ................... scene_must_list_only_root_nodes,
 //                                                              scene_must_not_list_a_node_twice
-//         a root in several scenes (MAY) ..................... a_root_may_appear_in_several_scenes
+//         a root in several scenes, or no scene (MAY) ........ a_root_may_appear_in_several_scenes,
+//                                                              a_file_without_scenes_imports
 // §3.5.2  children indices valid (schema) .................... child_node_out_of_range
 //         disjoint strict trees: no cycle, one parent ........ node_that_is_its_own_child, cyclic_node_graph,
 //                                                              node_with_two_parents, long_node_cycle_is_found
@@ -2090,6 +2091,7 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 //                                                              more_inverse_bind_matrices_than_joints_is_allowed
 // §3.7.2  primitives: at least one (schema) .................. mesh_must_have_a_primitive
 //         mode one of the seven (schema) ..................... primitive_mode_must_be_a_gltf_mode
+//         POSITION defines min and max ....................... position_accessor_must_define_bounds
 //         attribute formats per semantic, on every mesh ...... attribute_formats_per_semantic_hold_on_every_mesh,
 //                                                              joints_stored_as_float, weights_stored_as_normalized_short
 //         VEC4 colors, `_NAME` attributes of any format (MAY)  vec4_float_colors_and_application_specific_attributes_import

@@ -44,6 +44,17 @@ fn mesh_must_have_a_primitive() {
 }
 
 #[test]
+fn position_accessor_must_define_bounds() {
+    let mut file = valid();
+    file.json["accessors"][POSITION]
+        .as_object_mut()
+        .unwrap()
+        .remove("max");
+    let err = import_error("position-without-max.gltf", &file.to_gltf());
+    assert_kind!(err, ImportErrorKind::Gltf(_), "POSITION", "max");
+}
+
+#[test]
 fn primitive_mode_must_be_a_gltf_mode() {
     let mut file = valid();
     file.json["meshes"][0]["primitives"][0]["mode"] = json!(7);

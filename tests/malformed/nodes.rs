@@ -53,6 +53,15 @@ fn a_root_may_appear_in_several_scenes() {
 }
 
 #[test]
+fn a_file_without_scenes_imports() {
+    let mut file = valid();
+    let root = file.json.as_object_mut().unwrap();
+    root.remove("scene");
+    root.remove("scenes");
+    imports("no-scenes.gltf", &file);
+}
+
+#[test]
 fn node_must_not_define_matrix_and_trs() {
     for property in ["translation", "rotation", "scale"] {
         let mut file = valid();
