@@ -8,7 +8,7 @@
 //! sums are not checked: glTF only asks that they be close to 1 (a SHOULD), and skinned meshes
 //! are renormalized when read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use gltf::Document;
 use gltf::Semantic;
@@ -51,8 +51,12 @@ pub(crate) fn check_meshes(
             check_primitive(&prim, buffers, &formats, quantized, mesh.index())?;
         }
     }
+    // Each mesh once per joint count it is skinned with (nodes may share both).
+    let mut skinned = BTreeSet::new();
     for node in doc.nodes() {
-        if let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) {
+        if let (Some(mesh), Some(skin)) = (node.mesh(), node.skin())
+            && skinned.insert((mesh.index(), skin.joints().len()))
+        {
             for prim in mesh.primitives() {
                 check_skinned(&prim, buffers, mesh.index(), skin.joints().len())?;
             }

@@ -174,10 +174,30 @@ fn find_cycle(parents: &[Option<usize>]) -> Option<usize> {
     None
 }
 
-/// The nodes from `node` up to its root, `node` first.
-fn ancestry(node: usize, nodes: &[RawNode]) -> impl Iterator<Item = usize> + '_ {
-    // The hierarchy has no cycles (checked when the nodes were read), so this ends.
-    std::iter::successors(Some(node), |&n| nodes.get(n).and_then(|node| node.parent))
+/// For every node, the first node at or above it (walking up the parents) that `stop` picks, or
+/// its root when none does. Linear in the node count: each node's answer is found once.
+fn first_above(nodes: &[RawNode], stop: impl Fn(usize) -> bool) -> Vec<usize> {
+    const UNKNOWN: usize = usize::MAX;
+    let mut found = vec![UNKNOWN; nodes.len()];
+    let mut path = Vec::new();
+    for start in 0..nodes.len() {
+        let mut at = start;
+        // The hierarchy has no cycles (checked when the nodes were read), so this ends.
+        let answer = loop {
+            if found[at] != UNKNOWN {
+                break found[at];
+            }
+            path.push(at);
+            match nodes[at].parent {
+                Some(parent) if !stop(at) => at = parent,
+                _ => break at,
+            }
+        };
+        for n in path.drain(..) {
+            found[n] = answer;
+        }
+    }
+    found
 }
 
 /// The joints of skin `skin` share one root, and its `skeleton`, when given, is the closest
@@ -186,26 +206,24 @@ fn check_skeleton(
     skin: usize,
     joints: &[usize],
     skeleton: Option<usize>,
+    roots: &[usize],
     nodes: &[RawNode],
 ) -> Result<(), ImportErrorKind> {
     let fail = |reason| Err(ImportErrorKind::Skin { skin, reason });
-    let root_of = |j: usize| ancestry(j, nodes).last().unwrap_or(j);
-    if let Some(&first) = joints.first() {
-        let root = root_of(first);
-        if let Some(&other) = joints.iter().find(|&&j| root_of(j) != root) {
-            return fail(format!(
-                "joints {first} and {other} have no common root (glTF requires one)"
-            ));
-        }
-    }
-    if let Some(skeleton) = skeleton
-        && let Some(&j) = joints
-            .iter()
-            .find(|&&j| !ancestry(j, nodes).any(|n| n == skeleton))
+    if let Some(&first) = joints.first()
+        && let Some(&other) = joints.iter().find(|&&j| roots[j] != roots[first])
     {
         return fail(format!(
-            "skeleton node {skeleton} is not the common root of the joints nor above it (joint {j} is not below it)"
+            "joints {first} and {other} have no common root (glTF requires one)"
         ));
+    }
+    if let Some(skeleton) = skeleton {
+        let at_or_below = first_above(nodes, |n| n == skeleton);
+        if let Some(&j) = joints.iter().find(|&&j| at_or_below[j] != skeleton) {
+            return fail(format!(
+                "skeleton node {skeleton} is not the common root of the joints nor above it (joint {j} is not below it)"
+            ));
+        }
     }
     Ok(())
 }
@@ -224,6 +242,7 @@ pub(crate) fn read_skins(
         vertex: false,
         bounds: false,
     };
+    let roots = first_above(nodes, |_| false);
     doc.skins()
         .map(|skin| {
             let s = skin.index();
@@ -243,7 +262,8 @@ pub(crate) fn read_skins(
                     });
                 }
             }
-            check_skeleton(s, &joints, skin.skeleton().map(|n| n.index()), nodes)?;
+            let skeleton = skin.skeleton().map(|n| n.index());
+            check_skeleton(s, &joints, skeleton, &roots, nodes)?;
             let inverse_binds = match skin.inverse_bind_matrices() {
                 None => vec![Mat4::IDENTITY; joints.len()],
                 Some(acc) => {
