@@ -2,7 +2,7 @@
 //! direction, under both schedulings, in layers, cross-fades and state machines; their clock
 //! stays at 0 and their events never fire.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use hecs::World;
 use sinew::runtime::{
     Animator, ClipLayer, Clock, CrossFade, LoopMode, Motion, Playback, Scheduling, StateMachineDef,
@@ -11,8 +11,8 @@ use sinew::runtime::{
 use sinew::{Rig, TimeWrap};
 
 use super::{
-    DT, clip, clip_id, drain, joint, models, record, rotation, run, spawn_machine, spawn_playing,
-    spawn_walker, state_of, test_asset, translation,
+    DT, clip, clip_id, drain, joint, models, record, rotation, run, sample, spawn_machine,
+    spawn_playing, spawn_walker, state_of, test_asset, translation,
 };
 
 /// The test rig plus "pose": the arm turned 0.7 rad about z and the root 0.5 m along z, each
@@ -201,4 +201,57 @@ fn root_motion_of_a_pose_does_not_move_the_entity() {
         assert_eq!(t, Vec3::ZERO, "{scheduling:?}: the entity stays put");
         assert_posed(&a, &world, e, "posed with root motion");
     }
+}
+
+#[test]
+fn blend_spaces_over_poses_hold_them_and_keep_the_moving_clips_running() {
+    let mut a = pose_animator();
+    let space = |a: &mut Animator, name: &str, clips: [&str; 2]| {
+        let def = sinew::runtime::BlendSpaceDef {
+            x: "speed".to_string(),
+            y: None,
+            samples: vec![sample(clips[0], 0.0, 0.0), sample(clips[1], 1.0, 0.0)],
+        };
+        a.add_blend_space(0, name, &def).unwrap()
+    };
+    let mixed = space(&mut a, "pose to walk", ["pose", "walk"]);
+    let still = space(&mut a, "pose to pose", ["pose", "pose"]);
+    let mut world = World::new();
+    let spawn = |a: &Animator, world: &mut World, space| {
+        world.spawn((
+            sinew::runtime::Animated::new(0),
+            sinew::runtime::Transform::IDENTITY,
+            a.blend_space_fade(0, space, Vec2::new(0.5, 0.0)).unwrap(),
+        ))
+    };
+    let m = spawn(&a, &mut world, mixed);
+    let s = spawn(&a, &mut world, still);
+    let (pose, walk) = (clip_id(&a, "pose"), clip_id(&a, "walk"));
+    let mut walk_times = Vec::new();
+    for _ in 0..8 {
+        a.update(&mut world, 0.05).unwrap();
+        for e in [m, s] {
+            for layer in record(&a, &world, e).used_layers() {
+                assert!(layer.time.is_finite() && layer.weight.is_finite());
+                if layer.clip == pose {
+                    assert_eq!(layer.time, 0.0, "a pose in a blend space");
+                }
+                if e == m && layer.clip == walk {
+                    walk_times.push(layer.time);
+                }
+            }
+        }
+        assert_posed(&a, &world, s, "a blend of two poses");
+    }
+    // Half weight on the pose halves the phase's length: walk runs at twice its speed.
+    assert!(
+        walk_times.windows(2).all(|w| w[1] > w[0]),
+        "walk runs under the pose: {walk_times:?}"
+    );
+    let ran = walk_times[walk_times.len() - 1] - walk_times[0];
+    let expected = 2.0 * 0.05 * (walk_times.len() - 1) as f32;
+    assert!(
+        (ran - expected).abs() <= 1e-4,
+        "walk ran {ran} s, not {expected}"
+    );
 }
