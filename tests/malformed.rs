@@ -2095,6 +2095,8 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 //         attribute formats per semantic, on every mesh ...... attribute_formats_per_semantic_hold_on_every_mesh,
 //                                                              joints_stored_as_float, weights_stored_as_normalized_short
 //         VEC4 colors, `_NAME` attributes of any format (MAY)  vec4_float_colors_and_application_specific_attributes_import
+//         UNSIGNED_INT only for indices (§3.6.2) ............. application_specific_attributes_must_not_be_unsigned_int
+//         a count that is not whole triangles (warning) ...... indices_left_over_after_the_last_triangle_are_dropped
 //         all attributes of a primitive: one count ........... attributes_of_a_primitive_must_have_one_count,
 //                                                              weights_with_fewer_elements_than_positions
 //         attribute sets numbered from 0 without gaps ........ attribute_sets_must_be_numbered_from_0_without_gaps

@@ -194,8 +194,17 @@ fn check_primitive(
     let mut vertices: Option<(String, usize)> = None;
     for (semantic, accessor) in prim.attributes() {
         let name = semantic_name(&semantic);
-        if let Some(format) = attribute_format(&semantic, &accessor, formats) {
-            check_format(&accessor, format)?;
+        match attribute_format(&semantic, &accessor, formats) {
+            Some(format) => check_format(&accessor, format)?,
+            // glTF allows UNSIGNED_INT only for indices.
+            None if accessor.data_type() == DataType::U32 => {
+                return Err(ImportErrorKind::AccessorFormat {
+                    accessor: accessor.index(),
+                    usage: name,
+                    found: "UNSIGNED_INT (only indices may use it)".into(),
+                });
+            }
+            None => {}
         }
         match &vertices {
             None => vertices = Some((name.clone(), accessor.count())),

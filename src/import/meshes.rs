@@ -287,7 +287,7 @@ fn read_primitive(
         weights.push(w4);
     }
 
-    let indices = match prim.indices() {
+    let mut indices = match prim.indices() {
         Some(acc) => {
             let (idx, _) = read_accessor::<u32>(&acc, buffers, &INDICES)?;
             if let Some(&bad) = idx.iter().find(|&&i| i as usize >= n) {
@@ -299,12 +299,10 @@ fn read_primitive(
         }
         None => (0..n as u32).collect(),
     };
-    if indices.len() % 3 != 0 {
-        return Err(fail(format!(
-            "{} indices is not a whole number of triangles",
-            indices.len()
-        )));
-    }
+    // glTF only warns about a count that is not a whole number of triangles: the indices left
+    // over after the last whole triangle draw nothing.
+    let whole = indices.len() - indices.len() % 3;
+    indices.truncate(whole);
     let targets = super::morph::read_targets(prim, buffers, mesh, n, formats.quantized)?;
     let to3 = |d: Option<Vec<f32>>| -> Vec<[f32; 3]> {
         d.map_or_else(

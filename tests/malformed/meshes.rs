@@ -386,3 +386,29 @@ fn attribute_set_indices_must_not_have_leading_zeros() {
         "WEIGHTS_00 pads its set index"
     );
 }
+
+#[test]
+fn application_specific_attributes_must_not_be_unsigned_int() {
+    let mut file = valid();
+    let view = file.push_view(&[7u8; 12], None);
+    let ids = file.push_accessor(
+        json!({"bufferView": view, "count": 3, "componentType": 5125, "type": "SCALAR"}),
+    );
+    attributes(&mut file)["_ID"] = json!(ids);
+    let err = import_error("id-u32.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::AccessorFormat { accessor: 8, usage, .. } if usage == "_ID",
+        "accessor 8",
+        "UNSIGNED_INT"
+    );
+}
+
+#[test]
+fn indices_left_over_after_the_last_triangle_are_dropped() {
+    // glTF only warns about a triangle index count that is not a multiple of 3.
+    let file = with_streams(|s| s.indices.push(0));
+    let asset = import_ok("four-indices.gltf", &file.to_gltf());
+    assert_eq!(asset.meshes[0].indices, [0, 1, 2]);
+    import_and_bake("four-indices.gltf", &file.to_gltf(), None).unwrap_or_else(|e| panic!("{e}"));
+}
