@@ -2109,6 +2109,7 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 //                                                              indices_of_an_unskinned_mesh_must_be_below_its_vertex_count
 //         morph targets: target formats, the vertex count .... morph_target_attributes_must_have_the_target_formats,
 //                                                              morph_target_with_a_wrong_vertex_count
+//         morph targets displace base attributes only ........ morph_target_attributes_must_displace_base_attributes
 //         morph targets: one count for all primitives ........ primitives_with_different_morph_target_counts
 //         mesh and node weights: one per target .............. default_morph_weights_that_are_not_one_per_target
 // §3.7.3.3 weights not negative .............................. vertex_with_a_negative_weight

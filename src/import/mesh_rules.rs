@@ -1,12 +1,12 @@
 //! The glTF 2.0 rules on meshes (specification §3.7.2, with the `KHR_mesh_quantization` formats
 //! when the file uses it), checked on every mesh of the file, skinned or not: at least one
 //! primitive; attribute formats per semantic; one count for all attributes and morph target
-//! attributes of a primitive; attribute sets numbered from 0 without gaps or leading zeros;
-//! `JOINTS_n` beside `WEIGHTS_n`; indices without the primitive restart value and below the
-//! vertex count; no joint with two non-zero weights on one vertex; on skinned meshes,
-//! `JOINTS_0` and `WEIGHTS_0` in every primitive and every joint value within the skin. Weight
-//! sums are not checked: glTF only asks that they be close to 1 (a SHOULD), and skinned meshes
-//! are renormalized when read.
+//! attributes of a primitive, each morph target attribute also a base attribute; attribute sets
+//! numbered from 0 without gaps or leading zeros; `JOINTS_n` beside `WEIGHTS_n`; indices
+//! without the primitive restart value and below the vertex count; no joint with two non-zero
+//! weights on one vertex; on skinned meshes, `JOINTS_0` and `WEIGHTS_0` in every primitive and
+//! every joint value within the skin. Weight sums are not checked: glTF only asks that they be
+//! close to 1 (a SHOULD), and skinned meshes are renormalized when read.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -247,14 +247,20 @@ fn check_primitive(
     let target_format = target_formats(quantized);
     for (t, target) in prim.morph_targets().enumerate() {
         let attributes = [
-            ("POSITION", target.positions()),
-            ("NORMAL", target.normals()),
-            ("TANGENT", target.tangents()),
+            (Semantic::Positions, target.positions()),
+            (Semantic::Normals, target.normals()),
+            (Semantic::Tangents, target.tangents()),
         ];
-        for ((name, accessor), format) in attributes.into_iter().zip(target_format) {
+        for ((semantic, accessor), format) in attributes.into_iter().zip(target_format) {
             let Some(accessor) = accessor else {
                 continue;
             };
+            let name = semantic_name(&semantic);
+            if prim.get(&semantic).is_none() {
+                return Err(fail(format!(
+                    "morph target {t} displaces {name}, which the primitive does not have"
+                )));
+            }
             check_format(&accessor, format)?;
             if accessor.count() != n {
                 return Err(fail(format!(

@@ -412,3 +412,21 @@ fn indices_left_over_after_the_last_triangle_are_dropped() {
     assert_eq!(asset.meshes[0].indices, [0, 1, 2]);
     import_and_bake("four-indices.gltf", &file.to_gltf(), None).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn morph_target_attributes_must_displace_base_attributes() {
+    // The minimal primitive has no NORMAL for the target's NORMAL to displace.
+    let mut file = valid();
+    file.json["meshes"][0]["primitives"][0]["targets"] =
+        json!([{"POSITION": POSITION, "NORMAL": POSITION}]);
+    let err = import_error("target-normal-without-base.gltf", &file.to_gltf());
+    assert_kind!(
+        err,
+        ImportErrorKind::Primitive {
+            mesh: 0,
+            primitive: 0,
+            ..
+        },
+        "morph target 0 displaces NORMAL"
+    );
+}
