@@ -176,6 +176,7 @@ fn restart_value(t: DataType) -> u32 {
     }
 }
 
+/// Checks one primitive of mesh `mesh`: its attributes, morph targets, indices and weights.
 fn check_primitive(
     prim: &gltf::Primitive<'_>,
     buffers: &Buffers,
