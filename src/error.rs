@@ -61,6 +61,31 @@ pub enum ImportErrorKind {
         /// Index of the node.
         node: usize,
     },
+    /// A node breaks a glTF node rule (`matrix` beside translation/rotation/scale, a rotation
+    /// that is not a unit quaternion, `skin` or `weights` without `mesh`).
+    #[error("node {node}: {reason}")]
+    NodeRule {
+        /// Index of the node.
+        node: usize,
+        /// The rule and how it is broken.
+        reason: String,
+    },
+    /// A scene lists a node that is not a root, or lists one twice.
+    #[error("scene {scene}: {reason}")]
+    Scene {
+        /// Index of the scene.
+        scene: usize,
+        /// The rule and how it is broken.
+        reason: String,
+    },
+    /// A mesh breaks a glTF mesh rule that concerns no single primitive (it has none).
+    #[error("mesh {mesh}: {reason}")]
+    MeshRule {
+        /// Index of the mesh.
+        mesh: usize,
+        /// The rule and how it is broken.
+        reason: String,
+    },
     /// A skin has no joints or refers to its joints inconsistently.
     #[error("skin {skin}: {reason}")]
     Skin {

@@ -238,7 +238,7 @@ impl LayerRecord {
     }
 
     /// Whether every number is finite, the fade rate not negative and, where the clock wraps,
-    /// the period positive.
+    /// the period not negative (0: a pose's timeline, on which every time is 0).
     pub fn is_well_formed(&self) -> bool {
         let numbers = [
             self.time,
@@ -252,7 +252,7 @@ impl LayerRecord {
             self.share_sum,
         ];
         numbers.iter().all(|x| x.is_finite())
-            && (self.wrap() == TimeWrap::None || self.period > 0.0)
+            && (self.wrap() == TimeWrap::None || self.period >= 0.0)
             && self.fade_rate >= 0.0
     }
 }

@@ -106,6 +106,11 @@ fn repo_rig_or(name: &str, fallback: impl FnOnce() -> Rig) -> Rig {
 /// An in-memory skinned rig over `parents` (each before its children), with a clip of every
 /// interpolation mode and one vertex per joint.
 fn synthetic_rig(name: &str, parents: &[Option<usize>], offset: Vec3) -> Rig {
+    Rig::from_skin(&synthetic_asset(name, parents, offset), 0).unwrap()
+}
+
+/// The raw data of [`synthetic_rig`].
+fn synthetic_asset(name: &str, parents: &[Option<usize>], offset: Vec3) -> RawAsset {
     let n = parents.len();
     let mut asset = RawAsset {
         file: format!("<{name}>"),
@@ -224,7 +229,7 @@ fn synthetic_rig(name: &str, parents: &[Option<usize>], offset: Vec3) -> Rig {
         targets: Vec::new(),
         influences_cut: 0,
     });
-    Rig::from_skin(&asset, 0).unwrap()
+    asset
 }
 
 fn chain_rig(n: usize) -> Rig {
@@ -1028,6 +1033,64 @@ fn clocks_and_fades_in_records_match_cpu_at_every_frame_time() {
         backend.evaluate_at(now, &records).unwrap();
         assert_evaluated_matches_cpu(&mut backend, &rigs, &masks, &records, now, &|i| {
             format!("t = {now}: record {i} {:?}", records[i].used_layers())
+        });
+    }
+}
+
+/// A clip of duration 0 (each track one key: a pose) under running clocks of every wrap, with
+/// its duration as the period, alone and over a moving clip: the GPU holds it at time 0 as the
+/// CPU does, at every frame time.
+#[test]
+fn pose_clips_under_running_clocks_match_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let parents: Vec<Option<usize>> = (0..6usize).map(|j| j.checked_sub(1)).collect();
+    let mut asset = synthetic_asset("posed", &parents, Vec3::new(0.0, 0.1, 0.0));
+    let mut pose = asset.clips[0].clone();
+    pose.name = "pose".into();
+    for track in &mut pose.tracks {
+        track.times.truncate(1);
+        track.values.truncate(1);
+    }
+    asset.clips.push(pose);
+    let rig = Rig::from_skin(&asset, 0).unwrap();
+    let pose = rig.clips.clips().len() as u32 - 1;
+    assert_eq!(rig.clips.clips()[pose as usize].duration, 0.0);
+    let rigs = vec![rig];
+    let wraps = [
+        TimeWrap::None,
+        TimeWrap::Loop,
+        TimeWrap::Clamp,
+        TimeWrap::PingPong,
+    ];
+    let mut items = Vec::new();
+    for _ in &wraps {
+        for _ in 0..2 {
+            let under = Layer {
+                weight: 0.5,
+                ..Layer::clip(pose, 0.0)
+            };
+            items.push((0, 0, Affine3A::IDENTITY, vec![Layer::clip(0, 0.3), under]));
+            items.push((0, 0, Affine3A::IDENTITY, vec![Layer::clip(pose, 0.0)]));
+        }
+    }
+    let mut records = pack(&rigs, &items);
+    for (i, rec) in records.iter_mut().enumerate() {
+        let wrap = wraps[i / 4];
+        let rate = if i % 4 < 2 { 1.25 } else { -2.0 };
+        let last = rec.layer_count as usize - 1;
+        rec.layers[last] = rec.layers[last].with_clock(0.0, 0.2, rate, wrap, 0.0);
+        if last > 0 {
+            rec.layers[0] = rec.layers[0].with_clock(0.3, 0.0, 1.0, TimeWrap::Loop, 1.5);
+        }
+    }
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    for now in [0.0, 0.37, 1.9, 4.25] {
+        backend.evaluate_at(now, &records).unwrap();
+        assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, now, &|i| {
+            format!("t = {now}: pose record {i} {:?}", records[i].used_layers())
         });
     }
 }

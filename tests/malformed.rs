@@ -1541,6 +1541,11 @@ fn matrix_with_a_zero_scale_axis_is_decomposable() {
     let root = file.json["nodes"][ROOT].as_object_mut().unwrap();
     root.remove("translation");
     root.insert("matrix".into(), json!(matrix));
+    // An animated node may not define a matrix: drop the root's translation channel.
+    file.json["animations"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .pop();
     let rigs = import_and_bake("flattened.gltf", &file.to_gltf(), None)
         .unwrap_or_else(|e| panic!("a zero-scale axis is decomposable: {e}"));
     let rest = rigs[0].skeleton.rest_pose()[0];
@@ -2073,6 +2078,66 @@ fn single_key_clip_after_time_zero_lasts_until_its_key() {
 //         CUBICSPLINE needs at least 2 keys (appendix C) ..... cubic_spline_sampler_must_have_at_least_two_keys
 //         one key per channel: a pose (MAY) .................. single_key_clip_is_a_pose_at_every_time
 //         a channel without target node is ignored (SHOULD) .. channel_without_a_target_node_is_ignored
+//
+// Scenes, nodes, skins and meshes (cases in malformed/nodes.rs and malformed/meshes.rs):
+// §3.5.1  scene.nodes are roots, each once ................... scene_must_list_only_root_nodes,
+//                                                              scene_must_not_list_a_node_twice
+//         a root in several scenes, or no scene (MAY) ........ a_root_may_appear_in_several_scenes,
+//                                                              a_file_without_scenes_imports
+// §3.5.2  children indices valid (schema) .................... child_node_out_of_range
+//         disjoint strict trees: no cycle, one parent ........ node_that_is_its_own_child, cyclic_node_graph,
+//                                                              node_with_two_parents, long_node_cycle_is_found
+// §3.5.3  matrix or TRS, not both ............................ node_must_not_define_matrix_and_trs
+//         matrix decomposable to TRS ......................... matrix_with_shear,
+//                                                              matrix_with_a_zero_scale_axis_is_decomposable
+//         an animated node has no matrix ..................... animated_node_must_not_define_a_matrix
+//         rotation a unit quaternion (validator tolerance) ... node_rotation_must_be_a_unit_quaternion,
+//                                                              node_rotation_within_quantization_error_of_unit_length_imports
+//         skin and weights need a mesh (schema) .............. node_with_a_skin_must_have_a_mesh,
+//                                                              node_with_weights_must_have_a_mesh
+// §3.7.3  joints: at least one, unique, valid nodes .......... skin_without_joints, skin_with_duplicate_joints,
+//                                                              skin_joint_node_out_of_range
+//         joints have a common root .......................... skin_joints_must_have_a_common_root
+//         skeleton is the common root or above it ............ skeleton_must_be_at_or_above_the_common_root_of_the_joints,
+//                                                              skeleton_above_the_common_root_of_the_joints_is_allowed
+//         inverse binds: MAT4 float, affine .................. inverse_bind_matrices_must_be_float_mat4,
+//                                                              inverse_bind_matrix_that_is_not_affine
+//         inverse bind count >= joint count .................. inverse_bind_count_differs_from_joint_count,
+//                                                              more_inverse_bind_matrices_than_joints_is_allowed
+// §3.7.2  primitives: at least one (schema) .................. mesh_must_have_a_primitive
+//         mode one of the seven (schema) ..................... primitive_mode_must_be_a_gltf_mode
+//         POSITION defines min and max ....................... position_accessor_must_define_bounds
+//         attribute formats per semantic, on every mesh ...... attribute_formats_per_semantic_hold_on_every_mesh,
+//                                                              joints_stored_as_float, weights_stored_as_normalized_short
+//         VEC4 colors, `_NAME` attributes of any format (MAY)  vec4_float_colors_and_application_specific_attributes_import
+//         UNSIGNED_INT only for indices (§3.6.2) ............. application_specific_attributes_must_not_be_unsigned_int
+//         a count that is not whole triangles (warning) ...... indices_left_over_after_the_last_triangle_are_dropped
+//         all attributes of a primitive: one count ........... attributes_of_a_primitive_must_have_one_count,
+//                                                              weights_with_fewer_elements_than_positions
+//         attribute sets numbered from 0 without gaps ........ attribute_sets_must_be_numbered_from_0_without_gaps
+//         set indices without leading zeros .................. attribute_set_indices_must_not_have_leading_zeros
+//         JOINTS_n and WEIGHTS_n in pairs .................... joints_1_without_weights_1,
+//                                                              weights_1_without_joints_1_on_an_unskinned_mesh
+//         indices: SCALAR unsigned ........................... indices_must_be_scalar_unsigned_integers
+//         indices: no primitive restart value ................ indices_must_not_hold_the_primitive_restart_value
+//         indices below the vertex count ..................... triangle_index_not_below_the_vertex_count,
+//                                                              indices_of_an_unskinned_mesh_must_be_below_its_vertex_count
+//         morph targets: target formats, the vertex count .... morph_target_attributes_must_have_the_target_formats,
+//                                                              morph_target_with_a_wrong_vertex_count
+//         morph targets displace base attributes only ........ morph_target_attributes_must_displace_base_attributes
+//         morph targets: one count for all primitives ........ primitives_with_different_morph_target_counts
+//         mesh and node weights: one per target .............. default_morph_weights_that_are_not_one_per_target
+// §3.7.3.3 weights not negative .............................. vertex_with_a_negative_weight
+//         one joint, one non-zero weight per vertex .......... joint_must_not_have_two_non_zero_weights_on_one_vertex
+//         every joint value within the skin, weighted or not . vertex_joint_index_not_below_the_joint_count,
+//                                                              joint_values_of_zero_weight_must_be_within_the_skin_too
+//         every skinned primitive has JOINTS_0, WEIGHTS_0 .... skinned_primitive_without_joints_0,
+//                                                              every_primitive_of_a_skinned_mesh_needs_joints_and_weights
+//         weight sums close to 1 (SHOULD): renormalized ...... weights_that_do_not_sum_to_one_import_renormalized
+//         all-zero weights (valid) ........................... all_zero_weights_on_an_unskinned_mesh_import
+// KHR_mesh_quantization: attribute and morph target types .. quantized_attribute_of_a_type_the_extension_does_not_allow,
+//                                                              quantized_morph_targets_import_per_the_extension,
+//                                                              quantized_morph_targets_need_the_extension_and_a_signed_type
 // ---------------------------------------------------------------------------------------------
 
 impl Gltf {
@@ -2512,13 +2577,18 @@ fn channel_without_a_target_node_is_ignored() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Public constructors given hand-built data (in files of their own, sharing `assert_kind!`).
+// Files of their own, sharing `assert_kind!`: public constructors given hand-built data, and the
+// node, skin and mesh clauses listed above.
 // ---------------------------------------------------------------------------------------------
 
 #[path = "malformed/constructors.rs"]
 mod constructors;
 #[path = "malformed/images.rs"]
 mod images;
+#[path = "malformed/meshes.rs"]
+mod meshes;
+#[path = "malformed/nodes.rs"]
+mod nodes;
 #[path = "malformed/rigs.rs"]
 mod rigs;
 // Morph targets.

@@ -2389,3 +2389,10 @@ fn wrapping_errors_expose_their_cause_as_source() {
     let gpu = sinew::GpuError::from(cause.clone());
     assert_eq!(gpu.to_string(), cause.to_string(), "transparent");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Poses: clips of duration 0 (in a file of their own, sharing the fixtures above).
+// ---------------------------------------------------------------------------------------------
+
+#[path = "runtime/poses.rs"]
+mod poses;

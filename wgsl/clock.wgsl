@@ -2,8 +2,12 @@
 // parametric record. Twins of `wrap_time`, `layer_time`, `layer_fade` and `layer_weight` in
 // src/cpu/clock.rs, operation for operation.
 
-// `x` wrapped into 0..cycle (a result that rounds up to `cycle` is 0).
+// `x` wrapped into 0..cycle (a result that rounds up to `cycle` is 0). A cycle of 0 (a pose's
+// timeline) wraps everything to 0.
 fn wrap_into(x: f32, cycle: f32) -> f32 {
+    if cycle <= 0.0 {
+        return 0.0;
+    }
     let r = x - floor(x / cycle) * cycle;
     return select(0.0, r, r >= 0.0 && r < cycle);
 }

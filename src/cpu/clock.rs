@@ -19,9 +19,13 @@ pub fn wrap_time(wrap: TimeWrap, u: f32, period: f32) -> f32 {
     }
 }
 
-/// `x` wrapped into `0..cycle` (a result that rounds up to `cycle` is 0).
+/// `x` wrapped into `0..cycle` (a result that rounds up to `cycle` is 0). A cycle of 0 (a
+/// pose's timeline) wraps everything to 0.
 #[inline]
 fn wrap_into(x: f32, cycle: f32) -> f32 {
+    if cycle <= 0.0 {
+        return 0.0;
+    }
     let r = x - (x / cycle).floor() * cycle;
     if r >= 0.0 && r < cycle { r } else { 0.0 }
 }
@@ -69,6 +73,21 @@ mod tests {
         assert_eq!(wrap_time(TimeWrap::PingPong, 2.5, 2.0), 1.5);
         assert_eq!(wrap_time(TimeWrap::PingPong, 4.5, 2.0), 0.5);
         assert_eq!(wrap_time(TimeWrap::None, 7.0, 2.0), 7.0);
+    }
+
+    #[test]
+    fn a_pose_timeline_of_length_0_holds_time_0_in_every_wrap() {
+        for wrap in [TimeWrap::Loop, TimeWrap::Clamp, TimeWrap::PingPong] {
+            for u in [-3.5, -0.0, 0.0, 1e-30, 0.25, 7.0, 1e30] {
+                let t = wrap_time(wrap, u, 0.0);
+                assert!(t == 0.0, "{wrap:?} of {u} on a pose: {t}");
+            }
+        }
+        let pose = LayerRecord::STILL.with_clock(0.0, 1.0, 1.5, TimeWrap::Loop, 0.0);
+        assert!(pose.is_well_formed());
+        for now in [0.0, 1.0, 2.5, 1e6] {
+            assert_eq!(layer_time(&pose, now), 0.0);
+        }
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub(crate) fn validate_record(
             return Err(EvalError::BadLayer {
                 reason: format!(
                     "clip {} has a clock or fade that is not finite, a negative fade rate or a \
-                     wrap without a positive period",
+                     wrap with a negative period",
                     layer.clip
                 ),
             });

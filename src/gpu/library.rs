@@ -287,7 +287,7 @@ impl GpuLibrary {
                 return Err(EvalError::BadLayer {
                     reason: format!(
                         "clip {} has a clock or fade that is not finite, a negative fade rate \
-                         or a wrap without a positive period",
+                         or a wrap with a negative period",
                         record_layer.clip
                     ),
                 });

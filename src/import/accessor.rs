@@ -207,6 +207,33 @@ fn read_indices(
     Ok(range.chunks_exact(size).map(decode).collect())
 }
 
+/// Checks that `accessor` has an element shape and component type that `format` accepts.
+pub(crate) fn check_format(
+    accessor: &gltf::Accessor<'_>,
+    format: &Format,
+) -> Result<(), ImportErrorKind> {
+    let t = accessor.data_type();
+    let normalized = accessor.normalized();
+    let allowed = if normalized {
+        format.normalized
+    } else {
+        format.plain
+    };
+    if accessor.dimensions() != format.dims || !allowed.contains(&t) {
+        return Err(ImportErrorKind::AccessorFormat {
+            accessor: accessor.index(),
+            usage: format.usage.to_string(),
+            found: format!(
+                "{:?} {:?}{}",
+                accessor.dimensions(),
+                t,
+                if normalized { " normalized" } else { "" }
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Reads an accessor as flat components: `f32` (normalized integers mapped to `[0, 1]` or
 /// `[-1, 1]`) or exact `u32` integers, after checking its format against `format`, its layout
 /// against glTF's alignment rules and all ranges against the buffers; then checks its sparse
@@ -220,23 +247,7 @@ pub(crate) fn read_accessor<T: Component>(
     let index = accessor.index();
     let t = accessor.data_type();
     let normalized = accessor.normalized();
-    let allowed = if normalized {
-        format.normalized
-    } else {
-        format.plain
-    };
-    if accessor.dimensions() != format.dims || !allowed.contains(&t) {
-        return Err(ImportErrorKind::AccessorFormat {
-            accessor: index,
-            usage: format.usage.to_string(),
-            found: format!(
-                "{:?} {:?}{}",
-                accessor.dimensions(),
-                t,
-                if normalized { " normalized" } else { "" }
-            ),
-        });
-    }
+    check_format(accessor, format)?;
     check_layout(accessor, format)?;
     let comps = component_count(format.dims);
     let elem = comps * component_size(t);

@@ -1,6 +1,6 @@
 //! Bytes → validated glTF document and loaded buffers. Checks what the gltf crate would otherwise
 //! panic on or let through (GLB header lengths, animation channel targets, the POSITION accessor
-//! index, buffer URIs) before handing the data to it, and names the buffer in every buffer error.
+//! index, buffer URIs, zero-padded attribute names) before handing the data to it, and names the buffer in every buffer error.
 //! Declared extensions are listed (and unsupported required ones refused) before validation;
 //! meshopt-compressed buffer views are decoded after the buffers load.
 
@@ -72,6 +72,7 @@ fn parse(bytes: &[u8]) -> Result<Parsed, ImportErrorKind> {
     };
     let mut value: serde_json::Value =
         serde_json::from_slice(&text).map_err(|e| invalid(e.to_string()))?;
+    super::mesh_rules::check_attribute_names(&value)?;
     let ignored_channels = drop_channels_without_node(&mut value);
     let root = serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
     Ok(Parsed {

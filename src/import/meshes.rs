@@ -73,17 +73,23 @@ const QUANTIZED_UVS: Format = Format {
 };
 
 /// The attribute formats a file may use.
-struct AttributeFormats {
-    positions: &'static Format,
-    normals: &'static Format,
-    tangents: &'static Format,
-    uvs: &'static Format,
+pub(crate) struct AttributeFormats {
+    /// `POSITION`.
+    pub positions: &'static Format,
+    /// `NORMAL`.
+    pub normals: &'static Format,
+    /// `TANGENT`.
+    pub tangents: &'static Format,
+    /// `TEXCOORD_n`.
+    pub uvs: &'static Format,
     /// Normals and tangents may be quantized, so they are brought back to unit length.
     renormalize: bool,
+    /// The file uses `KHR_mesh_quantization` (morph targets may be quantized too).
+    quantized: bool,
 }
 
 impl AttributeFormats {
-    fn new(quantized: bool) -> Self {
+    pub(crate) fn new(quantized: bool) -> Self {
         if quantized {
             Self {
                 positions: &QUANTIZED_POSITIONS,
@@ -91,6 +97,7 @@ impl AttributeFormats {
                 tangents: &QUANTIZED_TANGENTS,
                 uvs: &QUANTIZED_UVS,
                 renormalize: true,
+                quantized,
             }
         } else {
             Self {
@@ -99,11 +106,12 @@ impl AttributeFormats {
                 tangents: &TANGENTS,
                 uvs: &UVS,
                 renormalize: false,
+                quantized,
             }
         }
     }
 }
-const JOINTS: Format = Format {
+pub(crate) const JOINTS: Format = Format {
     usage: "JOINTS_n",
     dims: Dimensions::Vec4,
     plain: JOINT_TYPES,
@@ -111,7 +119,7 @@ const JOINTS: Format = Format {
     vertex: true,
     bounds: false,
 };
-const WEIGHTS: Format = Format {
+pub(crate) const WEIGHTS: Format = Format {
     usage: "WEIGHTS_n",
     dims: Dimensions::Vec4,
     plain: F32,
@@ -124,7 +132,7 @@ const WEIGHTS: Format = Format {
 /// counted in [`RawMesh::influences_cut`].
 pub const MAX_INFLUENCES: usize = 8;
 
-const INDICES: Format = Format {
+pub(crate) const INDICES: Format = Format {
     usage: "indices",
     dims: Dimensions::Scalar,
     plain: INDEX_TYPES,
@@ -227,7 +235,7 @@ fn read_primitive(
         None => (Vec::new(), Vec::new(), 0),
     };
 
-    let indices = match prim.indices() {
+    let mut indices = match prim.indices() {
         Some(acc) => {
             let (idx, _) = read_accessor::<u32>(&acc, buffers, &INDICES)?;
             if let Some(&bad) = idx.iter().find(|&&i| i as usize >= n) {
@@ -239,13 +247,11 @@ fn read_primitive(
         }
         None => (0..n as u32).collect(),
     };
-    if indices.len() % 3 != 0 {
-        return Err(fail(format!(
-            "{} indices is not a whole number of triangles",
-            indices.len()
-        )));
-    }
-    let targets = super::morph::read_targets(prim, buffers, mesh, n)?;
+    // glTF only warns about a count that is not a whole number of triangles: the indices left
+    // over after the last whole triangle draw nothing.
+    let whole = indices.len() - indices.len() % 3;
+    indices.truncate(whole);
+    let targets = super::morph::read_targets(prim, buffers, mesh, n, formats.quantized)?;
     let to3 = |d: Option<Vec<f32>>| -> Vec<[f32; 3]> {
         d.map_or_else(
             || vec![[0.0; 3]; n],

@@ -7,9 +7,11 @@ mod accessor_rules;
 mod animations;
 mod document;
 mod extensions;
+mod mesh_rules;
 mod meshes;
 mod meshopt;
 mod morph;
+mod node_rules;
 mod nodes;
 pub mod raw;
 
@@ -50,8 +52,10 @@ pub fn import_bytes(
     accessor_rules::check_document(&document).map_err(fail)?;
     let quantized = extensions::uses(&extensions, extensions::MESH_QUANTIZATION);
     let nodes = nodes::read_nodes(&document).map_err(fail)?;
+    node_rules::check_nodes(&document, &nodes).map_err(fail)?;
     let morph_nodes = morph::read_morph_nodes(&document).map_err(fail)?;
     let skins = nodes::read_skins(&document, &buffers, &nodes).map_err(fail)?;
+    mesh_rules::check_meshes(&document, &buffers, quantized).map_err(fail)?;
     let clips =
         animations::read_animations(&document, &buffers, &ignored_channels).map_err(fail)?;
     let meshes = meshes::read_meshes(&document, &buffers, &skins, quantized).map_err(fail)?;

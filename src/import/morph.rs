@@ -4,14 +4,14 @@
 //! morph targets in the same order").
 
 use gltf::Document;
-use gltf::accessor::Dimensions;
+use gltf::accessor::{DataType, Dimensions};
 
-use super::accessor::{F32, Format, INT8_INT16, read_accessor};
+use super::accessor::{F32, Format, INT8_INT16, SNORM, read_accessor};
 use super::document::Buffers;
 use super::raw::{Interpolation, RawMorphNode, RawMorphTarget, RawWeightTrack};
 use crate::error::ImportErrorKind;
 
-const TARGET_POSITIONS: Format = Format {
+pub(crate) const TARGET_POSITIONS: Format = Format {
     usage: "morph target POSITION",
     dims: Dimensions::Vec3,
     plain: F32,
@@ -19,14 +19,50 @@ const TARGET_POSITIONS: Format = Format {
     vertex: true,
     bounds: false,
 };
-const TARGET_NORMALS: Format = Format {
+pub(crate) const TARGET_NORMALS: Format = Format {
     usage: "morph target NORMAL",
-    dims: Dimensions::Vec3,
-    plain: F32,
-    normalized: &[],
-    vertex: true,
-    bounds: false,
+    ..TARGET_POSITIONS
 };
+pub(crate) const TARGET_TANGENTS: Format = Format {
+    usage: "morph target TANGENT",
+    ..TARGET_POSITIONS
+};
+
+/// Float or signed 8- and 16-bit integers, not normalized.
+const F32_I8_I16: &[DataType] = &[DataType::F32, DataType::I8, DataType::I16];
+
+/// The target formats `KHR_mesh_quantization` adds: signed (normalized or not) byte and short
+/// position displacements, normalized signed byte and short normal and tangent displacements.
+pub(crate) const QUANTIZED_TARGET_POSITIONS: Format = Format {
+    usage: "morph target POSITION (KHR_mesh_quantization)",
+    plain: F32_I8_I16,
+    normalized: SNORM,
+    ..TARGET_POSITIONS
+};
+pub(crate) const QUANTIZED_TARGET_NORMALS: Format = Format {
+    usage: "morph target NORMAL (KHR_mesh_quantization)",
+    normalized: SNORM,
+    ..TARGET_POSITIONS
+};
+pub(crate) const QUANTIZED_TARGET_TANGENTS: Format = Format {
+    usage: "morph target TANGENT (KHR_mesh_quantization)",
+    normalized: SNORM,
+    ..TARGET_POSITIONS
+};
+
+/// The morph target formats a file may use: `quantized` when it uses `KHR_mesh_quantization`.
+/// Returns the POSITION, NORMAL and TANGENT formats.
+pub(crate) fn target_formats(quantized: bool) -> [&'static Format; 3] {
+    if quantized {
+        [
+            &QUANTIZED_TARGET_POSITIONS,
+            &QUANTIZED_TARGET_NORMALS,
+            &QUANTIZED_TARGET_TANGENTS,
+        ]
+    } else {
+        [&TARGET_POSITIONS, &TARGET_NORMALS, &TARGET_TANGENTS]
+    }
+}
 const WEIGHT_KEYS: Format = Format {
     usage: "morph weight keys",
     dims: Dimensions::Scalar,
@@ -114,13 +150,17 @@ pub(crate) fn read_morph_nodes(doc: &Document) -> Result<Vec<RawMorphNode>, Impo
 
 /// The morph targets of one primitive with `vertices` vertices: `POSITION` and `NORMAL`
 /// displacements (zeros where a target has none; `TANGENT` displacements are not used).
+/// `quantized`: the file uses `KHR_mesh_quantization`, so integer displacements are accepted
+/// (normalized ones decode to `[-1, 1]`, others as is).
 pub(crate) fn read_targets(
     prim: &gltf::Primitive<'_>,
     buffers: &Buffers,
     mesh: usize,
     vertices: usize,
+    quantized: bool,
 ) -> Result<Vec<RawMorphTarget>, ImportErrorKind> {
     let primitive = prim.index();
+    let [positions, normals, _] = target_formats(quantized);
     let read = |acc: Option<gltf::Accessor<'_>>,
                 format: &Format,
                 target: usize|
@@ -151,8 +191,8 @@ pub(crate) fn read_targets(
         .enumerate()
         .map(|(t, target)| {
             Ok(RawMorphTarget {
-                positions: read(target.positions(), &TARGET_POSITIONS, t)?,
-                normals: read(target.normals(), &TARGET_NORMALS, t)?,
+                positions: read(target.positions(), positions, t)?,
+                normals: read(target.normals(), normals, t)?,
             })
         })
         .collect()

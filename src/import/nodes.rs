@@ -174,6 +174,60 @@ fn find_cycle(parents: &[Option<usize>]) -> Option<usize> {
     None
 }
 
+/// For every node, the first node at or above it (walking up the parents) that `stop` picks, or
+/// its root when none does. Linear in the node count: each node's answer is found once.
+fn first_above(nodes: &[RawNode], stop: impl Fn(usize) -> bool) -> Vec<usize> {
+    const UNKNOWN: usize = usize::MAX;
+    let mut found = vec![UNKNOWN; nodes.len()];
+    let mut path = Vec::new();
+    for start in 0..nodes.len() {
+        let mut at = start;
+        // The hierarchy has no cycles (checked when the nodes were read), so this ends.
+        let answer = loop {
+            if found[at] != UNKNOWN {
+                break found[at];
+            }
+            path.push(at);
+            match nodes[at].parent {
+                Some(parent) if !stop(at) => at = parent,
+                _ => break at,
+            }
+        };
+        for n in path.drain(..) {
+            found[n] = answer;
+        }
+    }
+    found
+}
+
+/// The joints of skin `skin` share one root, and its `skeleton`, when given, is the closest
+/// common root of the joints or an ancestor of it: a node every joint is at or below.
+fn check_skeleton(
+    skin: usize,
+    joints: &[usize],
+    skeleton: Option<usize>,
+    roots: &[usize],
+    nodes: &[RawNode],
+) -> Result<(), ImportErrorKind> {
+    let fail = |reason| Err(ImportErrorKind::Skin { skin, reason });
+    if let Some(&first) = joints.first()
+        && let Some(&other) = joints.iter().find(|&&j| roots[j] != roots[first])
+    {
+        return fail(format!(
+            "joints {first} and {other} have no common root (glTF requires one)"
+        ));
+    }
+    if let Some(skeleton) = skeleton {
+        let at_or_below = first_above(nodes, |n| n == skeleton);
+        if let Some(&j) = joints.iter().find(|&&j| at_or_below[j] != skeleton) {
+            return fail(format!(
+                "skeleton node {skeleton} is not the common root of the joints nor above it (joint {j} is not below it)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Reads every skin: joints, inverse binds (identity when absent), skeleton root, mesh nodes.
 pub(crate) fn read_skins(
     doc: &Document,
@@ -188,6 +242,7 @@ pub(crate) fn read_skins(
         vertex: false,
         bounds: false,
     };
+    let roots = first_above(nodes, |_| false);
     doc.skins()
         .map(|skin| {
             let s = skin.index();
@@ -207,22 +262,28 @@ pub(crate) fn read_skins(
                     });
                 }
             }
+            let skeleton = skin.skeleton().map(|n| n.index());
+            check_skeleton(s, &joints, skeleton, &roots, nodes)?;
             let inverse_binds = match skin.inverse_bind_matrices() {
                 None => vec![Mat4::IDENTITY; joints.len()],
                 Some(acc) => {
                     let (data, _) = read_accessor(&acc, buffers, &ibm_format)?;
-                    if data.len() != joints.len() * 16 {
+                    // glTF: the count is at least the joint count; matrices past it are unused.
+                    if data.len() < joints.len() * 16 {
                         return Err(ImportErrorKind::Skin {
                             skin: s,
                             reason: format!(
-                                "{} inverse bind matrices for {} joints",
+                                "{} inverse bind matrices for {} joints (glTF requires at least one per joint)",
                                 data.len() / 16,
                                 joints.len()
                             ),
                         });
                     }
-                    let mats: Vec<Mat4> =
-                        data.chunks_exact(16).map(Mat4::from_cols_slice).collect();
+                    let mats: Vec<Mat4> = data
+                        .chunks_exact(16)
+                        .take(joints.len())
+                        .map(Mat4::from_cols_slice)
+                        .collect();
                     if let Some(j) = mats.iter().position(|m| !m.is_finite()) {
                         return Err(ImportErrorKind::NonFinite {
                             object: format!("skin {s} inverse bind matrix {j}"),

@@ -30,13 +30,16 @@ pub enum RuntimeError {
         /// The disagreement.
         reason: String,
     },
-    /// A clip whose duration is zero, negative or not finite: it cannot be looped or timed.
-    #[error("clip {clip:?} of rig {rig} has zero length")]
-    ZeroLengthClip {
+    /// A clip whose duration is negative or not finite: it cannot be timed. (A duration of 0
+    /// is a pose, which plays as a constant.)
+    #[error("clip {clip:?} of rig {rig} has duration {duration}, which is negative or not finite")]
+    InvalidClipDuration {
         /// The rig's name.
         rig: String,
         /// The clip's name.
         clip: String,
+        /// The duration found.
+        duration: f32,
     },
     /// A joint name that the rig's skeleton does not have.
     #[error("rig {rig} has no joint {joint:?}")]

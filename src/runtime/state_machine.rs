@@ -505,6 +505,13 @@ impl StateMachine {
         }
         let mut steps = [Step::still(0.0, 0.0, LoopMode::Loop); MAX_FADES];
         self.fades.advance(ctx, dt, recent, budget, &mut steps);
+        if let (Some(step), Some(_)) = (self.fades.current_step(&steps), self.fades.current())
+            && step.period <= 0.0
+        {
+            // A pose (a timeline of length 0) is at its end as soon as it is entered.
+            self.state_time = self.state_time.max(1.0);
+            self.state_rate = 0.0;
+        }
         if let (Some(step), Some((_, clock))) =
             (self.fades.current_step(&steps), self.fades.current())
             && step.period > 0.0

@@ -139,7 +139,8 @@ pub struct Animator {
 
 impl Animator {
     /// An animator over `rigs` (rig indices are positions in `rigs`). Every clip must have a
-    /// positive, finite duration, and each rig's clips, joint bounds and skin joints must fit
+    /// finite duration of 0 or more (0: a pose, which plays as a constant: its clock stays at 0
+    /// and its events never fire), and each rig's clips, joint bounds and skin joints must fit
     /// its skeleton.
     pub fn new(rigs: Vec<Rig>) -> Result<Self, RuntimeError> {
         let mut data = Vec::with_capacity(rigs.len());
@@ -150,11 +151,12 @@ impl Animator {
                     reason,
                 })?;
             let durations: Vec<f32> = rig.clips.clips().iter().map(|c| c.duration).collect();
-            let usable = |d: f32| d > 0.0 && d.is_finite();
+            let usable = |d: f32| d >= 0.0 && d.is_finite();
             if let Some(c) = rig.clips.clips().iter().find(|c| !usable(c.duration)) {
-                return Err(RuntimeError::ZeroLengthClip {
+                return Err(RuntimeError::InvalidClipDuration {
                     rig: rig.name.clone(),
                     clip: c.name.clone(),
+                    duration: c.duration,
                 });
             }
             data.push(RigData {
