@@ -132,10 +132,18 @@ impl Crowd {
     fn new(rig: Rig, characters: usize, scheduling: Scheduling) -> crate::cli::Result<Self> {
         let joints = rig.joint_count();
         let spacing = {
-            let b = rig.meshes.iter().fold(Aabb::EMPTY, |mut acc, m| {
-                acc.merge(&m.bind_aabb);
-                acc
-            });
+            // The rest pose's bounds in model space (bind-space bounds would miss where rigid
+            // parts, modelled in their node's space, are drawn).
+            let mut models = vec![glam::Affine3A::IDENTITY; joints];
+            let mut palette = vec![sinew::Mat3x4Rows::IDENTITY; rig.palette_entries()];
+            let b = sinew::cpu::evaluate_pose(
+                &rig,
+                &[],
+                &[],
+                &glam::Affine3A::IDENTITY,
+                &mut models,
+                &mut palette,
+            );
             let extent = if b.is_empty() {
                 1.0
             } else {
