@@ -190,7 +190,11 @@ fn shared_structs_match_rust_layouts() {
             weight_chunks,
             weight_track_offset,
             morph_joint_offset,
-            morph_default_offset
+            morph_default_offset,
+            ik_offset,
+            ik_count,
+            pad0,
+            pad1
         ]
     );
     layout!(

@@ -115,6 +115,11 @@ impl LibraryData {
                     lib.weight_default_offset(),
                     "key value table length",
                 )?,
+                // Set below, once the root frames are in.
+                ik_offset: 0,
+                ik_count: to_u32(rig.ik.len(), "IK constraint count")?,
+                pad0: 0,
+                pad1: 0,
             });
             data.joints
                 .extend((0..rig.joint_count()).map(|j| joint_desc(rig, j)));
@@ -129,6 +134,13 @@ impl LibraryData {
                 .map(RootFrameDesc::from)
                 .collect();
             data.values.extend_from_slice(bytemuck::cast_slice(&frames));
+            let ik_offset = to_u32(data.values.len(), "key value table length")?;
+            if let Some(desc) = data.rigs.last_mut() {
+                desc.ik_offset = ik_offset;
+            }
+            for constraint in rig.ik.constraints() {
+                data.values.extend_from_slice(&constraint.encode());
+            }
         }
         to_u32(data.values.len(), "key value table length")?;
         data.params = LibraryParams {
