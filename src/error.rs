@@ -463,7 +463,9 @@ pub enum IkError {
         count: usize,
     },
     /// A constraint names a joint the skeleton does not have.
-    #[error("rig {rig}: IK constraint {constraint} names joint {joint} (the rig has {joint_count})")]
+    #[error(
+        "rig {rig}: IK constraint {constraint} names joint {joint} (the rig has {joint_count})"
+    )]
     NoSuchJoint {
         /// The rig's name.
         rig: String,
@@ -475,7 +477,9 @@ pub enum IkError {
         joint_count: usize,
     },
     /// A two-bone chain whose joints are not each an ancestor of the next.
-    #[error("rig {rig}: IK constraint {constraint}: joint {lower} does not lie below joint {upper}")]
+    #[error(
+        "rig {rig}: IK constraint {constraint}: joint {lower} does not lie below joint {upper}"
+    )]
     NotAChain {
         /// The rig's name.
         rig: String,

@@ -321,19 +321,18 @@ impl IkTarget {
     }
 }
 
-/// Writes `targets` (one per constraint of `ik`, of the rig named `rig`) as palette entries
-/// into `entries` (the instance's IK entries). Fails when the count differs or a target is not
-/// finite or weighted outside [0, 1].
+/// Writes `targets` (one per IK entry in `entries`, those of an instance of the rig named
+/// `rig`) as palette entries. Fails when the counts differ or a target is not finite or
+/// weighted outside [0, 1].
 pub fn encode_ik_targets(
     rig: &str,
-    ik: &RigIk,
     targets: &[IkTarget],
     entries: &mut [Mat3x4Rows],
 ) -> Result<(), IkError> {
-    if targets.len() != ik.len() || entries.len() != ik.len() {
+    if targets.len() != entries.len() {
         return Err(IkError::TargetCount {
             rig: rig.to_string(),
-            expected: ik.len(),
+            expected: entries.len(),
             found: targets.len(),
         });
     }

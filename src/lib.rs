@@ -48,8 +48,8 @@ pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{
     EvalError, FormatError, FormatErrorKind, GpuError, IkError, ImportError, ImportErrorKind,
 };
-pub use ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
 pub use gpu::{GpuBackend, GpuContext, GpuPose};
+pub use ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
 pub use import::{Channel, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes, import_file};
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use mask::JointMask;

@@ -143,9 +143,8 @@ pub fn aim_correction(model: &Affine3A, code: &[[f32; 4]], goal: &IkTarget) -> O
     }
     let q1 = rotation_arc(current, want, any_orthogonal(current));
     let turned = rotation_about(q1, Vec3::ZERO);
-    let up_now = Vec3::from(turned.transform_vector3(Vec3::from(
-        model.transform_vector3(up.truncate()),
-    )));
+    let up_now =
+        Vec3::from(turned.transform_vector3(Vec3::from(model.transform_vector3(up.truncate()))));
     let up_side = up_now - want * up_now.dot(want);
     let world_side = world_up - want * world_up.dot(want);
     let eps2 = IK_EPSILON * IK_EPSILON;

@@ -24,6 +24,10 @@ pub struct RigSummary {
     pub palette_entries: usize,
     /// Number of clips.
     pub clip_count: usize,
+    /// Where an instance's IK entries start in its block ([`Rig::ik_entry_offset`]).
+    pub ik_entry_offset: usize,
+    /// The rig's name.
+    pub name: String,
     /// Inverse bind matrix of each joint, as uploaded.
     pub inverse_binds: Vec<Affine3A>,
 }
@@ -255,6 +259,8 @@ impl GpuLibrary {
                     joint_count: rig.joint_count(),
                     palette_entries: rig.palette_entries(),
                     clip_count: rig.clips.clip_count(),
+                    ik_entry_offset: rig.ik_entry_offset(),
+                    name: rig.name.clone(),
                     inverse_binds: rig.skeleton.inverse_binds().to_vec(),
                 })
                 .collect(),

@@ -343,6 +343,50 @@ impl Animator {
         self.tracked.len() - self.free_slots.len()
     }
 
+    /// Writes `entity`'s IK targets (one per constraint of its rig, [`crate::RigIk`]) into its
+    /// palette block of the CPU palette, where [`Animator::evaluate_cpu`] reads them every
+    /// frame until written again (the GPU backend's copy: [`crate::GpuBackend::set_ik_targets`]
+    /// with [`Animator::record_of`]). The entity must have been updated once.
+    pub fn set_ik_targets(
+        &mut self,
+        world: &World,
+        entity: Entity,
+        targets: &[crate::IkTarget],
+    ) -> Result<(), RuntimeError> {
+        let missing = || RuntimeError::NoSuchEntity {
+            entity: format!("{entity:?}"),
+            component: "palette block (an update with Animated)",
+        };
+        let animated = world.get::<&Animated>(entity).map_err(|_| missing())?;
+        let block = match self.tracked.get(animated.slot as usize) {
+            Some(t) if t.live && t.entity == entity => t.block,
+            _ => return Err(missing()),
+        };
+        let rig = self
+            .backend
+            .rigs()
+            .get(animated.rig as usize)
+            .ok_or_else(|| RuntimeError::UnknownRig {
+                rig: format!("#{}", animated.rig),
+            })?;
+        let capacity = self.palette.capacity() as usize;
+        if self.pose.len() != capacity {
+            self.pose.resize(capacity, Mat3x4Rows::IDENTITY);
+        }
+        let start = block.offset as usize + rig.ik_entry_offset();
+        let end = block.offset as usize + block.len as usize;
+        let entries = self
+            .pose
+            .get_mut(start..end)
+            .ok_or(crate::EvalError::OutputSize {
+                expected: end,
+                found: capacity,
+            })?;
+        crate::ik::encode_ik_targets(&rig.name, targets, entries)
+            .map_err(crate::EvalError::from)?;
+        Ok(())
+    }
+
     /// Evaluates this frame's records with the CPU backend: the palette (indexed by each
     /// record's `palette_offset`) and one bounding box per record ([`Animator::records`]), or
     /// per slot ([`Animator::slot_records`]) in [`Scheduling::EventDriven`] mode.
