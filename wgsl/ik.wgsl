@@ -107,9 +107,12 @@ fn two_bone_corrections(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, goal: Mat3x4Ro
     } else {
         bend = ik_unit(side);
     }
+    // The mid joint's distance from the root-target line by Heron's formula: the factor that
+    // vanishes at a clamped reach is exactly 0, so a straight chain has no rounding noise.
     let cos_a = clamp((l1 * l1 + reach * reach - l2 * l2) / (2.0 * l1 * reach), -1.0, 1.0);
-    let sin_a = sqrt(max(1.0 - cos_a * cos_a, 0.0));
-    let mid_goal = a + (dir * cos_a + bend * sin_a) * l1;
+    let heron = (l1 + l2 + reach) * (reach - (l2 - l1)) * (reach - (l1 - l2)) * ((l1 + l2) - reach);
+    let height = sqrt(max(heron, 0.0)) / (2.0 * reach);
+    let mid_goal = a + dir * (cos_a * l1) + bend * height;
     let tip_goal = a + dir * reach;
     let from1 = upper * (1.0 / l1);
     let q1 = rotation_arc(from1, ik_unit(mid_goal - a), any_orthogonal(from1));

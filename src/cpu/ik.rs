@@ -100,9 +100,12 @@ pub fn two_bone_corrections(
     } else {
         unit(side)
     };
+    // The mid joint's distance from the root–target line by Heron's formula: the factor that
+    // vanishes at a clamped reach is exactly 0, so a straight chain has no rounding noise.
     let cos_a = ((l1 * l1 + reach * reach - l2 * l2) / (2.0 * l1 * reach)).clamp(-1.0, 1.0);
-    let sin_a = (1.0 - cos_a * cos_a).max(0.0).sqrt();
-    let mid_goal = a + (dir * cos_a + bend * sin_a) * l1;
+    let heron = (l1 + l2 + reach) * (reach - (l2 - l1)) * (reach - (l1 - l2)) * ((l1 + l2) - reach);
+    let height = heron.max(0.0).sqrt() / (2.0 * reach);
+    let mid_goal = a + dir * (cos_a * l1) + bend * height;
     let tip_goal = a + dir * reach;
     let from1 = upper * (1.0 / l1);
     let q1 = rotation_arc(from1, unit(mid_goal - a), any_orthogonal(from1));
