@@ -2319,7 +2319,10 @@ fn crowd_heads_turn_to_the_camera_unless_turned_off() {
             .zip(images[1].chunks_exact(4))
             .filter(|(a, b)| a != b)
             .count();
-        assert!(changed > 500, "{backend}: looking at the camera changed {changed} pixels");
+        assert!(
+            changed > 500,
+            "{backend}: looking at the camera changed {changed} pixels"
+        );
     }
 }
 

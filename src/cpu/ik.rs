@@ -49,7 +49,7 @@ pub fn rotation_about(q: Quat, pivot: Vec3) -> Affine3A {
         scale: Vec3::ONE,
     }
     .to_affine();
-    let moved = Vec3::from(r.transform_vector3(pivot));
+    let moved = r.transform_vector3(pivot);
     Affine3A::from_mat3_translation(r.matrix3.into(), pivot - moved)
 }
 
@@ -109,11 +109,11 @@ pub fn two_bone_corrections(
     let tip_goal = a + dir * reach;
     let from1 = upper * (1.0 / l1);
     let q1 = rotation_arc(from1, unit(mid_goal - a), any_orthogonal(from1));
-    let tip1 = Vec3::from(rotation_about(q1, a).transform_point3(c));
+    let tip1 = rotation_about(q1, a).transform_point3(c);
     let from2 = unit(tip1 - mid_goal);
     let q2 = rotation_arc(from2, unit(tip_goal - mid_goal), any_orthogonal(from2));
     let first = rotation_about(weighted(q1, goal.weight), a);
-    let mid = Vec3::from(first.transform_point3(b));
+    let mid = first.transform_point3(b);
     Some((first, rotation_about(weighted(q2, goal.weight), mid)))
 }
 
@@ -128,7 +128,7 @@ pub fn aim_correction(model: &Affine3A, code: &[[f32; 4]], goal: &IkTarget) -> O
     let p = position(model);
     let to_target = goal.target - p;
     let dist = to_target.dot(to_target).sqrt();
-    let axis = Vec3::from(model.transform_vector3(aim.truncate()));
+    let axis = model.transform_vector3(aim.truncate());
     if dist <= IK_EPSILON || axis.dot(axis) <= IK_EPSILON * IK_EPSILON {
         return None;
     }
@@ -146,8 +146,7 @@ pub fn aim_correction(model: &Affine3A, code: &[[f32; 4]], goal: &IkTarget) -> O
     }
     let q1 = rotation_arc(current, want, any_orthogonal(current));
     let turned = rotation_about(q1, Vec3::ZERO);
-    let up_now =
-        Vec3::from(turned.transform_vector3(Vec3::from(model.transform_vector3(up.truncate()))));
+    let up_now = turned.transform_vector3(model.transform_vector3(up.truncate()));
     let up_side = up_now - want * up_now.dot(want);
     let world_side = world_up - want * world_up.dot(want);
     let eps2 = IK_EPSILON * IK_EPSILON;
@@ -178,7 +177,8 @@ pub fn solve_ik(rig: &Rig, inputs: &[Mat3x4Rows], models: &mut [Affine3A]) {
             return;
         };
         let goal = IkTarget::from_entry(entry);
-        if !(goal.weight > 0.0) {
+        // Not above 0 (NaN included): off.
+        if goal.weight.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             continue;
         }
         match constraint {

@@ -3,9 +3,7 @@
 
 use glam::{Affine3A, Vec3};
 use sinew::cpu::evaluate_pose;
-use sinew::{
-    AimConstraint, IkConstraint, IkTarget, Layer, Mat3x4Rows, Pole, Rig, TwoBoneIk,
-};
+use sinew::{AimConstraint, IkConstraint, IkTarget, Layer, Mat3x4Rows, Pole, Rig, TwoBoneIk};
 
 use super::common::{self, IK_TOLERANCE};
 
@@ -34,7 +32,14 @@ fn pose(rig: &Rig, world: &Affine3A, targets: &[IkTarget]) -> (Vec<Affine3A>, Ve
     for (k, t) in targets.iter().enumerate() {
         palette[rig.ik_entry_offset() + k] = t.to_entry();
     }
-    evaluate_pose(rig, &[], &[Layer::clip(1, 0.3)], world, &mut models, &mut palette);
+    evaluate_pose(
+        rig,
+        &[],
+        &[Layer::clip(1, 0.3)],
+        world,
+        &mut models,
+        &mut palette,
+    );
     (models, palette)
 }
 
@@ -43,10 +48,7 @@ fn at(m: &Affine3A) -> Vec3 {
 }
 
 fn world() -> Affine3A {
-    Affine3A::from_rotation_translation(
-        glam::Quat::from_rotation_y(0.7),
-        Vec3::new(3.0, 0.0, -2.0),
-    )
+    Affine3A::from_rotation_translation(glam::Quat::from_rotation_y(0.7), Vec3::new(3.0, 0.0, -2.0))
 }
 
 #[test]
@@ -55,7 +57,11 @@ fn two_bone_tip_reaches_the_target_in_the_pole_plane_keeping_bone_lengths() {
     let chain = arm(&rig);
     let (before, _) = pose(&rig, &world(), &[]);
     rig.set_ik(vec![IkConstraint::TwoBone(chain)]).unwrap();
-    let (a, b, c) = (at(&before[chain.root]), at(&before[chain.mid]), at(&before[chain.tip]));
+    let (a, b, c) = (
+        at(&before[chain.root]),
+        at(&before[chain.mid]),
+        at(&before[chain.tip]),
+    );
     let (l1, l2) = ((b - a).length(), (c - b).length());
     let target = a + Vec3::new(0.3, -0.5, 0.6).normalize() * (0.8 * (l1 + l2));
     let pole = a + Vec3::new(0.0, 0.0, -1.0);
@@ -65,13 +71,29 @@ fn two_bone_tip_reaches_the_target_in_the_pole_plane_keeping_bone_lengths() {
         weight: 1.0,
     };
     let (after, _) = pose(&rig, &world(), &[goal]);
-    let (a2, b2, c2) = (at(&after[chain.root]), at(&after[chain.mid]), at(&after[chain.tip]));
+    let (a2, b2, c2) = (
+        at(&after[chain.root]),
+        at(&after[chain.mid]),
+        at(&after[chain.tip]),
+    );
     assert!((a2 - a).length() < IK_TOLERANCE, "the root stays");
-    assert!((c2 - target).length() < IK_TOLERANCE, "tip {c2} misses {target}");
-    assert!(((b2 - a2).length() - l1).abs() < IK_TOLERANCE, "upper bone length");
-    assert!(((c2 - b2).length() - l2).abs() < IK_TOLERANCE, "lower bone length");
+    assert!(
+        (c2 - target).length() < IK_TOLERANCE,
+        "tip {c2} misses {target}"
+    );
+    assert!(
+        ((b2 - a2).length() - l1).abs() < IK_TOLERANCE,
+        "upper bone length"
+    );
+    assert!(
+        ((c2 - b2).length() - l2).abs() < IK_TOLERANCE,
+        "lower bone length"
+    );
     let normal = (target - a).cross(pole - a).normalize();
-    assert!((b2 - a).dot(normal).abs() < IK_TOLERANCE, "mid joint off the pole plane");
+    assert!(
+        (b2 - a).dot(normal).abs() < IK_TOLERANCE,
+        "mid joint off the pole plane"
+    );
     let dir = (target - a).normalize();
     let side = (pole - a) - dir * (pole - a).dot(dir);
     assert!((b2 - a).dot(side) > 0.0, "the chain bends toward the pole");
@@ -95,10 +117,18 @@ fn two_bone_unreachable_target_straightens_the_chain_toward_it() {
     let chain = arm(&rig);
     let (before, _) = pose(&rig, &world(), &[]);
     rig.set_ik(vec![IkConstraint::TwoBone(chain)]).unwrap();
-    let (a, b, c) = (at(&before[chain.root]), at(&before[chain.mid]), at(&before[chain.tip]));
+    let (a, b, c) = (
+        at(&before[chain.root]),
+        at(&before[chain.mid]),
+        at(&before[chain.tip]),
+    );
     let (l1, l2) = ((b - a).length(), (c - b).length());
     let dir = Vec3::new(-0.2, 0.9, 0.4).normalize();
-    for pole in [Pole::Animated, Pole::Direction(Vec3::Z), Pole::Position(a + dir)] {
+    for pole in [
+        Pole::Animated,
+        Pole::Direction(Vec3::Z),
+        Pole::Position(a + dir),
+    ] {
         let goal = IkTarget {
             target: a + dir * 10.0,
             pole,
@@ -107,8 +137,14 @@ fn two_bone_unreachable_target_straightens_the_chain_toward_it() {
         let (after, _) = pose(&rig, &world(), &[goal]);
         let (b2, c2) = (at(&after[chain.mid]), at(&after[chain.tip]));
         assert!(b2.is_finite() && c2.is_finite(), "{pole:?}: NaN");
-        assert!((b2 - (a + dir * l1)).length() < IK_TOLERANCE, "{pole:?}: mid {b2}");
-        assert!((c2 - (a + dir * (l1 + l2))).length() < IK_TOLERANCE, "{pole:?}: tip {c2}");
+        assert!(
+            (b2 - (a + dir * l1)).length() < IK_TOLERANCE,
+            "{pole:?}: mid {b2}"
+        );
+        assert!(
+            (c2 - (a + dir * (l1 + l2))).length() < IK_TOLERANCE,
+            "{pole:?}: tip {c2}"
+        );
     }
 }
 
@@ -136,7 +172,9 @@ fn weight_zero_gives_the_pose_without_ik_bit_for_bit() {
     let (_, with) = pose(&rig, &world(), &[off, off]);
     let n = plain.palette_entries();
     let bits = |p: &[Mat3x4Rows]| -> Vec<u32> {
-        p.iter().flat_map(|m| m.rows.iter().flatten().map(|f| f.to_bits())).collect()
+        p.iter()
+            .flat_map(|m| m.rows.iter().flatten().map(|f| f.to_bits()))
+            .collect()
     };
     assert_eq!(bits(&without[..n]), bits(&with[..n]));
     // At weight 1 the same constraints do move the pose.
@@ -181,12 +219,18 @@ fn aim_axis_points_at_the_target_and_its_children_follow() {
     let (before, _) = pose(&rig, &world(), &[]);
     let (after, _) = pose(&rig, &world(), &[IkTarget::at(target)]);
     let m = &after[head];
-    let aimed = Vec3::from(m.transform_vector3(axis)).normalize();
+    let aimed = m.transform_vector3(axis).normalize();
     let want = (target - at(m)).normalize();
-    assert!(aimed.dot(want) > 1.0 - IK_TOLERANCE, "aim {aimed} vs {want}");
-    assert!((at(m) - at(&before[head])).length() < IK_TOLERANCE, "the joint stays put");
+    assert!(
+        aimed.dot(want) > 1.0 - IK_TOLERANCE,
+        "aim {aimed} vs {want}"
+    );
+    assert!(
+        (at(m) - at(&before[head])).length() < IK_TOLERANCE,
+        "the joint stays put"
+    );
     // The up axis leans toward world up: it lies in the plane of the aim and world up.
-    let up = Vec3::from(m.transform_vector3(Vec3::Y)).normalize();
+    let up = m.transform_vector3(Vec3::Y).normalize();
     assert!(up.dot(want.cross(Vec3::Y).normalize()).abs() < IK_TOLERANCE);
     assert!(up.dot(Vec3::Y) > 0.0);
     let eye = joint(&rig, "LeftEye");
@@ -214,14 +258,17 @@ fn aim_limit_caps_the_turn() {
     .unwrap();
     let (before, _) = pose(&rig, &world(), &[]);
     let p = at(&before[head]);
-    let forward = Vec3::from(before[head].transform_vector3(Vec3::Z)).normalize();
+    let forward = before[head].transform_vector3(Vec3::Z).normalize();
     // A target behind the head: the aim turns by exactly the limit toward it.
     let side = forward.cross(Vec3::Y).normalize();
     let target = p - forward * 2.0 + side;
     let (after, _) = pose(&rig, &world(), &[IkTarget::at(target)]);
-    let aimed = Vec3::from(after[head].transform_vector3(Vec3::Z)).normalize();
+    let aimed = after[head].transform_vector3(Vec3::Z).normalize();
     let turned = aimed.dot(forward).clamp(-1.0, 1.0).acos();
     assert!((turned - limit).abs() < 1e-3, "turned {turned}");
     let plane = forward.cross((target - p).normalize()).normalize();
-    assert!(aimed.dot(plane).abs() < IK_TOLERANCE, "turned toward the target");
+    assert!(
+        aimed.dot(plane).abs() < IK_TOLERANCE,
+        "turned toward the target"
+    );
 }

@@ -112,7 +112,11 @@ fn ik_stage_matches_cpu() {
         }
         // The IK entries are inputs: the kernel leaves them as written.
         let ik = start + rig.ik_entry_offset()..start + block;
-        assert_eq!(gpu_palette[ik.clone()], cpu_palette[ik], "instance {i} IK entries");
+        assert_eq!(
+            gpu_palette[ik.clone()],
+            cpu_palette[ik],
+            "instance {i} IK entries"
+        );
         assert_bounds_match(&gpu_bounds[i], &cpu_bounds[i], &format!("instance {i}"));
     }
     // The solved pose differs from the pose without IK where a weight is not zero (checked on
@@ -134,9 +138,11 @@ fn ik_stage_matches_cpu() {
         .evaluate(&plain_records, &mut plain, &mut plain_bounds)
         .unwrap();
     let hand = rig.skeleton.find_joint("LeftHand").unwrap();
-    let moved = |i: usize| {
-        cpu_palette[i * block + hand] != plain[i * no_ik.palette_entries() + hand]
-    };
-    assert!(!moved(0) && !moved(1) && !moved(2), "weight 0 moved the hand");
+    let moved =
+        |i: usize| cpu_palette[i * block + hand] != plain[i * no_ik.palette_entries() + hand];
+    assert!(
+        !moved(0) && !moved(1) && !moved(2),
+        "weight 0 moved the hand"
+    );
     assert!(moved(3) && moved(6), "weighted IK left the hand");
 }

@@ -25,6 +25,9 @@ fn aim(joint: usize) -> AimConstraint {
     }
 }
 
+/// A named edit of an aim constraint.
+type Case = (&'static str, fn(&mut AimConstraint));
+
 fn ik_error(case: &str, constraints: Vec<IkConstraint>) -> IkError {
     let name = case.to_string();
     let err = returns(case, move || rig().set_ik(constraints))
@@ -39,17 +42,33 @@ fn ik_error(case: &str, constraints: Vec<IkConstraint>) -> IkError {
 #[test]
 fn ik_constraints_that_do_not_fit_the_skeleton_are_refused() {
     let err = ik_error("aim joint outside", vec![IkConstraint::Aim(aim(5))]);
-    assert!(matches!(err, IkError::NoSuchJoint { joint: 5, joint_count: 2, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            IkError::NoSuchJoint {
+                joint: 5,
+                joint_count: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
     let chain = |root, mid, tip| IkConstraint::TwoBone(TwoBoneIk { root, mid, tip });
     let err = ik_error("chain joint outside", vec![chain(0, 1, 9)]);
-    assert!(matches!(err, IkError::NoSuchJoint { joint: 9, .. }), "{err}");
+    assert!(
+        matches!(err, IkError::NoSuchJoint { joint: 9, .. }),
+        "{err}"
+    );
     let err = ik_error("chain upside down", vec![chain(1, 0, 1)]);
     assert!(
         matches!(&err, IkError::NotAChain { upper, lower, .. } if upper == "child" && lower == "root"),
         "{err}"
     );
     let err = ik_error("chain repeats a joint", vec![chain(0, 1, 1)]);
-    assert!(matches!(err, IkError::NotAChain { constraint: 0, .. }), "{err}");
+    assert!(
+        matches!(err, IkError::NotAChain { constraint: 0, .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -59,7 +78,7 @@ fn bad_aim_axes_and_limits_are_refused() {
         edit(&mut a);
         vec![IkConstraint::Aim(aim(0)), IkConstraint::Aim(a)]
     };
-    let axis_cases: [(&str, fn(&mut AimConstraint)); 4] = [
+    let axis_cases: [Case; 4] = [
         ("zero aim axis", |a| a.aim_axis = Vec3::ZERO),
         ("NaN up axis", |a| a.up_axis = Vec3::new(f32::NAN, 1.0, 0.0)),
         ("zero world up", |a| a.world_up = Vec3::ZERO),
@@ -67,16 +86,22 @@ fn bad_aim_axes_and_limits_are_refused() {
     ];
     for (case, edit) in axis_cases {
         let err = ik_error(case, with(edit));
-        assert!(matches!(err, IkError::BadAxis { constraint: 1, .. }), "{case}: {err}");
+        assert!(
+            matches!(err, IkError::BadAxis { constraint: 1, .. }),
+            "{case}: {err}"
+        );
     }
-    let limit_cases: [(&str, fn(&mut AimConstraint)); 3] = [
+    let limit_cases: [Case; 3] = [
         ("zero limit", |a| a.limit = Some(0.0)),
         ("limit past a half turn", |a| a.limit = Some(4.0)),
         ("NaN limit", |a| a.limit = Some(f32::NAN)),
     ];
     for (case, edit) in limit_cases {
         let err = ik_error(case, with(edit));
-        assert!(matches!(err, IkError::BadLimit { constraint: 1, .. }), "{case}: {err}");
+        assert!(
+            matches!(err, IkError::BadLimit { constraint: 1, .. }),
+            "{case}: {err}"
+        );
     }
     let err = ik_error("too many", vec![IkConstraint::Aim(aim(0)); 17]);
     assert!(matches!(err, IkError::TooMany { count: 17, .. }), "{err}");
@@ -119,7 +144,17 @@ fn ik_targets_that_do_not_fit_are_refused() {
         other => panic!("expected an IK error, got {other:?}"),
     };
     let err = ik(animator.set_ik_targets(&world, entity, &[]));
-    assert!(matches!(err, IkError::TargetCount { expected: 1, found: 0, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            IkError::TargetCount {
+                expected: 1,
+                found: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
     for bad in [
         IkTarget::at(Vec3::new(f32::INFINITY, 0.0, 0.0)),
         IkTarget {
@@ -136,7 +171,10 @@ fn ik_targets_that_do_not_fit_are_refused() {
         },
     ] {
         let err = ik(animator.set_ik_targets(&world, entity, &[bad]));
-        assert!(matches!(err, IkError::BadTarget { constraint: 0, .. }), "{bad:?}: {err}");
+        assert!(
+            matches!(err, IkError::BadTarget { constraint: 0, .. }),
+            "{bad:?}: {err}"
+        );
     }
     // Refused targets left the block as it was (weight 0); valid ones turn the child.
     let untouched = animator.evaluate_cpu().unwrap().palette.to_vec();
