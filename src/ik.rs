@@ -242,10 +242,12 @@ pub enum Pole {
     Direction(Vec3),
 }
 
-/// Pole mode codes in an IK palette entry (row 1, `w`).
-const POLE_ANIMATED: f32 = 0.0;
-const POLE_POSITION: f32 = 1.0;
-const POLE_DIRECTION: f32 = 2.0;
+/// Pole mode code of [`Pole::Animated`] in an IK palette entry (row 1, `w`).
+pub const POLE_ANIMATED: f32 = 0.0;
+/// Pole mode code of [`Pole::Position`].
+pub const POLE_POSITION: f32 = 1.0;
+/// Pole mode code of [`Pole::Direction`].
+pub const POLE_DIRECTION: f32 = 2.0;
 
 /// One instance's input to one constraint.
 #[derive(Clone, Copy, Debug, PartialEq)]

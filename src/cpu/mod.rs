@@ -18,7 +18,9 @@ pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{blend_joint, blend_layers, hold_root, hold_root_in_frame, validate_layers};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use fast::FastCpuBackend;
-pub use ik::{aim_correction, rotation_about, rotation_arc, solve_ik, two_bone_corrections};
+pub use ik::{
+    IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_ik, two_bone_corrections,
+};
 pub use morph::{blend_weight_chunk, morph_weights, write_morph_weights};
 pub use propagate::{local_to_model, propagate_joint};
 pub use root_frame::RootFrame;
