@@ -272,3 +272,42 @@ fn aim_limit_caps_the_turn() {
         "turned toward the target"
     );
 }
+
+#[test]
+fn animator_targets_do_not_pass_to_the_next_owner_of_a_block() {
+    use sinew::runtime::{Animated, Animator};
+    let mut rig = humanoid();
+    let head = joint(&rig, "Head");
+    rig.set_ik(vec![IkConstraint::Aim(AimConstraint {
+        joint: head,
+        aim_axis: Vec3::Z,
+        up_axis: Vec3::Y,
+        world_up: Vec3::Y,
+        limit: None,
+    })])
+    .unwrap();
+    let ik_entry = rig.ik_entry_offset();
+    let mut animator = Animator::new(vec![rig]).unwrap();
+    let mut world = hecs::World::new();
+    let first = world.spawn((Animated::new(0),));
+    animator.update(&mut world, 0.1).unwrap();
+    let offset = animator.record_of(&world, first).unwrap().palette_offset as usize;
+    let target = IkTarget::at(Vec3::new(2.0, 1.0, 3.0));
+    animator.set_ik_targets(&world, first, &[target]).unwrap();
+    let pose = animator.evaluate_cpu().unwrap();
+    assert_eq!(pose.palette[offset + ik_entry], target.to_entry());
+    let turned = pose.palette[offset + head];
+    world.despawn(first).unwrap();
+    animator.update(&mut world, 0.1).unwrap();
+    let second = world.spawn((Animated::new(0),));
+    animator.update(&mut world, 0.1).unwrap();
+    let reused = animator.record_of(&world, second).unwrap().palette_offset as usize;
+    assert_eq!(reused, offset, "the block is handed on");
+    let pose = animator.evaluate_cpu().unwrap();
+    assert_eq!(
+        pose.palette[offset + ik_entry].rows[0][3],
+        0.0,
+        "the targets were cleared"
+    );
+    assert_ne!(pose.palette[offset + head], turned);
+}

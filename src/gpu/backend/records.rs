@@ -80,7 +80,8 @@ impl GpuBackend {
 
     /// Writes the IK targets of the instance `record` describes (one per constraint of its rig,
     /// [`crate::RigIk`]) into its palette block, for every later evaluation until written again.
-    /// Fails when the record's rig or palette range is invalid, or the targets do not fit
+    /// The entries stay when the block passes to another instance: write that instance's
+    /// targets (or [`crate::IkTarget::OFF`]s) when reusing a block. Fails when the record's rig or palette range is invalid, or the targets do not fit
     /// ([`crate::IkError`] inside [`GpuError::Eval`]).
     pub fn set_ik_targets(
         &mut self,
