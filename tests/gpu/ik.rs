@@ -223,7 +223,7 @@ fn assert_gpu_matches_cpu<const K: usize>(
     let mut cpu_bounds = vec![Aabb::EMPTY; records.len()];
     CpuBackend::new(rigs.clone(), Vec::new())
         .unwrap()
-        .evaluate(&records, &mut cpu_palette, &mut cpu_bounds)
+        .evaluate(records, &mut cpu_palette, &mut cpu_bounds)
         .unwrap();
 
     let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
@@ -231,7 +231,7 @@ fn assert_gpu_matches_cpu<const K: usize>(
     for (rec, t) in records.iter().zip(targets) {
         backend.set_ik_targets(rec, t).unwrap();
     }
-    backend.evaluate(&records).unwrap();
+    backend.evaluate(records).unwrap();
     let gpu_palette = backend.read_palette(0..len as u32).unwrap();
     let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
     for (i, rec) in records.iter().enumerate() {
