@@ -470,6 +470,89 @@ pub enum EvalError {
         /// Length given.
         found: usize,
     },
+    /// IK constraints or targets were refused.
+    #[error(transparent)]
+    Ik(#[from] IkError),
+}
+
+/// IK constraints that do not fit a rig, or per-instance IK targets that do not fit its
+/// constraints.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum IkError {
+    /// More constraints than [`crate::ik::MAX_IK_CONSTRAINTS`].
+    #[error("rig {rig}: {count} IK constraints, at most {max}", max = crate::ik::MAX_IK_CONSTRAINTS)]
+    TooMany {
+        /// The rig's name.
+        rig: String,
+        /// How many were given.
+        count: usize,
+    },
+    /// A constraint names a joint the skeleton does not have.
+    #[error(
+        "rig {rig}: IK constraint {constraint} names joint {joint} (the rig has {joint_count})"
+    )]
+    NoSuchJoint {
+        /// The rig's name.
+        rig: String,
+        /// The constraint's index.
+        constraint: usize,
+        /// The joint index asked for.
+        joint: usize,
+        /// How many joints the rig has.
+        joint_count: usize,
+    },
+    /// A two-bone chain whose joints are not each an ancestor of the next.
+    #[error(
+        "rig {rig}: IK constraint {constraint}: joint {lower} does not lie below joint {upper}"
+    )]
+    NotAChain {
+        /// The rig's name.
+        rig: String,
+        /// The constraint's index.
+        constraint: usize,
+        /// The joint that should be the ancestor.
+        upper: String,
+        /// The joint that should lie below it.
+        lower: String,
+    },
+    /// An aim constraint axis that is zero, not finite, or (the up axis) parallel to the aim.
+    #[error("rig {rig}: IK constraint {constraint}: bad {axis}")]
+    BadAxis {
+        /// The rig's name.
+        rig: String,
+        /// The constraint's index.
+        constraint: usize,
+        /// Which axis.
+        axis: &'static str,
+    },
+    /// An aim limit outside (0, π] radians.
+    #[error("rig {rig}: IK constraint {constraint}: limit {limit} is not in (0, pi] radians")]
+    BadLimit {
+        /// The rig's name.
+        rig: String,
+        /// The constraint's index.
+        constraint: usize,
+        /// The limit given.
+        limit: f32,
+    },
+    /// Not one target per constraint.
+    #[error("rig {rig}: {found} IK targets for {expected} constraints")]
+    TargetCount {
+        /// The rig's name.
+        rig: String,
+        /// Constraints of the rig.
+        expected: usize,
+        /// Targets given.
+        found: usize,
+    },
+    /// A target or pole that is not finite, or a weight outside [0, 1].
+    #[error("rig {rig}: IK target {constraint} is not finite or its weight is not in [0, 1]")]
+    BadTarget {
+        /// The rig's name.
+        rig: String,
+        /// The constraint's index.
+        constraint: usize,
+    },
 }
 
 /// The GPU backend could not start, was given data it cannot hold, or wgpu reported an error.

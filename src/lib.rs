@@ -30,6 +30,7 @@ pub mod bake;
 pub mod cpu;
 mod error;
 pub mod gpu;
+pub mod ik;
 pub mod import;
 mod instance;
 mod mask;
@@ -44,8 +45,11 @@ pub use bake::{
     MorphNode, NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, bake_rigs,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
-pub use error::{EvalError, FormatError, FormatErrorKind, GpuError, ImportError, ImportErrorKind};
+pub use error::{
+    EvalError, FormatError, FormatErrorKind, GpuError, IkError, ImportError, ImportErrorKind,
+};
 pub use gpu::{GpuBackend, GpuContext, GpuPose};
+pub use ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
 pub use import::{Channel, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes, import_file};
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use mask::JointMask;

@@ -7,6 +7,8 @@
 //! `REQUIRE_GPU=1`, where a missing adapter fails them. `WGPU_BACKEND` picks the backend.
 
 mod common;
+#[path = "gpu/ik.rs"]
+mod ik;
 
 use common::Rng;
 

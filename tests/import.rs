@@ -351,6 +351,7 @@ fn every_subcommand_answers_help_with_its_options() {
                 "--resampled",
                 "--out",
                 "--json",
+                "--no-look-at",
             ],
         ),
         (

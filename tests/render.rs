@@ -2263,6 +2263,7 @@ fn crowd_reports_every_field_and_writes_a_varied_png() {
         assert_eq!(report["frames"], 3, "{report}");
         assert_eq!(report["backend"], backend, "{report}");
         assert_eq!(report["joints_per_character"], 57, "{report}");
+        assert_eq!(report["look_at"], true, "{report}");
         for stage in ["control", "upload", "compute", "render"] {
             assert!(
                 report["stages_ms"][stage].as_f64().unwrap() >= 0.0,
@@ -2291,6 +2292,36 @@ fn crowd_reports_every_field_and_writes_a_varied_png() {
             colours.len() > 50,
             "{backend}: only {} colours",
             colours.len()
+        );
+    }
+}
+
+#[test]
+fn crowd_heads_turn_to_the_camera_unless_turned_off() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    for backend in ["gpu", "cpu"] {
+        let mut images = Vec::new();
+        for flag in [None, Some("--no-look-at")] {
+            let png = dir.join(format!("crowd-look-{backend}-{}.png", flag.is_some()));
+            let mut args = vec!["--characters", "9", "--frames", "2", "--backend", backend];
+            args.extend(["--out", png.to_str().unwrap()]);
+            args.extend(flag);
+            let report = crowd_json(&args);
+            assert_eq!(report["look_at"], flag.is_none(), "{report}");
+            images.push(RgbaImage::load_png(&png).unwrap().pixels);
+        }
+        let changed = images[0]
+            .chunks_exact(4)
+            .zip(images[1].chunks_exact(4))
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(
+            changed > 500,
+            "{backend}: looking at the camera changed {changed} pixels"
         );
     }
 }

@@ -190,7 +190,11 @@ fn shared_structs_match_rust_layouts() {
             weight_chunks,
             weight_track_offset,
             morph_joint_offset,
-            morph_default_offset
+            morph_default_offset,
+            ik_offset,
+            ik_count,
+            pad0,
+            pad1
         ]
     );
     layout!(
@@ -269,6 +273,23 @@ fn constants_match_rust() {
         m.global_expressions[slerp.init],
         naga::Expression::Literal(naga::Literal::F32(sinew::math::SLERP_SERIES_MIN_COS))
     );
+    let float = |name: &str| -> f32 {
+        let (_, c) = m
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("constant {name} missing"));
+        match m.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::F32(v)) => v,
+            ref e => panic!("{name} = {e:?}"),
+        }
+    };
+    assert_eq!(constant("IK_VEC4S") as usize, sinew::ik::IK_VEC4S);
+    assert_eq!(constant("IK_KIND_TWO_BONE"), sinew::ik::IK_KIND_TWO_BONE);
+    assert_eq!(constant("IK_KIND_AIM"), sinew::ik::IK_KIND_AIM);
+    assert_eq!(float("POLE_POSITION"), sinew::ik::POLE_POSITION);
+    assert_eq!(float("POLE_DIRECTION"), sinew::ik::POLE_DIRECTION);
+    assert_eq!(float("IK_EPSILON"), sinew::cpu::IK_EPSILON);
     assert_eq!(constant("MAX_JOINTS") as usize, sinew::MAX_JOINTS);
     assert_eq!(constant("MAX_LAYERS") as usize, sinew::MAX_LAYERS);
     assert_eq!(

@@ -1,6 +1,6 @@
 // The fused evaluation kernel: one workgroup per instance runs every stage in pipeline order
-// (sample + blend -> root motion -> propagate -> skin -> animated AABB, and the morph weights)
-// with the joint matrices in workgroup memory. The only per-joint global write is the 48-byte
+// (sample + blend -> root motion -> propagate -> IK -> skin -> animated AABB, and the morph
+// weights) with the joint matrices in workgroup memory. The only per-joint global write is the 48-byte
 // palette entry; the AABB is written once per instance, a root-motion world once per instance,
 // and a rig with morph targets writes its weights after the joint entries. Twin of
 // `evaluate_pose` in src/cpu/mod.rs (with `advance_root_motion` in src/cpu/root_motion.rs).
@@ -52,7 +52,10 @@ fn evaluate(
     let offset = wg_offset;
     let base = offset - header.palette_base;
     let morph_entries = (rig.weight_chunks + CHUNKS_PER_ENTRY - 1u) / CHUNKS_PER_ENTRY;
-    let writable = offset >= header.palette_base && base + n + morph_entries <= arrayLength(&palette);
+    // The block's IK entries (inputs the host writes) follow the morph weights.
+    let ik_entries = base + n + morph_entries;
+    let writable = offset >= header.palette_base
+        && ik_entries + rig.ik_count <= arrayLength(&palette);
     let world = wg_world;
     let flags = wg_flags;
 
@@ -71,6 +74,17 @@ fn evaluate(
     // Stage 3: one depth level at a time (level 0, the roots, is done).
     for (var level = 1u; level < rig.level_count; level++) {
         propagate_level(rig, level, lane, WORKGROUP_SIZE);
+        workgroupBarrier();
+    }
+
+    // Stage 3b: IK, one constraint at a time: lane 0 solves it, every lane turns its joints of
+    // the subtrees it moves. A rig without constraints skips the loop.
+    for (var k = 0u; k < rig.ik_count; k++) {
+        if lane == 0u {
+            ik_solve(rig, k, writable, ik_entries + k);
+        }
+        workgroupBarrier();
+        ik_apply(rig, lane, WORKGROUP_SIZE, n);
         workgroupBarrier();
     }
 

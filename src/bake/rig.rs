@@ -5,7 +5,8 @@ use glam::{Affine3A, Mat4};
 use super::clip_library::check_track;
 use super::skeleton_groups::{Alias, RigSkin, skin_groups, top_ancestor, with_aliases};
 use super::{Aabb, ClipLibrary, RigMorph, Skeleton, SkinnedMesh, morph};
-use crate::error::{ImportError, ImportErrorKind};
+use crate::error::{IkError, ImportError, ImportErrorKind};
+use crate::ik::{IkConstraint, RigIk};
 use crate::import::{RawAsset, RawClip, RawMesh, RawSkin};
 
 /// Where a skin joint's palette entry comes from while a rig is built.
@@ -66,6 +67,8 @@ pub struct Rig {
     pub joint_bounds: Vec<Aabb>,
     /// The mesh nodes with morph targets it evaluates (empty when none).
     pub morph: RigMorph,
+    /// Its IK constraints (none after baking or loading; set with [`Rig::set_ik`]).
+    pub ik: RigIk,
 }
 
 impl Rig {
@@ -336,6 +339,7 @@ impl Rig {
             skins,
             joint_bounds,
             morph: rig_morph,
+            ik: RigIk::NONE,
         })
     }
 
@@ -348,7 +352,20 @@ impl Rig {
     /// ([`RigMorph::palette_entries`]; none for a rig without morph targets). Every palette
     /// block of an instance of the rig has this length.
     pub fn palette_entries(&self) -> usize {
+        self.ik_entry_offset() + self.ik.len()
+    }
+
+    /// Where an instance's IK targets start in its palette block: after the joint entries and
+    /// morph weights, one entry per IK constraint ([`crate::IkTarget::to_entry`]).
+    pub fn ik_entry_offset(&self) -> usize {
         self.joint_count() + self.morph.palette_entries()
+    }
+
+    /// Sets the rig's IK constraints, checked against its skeleton ([`RigIk::new`]). Each
+    /// instance's palette block grows by one entry per constraint.
+    pub fn set_ik(&mut self, constraints: Vec<IkConstraint>) -> Result<(), IkError> {
+        self.ik = RigIk::new(&self.name, &self.skeleton, constraints)?;
+        Ok(())
     }
 
     /// Checks that the parts evaluators index by joint agree, as a rig assembled from its public
@@ -363,6 +380,8 @@ impl Rig {
                 self.clips.joint_count()
             ));
         }
+        RigIk::new(&self.name, &self.skeleton, self.ik.constraints().to_vec())
+            .map_err(|e| e.to_string())?;
         super::file::validate::rig(self)
     }
 }

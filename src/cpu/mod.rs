@@ -6,6 +6,7 @@ mod aabb;
 mod blend;
 mod clock;
 pub mod fast;
+mod ik;
 mod morph;
 mod propagate;
 mod root_frame;
@@ -17,6 +18,9 @@ pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{blend_joint, blend_layers, hold_root, hold_root_in_frame, validate_layers};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use fast::FastCpuBackend;
+pub use ik::{
+    IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_ik, two_bone_corrections,
+};
 pub use morph::{blend_weight_chunk, morph_weights, write_morph_weights};
 pub use propagate::{local_to_model, propagate_joint};
 pub use root_frame::RootFrame;
@@ -39,7 +43,9 @@ use crate::math::Mat3x4Rows;
 const CHUNK: usize = 64;
 
 /// Evaluates one instance: blend → propagate → skin → bounds, fused per joint (parents come
-/// first, so one pass suffices), then the morph weights. Writes `models` (one per joint) and
+/// first, so one pass suffices), then the morph weights. A rig with IK constraints propagates
+/// every joint first, solves them ([`solve_ik`], targets read from the block's IK entries,
+/// [`Rig::ik_entry_offset`]) and then skins. Writes `models` (one per joint) and
 /// `palette` (the instance's block: one entry per joint, then the morph weights of a rig with
 /// morph targets, [`Rig::palette_entries`] in all; entries past the slice's end are not
 /// written) and returns the animated AABB. Layers must be valid.
@@ -66,11 +72,25 @@ pub fn evaluate_pose_with_flags(
 ) -> Aabb {
     let skeleton = &rig.skeleton;
     let mut aabb = Aabb::EMPTY;
-    for j in 0..rig.joint_count() {
-        let local = hold_root(rig, flags, j, blend_joint(rig, masks, layers, j));
-        models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
-        palette[j] = skin_joint(&models[j], &skeleton.inverse_binds()[j]);
-        grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
+    if rig.ik.is_empty() {
+        for j in 0..rig.joint_count() {
+            let local = hold_root(rig, flags, j, blend_joint(rig, masks, layers, j));
+            models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
+            palette[j] = skin_joint(&models[j], &skeleton.inverse_binds()[j]);
+            grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
+        }
+    } else {
+        // IK needs every model matrix before it turns subtrees, then skinning reads them.
+        for j in 0..rig.joint_count() {
+            let local = hold_root(rig, flags, j, blend_joint(rig, masks, layers, j));
+            models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
+        }
+        let inputs = palette.get(rig.ik_entry_offset()..).unwrap_or(&[]);
+        solve_ik(rig, inputs, models);
+        for j in 0..rig.joint_count() {
+            palette[j] = skin_joint(&models[j], &skeleton.inverse_binds()[j]);
+            grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
+        }
     }
     if let Some(entries) = palette.get_mut(rig.joint_count()..) {
         write_morph_weights(rig, masks, layers, entries);

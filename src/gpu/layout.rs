@@ -71,9 +71,18 @@ pub struct RigDesc {
     pub morph_joint_offset: u32,
     /// Key value (relative to `value_offset`) of chunk 0's default weights.
     pub morph_default_offset: u32,
+    /// Index in the key value table of the rig's IK constraints, [`crate::ik::IK_VEC4S`]
+    /// values each ([`crate::IkConstraint::encode`]).
+    pub ik_offset: u32,
+    /// Number of IK constraints (0: the IK stage does nothing).
+    pub ik_count: u32,
+    /// Padding to 16 bytes.
+    pub pad0: u32,
+    /// Padding to 16 bytes.
+    pub pad1: u32,
 }
 
-const _: () = assert!(size_of::<RigDesc>() == 48);
+const _: () = assert!(size_of::<RigDesc>() == 64);
 const _: () = assert!(offset_of!(RigDesc, joint_offset) == 0);
 const _: () = assert!(offset_of!(RigDesc, joint_count) == 4);
 const _: () = assert!(offset_of!(RigDesc, level_count) == 8);
@@ -86,6 +95,8 @@ const _: () = assert!(offset_of!(RigDesc, weight_chunks) == 32);
 const _: () = assert!(offset_of!(RigDesc, weight_track_offset) == 36);
 const _: () = assert!(offset_of!(RigDesc, morph_joint_offset) == 40);
 const _: () = assert!(offset_of!(RigDesc, morph_default_offset) == 44);
+const _: () = assert!(offset_of!(RigDesc, ik_offset) == 48);
+const _: () = assert!(offset_of!(RigDesc, ik_count) == 52);
 
 /// The model-space frame of root motion for one joint as the root ([`RootFrame`]), stored in
 /// the key value table as [`ROOT_FRAME_VEC4S`] `vec4`s. Keep in sync with `RootFrame` in

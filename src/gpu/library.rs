@@ -24,6 +24,10 @@ pub struct RigSummary {
     pub palette_entries: usize,
     /// Number of clips.
     pub clip_count: usize,
+    /// Where an instance's IK entries start in its block ([`Rig::ik_entry_offset`]).
+    pub ik_entry_offset: usize,
+    /// The rig's name.
+    pub name: String,
     /// Inverse bind matrix of each joint, as uploaded.
     pub inverse_binds: Vec<Affine3A>,
 }
@@ -115,6 +119,11 @@ impl LibraryData {
                     lib.weight_default_offset(),
                     "key value table length",
                 )?,
+                // Set below, once the root frames are in.
+                ik_offset: 0,
+                ik_count: to_u32(rig.ik.len(), "IK constraint count")?,
+                pad0: 0,
+                pad1: 0,
             });
             data.joints
                 .extend((0..rig.joint_count()).map(|j| joint_desc(rig, j)));
@@ -129,6 +138,13 @@ impl LibraryData {
                 .map(RootFrameDesc::from)
                 .collect();
             data.values.extend_from_slice(bytemuck::cast_slice(&frames));
+            let ik_offset = to_u32(data.values.len(), "key value table length")?;
+            if let Some(desc) = data.rigs.last_mut() {
+                desc.ik_offset = ik_offset;
+            }
+            for constraint in rig.ik.constraints() {
+                data.values.extend_from_slice(&constraint.encode());
+            }
         }
         to_u32(data.values.len(), "key value table length")?;
         data.params = LibraryParams {
@@ -243,6 +259,8 @@ impl GpuLibrary {
                     joint_count: rig.joint_count(),
                     palette_entries: rig.palette_entries(),
                     clip_count: rig.clips.clip_count(),
+                    ik_entry_offset: rig.ik_entry_offset(),
+                    name: rig.name.clone(),
                     inverse_binds: rig.skeleton.inverse_binds().to_vec(),
                 })
                 .collect(),

@@ -2,7 +2,7 @@
 //! order after the shared layout and math.
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 11] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 12] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -20,6 +20,7 @@ pub const EVALUATE_SOURCES: [(&str, &str); 11] = [
         include_str!("../../wgsl/root_motion.wgsl"),
     ),
     ("propagate.wgsl", include_str!("../../wgsl/propagate.wgsl")),
+    ("ik.wgsl", include_str!("../../wgsl/ik.wgsl")),
     ("skin.wgsl", include_str!("../../wgsl/skin.wgsl")),
     ("aabb.wgsl", include_str!("../../wgsl/aabb.wgsl")),
     ("evaluate.wgsl", include_str!("../../wgsl/evaluate.wgsl")),

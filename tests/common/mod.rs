@@ -12,6 +12,8 @@ pub const MATRIX_TOLERANCE: f32 = 1e-4;
 /// Skinned positions and normals (GPU against CPU, CPU against a hand computation):
 /// `|a - b| <= SKIN_TOLERANCE * max(1, |b|)`.
 pub const SKIN_TOLERANCE: f32 = 1e-4;
+/// IK against analytic solutions: positions (m), lengths and cosines.
+pub const IK_TOLERANCE: f32 = 1e-4;
 /// Quaternion tolerance: `1 - |dot(a, b)| <= QUAT_TOLERANCE`.
 pub const QUAT_TOLERANCE: f32 = 1e-5;
 /// Exact operations (no approximation involved).

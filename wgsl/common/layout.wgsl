@@ -32,6 +32,9 @@ const CHANNEL_TRANSLATION: u32 = 0u;
 const CHANNEL_ROTATION: u32 = 1u;
 const CHANNEL_SCALE: u32 = 2u;
 const ROOT_FRAME_VEC4S: u32 = 7u;
+const IK_VEC4S: u32 = 4u;
+const IK_KIND_TWO_BONE: u32 = 0u;
+const IK_KIND_AIM: u32 = 1u;
 
 // A 3x4 affine matrix as three rows; row i is (m[0][i], m[1][i], m[2][i], m[3][i]).
 struct Mat3x4Rows {
@@ -114,6 +117,12 @@ struct RigDesc {
     weight_track_offset: u32,
     morph_joint_offset: u32,
     morph_default_offset: u32,
+    // IK: IK_VEC4S key values per constraint from `ik_offset` (kind and joints as u32 bits,
+    // aim axis + limit cosine, up axis + limit sine, world up); 0 constraints: no IK stage.
+    ik_offset: u32,
+    ik_count: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // The model-space frame of root motion for one joint as the root: the linear part of its

@@ -104,6 +104,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         skins,
         joint_bounds,
         morph,
+        ik: crate::ik::RigIk::NONE,
     };
     validate::rig(&rig).map_err(corrupt(id))?;
     Ok(rig)

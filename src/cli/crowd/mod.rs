@@ -15,7 +15,10 @@ use sinew::runtime::{
     ParameterKind, RootMotion, RootTranslation, Scheduling, StateMachine, StateMachineDef,
     Transform, TransitionDef, Value,
 };
-use sinew::{Aabb, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, Rig};
+use sinew::{
+    Aabb, AimConstraint, FastCpuBackend, GpuBackend, GpuContext, IkConstraint, IkTarget,
+    Mat3x4Rows, Rig,
+};
 
 mod pace;
 mod render;
@@ -115,6 +118,36 @@ fn locomotion(rig: &Rig) -> StateMachineDef {
                 .fade(0.3)
                 .when(speed(Compare::Lt, 0.4)),
         )
+}
+
+/// Furthest a head turns from its animated direction toward the camera (radians).
+const LOOK_AT_LIMIT: f32 = 1.2;
+
+/// A look-at constraint on the rig's head (the first joint whose name contains `Head` or
+/// `head`, else `Neck` or `neck`): the axis that points along model +Z (the glTF front) at
+/// rest turns toward the target, keeping the axis along model +Y at rest up. `None` for a rig
+/// without such a joint.
+fn head_look_at(rig: &Rig) -> Option<IkConstraint> {
+    let names = rig.skeleton.names();
+    let find = |a: &str, b: &str| names.iter().position(|n| n.contains(a) || n.contains(b));
+    let joint = find("Head", "head").or_else(|| find("Neck", "neck"))?;
+    let mut models = vec![glam::Affine3A::IDENTITY; rig.joint_count()];
+    sinew::cpu::local_to_model(
+        &rig.skeleton,
+        &glam::Affine3A::IDENTITY,
+        rig.skeleton.rest_pose(),
+        &mut models,
+    );
+    let to_local = models[joint].matrix3.inverse();
+    let aim_axis = Vec3::from(to_local * glam::Vec3A::Z).try_normalize()?;
+    let up_axis = Vec3::from(to_local * glam::Vec3A::Y).try_normalize()?;
+    Some(IkConstraint::Aim(AimConstraint {
+        joint,
+        aim_axis,
+        up_axis,
+        world_up: Vec3::Y,
+        limit: Some(LOOK_AT_LIMIT),
+    }))
 }
 
 /// The simulated crowd: rig, animator, world, the characters and their pace plan.
@@ -228,6 +261,31 @@ impl Crowd {
         Ok(())
     }
 
+    /// Turns every character's head toward `eye` (the camera) from the next evaluation on: in
+    /// the GPU backend's palette when there is one, else in the animator's CPU palette.
+    fn look_at(&mut self, eye: Vec3, gpu: Option<&mut GpuBackend>) -> crate::cli::Result {
+        let targets = [IkTarget::at(eye)];
+        match gpu {
+            Some(g) => {
+                for record in self
+                    .animator
+                    .slot_records()
+                    .iter()
+                    .filter(|r| !r.is_empty())
+                {
+                    g.set_ik_targets(record, &targets)?;
+                }
+            }
+            None => {
+                for &entity in &self.characters {
+                    self.animator
+                        .set_ik_targets(&self.world, entity, &targets)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Applies the pace changes due now (through the animator, so it knows whom they touch)
     /// and advances the animator by one frame.
     fn control(&mut self) -> crate::cli::Result {
@@ -290,6 +348,10 @@ pub struct CrowdArgs {
     /// Print one JSON object instead of the timing table.
     #[arg(long)]
     pub json: bool,
+    /// Do not turn the characters' heads toward the camera (look-at IK on a joint named
+    /// like `Head` or `Neck`; not applied by `--resampled`).
+    #[arg(long)]
+    pub no_look_at: bool,
 }
 
 impl CrowdArgs {
@@ -314,7 +376,14 @@ impl CrowdArgs {
         let out = &args.out;
         let progress = super::progress::steps("crowd");
         progress.set_message("loading the rig");
-        let rig = load_rig(args.model.as_deref())?;
+        let mut rig = load_rig(args.model.as_deref())?;
+        let look_at = match head_look_at(&rig) {
+            Some(constraint) if !args.no_look_at => {
+                rig.set_ik(vec![constraint])?;
+                true
+            }
+            _ => false,
+        };
         let model = args
             .model
             .as_deref()
@@ -352,6 +421,16 @@ impl CrowdArgs {
             }
             Backend::Cpu => None,
         };
+        if look_at {
+            // Heads turn toward where the camera stands for the crowd as it is now.
+            let bounds = match gpu.as_ref() {
+                Some(g) => g.read_bounds(0..crowd.animator.slot_records().len())?,
+                None => crowd.animator.evaluate_cpu()?.bounds.to_vec(),
+            };
+            if let Some(eye) = render::camera_eye(&bounds) {
+                crowd.look_at(eye, gpu.as_mut())?;
+            }
+        }
         // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
         // `FastCpuBackend`); exact is the default.
         let mut fast = args
@@ -463,6 +542,7 @@ impl CrowdArgs {
             "bytes_written_per_joint": bytes_per_joint,
             "bytes_uploaded_per_character": bytes_uploaded_per_character,
             "compute_clock": compute_clock,
+            "look_at": look_at,
         });
         if args.json {
             return super::print(&report.to_string());

@@ -13,6 +13,45 @@ use crate::cli::CliError;
 
 use super::{Crowd, FRAMED_CHARACTERS, TINTS};
 
+/// Size of the rendered frame in pixels.
+const WIDTH: u32 = 1024;
+const HEIGHT: u32 = 768;
+
+/// The camera of the rendered frame for the characters' boxes `bounds` and the box around them
+/// all: framed on the characters nearest the middle of the front edge, so poses are readable;
+/// the rest of the crowd stretches away behind them. `None` when every box is empty.
+pub(super) fn frame_camera(bounds: &[Aabb], aspect: f32) -> Option<(Camera, Aabb)> {
+    let mut all = Aabb::EMPTY;
+    for b in bounds {
+        all.merge(b);
+    }
+    if all.is_empty() {
+        return None;
+    }
+    let anchor = Vec3::new((all.min[0] + all.max[0]) * 0.5, 0.0, all.max[2]);
+    let distance = |b: &Aabb| {
+        let centre = (Vec3::from_slice(&b.min[..3]) + Vec3::from_slice(&b.max[..3])) * 0.5;
+        (centre - anchor).with_y(0.0).length()
+    };
+    let mut nearest: Vec<&Aabb> = bounds.iter().filter(|b| !b.is_empty()).collect();
+    let framed = FRAMED_CHARACTERS.min(nearest.len());
+    if framed > 0 {
+        nearest.select_nth_unstable_by(framed - 1, |a, b| distance(a).total_cmp(&distance(b)));
+    }
+    let mut front = Aabb::EMPTY;
+    for b in &nearest[..framed] {
+        front.merge(b);
+    }
+    let camera = Camera::frame_aabb(&front, Vec3::new(0.35, 0.3, 1.0), 0.7, aspect);
+    Some((camera, all))
+}
+
+/// Where the camera of [`frame_camera`] stands, for the characters' boxes `bounds`.
+pub(super) fn camera_eye(bounds: &[Aabb]) -> Option<Vec3> {
+    let (camera, _) = frame_camera(bounds, WIDTH as f32 / HEIGHT as f32)?;
+    Some(camera.view.inverse().w_axis.truncate())
+}
+
 /// Renders the crowd's current frame from the evaluator's palette and boxes, framing the front
 /// of the crowd, and saves it as a PNG.
 pub(super) fn render_last_frame(
@@ -25,7 +64,7 @@ pub(super) fn render_last_frame(
     let device = &context.device;
     let queue = &context.queue;
     let renderer = Renderer::new(device)?;
-    let target = RenderTarget::new(device, &renderer, 1024, 768, 2048)?;
+    let target = RenderTarget::new(device, &renderer, WIDTH, HEIGHT, 2048)?;
     let joints = rig.joint_count() as u32;
     let block = rig.palette_entries();
     // The GPU holds one record and box per tracking slot; the CPU one per record.
@@ -49,30 +88,9 @@ pub(super) fn render_last_frame(
             (pose.bounds.to_vec(), Some(pose.palette))
         }
     };
-    let mut all = Aabb::EMPTY;
-    for b in &bounds {
-        all.merge(b);
-    }
-    if all.is_empty() {
+    let Some((camera, all)) = frame_camera(&bounds, target.aspect()) else {
         return Err(nothing(out, "the crowd's animated boxes are empty").into());
-    }
-    // Frame the characters nearest the middle of the front edge so poses are readable; the rest
-    // of the crowd stretches away behind them, and culling drops those outside the view.
-    let anchor = Vec3::new((all.min[0] + all.max[0]) * 0.5, 0.0, all.max[2]);
-    let distance = |b: &Aabb| {
-        let centre = (Vec3::from_slice(&b.min[..3]) + Vec3::from_slice(&b.max[..3])) * 0.5;
-        (centre - anchor).with_y(0.0).length()
     };
-    let mut nearest: Vec<&Aabb> = bounds.iter().filter(|b| !b.is_empty()).collect();
-    let framed = FRAMED_CHARACTERS.min(nearest.len());
-    if framed > 0 {
-        nearest.select_nth_unstable_by(framed - 1, |a, b| distance(a).total_cmp(&distance(b)));
-    }
-    let mut front = Aabb::EMPTY;
-    for b in &nearest[..framed] {
-        front.merge(b);
-    }
-    let camera = Camera::frame_aabb(&front, Vec3::new(0.35, 0.3, 1.0), 0.7, target.aspect());
     // The shadow map covers the characters in view (and the ground around them), not the whole
     // crowd: fine enough to resolve their shadows, and its frustum, the light's, takes in the
     // characters just outside the view whose shadows fall into it.

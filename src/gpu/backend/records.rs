@@ -77,4 +77,33 @@ impl GpuBackend {
     pub fn resident_records(&self) -> &[InstanceRecord] {
         self.table.records()
     }
+
+    /// Writes the IK targets of the instance `record` describes (one per constraint of its rig,
+    /// [`crate::RigIk`]) into its palette block, for every later evaluation until written again.
+    /// The entries stay when the block passes to another instance: write that instance's
+    /// targets (or [`crate::IkTarget::OFF`]s) when reusing a block. Fails when the record's rig or palette range is invalid, or the targets do not fit
+    /// ([`crate::IkError`] inside [`GpuError::Eval`]).
+    pub fn set_ik_targets(
+        &mut self,
+        record: &InstanceRecord,
+        targets: &[crate::IkTarget],
+    ) -> Result<(), GpuError> {
+        self.loss.check()?;
+        self.validate_one(record)?;
+        let rig = self.library.validate(record)?;
+        let count = rig.palette_entries - rig.ik_entry_offset;
+        let mut entries = vec![Mat3x4Rows::IDENTITY; count];
+        crate::ik::encode_ik_targets(&rig.name, targets, &mut entries)
+            .map_err(|e| GpuError::Eval(e.into()))?;
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let first = record.palette_offset as u64 + rig.ik_entry_offset as u64;
+        let offset = first * size_of::<Mat3x4Rows>() as u64;
+        let buffer = self.palette.buffer();
+        capture(&self.device, || {
+            self.queue
+                .write_buffer(buffer, offset, bytemuck::cast_slice(&entries))
+        })
+    }
 }

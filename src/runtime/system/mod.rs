@@ -134,6 +134,9 @@ pub struct Animator {
     /// Next slot of the rolling check for lost `Animated` components.
     rolling: usize,
     pose: Vec<Mat3x4Rows>,
+    /// Blocks of `pose` holding IK targets (tracking slot, entity, block), cleared once the
+    /// entity no longer holds the block so its targets do not pass to the next owner.
+    ik_blocks: Vec<(u32, Entity, PaletteBlock)>,
     bounds: Vec<Aabb>,
 }
 
@@ -196,6 +199,7 @@ impl Animator {
             world_len: 0,
             rolling: 0,
             pose: Vec::new(),
+            ik_blocks: Vec::new(),
             bounds: Vec::new(),
         })
     }
@@ -345,6 +349,74 @@ impl Animator {
         self.tracked.len() - self.free_slots.len()
     }
 
+    /// Writes `entity`'s IK targets (one per constraint of its rig, [`crate::RigIk`]) into its
+    /// palette block of the CPU palette, where [`Animator::evaluate_cpu`] reads them every
+    /// frame until written again (the GPU backend's copy: [`crate::GpuBackend::set_ik_targets`]
+    /// with [`Animator::record_of`]). The entity must have been updated once; its targets are
+    /// cleared when it gives up its block (despawned, or moved to another rig).
+    pub fn set_ik_targets(
+        &mut self,
+        world: &World,
+        entity: Entity,
+        targets: &[crate::IkTarget],
+    ) -> Result<(), RuntimeError> {
+        let missing = || RuntimeError::NoSuchEntity {
+            entity: format!("{entity:?}"),
+            component: "palette block (an update with Animated)",
+        };
+        let animated = world.get::<&Animated>(entity).map_err(|_| missing())?;
+        let block = match self.tracked.get(animated.slot as usize) {
+            Some(t) if t.live && t.entity == entity => t.block,
+            _ => return Err(missing()),
+        };
+        let capacity = self.palette.capacity() as usize;
+        if self.pose.len() != capacity {
+            self.pose.resize(capacity, Mat3x4Rows::IDENTITY);
+        }
+        self.forget_stale_ik();
+        let rig = self
+            .backend
+            .rigs()
+            .get(animated.rig as usize)
+            .ok_or_else(|| RuntimeError::UnknownRig {
+                rig: format!("#{}", animated.rig),
+            })?;
+        let start = block.offset as usize + rig.ik_entry_offset();
+        let end = block.offset as usize + block.len as usize;
+        let entries = self
+            .pose
+            .get_mut(start..end)
+            .ok_or(crate::EvalError::OutputSize {
+                expected: end,
+                found: capacity,
+            })?;
+        crate::ik::encode_ik_targets(&rig.name, targets, entries)
+            .map_err(crate::EvalError::from)?;
+        let held = (animated.slot, entity, block);
+        if !self.ik_blocks.contains(&held) {
+            self.ik_blocks.push(held);
+        }
+        Ok(())
+    }
+
+    /// Resets the blocks whose IK targets belong to an entity that no longer holds them.
+    fn forget_stale_ik(&mut self) {
+        let tracked = &self.tracked;
+        let pose = &mut self.pose;
+        self.ik_blocks.retain(|&(slot, entity, block)| {
+            let held = tracked
+                .get(slot as usize)
+                .is_some_and(|t| t.live && t.entity == entity && t.block == block);
+            if !held {
+                let range = block.offset as usize..(block.offset + block.len) as usize;
+                if let Some(entries) = pose.get_mut(range) {
+                    entries.fill(Mat3x4Rows::IDENTITY);
+                }
+            }
+            held
+        });
+    }
+
     /// Evaluates this frame's records with the CPU backend: the palette (indexed by each
     /// record's `palette_offset`) and one bounding box per record ([`Animator::records`]), or
     /// per slot ([`Animator::slot_records`]) in [`Scheduling::EventDriven`] mode.
@@ -352,6 +424,9 @@ impl Animator {
         let capacity = self.palette.capacity() as usize;
         if self.pose.len() != capacity {
             self.pose.resize(capacity, Mat3x4Rows::IDENTITY);
+        }
+        if !self.ik_blocks.is_empty() {
+            self.forget_stale_ik();
         }
         let now = self.frame_time();
         // Event-driven updates hold only the updated entities' records: evaluate the slots.
