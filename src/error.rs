@@ -21,6 +21,9 @@ pub enum ImportErrorKind {
     /// The file is not valid glTF (bad JSON, bad GLB container, failed schema validation).
     #[error("invalid glTF: {0}")]
     Gltf(String),
+    /// The file is not valid FBX (ufbx could not parse it), or is named `.fbx` but is not FBX.
+    #[error("invalid FBX: {0}")]
+    Fbx(String),
     /// A buffer is missing, unreadable or shorter than its declared length.
     #[error("buffer {buffer}: {reason}")]
     Buffer {

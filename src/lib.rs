@@ -1,7 +1,7 @@
 //! # sinew
 //!
-//! Skeletal animation for crowds. glTF 2.0 rigs are baked into flat struct-of-arrays buffers;
-//! per-joint work (keyframe search, interpolation, layer blending, hierarchy propagation, skin
+//! Skeletal animation for crowds. glTF 2.0 and FBX rigs are baked into flat struct-of-arrays
+//! buffers; per-joint work (keyframe search, interpolation, layer blending, hierarchy propagation, skin
 //! matrices and animated bounds, plus morph-target weights) runs for every instance at once, in WGSL compute passes on
 //! wgpu or on the CPU evaluator that is its twin and test oracle.
 //!

@@ -1104,3 +1104,6 @@ fn inspect_reports_influences_and_cut_vertices() {
         .collect();
     assert_eq!(cuts, [0, cut as u64], "{v}");
 }
+
+#[path = "import/fbx.rs"]
+mod fbx;

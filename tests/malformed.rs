@@ -2585,6 +2585,8 @@ fn channel_without_a_target_node_is_ignored() {
 mod constructors;
 #[path = "malformed/ik.rs"]
 mod ik;
+#[path = "malformed/fbx.rs"]
+mod fbx;
 #[path = "malformed/images.rs"]
 mod images;
 #[path = "malformed/meshes.rs"]

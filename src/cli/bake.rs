@@ -7,7 +7,7 @@ use clap::Args;
 /// Arguments of `sinew bake`.
 #[derive(Debug, Args)]
 pub struct BakeArgs {
-    /// The glTF file (`.gltf` or `.glb`) to bake.
+    /// The glTF (`.gltf`, `.glb`) or FBX file to bake.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Where to write the baked rigs.

@@ -10,7 +10,7 @@ use sinew::{Channel, Rig};
 /// Arguments of `sinew inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The glTF (`.gltf`, `.glb`) or baked `.sinew` file.
+    /// The glTF (`.gltf`, `.glb`), FBX or baked `.sinew` file.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Print one JSON object (every joint with its parent, depth and node) instead of text.

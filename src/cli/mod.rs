@@ -20,7 +20,7 @@ pub type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Skeletal animation for crowds: glTF in, WGSL compute passes out.
 ///
-/// Imports glTF 2.0 rigs, bakes them into flat buffers and evaluates every character's pose on
+/// Imports glTF 2.0 and FBX rigs, bakes them into flat buffers and evaluates every character's pose on
 /// the GPU (wgpu compute) or on a CPU evaluator with the same math.
 #[derive(Debug, Parser)]
 #[command(name = "sinew", version, propagate_version = true)]
@@ -33,11 +33,11 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the skins, joint trees, meshes, clips and channels of a glTF or `.sinew` file.
+    /// Print the skins, joint trees, meshes, clips and channels of a glTF, FBX or `.sinew` file.
     Inspect(inspect::InspectArgs),
     /// Print world and skin matrices of every skin joint at given times, as JSON.
     Pose(pose::PoseArgs),
-    /// Bake a glTF file into a `.sinew` file, which loads without glTF parsing.
+    /// Bake a glTF or FBX file into a `.sinew` file, which loads without parsing either.
     Bake(bake::BakeArgs),
     /// The main job: animate a crowd for some frames, render the last, report where time went.
     Crowd(crowd::CrowdArgs),
@@ -114,7 +114,7 @@ pub fn print(text: &str) -> Result {
     }
 }
 
-/// Loads every rig of a `.sinew` file, or imports and bakes a glTF file.
+/// Loads every rig of a `.sinew` file, or imports and bakes a glTF or FBX file.
 pub fn load_rigs(file: &std::path::Path) -> Result<Vec<sinew::Rig>> {
     if file.extension().is_some_and(|e| e == "sinew") {
         return Ok(sinew::bake::file::read_file(file)?);

@@ -12,7 +12,7 @@ use super::Backend;
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("pose").required(true).args(["anim", "rest"])))]
 pub struct PoseArgs {
-    /// The glTF file (`.gltf` or `.glb`).
+    /// The glTF (`.gltf`, `.glb`) or FBX file.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Index of the animation to evaluate (0-based, in file order).

@@ -27,7 +27,7 @@ const MESH_COLORS: [[f32; 3]; 6] = [
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("pose").required(true).args(["anim", "rest"])))]
 pub struct RenderArgs {
-    /// The glTF file (`.gltf` or `.glb`); every skinned mesh and rigid part is drawn.
+    /// The glTF (`.gltf`, `.glb`) or FBX file; every skinned mesh and rigid part is drawn.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Index of the animation to pose the character with (0-based, in file order).

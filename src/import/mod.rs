@@ -1,12 +1,14 @@
-//! glTF 2.0 → raw animation data ([`RawAsset`]): node forest, skins, animations and skinned
-//! meshes, validated once with typed errors. `.gltf` (external or data-URI buffers) and `.glb`,
-//! including `KHR_mesh_quantization` attributes and `EXT_meshopt_compression` buffer views.
+//! glTF 2.0 and FBX → raw animation data ([`RawAsset`]): node forest, skins, animations and
+//! skinned meshes, validated once with typed errors. `.gltf` (external or data-URI buffers) and
+//! `.glb`, including `KHR_mesh_quantization` attributes and `EXT_meshopt_compression` buffer
+//! views; FBX (binary or ASCII, through ufbx, see [`fbx`]). The format is recognised by content.
 
 mod accessor;
 mod accessor_rules;
 mod animations;
 mod document;
 mod extensions;
+pub mod fbx;
 mod mesh_rules;
 mod meshes;
 mod meshopt;
@@ -26,22 +28,40 @@ pub use raw::{
 
 use crate::error::{ImportError, ImportErrorKind};
 
-/// Imports a `.gltf` or `.glb` file from disk. External buffers resolve relative to its folder.
+/// Imports a glTF (`.gltf`, `.glb`) or FBX file from disk, recognised by its content. External
+/// glTF buffers resolve relative to its folder. A file named `.fbx` that is not FBX is an
+/// [`ImportErrorKind::Fbx`] error.
 pub fn import_file(path: impl AsRef<Path>) -> Result<RawAsset, ImportError> {
     let path = path.as_ref();
     let file = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| ImportError::new(&file, ImportErrorKind::Io(e.to_string())))?;
+    let named_fbx = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
+    if named_fbx && !fbx::is_fbx(&bytes) {
+        return Err(ImportError::new(
+            &file,
+            ImportErrorKind::Fbx(
+                "named .fbx but has neither the binary FBX magic nor an ASCII FBX header".into(),
+            ),
+        ));
+    }
     import_bytes(&bytes, &file, path.parent())
 }
 
-/// Imports glTF from memory. `name` labels errors; `base` resolves external buffer URIs (none:
-/// only embedded and data-URI buffers load).
+/// Imports glTF or FBX from memory, recognised by content (see [`fbx::is_fbx`]). `name` labels
+/// errors; `base` resolves external glTF buffer URIs (none: only embedded and data-URI buffers
+/// load).
 pub fn import_bytes(
     bytes: &[u8],
     name: &str,
     base: Option<&Path>,
 ) -> Result<RawAsset, ImportError> {
+    if fbx::is_fbx(bytes) {
+        return fbx::import_fbx(bytes, name);
+    }
     let fail = |kind| ImportError::new(name, kind);
     let document::Loaded {
         document,

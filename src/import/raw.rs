@@ -1,5 +1,6 @@
-//! Editable animation data as imported, before baking: glTF's node graph, skins, animations and
-//! skinned meshes in plain Rust types. Validated once by the importer; the baker trusts it.
+//! Editable animation data as imported, before baking: a glTF or FBX file's node graph, skins,
+//! animations and skinned meshes in plain Rust types. Validated once by the importer; the baker
+//! trusts it.
 
 use glam::{Mat4, Vec4};
 
@@ -11,11 +12,11 @@ use crate::math::Sqt;
 pub struct RawAsset {
     /// The file it came from, for error messages.
     pub file: String,
-    /// Every node of the file, in glTF index order.
+    /// Every node of the file, in glTF index order (FBX: ufbx's order, its scene root first).
     pub nodes: Vec<RawNode>,
-    /// Every skin, in glTF index order.
+    /// Every skin, in glTF index order (FBX: one per skin deformer).
     pub skins: Vec<RawSkin>,
-    /// Every animation, in glTF index order.
+    /// Every animation, in glTF index order (FBX: one per animation stack).
     pub clips: Vec<RawClip>,
     /// Every skinned primitive, grouped per skinned mesh node.
     pub meshes: Vec<RawMesh>,

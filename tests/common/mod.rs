@@ -366,3 +366,10 @@ pub fn fuzz_corpus(target: &str) -> Vec<(String, Vec<u8>)> {
 pub fn eight<T: Copy + Default>(four: [T; 4]) -> [T; 8] {
     std::array::from_fn(|k| four.get(k).copied().unwrap_or_default())
 }
+
+/// How far an FBX conversion of a rig may pose away from its glTF original (joint positions,
+/// skin matrices, skinned vertices), relative to the rig's size: the FBX file stores keys and
+/// bind matrices in single precision, and its bones are re-oriented.
+pub fn fbx_tolerance(size: f32) -> f32 {
+    1e-4 * size.max(1.0)
+}

@@ -330,7 +330,7 @@ pub struct CrowdArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub frames: u32,
-    /// The rig to animate: a glTF or `.sinew` file (its first skin with a mesh) [default: the
+    /// The rig to animate: a glTF, FBX or `.sinew` file (its first skin with a mesh) [default: the
     /// built-in assets/humanoid.glb].
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
@@ -570,7 +570,7 @@ impl CrowdArgs {
     }
 }
 
-/// The first rig with meshes of `model` (a glTF or `.sinew` file), or the built-in humanoid.
+/// The first rig with meshes of `model` (a glTF, FBX or `.sinew` file), or the built-in humanoid.
 fn load_rig(model: Option<&Path>) -> crate::cli::Result<Rig> {
     let rigs = match model {
         None => {
