@@ -2389,3 +2389,6 @@ fn wrapping_errors_expose_their_cause_as_source() {
     let gpu = sinew::GpuError::from(cause.clone());
     assert_eq!(gpu.to_string(), cause.to_string(), "transparent");
 }
+
+#[path = "runtime/snapshot.rs"]
+mod snapshot;

@@ -29,12 +29,15 @@ mod animate;
 mod event_driven;
 mod per_frame;
 mod records;
+mod state;
 
 use std::sync::Mutex;
 
 use hecs::{Entity, World};
 
+pub(crate) use self::event_driven::Scheduled;
 pub use self::records::{EPOCH_SPAN, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE};
+pub(crate) use self::state::AnimatorState;
 use super::RuntimeError;
 use super::attachment::Attachment;
 use super::events::{ClipEvents, Event, EventQueue};
