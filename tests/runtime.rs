@@ -2390,5 +2390,7 @@ fn wrapping_errors_expose_their_cause_as_source() {
     assert_eq!(gpu.to_string(), cause.to_string(), "transparent");
 }
 
+#[path = "runtime/pace.rs"]
+mod pace;
 #[path = "runtime/snapshot.rs"]
 mod snapshot;

@@ -159,7 +159,11 @@ pub(super) fn animate(
                 }
                 let mut layer_record = clock_of(layer.to_layer().to_record(), &step, now);
                 // A weight fade in progress goes into the record as a linear ramp.
-                if let Some((target, rate)) = layer.ramp().map(|(t, r)| (t, r * pace)) {
+                if let Some((target, rate)) = layer
+                    .ramp()
+                    .map(|(t, r)| (t, r * pace))
+                    .filter(|&(_, r)| r > 0.0)
+                {
                     let span = (target - layer.weight).abs();
                     if span > 0.0 {
                         layer_record = LayerRecord {
