@@ -2390,6 +2390,8 @@ fn wrapping_errors_expose_their_cause_as_source() {
     assert_eq!(gpu.to_string(), cause.to_string(), "transparent");
 }
 
+#[path = "runtime/content.rs"]
+mod content;
 #[path = "runtime/pace.rs"]
 mod pace;
 #[path = "runtime/snapshot.rs"]

@@ -30,6 +30,15 @@ pub enum RuntimeError {
         /// The disagreement.
         reason: String,
     },
+    /// A replacement rig ([`crate::runtime::Animator::replace_rig`]) that would change what
+    /// the rig's entities play.
+    #[error("rig {rig} cannot be replaced: {reason}")]
+    IncompatibleRig {
+        /// The rig's name.
+        rig: String,
+        /// What differs.
+        reason: String,
+    },
     /// A clip whose duration is zero, negative or not finite: it cannot be looped or timed.
     #[error("clip {clip:?} of rig {rig} has zero length")]
     ZeroLengthClip {

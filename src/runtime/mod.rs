@@ -32,6 +32,7 @@
 
 mod attachment;
 mod blend_space;
+mod content;
 mod error;
 mod events;
 mod layers;

@@ -40,7 +40,7 @@ pub use self::records::{EPOCH_SPAN, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERAN
 pub(crate) use self::state::AnimatorState;
 use super::RuntimeError;
 use super::attachment::Attachment;
-use super::events::{ClipEvents, Event, EventQueue};
+use super::events::{Event, EventQueue};
 use super::playback::Playback;
 use super::registry::{MaskEntry, NamedSpace, RigData, no_entity};
 use super::schedule::{Schedule, Scheduling};
@@ -147,25 +147,7 @@ impl Animator {
     pub fn new(rigs: Vec<Rig>) -> Result<Self, RuntimeError> {
         let mut data = Vec::with_capacity(rigs.len());
         for rig in &rigs {
-            rig.check_parts()
-                .map_err(|reason| RuntimeError::InvalidRig {
-                    rig: rig.name.clone(),
-                    reason,
-                })?;
-            let durations: Vec<f32> = rig.clips.clips().iter().map(|c| c.duration).collect();
-            let usable = |d: f32| d > 0.0 && d.is_finite();
-            if let Some(c) = rig.clips.clips().iter().find(|c| !usable(c.duration)) {
-                return Err(RuntimeError::ZeroLengthClip {
-                    rig: rig.name.clone(),
-                    clip: c.name.clone(),
-                });
-            }
-            data.push(RigData {
-                events: vec![ClipEvents::default(); durations.len()],
-                durations,
-                spaces: Vec::new(),
-                root_frames: crate::cpu::RootFrame::table(rig),
-            });
+            data.push(super::content::rig_data(rig)?);
         }
         Ok(Self {
             backend: CpuBackend::new(rigs, Vec::new())?,
