@@ -196,9 +196,11 @@ impl Animator {
 
     /// Restores `snapshot` onto this animator and `world`: the animator's state is replaced,
     /// and each saved entity gets its saved animation components (replacing its own; its
-    /// other components stay), spawned with its saved id where `world` does not have it.
-    /// Entities not in the snapshot are left as they are. Everything is checked before
-    /// anything changes.
+    /// other components stay), spawned with its saved id where `world` does not have it
+    /// (`hecs::World::spawn_at`: an entity holding that id under another generation is
+    /// replaced). Entities not in the snapshot are left as they are. Restored into an empty
+    /// world, the entities come back in their saved order, so updates visit them as before.
+    /// Everything is checked before anything changes.
     pub fn restore_state(
         &mut self,
         world: &mut World,
