@@ -2283,7 +2283,7 @@ fn rigs_and_clips_added_at_run_time_evaluate_like_the_cpu() {
         world.spawn((Animated::new(0), Transform::IDENTITY, Playback::new(clip)));
     }
     let mut backend = GpuBackend::new(ctx, animator.rigs(), animator.masks()).unwrap();
-    let mut step = |animator: &mut Animator, world: &mut hecs::World, backend: &mut GpuBackend| {
+    let step = |animator: &mut Animator, world: &mut hecs::World, backend: &mut GpuBackend| {
         animator.update(world, 1.0 / 30.0).unwrap();
         backend
             .reserve_palette(animator.palette().capacity())

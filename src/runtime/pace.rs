@@ -42,10 +42,10 @@ impl Pace {
     /// The factor the entity's time step is scaled by: 0 while paused (or for a speed that is
     /// negative or not a number), the speed otherwise.
     pub fn rate(&self) -> f32 {
-        if self.paused || !(self.speed > 0.0) {
-            0.0
-        } else {
+        if !self.paused && self.speed > 0.0 {
             self.speed
+        } else {
+            0.0
         }
     }
 }

@@ -140,7 +140,7 @@ fn script(a: &mut Animator, world: &mut World, cast: &[Entity], frame: usize) {
     let mut rng = Rng(0x5ca1_ab1e ^ frame as u64);
     let pick = rng.next();
     let clips = ["idle", "walk", "run", "turn"];
-    if frame % 23 == 0 {
+    if frame.is_multiple_of(23) {
         let speed = [0.0, 1.2, 2.5, 3.5][(pick % 4) as usize];
         let e = cast[(pick / 4 % 2) as usize];
         a.set_parameter(world, e, "speed", Value::Float(speed))
@@ -398,7 +398,8 @@ fn component<'a>(v: &'a mut serde_json::Value, name: &str) -> &'a mut serde_json
 fn damaged_snapshots_are_typed_errors_naming_what_is_wrong() {
     let (value, _, _) = saved_value();
     let text = value.to_string();
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "truncated",
             Box::new(|_| {}),

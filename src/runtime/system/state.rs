@@ -245,7 +245,7 @@ impl Animator {
     /// Records from their words, each empty or of an existing rig with at most
     /// [`MAX_LAYERS`] layers.
     fn records_from(&self, words: &[u32], what: &str) -> Result<Vec<InstanceRecord>, String> {
-        if words.len() % RECORD_WORDS != 0 {
+        if !words.len().is_multiple_of(RECORD_WORDS) {
             return Err(format!(
                 "{what}: {} words is not a whole number of {RECORD_WORDS}-word records",
                 words.len()
