@@ -4,7 +4,8 @@
 //! animated entity its components — clocks (time, speed, pause and the `f64` positions they
 //! accumulate in), cross-fades in flight, the state machine's current state, transition,
 //! state time and parameter values (pending triggers included), layers and their weight
-//! fades, root-motion accumulators and its [`Pace`].
+//! fades, root-motion accumulators and its [`Pace`]; and every [`Attachment`] (with the
+//! transform of an attached entity that is not animated).
 //!
 //! Restoring onto an animator with the same configuration (rigs, masks, blend spaces, state
 //! machines and events registered in the same order) continues every entity bitwise
@@ -18,9 +19,11 @@
 //! naming what is wrong (the field it fails at, or the entity and table that contradict the
 //! configuration or each other); a refused snapshot changes nothing.
 
+use glam::{Affine3A, Quat, Vec3};
 use hecs::{Component, Entity, EntityBuilder, World};
 
 use super::RuntimeError;
+use super::attachment::Attachment;
 use super::layers::Layers;
 use super::pace::Pace;
 use super::playback::Playback;
@@ -42,6 +45,26 @@ pub struct RuntimeSnapshot {
     version: u32,
     animator: AnimatorState,
     entities: Vec<EntityState>,
+    /// Every [`Attachment`] in the world, animated entities' included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    attachments: Vec<AttachmentState>,
+}
+
+/// One entity's [`Attachment`] and, for an entity that is not animated, its [`Transform`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct AttachmentState {
+    /// `hecs::Entity::to_bits` of the attached entity.
+    entity: u64,
+    /// And of the entity it follows.
+    target: u64,
+    /// The joint followed, by name.
+    joint: String,
+    offset_translation: Vec3,
+    offset_rotation: Quat,
+    /// The world matrix of the last update.
+    world: Affine3A,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    transform: Option<Transform>,
 }
 
 /// One animated entity's components.
@@ -187,10 +210,24 @@ impl Animator {
                 pace: pace.copied(),
             });
         }
+        let attachments = world
+            .query::<(Entity, &Attachment, Option<&Transform>, Option<&Animated>)>()
+            .iter()
+            .map(|(entity, a, transform, animated)| AttachmentState {
+                entity: entity.to_bits().get(),
+                target: a.target.to_bits().get(),
+                joint: a.joint.clone(),
+                offset_translation: a.offset_translation,
+                offset_rotation: a.offset_rotation,
+                world: a.world(),
+                transform: transform.copied().filter(|_| animated.is_none()),
+            })
+            .collect();
         Ok(RuntimeSnapshot {
             version: SNAPSHOT_VERSION,
             animator: self.runtime_state(),
             entities,
+            attachments,
         })
     }
 
@@ -217,8 +254,30 @@ impl Animator {
             .iter()
             .map(|e| self.check_entity(e))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut attachments = snapshot
+            .attachments
+            .iter()
+            .map(|s| {
+                let id = |bits: u64| {
+                    Entity::from_bits(bits).ok_or_else(|| RuntimeError::BadSnapshot {
+                        reason: format!("attachment: {bits} is not an entity id"),
+                    })
+                };
+                let attachment = Attachment::new(id(s.target)?, &s.joint)
+                    .with_offset(s.offset_translation, s.offset_rotation)
+                    .with_world(s.world);
+                Ok((id(s.entity)?, Some(attachment), s.transform))
+            })
+            .collect::<Result<Vec<_>, RuntimeError>>()?;
         self.set_runtime_state(&snapshot.animator)
             .map_err(|reason| RuntimeError::BadSnapshot { reason })?;
+        // An animated entity's attachment goes with its other components.
+        let mut attachment_of = |entity: Entity| {
+            attachments
+                .iter_mut()
+                .find(|(e, a, _)| *e == entity && a.is_some())
+                .and_then(|(_, a, _)| a.take())
+        };
         for r in restored {
             let s = r.state;
             if world.contains(r.entity) {
@@ -231,6 +290,9 @@ impl Animator {
                 put(world, r.entity, s.layers);
                 put(world, r.entity, s.root_motion);
                 put(world, r.entity, s.pace);
+                if let Some(a) = attachment_of(r.entity) {
+                    put(world, r.entity, Some(a));
+                }
             } else {
                 let mut b = EntityBuilder::new();
                 b.add(r.animated);
@@ -244,7 +306,25 @@ impl Animator {
                 add(&mut b, s.layers);
                 add(&mut b, s.root_motion);
                 add(&mut b, s.pace);
+                add(&mut b, attachment_of(r.entity));
                 world.spawn_at(r.entity, b.build());
+            }
+        }
+        // Then the attachments of entities that are not animated.
+        for (entity, attachment, transform) in attachments {
+            let Some(attachment) = attachment else {
+                continue;
+            };
+            if world.contains(entity) {
+                put(world, entity, Some(attachment));
+                if transform.is_some() {
+                    put(world, entity, transform);
+                }
+            } else {
+                let mut b = EntityBuilder::new();
+                b.add(attachment);
+                add(&mut b, transform);
+                world.spawn_at(entity, b.build());
             }
         }
         Ok(())

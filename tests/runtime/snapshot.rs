@@ -121,6 +121,14 @@ fn spawn_cast(a: &Animator, world: &mut World) -> Vec<Entity> {
         Transform::IDENTITY,
         a.blend_space_fade(0, space, Vec2::new(1.5, 0.0)).unwrap(),
     )));
+    // An animated entity attached to the walker's arm, and a prop on a state machine's chest.
+    cast.push(world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.playback(0, "idle").unwrap(),
+        Attachment::new(cast[3], "Arm").with_offset(Vec3::X, Quat::from_rotation_z(0.3)),
+    )));
+    cast.push(world.spawn((Transform::IDENTITY, Attachment::new(cast[1], "Chest"))));
     cast
 }
 
@@ -132,6 +140,8 @@ struct Frame {
     entities: Vec<Entity>,
     changed: Vec<u32>,
     events: Vec<(Entity, String, u32)>,
+    /// Transforms of the attached entities.
+    attached: Vec<(Entity, Transform)>,
 }
 
 /// The script's changes before update `frame`, the same in every run: parameter changes,
@@ -181,7 +191,13 @@ fn script(a: &mut Animator, world: &mut World, cast: &[Entity], frame: usize) {
     }
 }
 
-fn frame_of(a: &mut Animator) -> Frame {
+fn frame_of(a: &mut Animator, world: &World) -> Frame {
+    let mut attached: Vec<(Entity, Transform)> = world
+        .query::<(Entity, &Attachment, &Transform)>()
+        .iter()
+        .map(|(e, _, t)| (e, *t))
+        .collect();
+    attached.sort_by_key(|(e, _)| e.to_bits());
     let events = a
         .drain_events()
         .map(|e| (e.entity, e.name.to_string(), e.clip))
@@ -192,6 +208,7 @@ fn frame_of(a: &mut Animator) -> Frame {
         entities: a.record_entities().to_vec(),
         changed: a.changed_slots().to_vec(),
         events,
+        attached,
     }
 }
 
@@ -215,7 +232,7 @@ fn play(
             let snapshot = a.save_state(world).unwrap();
             return (frames, Some(snapshot.to_json().unwrap()));
         }
-        frames.push(frame_of(a));
+        frames.push(frame_of(a, world));
     }
     (frames, None)
 }
@@ -249,9 +266,13 @@ fn restored_run_matches(scheduling: Scheduling) {
         let mut restored = World::new();
         let snapshot = RuntimeSnapshot::from_json(&json).unwrap();
         assert_eq!(snapshot.version(), SNAPSHOT_VERSION);
-        assert_eq!(snapshot.entity_count(), cast.len());
+        assert_eq!(
+            snapshot.entity_count(),
+            cast.len() - 1,
+            "the prop is not animated"
+        );
         b.restore_state(&mut restored, &snapshot).unwrap();
-        let mut frames = vec![frame_of(&mut b)];
+        let mut frames = vec![frame_of(&mut b, &restored)];
         let (after, _) = play(&mut b, &mut restored, &cast, at + 1, None);
         frames.extend(after);
         for (i, (got, want)) in frames.iter().zip(&reference[at..]).enumerate() {
@@ -296,7 +317,7 @@ fn snapshot_restores_onto_the_live_world_in_place() {
     let reference: Vec<Frame> = (0..100)
         .map(|_| {
             a.update(&mut world, DT).unwrap();
-            frame_of(&mut a)
+            frame_of(&mut a, &world)
         })
         .collect();
     // Back to frame 200 on the same world: every entity continues as it did.
@@ -304,7 +325,11 @@ fn snapshot_restores_onto_the_live_world_in_place() {
     let _ = a.drain_events().count();
     for (i, want) in reference.iter().enumerate() {
         a.update(&mut world, DT).unwrap();
-        assert_eq!(&frame_of(&mut a), want, "frame {i} after the restore");
+        assert_eq!(
+            &frame_of(&mut a, &world),
+            want,
+            "frame {i} after the restore"
+        );
     }
 }
 
@@ -436,6 +461,11 @@ fn damaged_snapshots_are_typed_errors_naming_what_is_wrong() {
             "7 is not an entity id",
         ),
         (
+            "attachment target",
+            Box::new(|v| v["attachments"][0]["target"] = serde_json::json!(3)),
+            "attachment: 3 is not an entity id",
+        ),
+        (
             "root joint",
             Box::new(|v| component(v, "root_motion")["joint"] = serde_json::json!(900)),
             "joint #900",
@@ -500,6 +530,6 @@ fn a_refused_snapshot_changes_nothing() {
     for _ in 0..30 {
         a.update(&mut world, DT).unwrap();
         twin.update(&mut twin_world, DT).unwrap();
-        assert_eq!(frame_of(&mut a), frame_of(&mut twin));
+        assert_eq!(frame_of(&mut a, &world), frame_of(&mut twin, &twin_world));
     }
 }
