@@ -609,6 +609,16 @@ pub enum GpuError {
         /// Its length in entries.
         len: u32,
     },
+    /// New rigs for [`crate::GpuBackend::update_rigs`] that would change what the uploaded
+    /// ones evaluate: fewer rigs, or a rig with other joints, palette entries or inverse binds,
+    /// or fewer clips.
+    #[error("rig {rig} cannot replace the uploaded one: {reason}")]
+    IncompatibleRig {
+        /// Rig index.
+        rig: usize,
+        /// What differs.
+        reason: String,
+    },
     /// An inverse bind matrix cannot be inverted, so the model matrix of its joint cannot be
     /// recovered from the palette.
     #[error("rig {rig} joint {joint}: inverse bind matrix is singular")]

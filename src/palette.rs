@@ -3,7 +3,7 @@
 //! palette grows on demand without moving existing blocks.
 
 /// A contiguous range of palette entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct PaletteBlock {
     /// First entry.
     pub offset: u32,
@@ -20,7 +20,7 @@ impl PaletteBlock {
 
 /// Hands out and takes back [`PaletteBlock`]s. Pure bookkeeping: the owner of the actual buffer
 /// grows it to [`PaletteAllocator::capacity`] when that changes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PaletteAllocator {
     /// Free ranges, sorted by offset, never adjacent (always coalesced).
     free: Vec<PaletteBlock>,
@@ -95,6 +95,60 @@ impl PaletteAllocator {
         self.capacity = new_capacity;
         self.insert_free(added);
         self.allocate(len)
+    }
+
+    /// Whether `block` is one live allocation.
+    pub fn is_live(&self, block: PaletteBlock) -> bool {
+        self.live.get(&block.offset) == Some(&block.len)
+    }
+
+    /// Checks that the bookkeeping is consistent (free ranges sorted, coalesced and inside the
+    /// capacity, live blocks inside it and overlapping neither each other nor a free range, the
+    /// used count their sum), as it always is unless it was read from a damaged document.
+    pub fn check(&self) -> Result<(), String> {
+        let mut ranges: Vec<(PaletteBlock, bool)> = self.free.iter().map(|&b| (b, true)).collect();
+        ranges.extend(
+            self.live
+                .iter()
+                .map(|(&offset, &len)| (PaletteBlock { offset, len }, false)),
+        );
+        ranges.sort_by_key(|(b, _)| b.offset);
+        let mut end = 0u32;
+        let mut used = 0u64;
+        let mut last_free = None;
+        for (b, free) in ranges {
+            if b.len == 0
+                || b.offset < end
+                || b.end() > self.capacity
+                || b.offset.checked_add(b.len).is_none()
+            {
+                return Err(format!(
+                    "palette block {}+{} overlaps another or lies outside the capacity {}",
+                    b.offset, b.len, self.capacity
+                ));
+            }
+            if free && last_free == Some(b.offset) {
+                return Err(format!(
+                    "free palette ranges at {} are not coalesced",
+                    b.offset
+                ));
+            }
+            if !free {
+                used += u64::from(b.len);
+            }
+            last_free = free.then_some(b.end());
+            end = b.end();
+        }
+        if !self.free.is_sorted_by_key(|b| b.offset) {
+            return Err("free palette ranges are not sorted".to_string());
+        }
+        if used != u64::from(self.used) {
+            return Err(format!(
+                "palette counts {} entries used, its blocks hold {used}",
+                self.used
+            ));
+        }
+        Ok(())
     }
 
     /// Returns a block. A block that is not exactly one live allocation (freed twice, forged,

@@ -2334,3 +2334,76 @@ fn pose_command_prints_the_same_morph_weights_on_both_backends() {
         }
     }
 }
+
+/// Content added while records are resident: a clip appended to a playing rig and a new rig,
+/// uploaded with `update_rigs`, evaluate like the CPU; the records from before keep playing;
+/// rigs that would change the uploaded ones are refused.
+#[test]
+fn rigs_and_clips_added_at_run_time_evaluate_like_the_cpu() {
+    use sinew::runtime::{Animated, Animator, Playback, Transform};
+    let Some(ctx) = gpu() else { return };
+    let mut animator = Animator::new(vec![chain_rig(8)]).unwrap();
+    let mut world = hecs::World::new();
+    for clip in 0..3 {
+        world.spawn((Animated::new(0), Transform::IDENTITY, Playback::new(clip)));
+    }
+    let mut backend = GpuBackend::new(ctx, animator.rigs(), animator.masks()).unwrap();
+    let step = |animator: &mut Animator, world: &mut hecs::World, backend: &mut GpuBackend| {
+        animator.update(world, 1.0 / 30.0).unwrap();
+        backend
+            .reserve_palette(animator.palette().capacity())
+            .unwrap();
+        for &slot in animator.changed_slots() {
+            backend
+                .set_record(slot, &animator.slot_records()[slot as usize])
+                .unwrap();
+        }
+        let now = animator.frame_time();
+        backend.evaluate_resident(now).unwrap();
+        let records = animator.slot_records().to_vec();
+        assert_evaluated_matches_cpu(
+            backend,
+            animator.rigs(),
+            animator.masks(),
+            &records,
+            now,
+            &|i| format!("slot {i} at {now}"),
+        );
+    };
+    for _ in 0..5 {
+        step(&mut animator, &mut world, &mut backend);
+    }
+    // Content streams in: a clip with half of the linear clip's tracks, and another rig.
+    let mut half = animator.rigs()[0].clips.to_raw_clips()[0].clone();
+    half.name = "half".to_string();
+    half.tracks = half.tracks.into_iter().step_by(2).collect();
+    let added = animator.add_clips(0, &[half]).unwrap();
+    let fan = animator.add_rig(fan_rig(5)).unwrap();
+    backend
+        .update_rigs(animator.rigs(), animator.masks())
+        .unwrap();
+    world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        Playback::new(added.start),
+    ));
+    world.spawn((Animated::new(fan), Transform::IDENTITY, Playback::new(2)));
+    for _ in 0..6 {
+        step(&mut animator, &mut world, &mut backend);
+    }
+    assert_eq!(animator.slot_records().len(), 5);
+    // Fewer rigs, or another rig in place of an uploaded one, are refused.
+    let e = backend.update_rigs(&animator.rigs()[..1], &[]).unwrap_err();
+    assert!(
+        matches!(e, sinew::GpuError::IncompatibleRig { rig: 1, .. }),
+        "{e}"
+    );
+    let swapped = [fan_rig(5), chain_rig(8)];
+    let e = backend.update_rigs(&swapped, &[]).unwrap_err();
+    assert!(
+        matches!(e, sinew::GpuError::IncompatibleRig { rig: 0, .. }),
+        "{e}"
+    );
+    // Still evaluating what was uploaded.
+    step(&mut animator, &mut world, &mut backend);
+}

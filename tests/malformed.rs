@@ -2583,10 +2583,10 @@ fn channel_without_a_target_node_is_ignored() {
 
 #[path = "malformed/constructors.rs"]
 mod constructors;
-#[path = "malformed/ik.rs"]
-mod ik;
 #[path = "malformed/fbx.rs"]
 mod fbx;
+#[path = "malformed/ik.rs"]
+mod ik;
 #[path = "malformed/images.rs"]
 mod images;
 #[path = "malformed/meshes.rs"]

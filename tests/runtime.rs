@@ -2394,5 +2394,11 @@ fn wrapping_errors_expose_their_cause_as_source() {
 // Poses: clips of duration 0 (in a file of their own, sharing the fixtures above).
 // ---------------------------------------------------------------------------------------------
 
+#[path = "runtime/content.rs"]
+mod content;
+#[path = "runtime/pace.rs"]
+mod pace;
 #[path = "runtime/poses.rs"]
 mod poses;
+#[path = "runtime/snapshot.rs"]
+mod snapshot;

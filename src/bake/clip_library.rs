@@ -187,6 +187,54 @@ impl ClipLibrary {
         Vec4::from_array(self.values[i])
     }
 
+    /// Whether clip `clip` holds exactly the keys of clip `theirs` of `other`: the same name,
+    /// duration, and per joint and channel (and morph weight chunk) the same interpolation,
+    /// key times and values. Missing clips compare unequal.
+    pub fn same_clip(&self, clip: usize, other: &ClipLibrary, theirs: usize) -> bool {
+        fn tracks(lib: &ClipLibrary, c: usize) -> Option<&[TrackDesc]> {
+            let n = lib.joint_count as usize * 3;
+            lib.tracks.get(c * n..(c + 1) * n)
+        }
+        fn weights(lib: &ClipLibrary, c: usize) -> Option<&[TrackDesc]> {
+            let n = lib.weight_chunks as usize;
+            lib.weight_tracks.get(c * n..(c + 1) * n)
+        }
+        type Keys<'a> = (u32, Option<&'a [f32]>, Option<&'a [[f32; 4]]>);
+        fn keys<'a>(lib: &'a ClipLibrary, d: &TrackDesc) -> Keys<'a> {
+            let per_key = if d.interpolation == Interpolation::CubicSpline as u32 {
+                3
+            } else {
+                1
+            };
+            let (t, v, n) = (
+                d.time_offset as usize,
+                d.value_offset as usize,
+                d.key_count as usize,
+            );
+            (
+                d.interpolation,
+                lib.times.get(t..t + n),
+                lib.values.get(v..v + n * per_key),
+            )
+        }
+        let same = |a: Option<&[TrackDesc]>, b: Option<&[TrackDesc]>| match (a, b) {
+            (Some(a), Some(b)) => {
+                a.len() == b.len()
+                    && a.iter().zip(b).all(|(x, y)| {
+                        let (x, y) = (keys(self, x), keys(other, y));
+                        x.1.is_some() && x.2.is_some() && x == y
+                    })
+            }
+            _ => false,
+        };
+        self.clips.get(clip).is_some()
+            && self.clips.get(clip) == other.clips.get(theirs)
+            && self.joint_count == other.joint_count
+            && self.weight_chunks == other.weight_chunks
+            && same(tracks(self, clip), tracks(other, theirs))
+            && same(weights(self, clip), weights(other, theirs))
+    }
+
     /// Whether `clip` animates `channel` of `joint` from its own keys (not the rest fallback).
     pub fn is_animated(&self, clip: usize, joint: usize, channel: Channel) -> bool {
         self.track(clip, joint, channel).time_offset != 0

@@ -307,6 +307,32 @@ impl CpuBackend {
         &self.masks
     }
 
+    /// Adds `rig` after the others (its parts checked first) and returns its index.
+    pub fn add_rig(&mut self, rig: Rig) -> Result<u32, EvalError> {
+        check_rigs(std::slice::from_ref(&rig)).map_err(|e| match e {
+            EvalError::InvalidRig { name, reason, .. } => EvalError::InvalidRig {
+                rig: self.rigs.len(),
+                name,
+                reason,
+            },
+            other => other,
+        })?;
+        self.rigs.push(rig);
+        Ok((self.rigs.len() - 1) as u32)
+    }
+
+    /// Replaces rig `index` by `rig` (whose parts the caller has checked, and which evaluates
+    /// every record of the old one); `false` when there is no rig `index`.
+    pub(crate) fn set_rig(&mut self, index: u32, rig: Rig) -> bool {
+        match self.rigs.get_mut(index as usize) {
+            Some(old) => {
+                *old = rig;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Adds a mask and returns its index.
     pub fn add_mask(&mut self, mask: JointMask) -> u32 {
         self.masks.push(mask);

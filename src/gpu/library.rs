@@ -280,6 +280,11 @@ impl GpuLibrary {
         &self.rigs
     }
 
+    /// Number of uploaded masks.
+    pub fn mask_count(&self) -> usize {
+        self.mask_lengths.len()
+    }
+
     /// Bytes of storage the library occupies.
     pub fn bytes(&self) -> u64 {
         self.bytes

@@ -53,6 +53,12 @@ impl Attachment {
         self
     }
 
+    /// The same attachment with `world` as its last computed world matrix (a restored one).
+    pub(crate) fn with_world(mut self, world: Affine3A) -> Self {
+        self.world = world;
+        self
+    }
+
     /// The world matrix computed in the last update (exact, including any shear the joint's
     /// matrix has; the entity's [`crate::runtime::Transform`] holds its decomposition).
     pub fn world(&self) -> Affine3A {

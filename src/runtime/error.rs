@@ -30,6 +30,15 @@ pub enum RuntimeError {
         /// The disagreement.
         reason: String,
     },
+    /// A replacement rig ([`crate::runtime::Animator::replace_rig`]) that would change what
+    /// the rig's entities play.
+    #[error("rig {rig} cannot be replaced: {reason}")]
+    IncompatibleRig {
+        /// The rig's name.
+        rig: String,
+        /// What differs.
+        reason: String,
+    },
     /// A clip whose duration is negative or not finite: it cannot be timed. (A duration of 0
     /// is a pose, which plays as a constant.)
     #[error("clip {clip:?} of rig {rig} has duration {duration}, which is negative or not finite")]
@@ -154,6 +163,23 @@ pub enum RuntimeError {
     /// The palette would outgrow `u32` entries.
     #[error("the palette would exceed u32::MAX entries")]
     PaletteFull,
+    /// A runtime snapshot of a format version this build does not read.
+    #[error(
+        "runtime snapshot version {found} is not supported (this build reads version {supported})"
+    )]
+    SnapshotVersion {
+        /// The version the document declares.
+        found: u64,
+        /// The version this build reads and writes.
+        supported: u32,
+    },
+    /// A runtime snapshot that is well-formed JSON but cannot be restored: its contents
+    /// contradict each other or the animator's configuration.
+    #[error("runtime snapshot: {reason}")]
+    BadSnapshot {
+        /// What is wrong, naming the entity or table.
+        reason: String,
+    },
     /// Saved configuration text that is not valid (bad JSON or a shape that does not match).
     #[error("cannot read configuration: {reason}")]
     Parse {

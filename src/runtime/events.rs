@@ -125,6 +125,28 @@ impl EventQueue {
         self.fired.len()
     }
 
+    /// The queued events, in the order they fired, without removing them.
+    pub fn iter(&self) -> impl Iterator<Item = Event<'_>> {
+        self.fired.iter().map(|f| Event {
+            entity: f.entity,
+            name: self.name(f.name),
+            clip: f.clip,
+        })
+    }
+
+    /// Replaces the queued events by `events` (`(entity, name, clip)`, in firing order).
+    pub fn replace(&mut self, events: &[(Entity, String, u32)]) {
+        self.fired.clear();
+        for (entity, name, clip) in events {
+            let name = self.intern(name);
+            self.fired.push(Fired {
+                entity: *entity,
+                name,
+                clip: *clip,
+            });
+        }
+    }
+
     /// Empties the queue, yielding its events in the order they fired.
     pub fn drain(&mut self) -> impl Iterator<Item = Event<'_>> {
         let names = &self.names;

@@ -84,7 +84,7 @@ impl MaskSpec {
 }
 
 /// One clip layer above the base.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClipLayer {
     /// The clip and its clock.
     pub playback: Playback,
@@ -209,9 +209,10 @@ impl ClipLayer {
 }
 
 /// The extra layers of an entity, bottom first, stored inline.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Layers {
     layers: [ClipLayer; MAX_EXTRA_LAYERS],
+    #[serde(deserialize_with = "super::snapshot::at_most::<_, _, MAX_EXTRA_LAYERS>")]
     len: usize,
 }
 

@@ -32,16 +32,19 @@
 
 mod attachment;
 mod blend_space;
+mod content;
 mod error;
 mod events;
 mod layers;
 mod motion;
+mod pace;
 mod parameters;
 mod persistence;
 mod playback;
 mod registry;
 mod root_motion;
 mod schedule;
+mod snapshot;
 mod state_machine;
 mod system;
 mod transform;
@@ -55,6 +58,7 @@ pub use layers::{ClipLayer, Layers, MAX_EXTRA_LAYERS, MaskSpec};
 pub use motion::{
     Contribution, Contributions, FadeShare, MAX_CONTRIBUTIONS, Motion, MotionContext,
 };
+pub use pace::Pace;
 pub use parameters::{
     Compare, Condition, FLOAT_EQUALITY, MAX_PARAMETERS, ParamId, ParameterDef, ParameterKind,
     Parameters, Value,
@@ -66,6 +70,7 @@ pub use persistence::{
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
 pub use root_motion::{RootMotion, RootTranslation};
 pub use schedule::Scheduling;
+pub use snapshot::{RuntimeSnapshot, SNAPSHOT_VERSION};
 pub use state_machine::{StateDef, StateMachine, StateMachineDef, StateMotion, TransitionDef};
 pub use system::{
     Animated, Animator, EPOCH_SPAN, EvaluatedPose, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE,

@@ -16,7 +16,8 @@ use super::transition::MAX_FADES;
 use crate::instance::{Layer, LayerRecord};
 
 /// What a base plays.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Motion {
     /// A clip of the entity's rig.
     Clip(u32),
@@ -111,6 +112,18 @@ impl Contributions {
     /// The contributions, bottom first.
     pub fn as_slice(&self) -> &[Contribution] {
         &self.items[..self.len]
+    }
+
+    /// Converts rates per entity second into rates per animator second for an entity whose
+    /// time runs `pace` times as fast ([`crate::runtime::Pace`]): clock velocities and fade
+    /// rates scale.
+    pub(crate) fn rescale(&mut self, pace: f32) {
+        for c in &mut self.items[..self.len] {
+            c.step = c.step.with_travel(c.step.travel, c.step.velocity * pace);
+            if let Some(fade) = &mut c.fade {
+                fade.rate *= pace;
+            }
+        }
     }
 
     /// Number of contributions.

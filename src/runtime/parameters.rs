@@ -243,10 +243,11 @@ fn compare<T: PartialOrd>(op: Compare, a: T, b: T) -> bool {
 /// The parameter values of one state machine instance, stored inline and compactly (what a
 /// frame reads — the set flags and the first values — shares one cache line).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Parameters {
     /// Bit `i`: parameter `i` is set.
     set: u16,
+    #[serde(deserialize_with = "super::snapshot::at_most::<_, _, MAX_PARAMETERS>")]
     len: u8,
     kinds: [ParameterKind; MAX_PARAMETERS],
     /// Value bits: `bool` as 0/1, `i32` and `f32` bit patterns.

@@ -8,8 +8,10 @@
 //! - [`ControllerConfig`]: one entity's controller — its rig, its base (a clip, a blend space or
 //!   a state machine with its parameter values), its extra layers and its root motion.
 //!
-//! Only configuration is saved. Runtime state — clock times, fades in flight, the current state
-//! of a state machine, pending triggers — is not, and starts afresh on load. Output is
+//! These documents hold configuration only: a controller applied from one starts afresh (clock
+//! times at 0, no fades in flight, the initial state). The runtime *state* — clock times, fades
+//! in flight, current states, pending triggers, schedules — is saved and restored exactly by a
+//! [`super::RuntimeSnapshot`] (`snapshot.rs`). Output is
 //! `serde_json` pretty-printed with fields in declaration order, so saving the same
 //! configuration twice gives the same text.
 

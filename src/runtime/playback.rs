@@ -24,7 +24,7 @@ pub enum LoopMode {
 
 /// A position on a timeline of some length (a clip's duration, or 1 for a blend space's
 /// normalized phase) and how it moves.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Clock {
     /// Position on the timeline, from 0 to its length.
     pub time: f32,
@@ -214,7 +214,7 @@ impl From<LoopMode> for crate::TimeWrap {
 }
 
 /// One clip playing as an entity's base motion: the simplest animated entity.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Playback {
     /// Clip index in the rig's [`crate::ClipLibrary`].
     pub clip: u32,

@@ -54,7 +54,7 @@ pub enum RootTranslation {
 }
 
 /// Extracts root motion from an entity's base and applies it to its [`Transform`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RootMotion {
     /// The root joint (usually the skeleton's first joint).
     pub joint: u16,

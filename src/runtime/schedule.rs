@@ -12,7 +12,8 @@ use std::collections::BinaryHeap;
 use super::playback::{LoopMode, Step};
 
 /// How [`crate::runtime::Animator::update`] chooses the entities it updates.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Scheduling {
     /// Every animated entity, every update: components may be changed directly between
     /// updates. The default.
@@ -32,12 +33,13 @@ pub enum Scheduling {
 const EARLY: f64 = 1e-6;
 
 /// Wake-up times of the tracked entities and the heap that orders them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Schedule {
     /// `(wake time bits, slot)`: non-negative `f64` times order like their bits.
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     /// The current wake-up time of each slot (`f64::INFINITY`: none); heap entries for other
-    /// times are stale.
+    /// times are stale. Saved as bit patterns (JSON has no infinity).
+    #[serde(with = "super::snapshot::f64_bits")]
     wake: Vec<f64>,
     /// The animator time of each slot's last update.
     last: Vec<f64>,
@@ -74,6 +76,14 @@ impl Schedule {
         if at.is_finite() {
             self.heap.push(Reverse((at.to_bits(), slot)));
         }
+    }
+
+    /// Makes the per-slot tables cover `slots` slots (a restored schedule may have fewer slots
+    /// than the animator tracks, as one that was never used for them has).
+    pub fn cover(&mut self, slots: usize) {
+        let len = self.wake.len().max(self.last.len()).max(slots);
+        self.wake.resize(len, f64::INFINITY);
+        self.last.resize(len, 0.0);
     }
 
     /// Stops tracking `slot`.

@@ -383,7 +383,7 @@ impl CompiledMachine {
 /// Laid out so that what every frame reads sits in few cache lines: the header with the first
 /// fade, and the parameters' set flags with their first values.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StateMachine {
     machine: u32,
     state: u16,

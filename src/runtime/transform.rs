@@ -4,7 +4,7 @@
 use glam::{Affine3A, Quat, Vec3};
 
 /// Translation, rotation and scale of an entity in the world.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Transform {
     /// Position.
     pub translation: Vec3,

@@ -30,7 +30,7 @@ use crate::instance::MAX_LAYERS;
 pub const MAX_FADES: usize = MAX_LAYERS + 1;
 
 /// One entry of the stack.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Fade {
     motion: Motion,
     clock: Clock,
@@ -53,8 +53,9 @@ pub(crate) type FadeSteps = [Step; MAX_FADES];
 /// The cross-fading base motion of an entity (see the module documentation). Laid out so that
 /// the count and the first entry share a cache line.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CrossFade {
+    #[serde(deserialize_with = "super::snapshot::at_most::<_, _, MAX_FADES>")]
     len: u32,
     fades: [Fade; MAX_FADES],
 }

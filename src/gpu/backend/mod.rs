@@ -3,6 +3,7 @@
 //! stay on the GPU and are uploaded only when they change.
 
 mod buffers;
+mod content;
 mod reads;
 mod records;
 

@@ -12,6 +12,7 @@ use crate::palette::PaletteBlock;
 use crate::runtime::events::EventQueue;
 use crate::runtime::layers::Layers;
 use crate::runtime::motion::{Contribution, Contributions, MotionContext, clock_of};
+use crate::runtime::pace::Pace;
 use crate::runtime::playback::{LoopMode, Playback, Step};
 use crate::runtime::registry::{MaskEntry, RigData, context};
 use crate::runtime::root_motion::RootMotion;
@@ -28,6 +29,7 @@ pub(super) type Components<'a> = (
     Option<&'a mut StateMachine>,
     Option<&'a mut Layers>,
     Option<&'a mut RootMotion>,
+    Option<&'a Pace>,
 );
 
 /// What every entity's update reads.
@@ -67,7 +69,16 @@ pub(super) fn animate(
     base: &mut Contributions,
 ) -> EntityUpdate {
     let dt = dt64 as f32;
-    let (mut transform, playback, fades, machine, layers, root) = parts;
+    let (mut transform, playback, fades, machine, layers, root, pace) = parts;
+    // Clocks, fades and wake-ups below run on the entity's own time: its pace scales the step,
+    // and rates per entity second become rates per animator second.
+    let pace = pace.map_or(1.0, Pace::rate);
+    let (dt64, recent) = if pace == 1.0 {
+        (dt64, recent)
+    } else {
+        (dt64 * f64::from(pace), recent * f64::from(pace))
+    };
+    let per_second = |step: &Step| step.with_travel(step.travel, step.velocity * pace);
     let rig = &cx.rigs[animated.rig as usize];
     let data = &cx.data[animated.rig as usize];
     let now = cx.now;
@@ -99,12 +110,15 @@ pub(super) fn animate(
     };
     let mut invalid = !valid;
     base.limit(budget);
-    let per_second = |step: &Step| step.velocity;
+    wake = in_animator_seconds(wake, pace);
+    if pace != 1.0 {
+        base.rescale(pace);
+    }
     for c in base.as_slice() {
         if c.events {
             let table = &data.events[c.clip as usize];
             events.fire(entity, c.clip, table, &c.step);
-            if let Some(t) = next_crossing_in(&c.step, per_second(&c.step), table.times()) {
+            if let Some(t) = next_crossing_in(&c.step, c.step.velocity, table.times()) {
                 wake = wake.min(t);
             }
         }
@@ -133,19 +147,23 @@ pub(super) fn animate(
                 invalid = true;
                 continue;
             };
-            let step = layer.advance(duration, dt64, recent);
+            let step = per_second(&layer.advance(duration, dt64, recent));
             if let Some(t) = layer.ramp_left() {
-                wake = wake.min(t);
+                wake = wake.min(in_animator_seconds(t, pace));
             }
             if layer.weight > 0.0 && count < MAX_LAYERS {
                 let table = &data.events[clip as usize];
                 events.fire(entity, clip, table, &step);
-                if let Some(t) = next_crossing_in(&step, per_second(&step), table.times()) {
+                if let Some(t) = next_crossing_in(&step, step.velocity, table.times()) {
                     wake = wake.min(t);
                 }
                 let mut layer_record = clock_of(layer.to_layer().to_record(), &step, now);
                 // A weight fade in progress goes into the record as a linear ramp.
-                if let Some((target, rate)) = layer.ramp() {
+                if let Some((target, rate)) = layer
+                    .ramp()
+                    .map(|(t, r)| (t, r * pace))
+                    .filter(|&(_, r)| r > 0.0)
+                {
                     let span = (target - layer.weight).abs();
                     if span > 0.0 {
                         layer_record = LayerRecord {
@@ -185,6 +203,17 @@ pub(super) fn animate(
         record,
         invalid,
         wake,
+    }
+}
+
+/// Seconds of animator time for `t` seconds of an entity running at `pace`.
+fn in_animator_seconds(t: f32, pace: f32) -> f32 {
+    if pace == 1.0 || t <= 0.0 {
+        t
+    } else if pace > 0.0 {
+        t / pace
+    } else {
+        f32::INFINITY
     }
 }
 

@@ -13,6 +13,7 @@ use crate::runtime::RuntimeError;
 use crate::runtime::events::EventQueue;
 use crate::runtime::layers::Layers;
 use crate::runtime::motion::Contributions;
+use crate::runtime::pace::Pace;
 use crate::runtime::playback::Playback;
 use crate::runtime::root_motion::RootMotion;
 use crate::runtime::schedule::Scheduling;
@@ -190,7 +191,7 @@ impl Animator {
     /// In [`Scheduling::EventDriven`] mode, brings `entity` up to the last update (as if it had
     /// been updated every frame), so that a change made now starts from where it is. Its
     /// record is written again by the next update.
-    pub(super) fn catch_up(&mut self, world: &mut World, entity: Entity) {
+    pub(crate) fn catch_up(&mut self, world: &mut World, entity: Entity) {
         if self.scheduling != Scheduling::EventDriven {
             return;
         }
@@ -259,7 +260,7 @@ impl Animator {
 
 /// Marks an entity the event-driven animator has found (a private component).
 #[derive(Clone, Copy, Debug)]
-struct Scheduled;
+pub(crate) struct Scheduled;
 
 /// Tracking slots checked per update for a lost `Animated` when the entity count did not change.
 const ROLLING_CHECK: usize = 64;
@@ -299,11 +300,12 @@ struct Owned {
     machine: Option<StateMachine>,
     layers: Option<Layers>,
     root: Option<RootMotion>,
+    pace: Option<Pace>,
 }
 
 impl Owned {
     fn copy(parts: Components<'_>) -> Self {
-        let (transform, playback, fades, machine, layers, root) = parts;
+        let (transform, playback, fades, machine, layers, root, pace) = parts;
         Self {
             transform: transform.copied(),
             playback: playback.copied(),
@@ -311,6 +313,7 @@ impl Owned {
             machine: machine.copied(),
             layers: layers.copied(),
             root: root.copied(),
+            pace: pace.copied(),
         }
     }
 
@@ -322,6 +325,7 @@ impl Owned {
             self.machine.as_mut(),
             self.layers.as_mut(),
             self.root.as_mut(),
+            self.pace.as_ref(),
         )
     }
 
@@ -331,7 +335,7 @@ impl Owned {
                 *to = from;
             }
         }
-        let (transform, playback, fades, machine, layers, root) = parts;
+        let (transform, playback, fades, machine, layers, root, _) = parts;
         put(transform, self.transform);
         put(playback, self.playback);
         put(fades, self.fades);

@@ -29,15 +29,18 @@ mod animate;
 mod event_driven;
 mod per_frame;
 mod records;
+mod state;
 
 use std::sync::Mutex;
 
 use hecs::{Entity, World};
 
+pub(crate) use self::event_driven::Scheduled;
 pub use self::records::{EPOCH_SPAN, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE};
+pub(crate) use self::state::AnimatorState;
 use super::RuntimeError;
 use super::attachment::Attachment;
-use super::events::{ClipEvents, Event, EventQueue};
+use super::events::{Event, EventQueue};
 use super::playback::Playback;
 use super::registry::{MaskEntry, NamedSpace, RigData, no_entity};
 use super::schedule::{Schedule, Scheduling};
@@ -148,26 +151,7 @@ impl Animator {
     pub fn new(rigs: Vec<Rig>) -> Result<Self, RuntimeError> {
         let mut data = Vec::with_capacity(rigs.len());
         for rig in &rigs {
-            rig.check_parts()
-                .map_err(|reason| RuntimeError::InvalidRig {
-                    rig: rig.name.clone(),
-                    reason,
-                })?;
-            let durations: Vec<f32> = rig.clips.clips().iter().map(|c| c.duration).collect();
-            let usable = |d: f32| d >= 0.0 && d.is_finite();
-            if let Some(c) = rig.clips.clips().iter().find(|c| !usable(c.duration)) {
-                return Err(RuntimeError::InvalidClipDuration {
-                    rig: rig.name.clone(),
-                    clip: c.name.clone(),
-                    duration: c.duration,
-                });
-            }
-            data.push(RigData {
-                events: vec![ClipEvents::default(); durations.len()],
-                durations,
-                spaces: Vec::new(),
-                root_frames: crate::cpu::RootFrame::table(rig),
-            });
+            data.push(super::content::rig_data(rig)?);
         }
         Ok(Self {
             backend: CpuBackend::new(rigs, Vec::new())?,

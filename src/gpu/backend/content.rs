@@ -1,0 +1,78 @@
+//! Content added to a running GPU backend: [`GpuBackend::update_rigs`] uploads a longer rig
+//! list (rigs added, clips appended to re-baked rigs) while the resident records play on.
+
+use super::GpuBackend;
+use super::{GpuLibrary, PALETTE_ENTRY_BYTES};
+use crate::bake::{MAX_JOINTS, Rig};
+use crate::error::GpuError;
+use crate::gpu::library::RigSummary;
+use crate::mask::JointMask;
+
+impl GpuBackend {
+    /// Uploads `rigs` and `masks` in place of the current ones, keeping the resident records,
+    /// palette and bounds: for content streaming in (as [`crate::runtime::Animator::add_rig`]
+    /// and [`crate::runtime::Animator::add_clips`] add it, pass the animator's rigs and masks).
+    /// The uploaded rigs must come first, each with the same joints, palette entries and
+    /// inverse binds and at least its clips (refused with [`GpuError::IncompatibleRig`]), and
+    /// the uploaded masks first among the masks. The library is rebuilt whole: costly, meant
+    /// for loading, not for every frame.
+    pub fn update_rigs(&mut self, rigs: &[Rig], masks: &[JointMask]) -> Result<(), GpuError> {
+        crate::cpu::check_rigs(rigs)?;
+        let old = self.library.rigs();
+        if rigs.len() < old.len() {
+            return Err(GpuError::IncompatibleRig {
+                rig: rigs.len(),
+                reason: format!("{} rigs are uploaded, {} given", old.len(), rigs.len()),
+            });
+        }
+        for (i, (summary, rig)) in old.iter().zip(rigs).enumerate() {
+            let reason = if summary.joint_count != rig.joint_count()
+                || summary.palette_entries != rig.palette_entries()
+            {
+                "its joints or palette entries differ"
+            } else if rig.clips.clip_count() < summary.clip_count {
+                "it has fewer clips"
+            } else {
+                continue;
+            };
+            return Err(GpuError::IncompatibleRig {
+                rig: i,
+                reason: reason.to_string(),
+            });
+        }
+        if masks.len() < self.library.mask_count() {
+            return Err(GpuError::IncompatibleRig {
+                rig: 0,
+                reason: format!(
+                    "{} masks are uploaded, {} given",
+                    self.library.mask_count(),
+                    masks.len()
+                ),
+            });
+        }
+        let block_overlap = rigs
+            .iter()
+            .map(Rig::palette_entries)
+            .fold(MAX_JOINTS, usize::max) as u64;
+        let smallest_window = (block_overlap + 2 * self.offset_alignment) * PALETTE_ENTRY_BYTES;
+        if self.palette_binding < smallest_window {
+            return Err(GpuError::LimitExceeded {
+                limit: "max_storage_buffer_binding_size",
+                needed: smallest_window,
+                available: self.palette_binding,
+            });
+        }
+        let library = GpuLibrary::new(&self.device, &self.pipeline, rigs, masks)?;
+        let old = self.library.rigs();
+        let same = |(a, b): (&RigSummary, &RigSummary)| a.inverse_binds == b.inverse_binds;
+        if let Some(i) = old.iter().zip(library.rigs()).position(|p| !same(p)) {
+            return Err(GpuError::IncompatibleRig {
+                rig: i,
+                reason: "its inverse binds differ".to_string(),
+            });
+        }
+        self.library = library;
+        self.block_overlap = block_overlap;
+        Ok(())
+    }
+}
