@@ -16,8 +16,8 @@ use sinew::{
 /// Clips per rig that are evaluated (each at several times).
 const CLIPS_PER_RIG: usize = 8;
 
-/// Imports `data` as glTF (no base folder: external URIs are refused), bakes its rigs and uses
-/// them.
+/// Imports `data` as glTF or FBX, whichever its content is (no base folder: external URIs are
+/// refused), bakes its rigs and uses them.
 pub fn import_gltf(data: &[u8]) {
     let Ok(asset) = sinew::import_bytes(data, "fuzz.gltf", None) else {
         return;
