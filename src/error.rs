@@ -24,6 +24,9 @@ pub enum ImportErrorKind {
     /// The file is not valid FBX (ufbx could not parse it), or is named `.fbx` but is not FBX.
     #[error("invalid FBX: {0}")]
     Fbx(String),
+    /// The import settings cannot describe a file (see [`crate::import::ImportSettings`]).
+    #[error("import settings: {0}")]
+    Settings(crate::import::SettingsError),
     /// A buffer is missing, unreadable or shorter than its declared length.
     #[error("buffer {buffer}: {reason}")]
     Buffer {

@@ -50,7 +50,10 @@ pub use error::{
 };
 pub use gpu::{GpuBackend, GpuContext, GpuPose};
 pub use ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
-pub use import::{Channel, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes, import_file};
+pub use import::{
+    Axis, Channel, ImportSettings, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes,
+    import_bytes_with, import_file, import_file_with,
+};
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use mask::JointMask;
 pub use math::{Mat3x4Rows, Sqt};

@@ -13,6 +13,9 @@ pub struct BakeArgs {
     /// Where to write the baked rigs.
     #[arg(short = 'o', long = "out", value_name = "OUT.sinew")]
     pub out: PathBuf,
+    /// How to read the file.
+    #[command(flatten)]
+    pub import: super::settings::ImportFlags,
 }
 
 impl BakeArgs {
@@ -21,7 +24,7 @@ impl BakeArgs {
         let (file, out) = (self.file.display(), self.out.display());
         let progress = super::progress::steps("bake");
         progress.set_message(format!("importing {file}"));
-        let asset = sinew::import_file(&self.file)?;
+        let asset = sinew::import_file_with(&self.file, &self.import.settings())?;
         progress.set_message(format!("baking {file}"));
         let rigs = sinew::bake_rigs(&asset)?;
         progress.set_message(format!("writing {out}"));

@@ -16,6 +16,9 @@ pub struct InspectArgs {
     /// Print one JSON object (every joint with its parent, depth and node) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// How to read the file.
+    #[command(flatten)]
+    pub import: super::settings::ImportFlags,
 }
 
 #[derive(Serialize)]
@@ -187,9 +190,12 @@ impl InspectArgs {
     /// Prints the file's rigs as text (joint trees, meshes, clips, channels) or as JSON.
     pub fn run(&self) -> super::Result {
         let (rigs, extensions) = if self.file.extension().is_some_and(|e| e == "sinew") {
-            (super::load_rigs(&self.file)?, Vec::new())
+            (
+                super::load_rigs(&self.file, &self.import.settings())?,
+                Vec::new(),
+            )
         } else {
-            let asset = sinew::import_file(&self.file)?;
+            let asset = sinew::import_file_with(&self.file, &self.import.settings())?;
             let extensions = asset
                 .extensions
                 .iter()

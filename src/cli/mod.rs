@@ -11,6 +11,7 @@ pub mod inspect;
 pub mod pose;
 pub mod progress;
 pub mod render;
+pub mod settings;
 
 pub use self::error::CliError;
 
@@ -114,11 +115,15 @@ pub fn print(text: &str) -> Result {
     }
 }
 
-/// Loads every rig of a `.sinew` file, or imports and bakes a glTF or FBX file.
-pub fn load_rigs(file: &std::path::Path) -> Result<Vec<sinew::Rig>> {
+/// Loads every rig of a `.sinew` file, or imports (with `settings`) and bakes a glTF or FBX
+/// file.
+pub fn load_rigs(
+    file: &std::path::Path,
+    settings: &sinew::ImportSettings,
+) -> Result<Vec<sinew::Rig>> {
     if file.extension().is_some_and(|e| e == "sinew") {
         return Ok(sinew::bake::file::read_file(file)?);
     }
-    let asset = sinew::import_file(file)?;
+    let asset = sinew::import_file_with(file, settings)?;
     Ok(sinew::bake_rigs(&asset)?)
 }

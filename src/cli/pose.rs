@@ -38,6 +38,9 @@ pub struct PoseArgs {
     /// the file has no skin].
     #[arg(long, value_enum)]
     pub nodes: Option<Nodes>,
+    /// How to read the file.
+    #[command(flatten)]
+    pub import: super::settings::ImportFlags,
 }
 
 /// The `--nodes` choices.
@@ -55,7 +58,7 @@ impl PoseArgs {
     /// Evaluates the request and prints the report as one JSON object.
     pub fn run(&self) -> super::Result {
         let clip = self.anim.map(|anim| (anim, self.times.clone()));
-        let asset = sinew::import_file(&self.file)?;
+        let asset = sinew::import_file_with(&self.file, &self.import.settings())?;
         let nodes = match self.nodes {
             None if asset.skins.is_empty() => NodeSelection::Animated,
             None | Some(Nodes::None) => NodeSelection::None,

@@ -65,6 +65,9 @@ pub struct RenderArgs {
     /// Which evaluator computes the pose (the image is drawn on the GPU either way).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
+    /// How to read the file.
+    #[command(flatten)]
+    pub import: super::settings::ImportFlags,
 }
 
 /// The `--skinning` choices.
@@ -101,7 +104,7 @@ impl RenderArgs {
             _ => Vec::new(),
         };
 
-        let asset = sinew::import_file(file)?;
+        let asset = sinew::import_file_with(file, &self.import.settings())?;
         let rigs = sinew::bake_rigs(&asset)?;
         progress.set_message("evaluating the pose");
         // Every rig with a skinned mesh: a character may be split over several skins.

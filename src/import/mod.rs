@@ -2,10 +2,12 @@
 //! skinned meshes, validated once with typed errors. `.gltf` (external or data-URI buffers) and
 //! `.glb`, including `KHR_mesh_quantization` attributes and `EXT_meshopt_compression` buffer
 //! views; FBX (binary or ASCII, through ufbx, see [`fbx`]). The format is recognised by content.
+//! [`ImportSettings`] describe a file's unit and axes (`import_file_with`, `import_bytes_with`).
 
 mod accessor;
 mod accessor_rules;
 mod animations;
+mod correct;
 mod document;
 mod extensions;
 pub mod fbx;
@@ -16,6 +18,7 @@ mod morph;
 mod node_rules;
 mod nodes;
 pub mod raw;
+mod settings;
 
 use std::path::Path;
 
@@ -25,6 +28,7 @@ pub use raw::{
     Channel, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget, RawNode,
     RawSkin, RawTrack, RawWeightTrack,
 };
+pub use settings::{Axis, Correction, ImportSettings, SettingsError};
 
 use crate::error::{ImportError, ImportErrorKind};
 
@@ -32,6 +36,15 @@ use crate::error::{ImportError, ImportErrorKind};
 /// glTF buffers resolve relative to its folder. A file named `.fbx` that is not FBX is an
 /// [`ImportErrorKind::Fbx`] error.
 pub fn import_file(path: impl AsRef<Path>) -> Result<RawAsset, ImportError> {
+    import_file_with(path, &ImportSettings::default())
+}
+
+/// [`import_file`], reading the file with `settings` (its unit, axes and an extra root
+/// transform). Invalid settings are an [`ImportErrorKind::Settings`] error.
+pub fn import_file_with(
+    path: impl AsRef<Path>,
+    settings: &ImportSettings,
+) -> Result<RawAsset, ImportError> {
     let path = path.as_ref();
     let file = path.display().to_string();
     let bytes = std::fs::read(path)
@@ -48,7 +61,7 @@ pub fn import_file(path: impl AsRef<Path>) -> Result<RawAsset, ImportError> {
             ),
         ));
     }
-    import_bytes(&bytes, &file, path.parent())
+    import_bytes_with(&bytes, &file, path.parent(), settings)
 }
 
 /// Imports glTF or FBX from memory, recognised by content (see [`fbx::is_fbx`]). `name` labels
@@ -59,6 +72,30 @@ pub fn import_bytes(
     name: &str,
     base: Option<&Path>,
 ) -> Result<RawAsset, ImportError> {
+    import_bytes_with(bytes, name, base, &ImportSettings::default())
+}
+
+/// [`import_bytes`], reading the data with `settings`: every node's world matrix and every
+/// skinned vertex becomes `correction × original` (see [`ImportSettings::correction`]). Invalid
+/// settings are an [`ImportErrorKind::Settings`] error, reported before the data is read.
+pub fn import_bytes_with(
+    bytes: &[u8],
+    name: &str,
+    base: Option<&Path>,
+    settings: &ImportSettings,
+) -> Result<RawAsset, ImportError> {
+    let correction = settings
+        .correction()
+        .map_err(|e| ImportError::new(name, ImportErrorKind::Settings(e)))?;
+    let mut asset = import_plain(bytes, name, base)?;
+    if !settings.is_identity() {
+        correct::apply(&mut asset, &correction);
+    }
+    Ok(asset)
+}
+
+/// Imports glTF or FBX as the file describes itself.
+fn import_plain(bytes: &[u8], name: &str, base: Option<&Path>) -> Result<RawAsset, ImportError> {
     if fbx::is_fbx(bytes) {
         return fbx::import_fbx(bytes, name);
     }

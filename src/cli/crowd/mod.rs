@@ -334,6 +334,9 @@ pub struct CrowdArgs {
     /// built-in assets/humanoid.glb].
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
+    /// How to read `--model`.
+    #[command(flatten)]
+    pub import: crate::cli::settings::ImportFlags,
     /// Which evaluator computes the poses: the GPU (event-driven, GPU-resident records) or the
     /// CPU (every character every frame).
     #[arg(long, value_enum, default_value_t = Backend::Gpu)]
@@ -376,7 +379,7 @@ impl CrowdArgs {
         let out = &args.out;
         let progress = super::progress::steps("crowd");
         progress.set_message("loading the rig");
-        let mut rig = load_rig(args.model.as_deref())?;
+        let mut rig = load_rig(args.model.as_deref(), &args.import.settings())?;
         let look_at = match head_look_at(&rig) {
             Some(constraint) if !args.no_look_at => {
                 rig.set_ik(vec![constraint])?;
@@ -571,13 +574,13 @@ impl CrowdArgs {
 }
 
 /// The first rig with meshes of `model` (a glTF, FBX or `.sinew` file), or the built-in humanoid.
-fn load_rig(model: Option<&Path>) -> crate::cli::Result<Rig> {
+fn load_rig(model: Option<&Path>, settings: &sinew::ImportSettings) -> crate::cli::Result<Rig> {
     let rigs = match model {
         None => {
-            let asset = sinew::import_bytes(DEFAULT_RIG, DEFAULT_RIG_NAME, None)?;
+            let asset = sinew::import_bytes_with(DEFAULT_RIG, DEFAULT_RIG_NAME, None, settings)?;
             sinew::bake_rigs(&asset)?
         }
-        Some(path) => super::load_rigs(path)?,
+        Some(path) => super::load_rigs(path, settings)?,
     };
     let name = model.unwrap_or(Path::new(DEFAULT_RIG_NAME));
     let rig = rigs
