@@ -1107,3 +1107,5 @@ fn inspect_reports_influences_and_cut_vertices() {
 
 #[path = "import/fbx.rs"]
 mod fbx;
+#[path = "import/settings.rs"]
+mod settings;

@@ -373,3 +373,9 @@ pub fn eight<T: Copy + Default>(four: [T; 4]) -> [T; 8] {
 pub fn fbx_tolerance(size: f32) -> f32 {
     1e-4 * size.max(1.0)
 }
+
+/// How far a pose imported with [`sinew::ImportSettings`] may be from the correction applied
+/// to the plain import's pose (matrix elements, skinned positions), relative to the rig's size.
+pub fn settings_tolerance(size: f32) -> f32 {
+    1e-4 * size.max(1.0)
+}

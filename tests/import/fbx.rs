@@ -36,7 +36,7 @@ fn fbx_files() -> Vec<PathBuf> {
     files
 }
 
-fn import(path: &std::path::Path) -> RawAsset {
+pub(crate) fn import(path: &std::path::Path) -> RawAsset {
     sinew::import_file(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -87,7 +87,7 @@ fn fbx_rest_transforms_compose_to_ufbx_world_matrices() {
 }
 
 /// The largest extent of the asset's mesh positions.
-fn asset_size(asset: &RawAsset) -> f32 {
+pub(crate) fn asset_size(asset: &RawAsset) -> f32 {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     for p in asset.meshes.iter().flat_map(|m| &m.positions) {
@@ -102,7 +102,7 @@ fn asset_size(asset: &RawAsset) -> f32 {
 }
 
 /// Key times of a clip (every track's, merged).
-fn key_times(clip: &sinew::import::RawClip) -> Vec<f32> {
+pub(crate) fn key_times(clip: &sinew::import::RawClip) -> Vec<f32> {
     let mut times: Vec<f32> = clip.tracks.iter().flat_map(|t| t.times.clone()).collect();
     times.sort_by(f32::total_cmp);
     times.dedup();
@@ -111,7 +111,7 @@ fn key_times(clip: &sinew::import::RawClip) -> Vec<f32> {
 
 /// World-space skinned positions of every vertex of `asset`'s meshes (in mesh order), from a
 /// frame's skin matrices.
-fn skinned(asset: &RawAsset, skin: &[[f32; 16]]) -> Vec<Vec3> {
+pub(crate) fn skinned(asset: &RawAsset, skin: &[[f32; 16]]) -> Vec<Vec3> {
     let skin: Vec<Mat4> = skin.iter().map(Mat4::from_cols_array).collect();
     asset
         .meshes
