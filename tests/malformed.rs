@@ -2595,6 +2595,8 @@ mod meshes;
 mod nodes;
 #[path = "malformed/rigs.rs"]
 mod rigs;
+#[path = "malformed/settings.rs"]
+mod settings;
 // Morph targets.
 // ---------------------------------------------------------------------------------------------
 
