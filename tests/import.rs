@@ -1107,5 +1107,7 @@ fn inspect_reports_influences_and_cut_vertices() {
 
 #[path = "import/fbx.rs"]
 mod fbx;
+#[path = "import/retarget.rs"]
+mod retarget;
 #[path = "import/settings.rs"]
 mod settings;

@@ -5,6 +5,7 @@ mod clip_library;
 pub mod file;
 mod morph;
 mod retarget;
+mod retarget_rest;
 mod rig;
 mod skeleton;
 mod skeleton_groups;
@@ -16,6 +17,7 @@ pub use morph::{
     WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY,
 };
 pub use retarget::{RetargetReport, UnmatchedChannel, retarget_clips};
+pub use retarget_rest::retarget_clips_by_rest;
 pub use rig::{Rig, animated_nodes, bake_rigs};
 pub use skeleton::{MAX_JOINTS, NO_PARENT, Skeleton};
 pub use skeleton_groups::RigSkin;
