@@ -3,11 +3,11 @@
 use clap::Args;
 use sinew::{Axis, ImportSettings};
 
-/// How to read the model file (glTF or FBX; ignored for `.sinew` files, baked already).
+/// How to read the model file (glTF or FBX; `.sinew` files are baked already and ignore it).
 #[derive(Clone, Copy, Debug, Default, Args)]
 pub struct ImportFlags {
     /// Metres per file unit, e.g. 0.01 for a file in centimetres (FBX: on top of the unit the
-    /// file declares) [default: 1].
+    /// file declares; `.sinew` files ignore the import flags) [default: 1].
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub unit_scale: Option<f32>,
     /// The file's up axis, which becomes +Y: x, y, z, -x, -y or -z [default: y].

@@ -63,9 +63,9 @@ impl Axis {
         }
     }
 
-    /// The forward axis that goes with `up` when none is given: the axis the shortest turn
-    /// taking `up` to +Y brings to +Z (+Z for ±X and +Y up, -Y for +Z up as in Blender, +Y
-    /// for -Z up, -Z for -Y up).
+    /// The forward axis that goes with `up` when none is given: the axis that a quarter or
+    /// half turn about X (for ±Y, ±Z up) or Z (for ±X up) taking `up` to +Y brings to +Z: +Z
+    /// for ±X and +Y up, -Y for +Z up (Blender's convention), +Y for -Z up, -Z for -Y up.
     pub fn default_forward(up: Axis) -> Axis {
         match up {
             Axis::X | Axis::NegX | Axis::Y => Axis::Z,
