@@ -211,3 +211,43 @@ fn pose_command_flags_reach_the_importer() {
         }
     }
 }
+
+#[test]
+fn bake_command_flags_reach_the_importer() {
+    let file = common::repo().join("assets/humanoid.glb");
+    let dir = std::env::temp_dir().join(format!("sinew-settings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bake = |name: &str, extra: &[&str]| {
+        let out_path = dir.join(name);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+            .arg("bake")
+            .arg(&file)
+            .arg("-o")
+            .arg(&out_path)
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "sinew bake {extra:?}: {err}");
+        sinew::bake::file::read_file(&out_path).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let plain = bake("plain.sinew", &[]);
+    let scaled = bake("scaled.sinew", &["--unit-scale", "0.5", "--up", "z"]);
+    let expected = ImportSettings {
+        unit_scale: 0.5,
+        up: Axis::Z,
+        forward: Axis::NegY,
+        ..Default::default()
+    };
+    let want = sinew::bake_rigs(&import_with(&file, &expected)).unwrap();
+    assert_eq!(scaled.len(), want.len());
+    for (got, want) in scaled.iter().zip(&want) {
+        assert_eq!(got.skeleton.rest_pose(), want.skeleton.rest_pose());
+    }
+    assert_ne!(
+        plain[0].skeleton.rest_pose(),
+        scaled[0].skeleton.rest_pose(),
+        "the flags changed the rest pose"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
