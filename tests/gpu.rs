@@ -436,6 +436,7 @@ fn assert_evaluated_matches_cpu(
 fn all_assets() -> Vec<PathBuf> {
     let mut files = common::shared_assets();
     files.extend(common::repo_assets());
+    files.extend(common::fbx_assets());
     files
 }
 

@@ -2354,6 +2354,73 @@ fn crowd_dispatches_do_not_grow_with_the_character_count() {
 // ---------------------------------------------------------------------------------------------
 // `sinew render`.
 
+/// Index of the clip of `file` whose name is `name` or ends in `|name` (FBX stacks exported by
+/// Blender are named `<armature>|<action>`).
+fn clip_named(file: &std::path::Path, name: &str) -> usize {
+    let asset = sinew::import_file(file).unwrap();
+    asset
+        .clips
+        .iter()
+        .position(|c| c.name == name || c.name.ends_with(&format!("|{name}")))
+        .unwrap_or_else(|| panic!("{} has no clip {name:?}", file.display()))
+}
+
+#[test]
+fn fbx_rig_renders_and_crowds_like_its_gltf_original() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |file: &str| {
+        let path = common::repo().join(file);
+        let clip = clip_named(&path, "walk").to_string();
+        let png = dir.join(format!(
+            "cli-{}.png",
+            path.extension().unwrap().to_string_lossy()
+        ));
+        let _ = std::fs::remove_file(&png);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+            .arg("render")
+            .arg(&path)
+            .args(["--anim", &clip, "--time", "0.5", "--size", "96", "--out"])
+            .arg(&png)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "sinew render {file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        RgbaImage::load_png(&png).unwrap()
+    };
+    let gltf = render("assets/humanoid.glb");
+    let fbx = render("assets/fbx/humanoid.fbx");
+    let differing = gltf
+        .pixels
+        .chunks_exact(4)
+        .zip(fbx.pixels.chunks_exact(4))
+        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
+        .count();
+    let total = gltf.pixels.len() / 4;
+    assert!(
+        differing * 50 < total,
+        "{differing} of {total} pixels differ between the glTF and FBX renders"
+    );
+    let fbx_model = common::repo().join("assets/fbx/humanoid.fbx");
+    let report = crowd_json(&[
+        "--model",
+        fbx_model.to_str().unwrap(),
+        "--characters",
+        "4",
+        "--frames",
+        "2",
+        "--out",
+        dir.join("crowd-fbx.png").to_str().unwrap(),
+    ]);
+    assert_eq!(report["characters"], 4, "{report}");
+}
+
 #[test]
 fn render_command_draws_the_rest_pose_without_an_animation() {
     if gpu().is_none() {

@@ -107,6 +107,16 @@ pub fn repo_assets() -> Vec<PathBuf> {
     files
 }
 
+/// The FBX copies of the generated rigs in `assets/fbx/`, sorted.
+pub fn fbx_assets() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("assets/fbx"))
+        .map(|entries| entries.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().and_then(|e| e.to_str()) == Some("fbx"));
+    files.sort();
+    files
+}
+
 /// Asserts two column-major matrices agree to `MATRIX_TOLERANCE`, printing both on failure.
 pub fn assert_matrix_close(a: &[f32; 16], b: &[f32; 16], what: &str) {
     for i in 0..16 {
