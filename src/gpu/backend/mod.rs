@@ -402,7 +402,8 @@ impl GpuBackend {
                 .records()
                 .iter()
                 .filter_map(|r| rigs.get(r.rig as usize))
-                .map(|r| (r.palette_entries - r.joint_count) as u64)
+                // IK entries after the weights are read by the kernel, not written.
+                .map(|r| (r.ik_entry_offset - r.joint_count) as u64)
                 .sum();
         }
         let plan = self.table.plan(stride, max_slots, rebuild).to_vec();
