@@ -2403,16 +2403,15 @@ fn fbx_rig_renders_and_crowds_like_its_gltf_original() {
     };
     let gltf = render("assets/humanoid.glb");
     let fbx = render("assets/fbx/humanoid.fbx");
-    let differing = gltf
-        .pixels
-        .chunks_exact(4)
-        .zip(fbx.pixels.chunks_exact(4))
-        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
-        .count();
-    let total = gltf.pixels.len() / 4;
+    let fraction = differing_fraction(&gltf, &fbx, PIXEL_THRESHOLD);
+    eprintln!(
+        "glTF against FBX: {:.3}% of pixels differ",
+        fraction * 100.0
+    );
     assert!(
-        differing * 50 < total,
-        "{differing} of {total} pixels differ between the glTF and FBX renders"
+        fraction <= REFERENCE_TOLERANCE,
+        "{:.3}% of pixels differ between the glTF and FBX renders",
+        fraction * 100.0
     );
     let fbx_model = common::repo().join("assets/fbx/humanoid.fbx");
     let report = crowd_json(&[
