@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use common::{assert_matrix_close, repo, repo_assets, shared_assets};
 use glam::{Affine3A, Quat, Vec3, Vec3A};
 use sinew::cpu::evaluate_pose_with_flags;
-use sinew::cpu::fast::{DEFAULT_RATE, MAX_RATE, MIN_RATE};
+use sinew::cpu::fast::{DEFAULT_RATE, LANES, MAX_RATE, MIN_RATE};
 use sinew::{
     Aabb, BlendMode, CpuBackend, EvalError, FastCpuBackend, InstanceRecord, JointMask, Layer,
     Mat3x4Rows, Rig, bake_rigs, import_file,
@@ -496,7 +496,7 @@ fn root_motion_flags_match_the_exact_evaluator() {
 
 /// Two rigs, interleaved, with every layer case, different clips per instance (lanes of one
 /// group play different clips), root-motion flags, world transforms, a count that is not a
-/// multiple of four and palette offsets in scrambled order.
+/// multiple of the lane count and palette offsets in scrambled order.
 fn crowd() -> (Vec<Rig>, Vec<JointMask>, Vec<InstanceRecord>, usize) {
     let human = humanoid();
     let rig64 = rigs_of(&repo().join("assets/synthetic/rig64.glb")).remove(0);
@@ -582,6 +582,47 @@ fn many_instances_match_the_exact_backend() {
         .sum();
     let untouched = pf.iter().filter(|m| **m == Mat3x4Rows::IDENTITY).count();
     assert!(untouched >= palette_len - used);
+}
+
+/// One rig, enough instances for full lane groups and a partial last one (two groups and
+/// three), every lane with its own layer stack, clips and times: each lane of a group, not
+/// only the first few, matches the exact backend.
+#[test]
+fn full_and_partial_lane_groups_match_the_exact_backend() {
+    let rig = humanoid();
+    let mut masks = Vec::new();
+    let cases = layer_cases(&rig, &mut masks);
+    let n = rig.joint_count();
+    let count = 2 * LANES + 3;
+    let records: Vec<InstanceRecord> = (0..count)
+        .map(|i| {
+            let (_, base) = &cases[(i * 3 + 1) % cases.len()];
+            let layers: Vec<Layer> = base
+                .iter()
+                .map(|l| Layer {
+                    clip: (l.clip + i as u32) % 4,
+                    time: l.time + (i % 7) as f32 / 30.0,
+                    ..*l
+                })
+                .collect();
+            let w = Affine3A::from_translation(Vec3::new(i as f32, 0.0, 0.5 * i as f32));
+            InstanceRecord::new(0, (i * n) as u32, &w, &layers).unwrap()
+        })
+        .collect();
+    let mut exact = CpuBackend::new(vec![rig], masks).unwrap();
+    let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
+    let mut pe = vec![Mat3x4Rows::IDENTITY; count * n];
+    let mut pf = vec![Mat3x4Rows::IDENTITY; count * n];
+    let mut ae = vec![Aabb::EMPTY; count];
+    let mut af = vec![Aabb::EMPTY; count];
+    exact.evaluate(&records, &mut pe, &mut ae).unwrap();
+    fast.evaluate(&records, &mut pf, &mut af).unwrap();
+    for i in 0..count {
+        let r = i * n..(i + 1) * n;
+        let what = format!("instance {i} (lane {} of its group)", i % LANES);
+        assert_palettes_close(&pf[r.clone()], &pe[r], &what);
+        assert_aabb_close(&af[i], &ae[i], 1e-4, &what);
+    }
 }
 
 #[test]

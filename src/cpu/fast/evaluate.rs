@@ -1,5 +1,5 @@
-//! The fast evaluator: groups of four instances of one rig, one instance per SIMD lane, walk
-//! the skeleton once, parent before child. Per joint and for the four instances at once: sample
+//! The fast evaluator: groups of [`LANES`] instances of one rig, one instance per SIMD lane,
+//! walk the skeleton once, parent before child. Per joint and for the whole group at once: sample
 //! each layer from the resampled clips (two frame records per lane, one lerp per channel; a
 //! channel that is constant over the clip is one load), blend the layers (override: normalized
 //! lerp with per-joint mask weights; additive), apply root-motion removal, turn the SQT into a
@@ -12,8 +12,9 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
+use super::lanes::{F4, F8, LANES, gather};
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
-use super::soa::{Affine4, F4, Sqt4, transpose};
+use super::soa::{Affine8, Sqt8};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::cpu::{RootFrame, hold_root_in_frame};
 use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
@@ -24,16 +25,16 @@ use crate::math::{Mat3x4Rows, Sqt};
 static NO_MASK: [f32; MAX_JOINTS] = [1.0; MAX_JOINTS];
 
 /// Per-rig data of the fast evaluator: the resampled clips and the per-joint constants of the
-/// rig, each already in all four lanes.
+/// rig, each already in every lane.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FastRig {
     pub(crate) clips: ResampledClips,
     pub(crate) parents: Vec<u16>,
-    pub(crate) rest: Vec<Sqt4>,
-    pub(crate) rest_inv_scale: Vec<[F4; 3]>,
-    pub(crate) inverse_binds: Vec<Affine4>,
+    pub(crate) rest: Vec<Sqt8>,
+    pub(crate) rest_inv_scale: Vec<[F8; 3]>,
+    pub(crate) inverse_binds: Vec<Affine8>,
     /// Joint-space vertex bounds as centre and half extent, `None` for joints without vertices.
-    pub(crate) bounds: Vec<Option<([F4; 3], [F4; 3])>>,
+    pub(crate) bounds: Vec<Option<([F8; 3], [F8; 3])>>,
     /// Per joint: its rest transform and its [`RootFrame`] as the root of root motion.
     pub(crate) root_holds: Vec<(Sqt, RootFrame)>,
 }
@@ -49,25 +50,25 @@ impl FastRig {
             rest: sk
                 .rest_pose()
                 .iter()
-                .map(|s| Sqt4::splat(&sqt_to_arrays(s)))
+                .map(|s| Sqt8::splat(&sqt_to_arrays(s)))
                 .collect(),
             rest_inv_scale: sk
                 .rest_pose()
                 .iter()
-                .map(|s| [0, 1, 2].map(|i| F4::splat(1.0 / s.scale[i])))
+                .map(|s| [0, 1, 2].map(|i| F8::splat(1.0 / s.scale[i])))
                 .collect(),
             inverse_binds: sk
                 .inverse_binds()
                 .iter()
-                .map(|m| Affine4::splat(&Mat3x4Rows::from_affine(m)))
+                .map(|m| Affine8::splat(&Mat3x4Rows::from_affine(m)))
                 .collect(),
             bounds: rig
                 .joint_bounds
                 .iter()
                 .map(|b| {
                     (!b.is_empty()).then(|| {
-                        let c = [0, 1, 2].map(|i| F4::splat((b.min[i] + b.max[i]) * 0.5));
-                        let e = [0, 1, 2].map(|i| F4::splat((b.max[i] - b.min[i]) * 0.5));
+                        let c = [0, 1, 2].map(|i| F8::splat((b.min[i] + b.max[i]) * 0.5));
+                        let e = [0, 1, 2].map(|i| F8::splat((b.max[i] - b.min[i]) * 0.5));
                         (c, e)
                     })
                 })
@@ -105,22 +106,22 @@ struct Slot<'a> {
     /// Every lane plays the same clip (constants come from one table, pre-splatted).
     uniform: bool,
     /// Frame records `f` and `f + 1` of each lane's clip.
-    a: [&'a [F4]; 4],
-    b: [&'a [F4]; 4],
+    a: [&'a [F4]; LANES],
+    b: [&'a [F4]; LANES],
     /// Each lane's weights of the two records, `(1 - alpha, alpha)`, in all four components,
     /// and those of STEP channels (`(1, 0)`, or `(0, 1)` at the clip's end).
-    lerp: [(F4, F4); 4],
-    hold: [(F4, F4); 4],
+    lerp: [(F4, F4); LANES],
+    hold: [(F4, F4); LANES],
     /// Per-joint channel tables of each lane's clip.
-    slots: [&'a [JointSlots]; 4],
-    constants: [&'a [[F4; 3]]; 4],
-    constants4: &'a [Sqt4],
+    slots: [&'a [JointSlots]; LANES],
+    constants: [&'a [[F4; 3]]; LANES],
+    constants_lanes: &'a [Sqt8],
     /// Per-joint mask weights of each lane.
-    masks: [&'a [f32]; 4],
+    masks: [&'a [f32]; LANES],
     any_mask: bool,
     /// Layer weight of override lanes (0 for additive lanes) and of additive lanes.
-    w_override: F4,
-    w_additive: F4,
+    w_override: F8,
+    w_additive: F8,
     any_override: bool,
     any_additive: bool,
     /// Every lane overrides at full weight without a mask: the sample replaces the pose.
@@ -128,9 +129,9 @@ struct Slot<'a> {
 }
 
 impl Slot<'_> {
-    /// The four lanes' samples of joint `j`.
+    /// Every lane's sample of joint `j`.
     #[inline(always)]
-    fn sample(&self, j: usize) -> Sqt4 {
+    fn sample(&self, j: usize) -> Sqt8 {
         if self.uniform {
             self.sample_uniform(j)
         } else {
@@ -148,20 +149,15 @@ impl Slot<'_> {
 
     /// Channel slot `slot` of every lane, interpolated unless `step`, as lanes of xyzw.
     #[inline(always)]
-    fn gather(&self, slot: u16, step: bool) -> [F4; 4] {
+    fn gather(&self, slot: u16, step: bool) -> [F8; 4] {
         let s = slot as usize;
-        transpose([
-            self.lane_value(0, s, step),
-            self.lane_value(1, s, step),
-            self.lane_value(2, s, step),
-            self.lane_value(3, s, step),
-        ])
+        gather(std::array::from_fn(|i| self.lane_value(i, s, step)))
     }
 
     #[inline(always)]
-    fn sample_uniform(&self, j: usize) -> Sqt4 {
+    fn sample_uniform(&self, j: usize) -> Sqt8 {
         let js = self.slots[0][j];
-        let c = &self.constants4[j];
+        let c = &self.constants_lanes[j];
         let step = |ch: usize| js.step & (1 << ch) != 0;
         let t = if js.slot[0] == CONSTANT {
             c.t
@@ -180,21 +176,16 @@ impl Slot<'_> {
             let [x, y, z, _] = self.gather(js.slot[2], step(2));
             [x, y, z]
         };
-        Sqt4 { t, r, s }
+        Sqt8 { t, r, s }
     }
 
     #[inline(always)]
-    fn sample_mixed(&self, j: usize) -> Sqt4 {
-        let l = [
-            self.mixed_lane(0, j),
-            self.mixed_lane(1, j),
-            self.mixed_lane(2, j),
-            self.mixed_lane(3, j),
-        ];
-        let [tx, ty, tz, _] = transpose([l[0][0], l[1][0], l[2][0], l[3][0]]);
-        let r = transpose([l[0][1], l[1][1], l[2][1], l[3][1]]);
-        let [sx, sy, sz, _] = transpose([l[0][2], l[1][2], l[2][2], l[3][2]]);
-        Sqt4 {
+    fn sample_mixed(&self, j: usize) -> Sqt8 {
+        let l: [[F4; 3]; LANES] = std::array::from_fn(|i| self.mixed_lane(i, j));
+        let [tx, ty, tz, _] = gather(l.map(|v| v[0]));
+        let r = gather(l.map(|v| v[1]));
+        let [sx, sy, sz, _] = gather(l.map(|v| v[2]));
+        Sqt8 {
             t: [tx, ty, tz],
             r,
             s: [sx, sy, sz],
@@ -217,12 +208,12 @@ impl Slot<'_> {
     }
 }
 
-/// The four instances of a group (a group of fewer repeats its first instance in the spare
-/// lanes, whose results are not written).
+/// The instances of a group, one per lane (a group of fewer repeats its first instance in the
+/// spare lanes, whose results are not written).
 pub(crate) struct Group<'a> {
     /// The records, one per lane.
-    pub records: [&'a InstanceRecord; 4],
-    /// Palette slices of the real lanes (`1..=4` of them), one entry per joint each.
+    pub records: [&'a InstanceRecord; LANES],
+    /// Palette slices of the real lanes (`1..=LANES` of them), one entry per joint each.
     pub palettes: &'a mut [&'a mut [Mat3x4Rows]],
 }
 
@@ -235,8 +226,8 @@ pub(crate) fn evaluate_group(
     masks: &[JointMask],
     group: Group<'_>,
     mut models: Option<&mut [Affine3A]>,
-    scratch: &mut [Affine4],
-) -> [Aabb; 4] {
+    scratch: &mut [Affine8],
+) -> [Aabb; LANES] {
     let n = fast.joint_count();
     let recs = group.records;
     let lib = &fast.clips;
@@ -247,7 +238,7 @@ pub(crate) fn evaluate_group(
     // first lane that has it with weight 0.
     let mut slots: [Option<Slot<'_>>; MAX_LAYERS] = [None, None, None, None];
     for (k, out) in slots.iter_mut().enumerate().take(max_layers) {
-        let Some(donor) = (0..4).find(|&i| k < layer_count[i]) else {
+        let Some(donor) = (0..LANES).find(|&i| k < layer_count[i]) else {
             continue;
         };
         let layer = |i: usize| -> (&LayerRecord, bool) {
@@ -259,24 +250,24 @@ pub(crate) fn evaluate_group(
         };
         let mut slot = Slot {
             uniform: true,
-            a: [&[]; 4],
-            b: [&[]; 4],
-            lerp: [(F4::ZERO, F4::ZERO); 4],
-            hold: [(F4::ZERO, F4::ZERO); 4],
-            slots: [&[]; 4],
-            constants: [&[]; 4],
-            constants4: &[],
-            masks: [&NO_MASK; 4],
+            a: [&[]; LANES],
+            b: [&[]; LANES],
+            lerp: [(F4::ZERO, F4::ZERO); LANES],
+            hold: [(F4::ZERO, F4::ZERO); LANES],
+            slots: [&[]; LANES],
+            constants: [&[]; LANES],
+            constants_lanes: &[],
+            masks: [&NO_MASK; LANES],
             any_mask: false,
-            w_override: F4::ZERO,
-            w_additive: F4::ZERO,
+            w_override: F8::ZERO,
+            w_additive: F8::ZERO,
             any_override: false,
             any_additive: false,
             full: true,
         };
         let first_clip = recs[donor].layers[k].clip as usize;
         // Per lane: override and additive weight.
-        let mut weights = [[0.0f32; 2]; 4];
+        let mut weights = [[0.0f32; 2]; LANES];
         for (i, lane_weights) in weights.iter_mut().enumerate() {
             let (rec, real) = layer(i);
             let clip = rec.clip as usize;
@@ -291,7 +282,7 @@ pub(crate) fn evaluate_group(
             slot.slots[i] = js;
             slot.constants[i] = c;
             if i == 0 {
-                slot.constants4 = c4;
+                slot.constants_lanes = c4;
             }
             slot.uniform &= clip == first_clip;
             let weight = if real { rec.weight } else { 0.0 };
@@ -310,8 +301,8 @@ pub(crate) fn evaluate_group(
             }
             slot.full &= real && !additive && mask == 0 && weight >= 1.0;
         }
-        slot.w_override = F4::new(weights.map(|w| w[0]));
-        slot.w_additive = F4::new(weights.map(|w| w[1]));
+        slot.w_override = F8::new(weights.map(|w| w[0]));
+        slot.w_additive = F8::new(weights.map(|w| w[1]));
         // A slot no lane can see: every weight <= 0 and no mask to flip a sign.
         let unseen =
             !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
@@ -342,9 +333,9 @@ pub(crate) fn evaluate_group(
     });
     let any_hold = hold_joint.iter().any(|&h| h != usize::MAX);
 
-    let world = Affine4::from_lanes(recs.map(|r| &r.world));
-    let mut lo = [F4::splat(f32::INFINITY); 3];
-    let mut hi = [F4::splat(f32::NEG_INFINITY); 3];
+    let world = Affine8::from_lanes(recs.map(|r| &r.world));
+    let mut lo = [F8::splat(f32::INFINITY); 3];
+    let mut hi = [F8::splat(f32::NEG_INFINITY); 3];
     let palettes = group.palettes;
     let scratch = &mut scratch[..n];
 
@@ -363,12 +354,7 @@ pub(crate) fn evaluate_group(
             }
             let (mut wo, mut wa) = (slot.w_override, slot.w_additive);
             if slot.any_mask {
-                let m = F4::new([
-                    slot.masks[0][j],
-                    slot.masks[1][j],
-                    slot.masks[2][j],
-                    slot.masks[3][j],
-                ]);
+                let m = F8::new(std::array::from_fn(|i| slot.masks[i][j]));
                 wo = wo * m;
                 wa = wa * m;
                 if wo.all_le_zero() && wa.all_le_zero() {
@@ -385,7 +371,7 @@ pub(crate) fn evaluate_group(
                     &sample,
                     &fast.rest[j],
                     &fast.rest_inv_scale[j],
-                    wa.max(F4::ZERO),
+                    wa.max(F8::ZERO),
                 );
             }
         }
@@ -427,7 +413,7 @@ pub(crate) fn evaluate_group(
         }
     }
 
-    [0, 1, 2, 3].map(|lane| {
+    std::array::from_fn(|lane| {
         if lo[0].lane(lane) > hi[0].lane(lane) {
             Aabb::EMPTY
         } else {

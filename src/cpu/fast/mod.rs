@@ -34,17 +34,19 @@
 //! float rounding.
 
 mod evaluate;
+mod lanes;
 mod resampled;
 mod soa;
 
 pub use evaluate::FastRig;
+pub use lanes::LANES;
 pub use resampled::{
     CUBIC_RATE_FACTOR, DEFAULT_RATE, MAX_CLIP_FRAMES, MAX_FRAME_ANGLE, MAX_RATE, MIN_RATE,
     ResampledClip, ResampledClips, sanitize_rate,
 };
 
 use evaluate::{Group, evaluate_group};
-use soa::Affine4;
+use soa::Affine8;
 
 use std::cell::RefCell;
 
@@ -92,7 +94,7 @@ impl FastCpuBackend {
             rigs,
             masks,
             rate,
-            frame: super::FrameOrder::new(4),
+            frame: super::FrameOrder::new(LANES),
         }
     }
 
@@ -146,7 +148,7 @@ impl FastCpuBackend {
         }
         let rig = record.rig as usize;
         let record = &record.resolved(0.0);
-        let mut scratch = [Affine4::default(); MAX_JOINTS];
+        let mut scratch = vec![Affine8::default(); joint_count];
         let joints = range.start + joint_count;
         let (palette, morph) = palette[range.start..range.end].split_at_mut(joint_count);
         let mut palettes = [palette];
@@ -154,7 +156,7 @@ impl FastCpuBackend {
             &self.fast[rig],
             &self.masks,
             Group {
-                records: [record; 4],
+                records: [record; LANES],
                 palettes: &mut palettes,
             },
             Some(&mut models[range.start..joints]),
@@ -211,14 +213,14 @@ impl FastCpuBackend {
         aabbs: &mut [Aabb],
     ) {
         SCRATCH.with_borrow_mut(|scratch| {
-            scratch.resize(MAX_JOINTS, Affine4::default());
+            scratch.resize(MAX_JOINTS, Affine8::default());
             let mut rest = palette;
             let mut rest_base = base;
             let mut at = 0;
             while at < order.len() {
                 let rig = instances[order[at] as usize].rig;
                 let mut count = 1;
-                while count < 4
+                while count < LANES
                     && at + count < order.len()
                     && instances[order[at + count] as usize].rig == rig
                 {
@@ -227,9 +229,9 @@ impl FastCpuBackend {
                 let joints = self.rigs[rig as usize].joint_count();
                 let entries = self.rigs[rig as usize].palette_entries();
                 // Each lane's record with its clocks and fades read at `now`.
-                let mut resolved = [instances[order[at] as usize].resolved(now); 4];
-                let mut palettes: [&mut [Mat3x4Rows]; 4] = Default::default();
-                let mut weights: [&mut [Mat3x4Rows]; 4] = Default::default();
+                let mut resolved = [instances[order[at] as usize].resolved(now); LANES];
+                let mut palettes: [&mut [Mat3x4Rows]; LANES] = Default::default();
+                let mut weights: [&mut [Mat3x4Rows]; LANES] = Default::default();
                 for (lane, (record, (out, morph))) in resolved
                     .iter_mut()
                     .zip(palettes.iter_mut().zip(&mut weights))
@@ -251,7 +253,7 @@ impl FastCpuBackend {
                     &self.fast[rig as usize],
                     &self.masks,
                     Group {
-                        records: [&resolved[0], &resolved[1], &resolved[2], &resolved[3]],
+                        records: std::array::from_fn(|i| &resolved[i]),
                         palettes: &mut palettes[..count],
                     },
                     None,
@@ -290,5 +292,5 @@ fn write_weights(
 thread_local! {
     /// Model matrices of the group being evaluated: one block per worker thread, allocated on
     /// its first frame.
-    static SCRATCH: RefCell<Vec<Affine4>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH: RefCell<Vec<Affine8>> = const { RefCell::new(Vec::new()) };
 }

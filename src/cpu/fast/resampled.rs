@@ -40,7 +40,8 @@ use crate::bake::ClipLibrary;
 use crate::cpu::sample_track;
 use crate::import::{Channel, Interpolation};
 
-use super::soa::{F4, Sqt4};
+use super::lanes::F4;
+use super::soa::Sqt8;
 
 /// The rate clips are resampled at when none is asked for (frames per second).
 pub const DEFAULT_RATE: f32 = 30.0;
@@ -125,7 +126,7 @@ pub struct ResampledClips {
     /// channels).
     pub(crate) constants: Vec<[F4; 3]>,
     /// The same values in every lane, for groups whose lanes all play the clip.
-    pub(crate) constants4: Vec<Sqt4>,
+    pub(crate) constants_lanes: Vec<Sqt8>,
     /// All frame records of all clips.
     pub(crate) values: Vec<F4>,
 }
@@ -141,7 +142,7 @@ impl ResampledClips {
             clips: Vec::with_capacity(lib.clip_count()),
             slots: Vec::with_capacity(lib.clip_count() * joints),
             constants: Vec::with_capacity(lib.clip_count() * joints),
-            constants4: Vec::with_capacity(lib.clip_count() * joints),
+            constants_lanes: Vec::with_capacity(lib.clip_count() * joints),
             values: Vec::new(),
         };
         for clip in 0..lib.clip_count() {
@@ -226,7 +227,7 @@ impl ResampledClips {
             }
             self.slots.push(slots);
             self.constants.push(constant.map(F4::new));
-            self.constants4.push(Sqt4::splat(&constant));
+            self.constants_lanes.push(Sqt8::splat(&constant));
         }
         let first = self.values.len() as u32;
         self.values.reserve(frames * animated.len());
@@ -258,7 +259,7 @@ impl ResampledClips {
     pub fn byte_size(&self) -> usize {
         self.values.len() * 16
             + self.constants.len() * 48
-            + self.constants4.len() * std::mem::size_of::<Sqt4>()
+            + self.constants_lanes.len() * std::mem::size_of::<Sqt8>()
             + self.slots.len() * std::mem::size_of::<JointSlots>()
     }
 
@@ -274,12 +275,12 @@ impl ResampledClips {
 
     /// The per-joint tables of `clip`: channel slots, constants, constants in every lane.
     #[inline]
-    pub(crate) fn joint_tables(&self, clip: usize) -> (&[JointSlots], &[[F4; 3]], &[Sqt4]) {
+    pub(crate) fn joint_tables(&self, clip: usize) -> (&[JointSlots], &[[F4; 3]], &[Sqt8]) {
         let r = clip * self.joint_count..(clip + 1) * self.joint_count;
         (
             &self.slots[r.clone()],
             &self.constants[r.clone()],
-            &self.constants4[r],
+            &self.constants_lanes[r],
         )
     }
 }

@@ -1,195 +1,35 @@
-//! Four-lane struct-of-arrays math for the fast evaluator: lane `i` of every value belongs to
-//! instance `i` of a group of four instances of one rig, so a joint's whole chain (blend, SQT to
-//! matrix, propagation, skinning, bounds) runs for four instances in the same instructions.
-//!
-//! [`F4`] wraps `wide::f32x4`, which maps each operation to one SSE instruction on the baseline
-//! x86-64 target (and to NEON or scalar code elsewhere) without `unsafe` here. Plain `[f32; 4]`
-//! arithmetic was tried first: LLVM's SLP vectorizer left per-lane branches and shuffles in the
-//! quaternion code and cost three times the instructions.
+//! Struct-of-arrays transform math for the fast evaluator: lane `i` of every value belongs to
+//! instance `i` of a group of [`LANES`] instances of one rig, so a joint's whole chain (blend,
+//! SQT to matrix, propagation, skinning, bounds) runs for all of them in the same instructions.
 
-use std::ops::{Add, Mul, Neg, Sub};
+use super::lanes::{F4, F8, LANES, gather, scatter};
+use crate::math::Mat3x4Rows;
 
-use wide::f32x4;
-
-use crate::math::{Mat3x4Rows, QUAT_EPSILON};
-
-/// Four `f32` lanes.
-#[repr(transparent)]
+/// [`LANES`] SQT transforms, one per lane. The rotation need not be unit length: every consumer
+/// normalizes (see [`Sqt8::to_affine`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct F4(f32x4);
-
-impl F4 {
-    /// All lanes 0.
-    pub const ZERO: Self = Self(f32x4::ZERO);
-    /// All lanes 1.
-    pub const ONE: Self = Self(f32x4::ONE);
-
-    /// `x` in every lane.
-    #[inline(always)]
-    pub fn splat(x: f32) -> Self {
-        Self(f32x4::splat(x))
-    }
-
-    /// Lanes from an array.
-    #[inline(always)]
-    pub fn new(lanes: [f32; 4]) -> Self {
-        Self(f32x4::new(lanes))
-    }
-
-    /// The lanes as an array.
-    #[inline(always)]
-    pub fn to_array(self) -> [f32; 4] {
-        self.0.to_array()
-    }
-
-    /// Lane `i`.
-    #[inline(always)]
-    pub fn lane(self, i: usize) -> f32 {
-        self.0.as_array()[i]
-    }
-
-    /// Lane-wise minimum (`o` where the lanes compare unordered).
-    #[inline(always)]
-    pub fn min(self, o: Self) -> Self {
-        Self(self.0.fast_min(o.0))
-    }
-
-    /// Lane-wise maximum (`o` where the lanes compare unordered).
-    #[inline(always)]
-    pub fn max(self, o: Self) -> Self {
-        Self(self.0.fast_max(o.0))
-    }
-
-    /// Lane-wise absolute value.
-    #[inline(always)]
-    pub fn abs(self) -> Self {
-        Self(self.0.abs())
-    }
-
-    /// Lane-wise `self * a + b` (two roundings; no fused multiply-add on the baseline target).
-    #[inline(always)]
-    pub fn mul_add(self, a: Self, b: Self) -> Self {
-        self * a + b
-    }
-
-    /// `self` with each lane's sign flipped where `sign`'s lane is negative (or -0).
-    #[inline(always)]
-    pub fn flip_sign_of(self, sign: Self) -> Self {
-        Self(self.0 ^ (sign.0 & f32x4::splat(-0.0)))
-    }
-
-    /// Lanes clamped to `[0, 1]`.
-    #[inline(always)]
-    pub fn clamp01(self) -> Self {
-        self.max(F4::ZERO).min(F4::ONE)
-    }
-
-    /// `2 / x` where `x > QUAT_EPSILON`, else 0 (the quaternion-to-matrix scale).
-    #[inline(always)]
-    fn two_over_or_zero(self) -> Self {
-        let ok = self.0.simd_gt(f32x4::splat(QUAT_EPSILON));
-        Self((f32x4::splat(2.0) / self.0) & ok)
-    }
-
-    /// `1 / sqrt(x)` where `x > QUAT_EPSILON`, else 0; and a mask of the zero lanes as 1.0.
-    #[inline(always)]
-    fn rsqrt_or_zero(self) -> (Self, Self) {
-        let ok = self.0.simd_gt(f32x4::splat(QUAT_EPSILON));
-        (
-            Self((f32x4::ONE / self.0.sqrt()) & ok),
-            Self(f32x4::ONE & !ok),
-        )
-    }
-
-    /// A lane mask: all bits set where the lane is `> 0`.
-    #[inline(always)]
-    pub fn is_positive(self) -> Self {
-        Self(self.0.simd_gt(f32x4::ZERO))
-    }
-
-    /// Lanes of `if_true` where this mask's lanes are set, of `if_false` elsewhere.
-    #[inline(always)]
-    pub fn select(self, if_true: Self, if_false: Self) -> Self {
-        Self(self.0.bitselect(if_true.0, if_false.0))
-    }
-
-    /// Whether every lane is `<= 0`.
-    #[inline(always)]
-    pub fn all_le_zero(self) -> bool {
-        !self.0.simd_gt(f32x4::ZERO).any()
-    }
-}
-
-impl From<[f32; 4]> for F4 {
-    #[inline(always)]
-    fn from(a: [f32; 4]) -> Self {
-        Self::new(a)
-    }
-}
-
-impl Add for F4 {
-    type Output = Self;
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        Self(self.0 + o.0)
-    }
-}
-
-impl Sub for F4 {
-    type Output = Self;
-    #[inline(always)]
-    fn sub(self, o: Self) -> Self {
-        Self(self.0 - o.0)
-    }
-}
-
-impl Mul for F4 {
-    type Output = Self;
-    #[inline(always)]
-    fn mul(self, o: Self) -> Self {
-        Self(self.0 * o.0)
-    }
-}
-
-impl Neg for F4 {
-    type Output = Self;
-    #[inline(always)]
-    fn neg(self) -> Self {
-        Self(-self.0)
-    }
-}
-
-/// Transposes four rows of four lanes: `out[c]` lane `r` is `rows[r]` lane `c`.
-#[inline(always)]
-pub fn transpose(rows: [F4; 4]) -> [F4; 4] {
-    f32x4::transpose(rows.map(|r| r.0)).map(F4)
-}
-
-/// Four SQT transforms, one per lane. The rotation need not be unit length: every consumer
-/// normalizes (see [`Sqt4::to_affine`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Sqt4 {
+pub struct Sqt8 {
     /// Translation x, y, z.
-    pub t: [F4; 3],
+    pub t: [F8; 3],
     /// Rotation x, y, z, w.
-    pub r: [F4; 4],
+    pub r: [F8; 4],
     /// Scale x, y, z.
-    pub s: [F4; 3],
+    pub s: [F8; 3],
 }
 
-impl Sqt4 {
+impl Sqt8 {
     /// The same transform in every lane, from `[translation, rotation, scale]` (xyz_, xyzw, xyz_).
     pub fn splat(trs: &[[f32; 4]; 3]) -> Self {
         let [t, r, s] = trs;
         Self {
-            t: [F4::splat(t[0]), F4::splat(t[1]), F4::splat(t[2])],
+            t: [F8::splat(t[0]), F8::splat(t[1]), F8::splat(t[2])],
             r: [
-                F4::splat(r[0]),
-                F4::splat(r[1]),
-                F4::splat(r[2]),
-                F4::splat(r[3]),
+                F8::splat(r[0]),
+                F8::splat(r[1]),
+                F8::splat(r[2]),
+                F8::splat(r[3]),
             ],
-            s: [F4::splat(s[0]), F4::splat(s[1]), F4::splat(s[2])],
+            s: [F8::splat(s[0]), F8::splat(s[1]), F8::splat(s[2])],
         }
     }
 
@@ -202,8 +42,8 @@ impl Sqt4 {
     /// sample: one Newton step normalizes it); so must `self`'s unless `self_far` (the result
     /// of an earlier blend), which then takes a full normalization.
     #[inline(always)]
-    pub fn blend_toward(&self, target: &Sqt4, w: F4, self_far: bool) -> Sqt4 {
-        let keep = F4::ONE - w;
+    pub fn blend_toward(&self, target: &Sqt8, w: F8, self_far: bool) -> Sqt8 {
+        let keep = F8::ONE - w;
         let (a, b) = (self, target);
         // Both rotations at unit length, as the exact operator's are (an interpolated sample is
         // a little shorter, which would shift the weight toward the other), folded into the
@@ -215,7 +55,7 @@ impl Sqt4 {
         };
         let ka = keep * inv_a;
         let kb = (w * near_unit_inverse_length(&b.r)).flip_sign_of(dot4(&a.r, &b.r));
-        Sqt4 {
+        Sqt8 {
             t: [
                 a.t[0] * keep + b.t[0] * w,
                 a.t[1] * keep + b.t[1] * w,
@@ -239,17 +79,17 @@ impl Sqt4 {
     /// `T + w (Ts - Tr)`, `R * nlerp(I, Rr⁻¹ Rs, w)` (normalized), `S * lerp(1, Ss / Sr, w)`.
     /// `rest_inv_s` is `1 / Sr`. Lanes with `w = 0` come out unchanged, bit for bit.
     #[inline(always)]
-    pub fn add_delta(&self, sample: &Sqt4, rest: &Sqt4, rest_inv_s: &[F4; 3], w: F4) -> Sqt4 {
+    pub fn add_delta(&self, sample: &Sqt8, rest: &Sqt8, rest_inv_s: &[F8; 3], w: F8) -> Sqt8 {
         let conj = [-rest.r[0], -rest.r[1], -rest.r[2], rest.r[3]];
         let d = normalize4(quat_mul(&conj, &sample.r));
         // nlerp(I, d, w) on the shorter arc: dot(I, d) = d.w.
         let wd = w.flip_sign_of(d[3]);
-        let keep = F4::ONE - w;
+        let keep = F8::ONE - w;
         let step = [d[0] * wd, d[1] * wd, d[2] * wd, d[3].mul_add(wd, keep)];
         let r = normalize4(quat_mul(&self.r, &step));
         let on = w.is_positive();
         let (a, b) = (self, sample);
-        Sqt4 {
+        Sqt8 {
             t: [
                 (b.t[0] - rest.t[0]).mul_add(w, a.t[0]),
                 (b.t[1] - rest.t[1]).mul_add(w, a.t[1]),
@@ -269,10 +109,10 @@ impl Sqt4 {
         }
     }
 
-    /// `T * R * S` as four affine matrices, normalizing the rotation on the way (a rotation of
+    /// `T * R * S` as one affine matrix per lane, normalizing the rotation on the way (a rotation of
     /// no length gives identity, like [`crate::math::normalize_or_identity`]).
     #[inline(always)]
-    pub fn to_affine(self) -> Affine4 {
+    pub fn to_affine(self) -> Affine8 {
         let [x, y, z, w] = self.r;
         let k = dot4(&self.r, &self.r).two_over_or_zero();
         let (xk, yk, zk) = (x * k, y * k, z * k);
@@ -280,8 +120,8 @@ impl Sqt4 {
         let (xy, xz, yz) = (x * yk, x * zk, y * zk);
         let (wx, wy, wz) = (w * xk, w * yk, w * zk);
         let [sx, sy, sz] = self.s;
-        let one = F4::ONE;
-        Affine4 {
+        let one = F8::ONE;
+        Affine8 {
             m: [
                 [
                     (one - (yy + zz)) * sx,
@@ -307,7 +147,7 @@ impl Sqt4 {
 
     /// Lane `lane` as `[translation, rotation, scale]`.
     pub fn lane(&self, lane: usize) -> [[f32; 4]; 3] {
-        let l = |v: &[F4]| {
+        let l = |v: &[F8]| {
             let mut out = [0.0; 4];
             for (o, x) in out.iter_mut().zip(v) {
                 *o = x.lane(lane);
@@ -319,10 +159,10 @@ impl Sqt4 {
 
     /// Replaces lane `lane` with `[translation, rotation, scale]`.
     pub fn set_lane(&mut self, lane: usize, trs: &[[f32; 4]; 3]) {
-        let set = |v: &mut F4, x: f32| {
+        let set = |v: &mut F8, x: f32| {
             let mut a = v.to_array();
             a[lane] = x;
-            *v = F4::new(a);
+            *v = F8::new(a);
         };
         for (v, &x) in self.t.iter_mut().zip(&trs[0]) {
             set(v, x);
@@ -337,12 +177,12 @@ impl Sqt4 {
 }
 
 #[inline(always)]
-fn dot4(a: &[F4; 4], b: &[F4; 4]) -> F4 {
+fn dot4(a: &[F8; 4], b: &[F8; 4]) -> F8 {
     a[0] * b[0] + a[1] * b[1] + (a[2] * b[2] + a[3] * b[3])
 }
 
 #[inline(always)]
-fn normalize4(q: [F4; 4]) -> [F4; 4] {
+fn normalize4(q: [F8; 4]) -> [F8; 4] {
     // A rotation of no length becomes identity.
     let (inv, w_fix) = dot4(&q, &q).rsqrt_or_zero();
     [q[0] * inv, q[1] * inv, q[2] * inv, q[3].mul_add(inv, w_fix)]
@@ -351,13 +191,13 @@ fn normalize4(q: [F4; 4]) -> [F4; 4] {
 /// `1 / |q|` by one Newton step from 1, `(3 - |q|²) / 2`: for `|q|² = 1 - e` it scales `q` to
 /// within `3 e² / 8` of unit length (2e-5 for two frames 20° apart).
 #[inline(always)]
-fn near_unit_inverse_length(q: &[F4; 4]) -> F4 {
-    (F4::splat(3.0) - dot4(q, q)) * F4::splat(0.5)
+fn near_unit_inverse_length(q: &[F8; 4]) -> F8 {
+    (F8::splat(3.0) - dot4(q, q)) * F8::splat(0.5)
 }
 
-/// Hamilton product `a * b` of four quaternion pairs (xyzw).
+/// Hamilton product `a * b` of one quaternion pair per lane (xyzw).
 #[inline(always)]
-fn quat_mul(a: &[F4; 4], b: &[F4; 4]) -> [F4; 4] {
+fn quat_mul(a: &[F8; 4], b: &[F8; 4]) -> [F8; 4] {
     let [ax, ay, az, aw] = *a;
     let [bx, by, bz, bw] = *b;
     [
@@ -368,33 +208,26 @@ fn quat_mul(a: &[F4; 4], b: &[F4; 4]) -> [F4; 4] {
     ]
 }
 
-/// Four affine 3x4 matrices: `m[row][col]`, column 3 the translation (the layout of
+/// One affine 3x4 matrix per lane: `m[row][col]`, column 3 the translation (the layout of
 /// [`Mat3x4Rows`], one matrix per lane).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Affine4 {
+pub struct Affine8 {
     /// Rows of the upper 3x4 block.
-    pub m: [[F4; 4]; 3],
+    pub m: [[F8; 4]; 3],
 }
 
-impl Affine4 {
+impl Affine8 {
     /// The same matrix in every lane.
     pub fn splat(a: &Mat3x4Rows) -> Self {
         Self {
-            m: a.rows.map(|row| row.map(F4::splat)),
+            m: a.rows.map(|row| row.map(F8::splat)),
         }
     }
 
     /// Lane `i` taken from `mats[i]`.
     #[inline(always)]
-    pub fn from_lanes(mats: [&Mat3x4Rows; 4]) -> Self {
-        let row = |r: usize| {
-            transpose([
-                F4::new(mats[0].rows[r]),
-                F4::new(mats[1].rows[r]),
-                F4::new(mats[2].rows[r]),
-                F4::new(mats[3].rows[r]),
-            ])
-        };
+    pub fn from_lanes(mats: [&Mat3x4Rows; LANES]) -> Self {
+        let row = |r: usize| gather(mats.map(|m| F4::new(m.rows[r])));
         Self {
             m: [row(0), row(1), row(2)],
         }
@@ -402,8 +235,8 @@ impl Affine4 {
 
     /// Row `r` of every lane: `out[lane]` is that lane's row.
     #[inline(always)]
-    pub fn row_lanes(&self, r: usize) -> [F4; 4] {
-        transpose(self.m[r])
+    pub fn row_lanes(&self, r: usize) -> [F4; LANES] {
+        scatter(self.m[r])
     }
 
     /// Lane `lane` as palette rows.
@@ -415,8 +248,8 @@ impl Affine4 {
 
     /// The affine product `self * b` (apply `b`, then `self`).
     #[inline(always)]
-    pub fn mul(&self, b: &Affine4) -> Affine4 {
-        Affine4 {
+    pub fn mul(&self, b: &Affine8) -> Affine8 {
+        Affine8 {
             m: [
                 mul_row(&self.m[0], &b.m),
                 mul_row(&self.m[1], &b.m),
@@ -428,7 +261,7 @@ impl Affine4 {
     /// Writes the affine product `self * b` into `out` element by element (a whole-matrix move
     /// would go through a `memcpy` call).
     #[inline(always)]
-    pub fn mul_into(&self, b: &Affine4, out: &mut Affine4) {
+    pub fn mul_into(&self, b: &Affine8, out: &mut Affine8) {
         for (row, a) in out.m.iter_mut().zip(&self.m) {
             let [r0, r1, r2, r3] = mul_row(a, &b.m);
             row[0] = r0;
@@ -443,10 +276,10 @@ impl Affine4 {
     #[inline(always)]
     pub fn grow_aabb(
         &self,
-        center: &[F4; 3],
-        extent: &[F4; 3],
-        lo: &mut [F4; 3],
-        hi: &mut [F4; 3],
+        center: &[F8; 3],
+        extent: &[F8; 3],
+        lo: &mut [F8; 3],
+        hi: &mut [F8; 3],
     ) {
         for r in 0..3 {
             let [a0, a1, a2, a3] = self.m[r];
@@ -460,7 +293,7 @@ impl Affine4 {
 
 /// Row `a` of an affine matrix times the affine matrix `b`.
 #[inline(always)]
-fn mul_row(a: &[F4; 4], b: &[[F4; 4]; 3]) -> [F4; 4] {
+fn mul_row(a: &[F8; 4], b: &[[F8; 4]; 3]) -> [F8; 4] {
     let [a0, a1, a2, a3] = *a;
     [
         a0 * b[0][0] + a1 * b[1][0] + a2 * b[2][0],
@@ -484,8 +317,8 @@ mod tests {
         }
     }
 
-    fn lanes(s: [Sqt; 4]) -> Sqt4 {
-        let mut out = Sqt4::default();
+    fn lanes(s: [Sqt; LANES]) -> Sqt8 {
+        let mut out = Sqt8::default();
         for (i, s) in s.iter().enumerate() {
             out.set_lane(
                 i,
@@ -510,10 +343,10 @@ mod tests {
 
     #[test]
     fn sqt_to_affine_matches_glam_even_for_unnormalized_rotations() {
-        let s = [sqt(0.0), sqt(1.0), sqt(2.0), sqt(3.0)];
+        let s: [Sqt; LANES] = std::array::from_fn(|i| sqt(i as f32));
         let mut l = lanes(s);
         for q in &mut l.r {
-            *q = *q * F4::new([1.0, 0.5, 2.0, 0.9]);
+            *q = *q * F8::new([1.0, 0.5, 2.0, 0.9, 1.5, 0.7, 1.2, 3.0]);
         }
         let m = l.to_affine();
         for (i, s) in s.iter().enumerate() {
@@ -523,26 +356,29 @@ mod tests {
 
     #[test]
     fn affine_product_matches_glam() {
-        let s = [sqt(0.0), sqt(1.0), sqt(2.0), sqt(3.0)];
+        let s: [Sqt; LANES] = std::array::from_fn(|i| sqt(i as f32));
         let a = lanes(s).to_affine();
-        let b = lanes([s[3], s[2], s[1], s[0]]).to_affine();
+        let b = lanes(std::array::from_fn(|i| s[LANES - 1 - i])).to_affine();
         let p = a.mul(&b);
-        for i in 0..4 {
-            close(&p.lane(i), &(s[i].to_affine() * s[3 - i].to_affine()));
+        for i in 0..LANES {
+            close(
+                &p.lane(i),
+                &(s[i].to_affine() * s[LANES - 1 - i].to_affine()),
+            );
         }
     }
 
     #[test]
     fn blends_match_the_scalar_operators() {
-        let a = [sqt(0.0), sqt(1.0), sqt(2.0), sqt(3.0)];
-        let b = [sqt(0.5), sqt(-1.0), sqt(2.5), sqt(7.0)];
+        let a: [Sqt; LANES] = std::array::from_fn(|i| sqt(i as f32));
+        let b: [Sqt; LANES] = std::array::from_fn(|i| sqt([0.5, -1.0, 2.5, 7.0][i % 4] + i as f32));
         let rest = sqt(0.25);
-        let w = F4::new([0.0, 0.3, 1.0, 0.7]);
+        let w = F8::new([0.0, 0.3, 1.0, 0.7, 0.5, 0.0, 1.0, 0.1]);
         let blended = lanes(a).blend_toward(&lanes(b), w, true);
-        let r4 = lanes([rest; 4]);
-        let inv = [0, 1, 2].map(|i| F4::splat(1.0 / rest.scale[i]));
+        let r4 = lanes([rest; LANES]);
+        let inv = [0, 1, 2].map(|i| F8::splat(1.0 / rest.scale[i]));
         let added = lanes(a).add_delta(&lanes(b), &r4, &inv, w);
-        for i in 0..4 {
+        for i in 0..LANES {
             let expect = a[i].blend_toward(&b[i], w.lane(i)).to_affine();
             close(&blended.to_affine().lane(i), &expect);
             let expect = a[i]
