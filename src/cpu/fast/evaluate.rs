@@ -144,7 +144,7 @@ impl Slot<'_> {
     #[inline(always)]
     fn lane_value(&self, i: usize, slot: usize, step: bool) -> F4 {
         let (wa, wb) = if step { self.hold[i] } else { self.lerp[i] };
-        self.a[i][slot] * wa + self.b[i][slot] * wb
+        self.b[i][slot].mul_add(wb, self.a[i][slot] * wa)
     }
 
     /// Channel slot `slot` of every lane, interpolated unless `step`, as lanes of xyzw.

@@ -46,6 +46,14 @@ impl F4 {
     }
 }
 
+impl F4 {
+    /// Component-wise `self * a + b` (fused where the target has FMA, like [`F8::mul_add`]).
+    #[inline(always)]
+    pub fn mul_add(self, a: Self, b: Self) -> Self {
+        Self(self.0.mul_add(a.0, b.0))
+    }
+}
+
 impl Add for F4 {
     type Output = Self;
     #[inline(always)]
@@ -134,10 +142,11 @@ impl F8 {
         Self(self.0.abs())
     }
 
-    /// Lane-wise `self * a + b` (two roundings, as on targets without fused multiply-add).
+    /// Lane-wise `self * a + b`: one fused instruction (one rounding) in builds for a target
+    /// with FMA, a multiply and an add (two roundings) otherwise.
     #[inline(always)]
     pub fn mul_add(self, a: Self, b: Self) -> Self {
-        self * a + b
+        Self(self.0.mul_add(a.0, b.0))
     }
 
     /// `self` with each lane's sign flipped where `sign`'s lane is negative (or -0).

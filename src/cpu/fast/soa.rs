@@ -178,7 +178,7 @@ impl Sqt8 {
 
 #[inline(always)]
 fn dot4(a: &[F8; 4], b: &[F8; 4]) -> F8 {
-    a[0] * b[0] + a[1] * b[1] + (a[2] * b[2] + a[3] * b[3])
+    a[3].mul_add(b[3], a[2].mul_add(b[2], a[1].mul_add(b[1], a[0] * b[0])))
 }
 
 #[inline(always)]
@@ -283,8 +283,10 @@ impl Affine8 {
     ) {
         for r in 0..3 {
             let [a0, a1, a2, a3] = self.m[r];
-            let c = a0 * center[0] + a1 * center[1] + (a2 * center[2] + a3);
-            let e = a0.abs() * extent[0] + a1.abs() * extent[1] + a2.abs() * extent[2];
+            let c = a2.mul_add(center[2], a1.mul_add(center[1], a0.mul_add(center[0], a3)));
+            let e = a2
+                .abs()
+                .mul_add(extent[2], a1.abs().mul_add(extent[1], a0.abs() * extent[0]));
             lo[r] = lo[r].min(c - e);
             hi[r] = hi[r].max(c + e);
         }
@@ -296,10 +298,10 @@ impl Affine8 {
 fn mul_row(a: &[F8; 4], b: &[[F8; 4]; 3]) -> [F8; 4] {
     let [a0, a1, a2, a3] = *a;
     [
-        a0 * b[0][0] + a1 * b[1][0] + a2 * b[2][0],
-        a0 * b[0][1] + a1 * b[1][1] + a2 * b[2][1],
-        a0 * b[0][2] + a1 * b[1][2] + a2 * b[2][2],
-        a0 * b[0][3] + a1 * b[1][3] + (a2 * b[2][3] + a3),
+        a2.mul_add(b[2][0], a1.mul_add(b[1][0], a0 * b[0][0])),
+        a2.mul_add(b[2][1], a1.mul_add(b[1][1], a0 * b[0][1])),
+        a2.mul_add(b[2][2], a1.mul_add(b[1][2], a0 * b[0][2])),
+        a2.mul_add(b[2][3], a1.mul_add(b[1][3], a0.mul_add(b[0][3], a3))),
     ]
 }
 
