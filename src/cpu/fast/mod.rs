@@ -6,9 +6,9 @@
 //! - clips are resampled once, at bake time, on a uniform grid ([`ResampledClips`]): key lookup
 //!   is `⌊t · rate⌋`, interpolation one lerp per channel (normalized lerp for rotations), and
 //!   channels constant over a clip are stored once;
-//! - four instances of a rig are evaluated at once, one per SIMD lane
+//! - [`LANES`] (eight) instances of a rig are evaluated at once, one per SIMD lane
 //!   ([`FastCpuBackend::evaluate`]): sample, blend, SQT to matrix, hierarchy, skin and bounds
-//!   for one joint of four instances in the same instructions, fused per joint, with no
+//!   for one joint of the whole group in the same instructions, fused per joint, with no
 //!   allocation per frame.
 //!
 //! It is a backend of its own rather than a mode of [`CpuBackend`], so the exact evaluator
@@ -26,12 +26,28 @@
 //! key times the two backends agree to the matrix tolerance.
 //! A two-clip cross-fade (30 %) on the shipped rigs stays within 0.023 mm.
 //!
-//! Speed, rig64 (64 joints) cross-fading two clips, one core: about 245 instructions per joint
-//! against about 1,150 for the exact evaluator, and 8x its joints per second (4.5x
-//! ozz-animation-rs on the same work); see `benches/cpu_fast.rs`. A build for x86-64-v3
-//! (AVX2, FMA) runs 9 % fewer instructions and no faster, so there is no dispatch on CPU
-//! features. Results of one instance do not depend on which instances share its group, to
-//! float rounding.
+//! Speed, rig64 (64 joints) cross-fading two clips, one core, instructions per joint in the
+//! group kernel (callgrind; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per second
+//! against ozz-animation-rs):
+//!
+//! | build | 4 lanes | 8 lanes | 8 lanes, fused multiply-add |
+//! |---|---:|---:|---:|
+//! | x86-64 baseline (SSE2) | 242 | 251 | 257 |
+//! | `-C target-cpu=x86-64-v3` (AVX2, FMA) | 218 | 160 | 149 |
+//!
+//! The exact evaluator needs about 1,150. Kept: eight lanes (one AVX register per value; on
+//! the baseline target an `f32x8` is two SSE registers and costs 4 % more instructions, with no
+//! measurable change in time) and `mul_add` in the matrix products, dot products, bounds and key
+//! lerps (one instruction where the target has FMA; elsewhere a multiply and an add, whose
+//! chained order costs the baseline build 2 % more instructions). Dropped:
+//! per-joint constants (inverse binds, bounds, rest pose, constant channels) stored once and
+//! broadcast at each use instead of pre-splatted across the lanes: 21 % more instructions with
+//! AVX2, where the pre-splatted values fold into the arithmetic as memory operands. There is no
+//! dispatch on CPU features at run time: `wide` picks its code by the target features the crate
+//! is compiled for, so building for the machine is what selects AVX2, e.g.
+//! `RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release` (or `target-cpu=native`).
+//! Results of one instance do not depend on which instances share its group, to float
+//! rounding; they differ between builds with and without FMA by rounding.
 
 mod evaluate;
 mod lanes;
@@ -59,8 +75,8 @@ use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 
-/// A set of rigs and masks evaluated on the CPU from resampled clips, four instances per SIMD
-/// lane group, in parallel across the cores. Same inputs and outputs as [`CpuBackend`]; see the
+/// A set of rigs and masks evaluated on the CPU from resampled clips, [`LANES`] instances per
+/// SIMD lane group, in parallel across the cores. Same inputs and outputs as [`CpuBackend`]; see the
 /// module doc for what differs.
 #[derive(Clone, Debug)]
 pub struct FastCpuBackend {
