@@ -116,6 +116,9 @@ struct Slot<'a> {
     slots: [&'a [JointSlots]; LANES],
     constants: [&'a [[F4; 3]]; LANES],
     constants_lanes: &'a [Sqt8],
+    /// When `uniform`: every animated channel's value in each lane, interpolated (or held) in
+    /// one pass over the frame records before the joint walk.
+    samples: &'a [[F4; LANES]],
     /// Per-joint mask weights of each lane.
     masks: [&'a [f32]; LANES],
     any_mask: bool,
@@ -147,33 +150,31 @@ impl Slot<'_> {
         self.b[i][slot].mul_add(wb, self.a[i][slot] * wa)
     }
 
-    /// Channel slot `slot` of every lane, interpolated unless `step`, as lanes of xyzw.
+    /// Channel slot `slot` of every lane, from the pre-interpolated samples, as lanes of xyzw.
     #[inline(always)]
-    fn gather(&self, slot: u16, step: bool) -> [F8; 4] {
-        let s = slot as usize;
-        gather(std::array::from_fn(|i| self.lane_value(i, s, step)))
+    fn gather(&self, slot: u16) -> [F8; 4] {
+        gather(self.samples[slot as usize])
     }
 
     #[inline(always)]
     fn sample_uniform(&self, j: usize) -> Sqt8 {
         let js = self.slots[0][j];
         let c = &self.constants_lanes[j];
-        let step = |ch: usize| js.step & (1 << ch) != 0;
         let t = if js.slot[0] == CONSTANT {
             c.t
         } else {
-            let [x, y, z, _] = self.gather(js.slot[0], step(0));
+            let [x, y, z, _] = self.gather(js.slot[0]);
             [x, y, z]
         };
         let r = if js.slot[1] == CONSTANT {
             c.r
         } else {
-            self.gather(js.slot[1], step(1))
+            self.gather(js.slot[1])
         };
         let s = if js.slot[2] == CONSTANT {
             c.s
         } else {
-            let [x, y, z, _] = self.gather(js.slot[2], step(2));
+            let [x, y, z, _] = self.gather(js.slot[2]);
             [x, y, z]
         };
         Sqt8 { t, r, s }
@@ -217,16 +218,24 @@ pub(crate) struct Group<'a> {
     pub palettes: &'a mut [&'a mut [Mat3x4Rows]],
 }
 
+/// Working memory of [`evaluate_group`], reused from group to group (one per thread).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    /// The group's model matrices, one per joint.
+    models: Vec<Affine8>,
+    /// Per layer slot: the interpolated channel values of a slot whose lanes all play one clip.
+    samples: [Vec<[F4; LANES]>; MAX_LAYERS],
+}
+
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB.
 /// When `models` is given, lane 0's model matrices are written to it. Records must have been
-/// validated against the rig of `fast` and `masks`; `scratch` holds at least one entry per
-/// joint.
+/// validated against the rig of `fast` and `masks`.
 pub(crate) fn evaluate_group(
     fast: &FastRig,
     masks: &[JointMask],
     group: Group<'_>,
     mut models: Option<&mut [Affine3A]>,
-    scratch: &mut [Affine8],
+    scratch: &mut Scratch,
 ) -> [Aabb; LANES] {
     let n = fast.joint_count();
     let recs = group.records;
@@ -236,8 +245,20 @@ pub(crate) fn evaluate_group(
 
     // Per slot: each lane's clip, frames, weight and mask; lanes without this slot take the
     // first lane that has it with weight 0.
+    let Scratch {
+        models: scratch,
+        samples,
+    } = scratch;
+    if scratch.len() < n {
+        scratch.resize(n, Affine8::default());
+    }
     let mut slots: [Option<Slot<'_>>; MAX_LAYERS] = [None, None, None, None];
-    for (k, out) in slots.iter_mut().enumerate().take(max_layers) {
+    for (k, (out, buf)) in slots
+        .iter_mut()
+        .zip(samples.iter_mut())
+        .enumerate()
+        .take(max_layers)
+    {
         let Some(donor) = (0..LANES).find(|&i| k < layer_count[i]) else {
             continue;
         };
@@ -257,6 +278,7 @@ pub(crate) fn evaluate_group(
             slots: [&[]; LANES],
             constants: [&[]; LANES],
             constants_lanes: &[],
+            samples: &[],
             masks: [&NO_MASK; LANES],
             any_mask: false,
             w_override: F8::ZERO,
@@ -307,6 +329,10 @@ pub(crate) fn evaluate_group(
         let unseen =
             !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
         if !unseen {
+            if slot.uniform {
+                fill_samples(&slot, lib.channel_steps(first_clip), buf);
+                slot.samples = buf.as_slice();
+            }
             *out = Some(slot);
         }
     }
@@ -423,6 +449,21 @@ pub(crate) fn evaluate_group(
             }
         }
     })
+}
+
+/// Every animated channel of `slot`'s clip (whose STEP channels are `steps`) in every lane,
+/// interpolated (or held) between the lane's two frame records, into `out`: one pass over the
+/// records, with no per-joint indexing.
+fn fill_samples(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F4; LANES]>) {
+    out.clear();
+    out.resize(steps.len(), [F4::ZERO; LANES]);
+    for i in 0..LANES {
+        let (lerp, hold) = (slot.lerp[i], slot.hold[i]);
+        for (((value, a), b), &step) in out.iter_mut().zip(slot.a[i]).zip(slot.b[i]).zip(steps) {
+            let (wa, wb) = if step { hold } else { lerp };
+            value[i] = b.mul_add(wb, *a * wa);
+        }
+    }
 }
 
 fn arrays_to_sqt(trs: &[[f32; 4]; 3]) -> Sqt {

@@ -61,14 +61,13 @@ pub use resampled::{
     ResampledClip, ResampledClips, sanitize_rate,
 };
 
-use evaluate::{Group, evaluate_group};
-use soa::Affine8;
+use evaluate::{Group, Scratch, evaluate_group};
 
 use std::cell::RefCell;
 
 use glam::Affine3A;
 
-use crate::bake::{Aabb, MAX_JOINTS, Rig};
+use crate::bake::{Aabb, Rig};
 use crate::cpu::CpuBackend;
 use crate::error::EvalError;
 use crate::instance::InstanceRecord;
@@ -164,7 +163,7 @@ impl FastCpuBackend {
         }
         let rig = record.rig as usize;
         let record = &record.resolved(0.0);
-        let mut scratch = vec![Affine8::default(); joint_count];
+        let mut scratch = Scratch::default();
         let joints = range.start + joint_count;
         let (palette, morph) = palette[range.start..range.end].split_at_mut(joint_count);
         let mut palettes = [palette];
@@ -229,7 +228,6 @@ impl FastCpuBackend {
         aabbs: &mut [Aabb],
     ) {
         SCRATCH.with_borrow_mut(|scratch| {
-            scratch.resize(MAX_JOINTS, Affine8::default());
             let mut rest = palette;
             let mut rest_base = base;
             let mut at = 0;
@@ -306,7 +304,7 @@ fn write_weights(
 }
 
 thread_local! {
-    /// Model matrices of the group being evaluated: one block per worker thread, allocated on
-    /// its first frame.
-    static SCRATCH: RefCell<Vec<Affine8>> = const { RefCell::new(Vec::new()) };
+    /// Working memory of the group being evaluated: one per worker thread, allocated on its
+    /// first frame.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }

@@ -95,6 +95,8 @@ pub struct ResampledClip {
     pub frame_stride: u32,
     /// Index of frame 0's record in the library's value array.
     pub(crate) first: u32,
+    /// Per value of a frame record: whether it is a STEP channel (held, not interpolated).
+    pub(crate) steps: Vec<bool>,
 }
 
 impl ResampledClip {
@@ -194,6 +196,7 @@ impl ResampledClips {
         let frame_time = |f: usize| ((f as f64 / f64::from(clip_rate)) as f32).min(duration);
         // Sample every channel at every frame; keep those that change.
         let mut animated: Vec<Vec<[f32; 4]>> = Vec::new();
+        let mut steps = Vec::new();
         let mut samples = vec![[0.0f32; 4]; frames];
         for joint in 0..joints {
             let mut slots = JointSlots {
@@ -219,9 +222,11 @@ impl ResampledClips {
                 constant[c] = samples[0];
                 if desc.key_count > 1 && samples.iter().any(|s| *s != samples[0]) {
                     slots.slot[c] = animated.len() as u16;
-                    if desc.interpolation == Interpolation::Step as u32 {
+                    let step = desc.interpolation == Interpolation::Step as u32;
+                    if step {
                         slots.step |= 1 << c;
                     }
+                    steps.push(step);
                     animated.push(samples.clone());
                 }
             }
@@ -242,6 +247,7 @@ impl ResampledClips {
             frame_count: frames as u32,
             frame_stride: animated.len() as u32,
             first,
+            steps,
         });
     }
 
@@ -271,6 +277,12 @@ impl ResampledClips {
         let start = c.first as usize + f as usize * stride;
         let pair = &self.values[start..start + 2 * stride];
         pair.split_at(stride)
+    }
+
+    /// Per value of a frame record of `clip`: whether it is a STEP channel.
+    #[inline]
+    pub(crate) fn channel_steps(&self, clip: usize) -> &[bool] {
+        &self.clips[clip].steps
     }
 
     /// The per-joint tables of `clip`: channel slots, constants, constants in every lane.
