@@ -585,38 +585,53 @@ fn many_instances_match_the_exact_backend() {
 }
 
 /// One rig, enough instances for full lane groups and a partial last one (two groups and
-/// three), every lane with its own layer stack, clips and times: each lane of a group, not
-/// only the first few, matches the exact backend.
+/// three), at times on the clips' keys: each lane of a group, not only the first few, matches
+/// the exact backend, both when every lane has its own layer stack and clips and when the
+/// lanes play the same clips at their own times (the path that interpolates a slot's channels
+/// in one pass).
 #[test]
 fn full_and_partial_lane_groups_match_the_exact_backend() {
     let rig = humanoid();
     let mut masks = Vec::new();
     let cases = layer_cases(&rig, &mut masks);
+    for same_clips in [false, true] {
+        let records: Vec<InstanceRecord> = (0..2 * LANES + 3)
+            .map(|i| {
+                let (case, shift) = if same_clips {
+                    (7, 0)
+                } else {
+                    ((i * 3 + 1) % cases.len(), i as u32)
+                };
+                let layers: Vec<Layer> = cases[case]
+                    .1
+                    .iter()
+                    .map(|l| Layer {
+                        clip: (l.clip + shift) % 4,
+                        time: l.time + (i % 7) as f32 / 30.0,
+                        ..*l
+                    })
+                    .collect();
+                let w = Affine3A::from_translation(Vec3::new(i as f32, 0.0, 0.5 * i as f32));
+                let offset = (i * rig.joint_count()) as u32;
+                InstanceRecord::new(0, offset, &w, &layers).unwrap()
+            })
+            .collect();
+        lane_groups_match_the_exact_backend(&rig, &masks, &records);
+    }
+}
+
+/// Evaluates `records` on both backends and compares every instance's palette and box.
+fn lane_groups_match_the_exact_backend(rig: &Rig, masks: &[JointMask], records: &[InstanceRecord]) {
     let n = rig.joint_count();
-    let count = 2 * LANES + 3;
-    let records: Vec<InstanceRecord> = (0..count)
-        .map(|i| {
-            let (_, base) = &cases[(i * 3 + 1) % cases.len()];
-            let layers: Vec<Layer> = base
-                .iter()
-                .map(|l| Layer {
-                    clip: (l.clip + i as u32) % 4,
-                    time: l.time + (i % 7) as f32 / 30.0,
-                    ..*l
-                })
-                .collect();
-            let w = Affine3A::from_translation(Vec3::new(i as f32, 0.0, 0.5 * i as f32));
-            InstanceRecord::new(0, (i * n) as u32, &w, &layers).unwrap()
-        })
-        .collect();
-    let mut exact = CpuBackend::new(vec![rig], masks).unwrap();
+    let count = records.len();
+    let mut exact = CpuBackend::new(vec![rig.clone()], masks.to_vec()).unwrap();
     let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
     let mut pe = vec![Mat3x4Rows::IDENTITY; count * n];
     let mut pf = vec![Mat3x4Rows::IDENTITY; count * n];
     let mut ae = vec![Aabb::EMPTY; count];
     let mut af = vec![Aabb::EMPTY; count];
-    exact.evaluate(&records, &mut pe, &mut ae).unwrap();
-    fast.evaluate(&records, &mut pf, &mut af).unwrap();
+    exact.evaluate(records, &mut pe, &mut ae).unwrap();
+    fast.evaluate(records, &mut pf, &mut af).unwrap();
     for i in 0..count {
         let r = i * n..(i + 1) * n;
         let what = format!("instance {i} (lane {} of its group)", i % LANES);
