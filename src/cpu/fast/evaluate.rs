@@ -4,7 +4,10 @@
 //! channel that is constant over the clip is one load), blend the layers (override: normalized
 //! lerp with per-joint mask weights; additive), apply root-motion removal, turn the SQT into a
 //! 3x4 matrix, multiply by the parent's model matrix (or the instance's world transform), write
-//! `model × inverse bind` into each instance's palette and grow each instance's bounds.
+//! `model × inverse bind` into each instance's palette and grow each instance's bounds. A
+//! layer whose lanes all play one clip is interpolated before the walk, every animated channel
+//! of each lane in one pass over its two frame records; the walk then gathers one record per
+//! channel.
 //!
 //! Lanes rather than joints: every instance runs the same joint sequence, so the hierarchy
 //! product, skinning and bounds, which dominate once sampling is O(1), vectorize as cleanly as

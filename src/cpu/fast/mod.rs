@@ -30,16 +30,20 @@
 //! group kernel (callgrind; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per second
 //! against ozz-animation-rs):
 //!
-//! | build | 4 lanes | 8 lanes | 8 lanes, fused multiply-add |
-//! |---|---:|---:|---:|
-//! | x86-64 baseline (SSE2) | 242 | 251 | 257 |
-//! | `-C target-cpu=x86-64-v3` (AVX2, FMA) | 218 | 160 | 149 |
+//! | build | 4 lanes | 8 lanes | + fused multiply-add | + one-pass sampling |
+//! |---|---:|---:|---:|---:|
+//! | x86-64 baseline (SSE2) | 242 | 251 | 257 | 258 |
+//! | `-C target-cpu=x86-64-v3` (AVX2, FMA) | 218 | 160 | 149 | 137 |
 //!
 //! The exact evaluator needs about 1,150. Kept: eight lanes (one AVX register per value; on
 //! the baseline target an `f32x8` is two SSE registers and costs 4 % more instructions, with no
-//! measurable change in time) and `mul_add` in the matrix products, dot products, bounds and key
+//! measurable change in time); `mul_add` in the matrix products, dot products, bounds and key
 //! lerps (one instruction where the target has FMA; elsewhere a multiply and an add, whose
-//! chained order costs the baseline build 2 % more instructions). Dropped:
+//! chained order costs the baseline build 2 % more instructions); and, for a layer slot whose
+//! lanes all play one clip, interpolating all its animated channels in one pass over each
+//! lane's two frame records before the joint walk, which then reads one pre-interpolated
+//! record per channel (half the sampling instructions were per-lane index arithmetic and
+//! bounds checks). Dropped:
 //! per-joint constants (inverse binds, bounds, rest pose, constant channels) stored once and
 //! broadcast at each use instead of pre-splatted across the lanes: 21 % more instructions with
 //! AVX2, where the pre-splatted values fold into the arithmetic as memory operands. There is no
