@@ -4,7 +4,7 @@ use glam::{Affine3A, Mat4};
 
 use super::clip_library::check_track;
 use super::skeleton_groups::{Alias, RigSkin, skin_groups, top_ancestor, with_aliases};
-use super::{Aabb, ClipLibrary, RigMorph, Skeleton, SkinnedMesh, morph};
+use super::{Aabb, ClipLibrary, CompressedClips, RigMorph, Skeleton, SkinnedMesh, morph};
 use crate::error::{IkError, ImportError, ImportErrorKind};
 use crate::ik::{IkConstraint, RigIk};
 use crate::import::{RawAsset, RawClip, RawMesh, RawSkin};
@@ -69,6 +69,9 @@ pub struct Rig {
     pub morph: RigMorph,
     /// Its IK constraints (none after baking or loading; set with [`Rig::set_ik`]).
     pub ik: RigIk,
+    /// Its clips compressed (none after baking; filled by [`Rig::compress`], stored in and
+    /// loaded from `.sinew` files). They must be built from [`Rig::clips`].
+    pub compressed: Option<CompressedClips>,
 }
 
 impl Rig {
@@ -340,6 +343,7 @@ impl Rig {
             joint_bounds,
             morph: rig_morph,
             ik: RigIk::NONE,
+            compressed: None,
         })
     }
 

@@ -5,6 +5,7 @@
 mod aabb;
 mod blend;
 mod clock;
+pub mod decode;
 pub mod fast;
 mod ik;
 mod morph;
@@ -17,6 +18,7 @@ mod skin;
 pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{blend_joint, blend_layers, hold_root, hold_root_in_frame, validate_layers};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
+pub use decode::{sample_channel, sample_joint_compressed, sample_weight_chunk_compressed};
 pub use fast::FastCpuBackend;
 pub use ik::{
     IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_ik, two_bone_corrections,

@@ -105,6 +105,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         joint_bounds,
         morph,
         ik: crate::ik::RigIk::NONE,
+        compressed: None,
     };
     validate::rig(&rig).map_err(corrupt(id))?;
     Ok(rig)
