@@ -39,6 +39,7 @@ fn evaluate(
                 wg_world = advance_root_motion(rigs[rig_index], slot);
                 wg_offset = records[slot].palette_offset;
                 resolve_layers(slot);
+                prepare_layers(rigs[rig_index]);
             }
         }
         wg_rig = rig_index;

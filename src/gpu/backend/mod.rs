@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use glam::Affine3A;
 
+use super::clip_format::ClipFormat;
 use super::context::GpuContext;
 use super::layout::{
     AABB_BYTES, FRAME_HEADER_BYTES, FrameHeader, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
@@ -36,7 +37,7 @@ use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuOptions {
     /// Palette entries to allocate up front.
     pub initial_palette_entries: u32,
@@ -47,6 +48,8 @@ pub struct GpuOptions {
     /// `max_storage_buffer_binding_size` when `None` or larger). Slots beyond it are evaluated
     /// in further dispatches.
     pub max_record_binding: Option<u64>,
+    /// The clips the kernel samples: exact key tracks (the default) or compressed clips.
+    pub clips: ClipFormat,
 }
 
 impl Default for GpuOptions {
@@ -55,6 +58,7 @@ impl Default for GpuOptions {
             initial_palette_entries: 4096,
             max_palette_binding: None,
             max_record_binding: None,
+            clips: ClipFormat::Exact,
         }
     }
 }
@@ -112,6 +116,8 @@ pub struct GpuBackend {
     queue: wgpu::Queue,
     loss: DeviceLoss,
     pipeline: Arc<EvaluatePipeline>,
+    /// The clips the library holds and the pipeline samples.
+    clips: ClipFormat,
     library: GpuLibrary,
     palette: Palette,
     bounds: BoundsBuffer,
@@ -176,8 +182,12 @@ impl GpuBackend {
     ) -> Result<Self, GpuError> {
         crate::cpu::check_rigs(rigs)?;
         let device = &context.device;
-        let pipeline = context.evaluate_pipeline()?;
-        let library = GpuLibrary::new(device, &pipeline, rigs, masks)?;
+        let pipeline = if options.clips.is_compressed() {
+            context.compressed_pipeline()?
+        } else {
+            context.evaluate_pipeline()?
+        };
+        let library = GpuLibrary::new(device, &pipeline, rigs, masks, options.clips)?;
         let limits = device.limits();
         let max_binding = limits.max_storage_buffer_binding_size;
         let palette_binding = options
@@ -206,6 +216,7 @@ impl GpuBackend {
             queue: context.queue.clone(),
             loss: context.device_loss().clone(),
             pipeline,
+            clips: options.clips,
             library,
             palette: Palette::new(device, options.initial_palette_entries)?,
             bounds: BoundsBuffer::new(device, 1024)?,
@@ -240,6 +251,11 @@ impl GpuBackend {
     /// Joint count of rig `rig`, if it exists.
     pub fn joint_count(&self, rig: u32) -> Option<usize> {
         self.library.rigs().get(rig as usize).map(|r| r.joint_count)
+    }
+
+    /// The clips the kernel samples ([`GpuOptions::clips`]).
+    pub fn clip_format(&self) -> ClipFormat {
+        self.clips
     }
 
     /// Number of uploaded rigs.

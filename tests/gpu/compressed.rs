@@ -1,0 +1,173 @@
+//! The compressed-clip kernel (`wgsl/decode.wgsl`): a hand-built compressed rig decodes to the
+//! hand-computed pose; every asset, blends with masks and cross-fades match the CPU twin on the
+//! same compressed clips; one dispatch per frame; bytes read per joint by hand count.
+
+use glam::{Affine3A, Quat, Vec3};
+use sinew::gpu::{ClipFormat, GpuOptions};
+use sinew::{
+    ChannelCode, CompressedClip, CompressedClips, GpuBackend, GpuContext, InstanceRecord, Layer,
+    Mat3x4Rows, Rig,
+};
+
+use super::{assert_transform_close, chain_rig, gpu};
+
+/// Options of a backend that samples compressed clips.
+fn compressed_options() -> GpuOptions {
+    GpuOptions {
+        clips: ClipFormat::Compressed {
+            budget: sinew::DEFAULT_ERROR_BUDGET,
+        },
+        ..GpuOptions::default()
+    }
+}
+
+fn compressed_backend(ctx: &GpuContext, rigs: &[Rig]) -> GpuBackend {
+    GpuBackend::with_options(ctx, rigs, &[], compressed_options()).unwrap()
+}
+
+/// Frame records written bit by bit, as the format lays them out.
+struct Bits {
+    words: Vec<u32>,
+}
+
+impl Bits {
+    fn new(words: usize) -> Self {
+        Self {
+            words: vec![0; words],
+        }
+    }
+
+    fn put(&mut self, bit: usize, bits: u32, value: u32) {
+        for b in 0..bits as usize {
+            if (value >> b) & 1 == 1 {
+                let at = bit + b;
+                self.words[at / 32] |= 1 << (at % 32);
+            }
+        }
+    }
+}
+
+/// f16 bits of `min` and `extent` as one range word (both exact in f16).
+fn range(min: f32, extent: f32) -> u32 {
+    let half = |v: f32| half::f16::from_f32(v).to_bits() as u32;
+    half(min) | half(extent) << 16
+}
+
+/// Bit layout of one frame record of the hand-built clip: joint 0 translation (8 bits x 3) at
+/// 0, joint 1 rotation (raw x 3, STEP) at 24, joint 1 scale (12 bits x 3) at 120: the 12-bit
+/// x straddles words 3 and 4.
+const T0_BIT: u32 = 0;
+const R1_BIT: u32 = 24;
+const S1_BIT: u32 = 120;
+const FRAME_WORDS: u32 = 5;
+
+fn r1_frame(f: usize) -> Quat {
+    [Quat::from_rotation_x(0.4), Quat::from_rotation_x(-0.6)][f]
+}
+
+/// A 2-joint chain whose clip 0 is built by hand: two frames at 10 fps. Joint 0: translation
+/// quantized in [0, 1] at 8 bits (frames (0, 255, 51) and (255, 0, 102), so (0, 1, 0.2) and
+/// (1, 0, 0.4)), constant rotation, REST scale. Joint 1: REST translation, raw STEP rotation
+/// (x 0.4 then x -0.6), scale quantized in [1, 2] at 12 bits (frames 0 and 4095 on every
+/// component: 1 then 2). Clips 1 and 2: one frame, every channel REST.
+fn hand_built() -> (Rig, Quat) {
+    let mut rig = chain_rig(2);
+    let r0 = Quat::from_rotation_z(0.5);
+    let mut data = vec![range(0.0, 1.0); 3];
+    data.extend(r0.to_array().map(f32::to_bits));
+    let s1_range = data.len() as u32;
+    data.extend([range(1.0, 1.0); 3]);
+    let t0_range = 0;
+    let r0_index = 3;
+    let frame_offset = data.len() as u32;
+    for f in 0..2 {
+        let mut bits = Bits::new(FRAME_WORDS as usize);
+        let t = [[0, 255, 51], [255, 0, 102]][f];
+        let r = r1_frame(f).to_array();
+        for (c, (t, r)) in t.into_iter().zip(r).enumerate() {
+            bits.put(T0_BIT as usize + c * 8, 8, t);
+            let q = r.to_bits();
+            bits.put(R1_BIT as usize + c * 32, 32, q);
+            bits.put(S1_BIT as usize + c * 12, 12, [0, 4095][f]);
+        }
+        data.extend(bits.words);
+    }
+    let mut channels = vec![
+        ChannelCode::animated(8, false, t0_range, T0_BIT),
+        ChannelCode::constant(r0_index),
+        ChannelCode::rest(),
+        ChannelCode::rest(),
+        ChannelCode::animated(ChannelCode::RAW_BITS, true, 0, R1_BIT),
+        ChannelCode::animated(12, false, s1_range, S1_BIT),
+    ];
+    let mut clips = vec![CompressedClip {
+        rate: 10.0,
+        duration: 0.1,
+        frame_count: 2,
+        channel_offset: 0,
+        frame_offset,
+        frame_words: FRAME_WORDS,
+        pad: [0; 2],
+    }];
+    for c in 1..3 {
+        clips.push(CompressedClip {
+            rate: 10.0,
+            duration: 0.0,
+            frame_count: 1,
+            channel_offset: 6 * c,
+            frame_offset,
+            frame_words: FRAME_WORDS,
+            pad: [0; 2],
+        });
+        channels.extend([ChannelCode::rest(); 6]);
+    }
+    rig.compressed =
+        Some(CompressedClips::from_parts(2, 0, clips, channels, data, 1e-4, 0.0).unwrap());
+    (rig, r0)
+}
+
+#[test]
+fn a_hand_built_compressed_rig_decodes_to_the_hand_computed_pose() {
+    let Some(ctx) = gpu() else { return };
+    let (rig, r0) = hand_built();
+    let rest = rig.skeleton.rest_pose().to_vec();
+    let world = Affine3A::from_translation(Vec3::new(3.0, 0.0, -1.0));
+    // (clip time, joint 0 translation, joint 1 rotation, joint 1 scale): u = 0.5, and u = 1 at
+    // the end (the STEP rotation takes frame 1 there), and a clip of REST channels.
+    let cases = [
+        (0.05, Vec3::new(0.5, 0.5, 0.3), r1_frame(0), 1.5),
+        (0.1, Vec3::new(1.0, 0.0, 0.4), r1_frame(1), 2.0),
+        (-1.0, Vec3::new(0.0, 1.0, 0.2), r1_frame(0), 1.0),
+    ];
+    let mut records = Vec::new();
+    let mut expected = Vec::new();
+    for (k, (time, t0, r1, s1)) in cases.into_iter().enumerate() {
+        let offset = (k * rig.palette_entries()) as u32;
+        records.push(InstanceRecord::new(0, offset, &world, &[Layer::clip(0, time)]).unwrap());
+        let m0 = world * Affine3A::from_scale_rotation_translation(rest[0].scale, r0, t0);
+        let m1 = m0
+            * Affine3A::from_scale_rotation_translation(Vec3::splat(s1), r1, rest[1].translation);
+        expected.push([m0, m1]);
+    }
+    // Clip 1: every channel REST, the rest pose.
+    let offset = (cases.len() * rig.palette_entries()) as u32;
+    records.push(InstanceRecord::new(0, offset, &world, &[Layer::clip(1, 0.3)]).unwrap());
+    let m0 = world * rest[0].to_affine();
+    expected.push([m0, m0 * rest[1].to_affine()]);
+
+    let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
+    backend
+        .reserve_palette((records.len() * rig.palette_entries()) as u32)
+        .unwrap();
+    backend.evaluate(&records).unwrap();
+    let entries = (records.len() * rig.palette_entries()) as u32;
+    let palette = backend.read_palette(0..entries).unwrap();
+    for (k, (rec, models)) in records.iter().zip(&expected).enumerate() {
+        for (j, model) in models.iter().enumerate() {
+            let bind = rig.skeleton.inverse_binds()[j];
+            let want = Mat3x4Rows::from_affine(&(*model * bind)).to_cols_array();
+            let got = palette[rec.palette_offset as usize + j].to_cols_array();
+            assert_transform_close(&got, &want, &format!("case {k} joint {j}"));
+        }
+    }
+}
