@@ -12,6 +12,7 @@ use super::compressed::{clip_words, compressed_clips};
 use super::layout::{JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use super::pipeline::EvaluatePipeline;
 use super::scope::capture;
+use super::traffic::RigReads;
 use crate::bake::{MAX_JOINTS, Rig, TrackDesc};
 use crate::cpu::RootFrame;
 use crate::error::{EvalError, GpuError};
@@ -35,12 +36,15 @@ pub struct RigSummary {
     pub name: String,
     /// Inverse bind matrix of each joint, as uploaded.
     pub inverse_binds: Vec<Affine3A>,
+    /// What the kernel reads from global memory evaluating one instance.
+    pub reads: RigReads,
 }
 
 /// The uploaded rigs and masks, and the bind group (group 0) that exposes them to the kernel.
 #[derive(Debug)]
 pub struct GpuLibrary {
     rigs: Vec<RigSummary>,
+    masks: Vec<JointMask>,
     mask_lengths: Vec<usize>,
     bind_group: wgpu::BindGroup,
     bytes: u64,
@@ -55,6 +59,8 @@ struct LibraryData {
     scalars: Vec<f32>,
     values: Vec<[f32; 4]>,
     params: LibraryParams,
+    /// Per rig, what the kernel reads evaluating one instance.
+    reads: Vec<RigReads>,
 }
 
 fn to_u32(n: usize, limit: &'static str) -> Result<u32, GpuError> {
@@ -96,6 +102,7 @@ impl LibraryData {
             scalars: Vec::new(),
             values: Vec::new(),
             params: LibraryParams::default(),
+            reads: Vec::with_capacity(rigs.len()),
         };
         let track_words = size_of::<TrackDesc>() / 4;
         for (index, rig) in rigs.iter().enumerate() {
@@ -138,6 +145,10 @@ impl LibraryData {
                 pad0: 0,
                 pad1: 0,
             });
+            if let Some(desc) = data.rigs.last() {
+                data.reads
+                    .push(RigReads::new(rig, desc, compressed.as_deref()));
+            }
             data.joints
                 .extend((0..rig.joint_count()).map(|j| joint_desc(rig, j)));
             match &compressed {
@@ -293,15 +304,18 @@ impl GpuLibrary {
         Ok(Self {
             rigs: rigs
                 .iter()
-                .map(|rig| RigSummary {
+                .zip(data.reads)
+                .map(|(rig, reads)| RigSummary {
                     joint_count: rig.joint_count(),
                     palette_entries: rig.palette_entries(),
                     clip_count: rig.clips.clip_count(),
                     ik_entry_offset: rig.ik_entry_offset(),
                     name: rig.name.clone(),
                     inverse_binds: rig.skeleton.inverse_binds().to_vec(),
+                    reads,
                 })
                 .collect(),
+            masks: masks.to_vec(),
             mask_lengths: masks.iter().map(|m| m.weights.len()).collect(),
             bind_group,
             bytes,
@@ -316,6 +330,11 @@ impl GpuLibrary {
     /// The uploaded rigs.
     pub fn rigs(&self) -> &[RigSummary] {
         &self.rigs
+    }
+
+    /// The uploaded masks.
+    pub fn masks(&self) -> &[JointMask] {
+        &self.masks
     }
 
     /// Number of uploaded masks.

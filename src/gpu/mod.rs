@@ -22,6 +22,7 @@ mod resident;
 mod scope;
 mod shader;
 mod timer;
+mod traffic;
 mod worlds;
 
 pub use backend::{FrameStats, GpuBackend, GpuOptions};
@@ -41,4 +42,5 @@ pub use shader::{
     compressed_shader_source, evaluate_shader_source,
 };
 pub use timer::PassTimer;
+pub use traffic::RigReads;
 pub use worlds::WorldsRead;

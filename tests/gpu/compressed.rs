@@ -171,3 +171,31 @@ fn a_hand_built_compressed_rig_decodes_to_the_hand_computed_pose() {
         }
     }
 }
+
+#[test]
+fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
+    let Some(ctx) = gpu() else { return };
+    let (rig, _) = hand_built();
+    let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, 0.05)]).unwrap();
+    let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
+    backend.evaluate(&[record]).unwrap();
+    // Per instance: record header 16, world 48, rig descriptor 64, the starts of level 1 (8);
+    // per joint rest pose 48, inverse bind 48, has_bounds 4, parent 4 (joint 1 twice: 4 more),
+    // bounds 32 (both joints have a vertex).
+    let instance = 16 + 48 + 64 + 8 + 2 * (48 + 48 + 4 + 4) + 4 + 2 * 32;
+    // The layer: its record 48 and clip descriptor 24.
+    let layer = 48 + 24;
+    // Channels (code 4 each): joint 0 translation, 8 bits: bit offset 4, 3 ranges 12, 2 frames
+    // x 3 one-word components; rotation constant 16; scale REST. Joint 1 translation REST;
+    // rotation raw STEP: bit offset 4, 1 frame x 3 components straddling two words; scale 12
+    // bits: bit offset 4, ranges 12, 2 frames x (x straddles: 2 words, y 1, z 1).
+    let channels = (4 + 4 + 12 + 2 * 3 * 4)
+        + (4 + 16)
+        + 4
+        + 4
+        + (4 + 4 + 3 * 2 * 4)
+        + (4 + 4 + 12 + 2 * 4 * 4);
+    let total = (instance + layer + channels) as f64;
+    assert_eq!(backend.bytes_read_per_joint(), total / 2.0);
+    assert_eq!(backend.last_frame().bytes_read, total as u64);
+}
