@@ -11,3 +11,85 @@ pub const MAX_ERROR_BUDGET: f32 = 1.0;
 pub const WEIGHT_ERROR_BUDGET: f32 = 1e-3;
 /// Distance of the virtual vertices from their joint (metres).
 pub const VIRTUAL_VERTEX_DISTANCE: f32 = 0.03;
+
+use glam::{Affine3A, Vec3, Vec4};
+
+use crate::bake::{ClipLibrary, Rig};
+use crate::cpu::{propagate_joint, sample_joint, sample_track};
+
+/// ACL's error of one joint: the largest displacement of its origin and of its three virtual
+/// vertices between model matrices `exact` and `approx`. `offsets` places the vertices along
+/// the joint's local axes at the distances that lie [`VIRTUAL_VERTEX_DISTANCE`] away in model
+/// space in the rest pose ([`vertex_offsets`]), so joints that carry a scale are measured at
+/// the same model-space distance as the others.
+#[inline]
+pub fn vertex_error(exact: &Affine3A, approx: &Affine3A, offsets: [f32; 3]) -> f32 {
+    let dt = Vec3::from(exact.translation - approx.translation);
+    let m = exact.matrix3 - approx.matrix3;
+    [m.x_axis, m.y_axis, m.z_axis]
+        .iter()
+        .zip(offsets)
+        .map(|(&axis, d)| (dt + Vec3::from(axis) * d).length())
+        .fold(dt.length(), f32::max)
+}
+
+/// Per joint of `rig`, the local distances along its three axes that lie `distance` (rig
+/// units; [`VIRTUAL_VERTEX_DISTANCE`] for a rig in metres) away in model space in the rest
+/// pose.
+pub fn vertex_offsets(rig: &Rig, distance: f32) -> Vec<[f32; 3]> {
+    let parents = rig.skeleton.parents();
+    let mut models = vec![Affine3A::IDENTITY; rig.joint_count()];
+    for (j, rest) in rig.skeleton.rest_pose().iter().enumerate() {
+        models[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, &models, rest);
+    }
+    models
+        .iter()
+        .map(|m| {
+            [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis]
+                .map(|axis| distance / axis.length().max(1e-6))
+        })
+        .collect()
+}
+
+/// The times the error is measured at for a clip of `duration` seconds on `frame_count` frames
+/// at `rate`: every frame time and every midpoint between two frames, inside `0..=duration`.
+pub fn dense_times(duration: f32, rate: f32, frame_count: u32) -> Vec<f32> {
+    let mut times = Vec::with_capacity(frame_count as usize * 2);
+    for f in 0..frame_count {
+        for half in [0.0, 0.5] {
+            let t = ((f64::from(f) + half) / f64::from(rate)) as f32;
+            if t <= duration && times.last().is_none_or(|&last| t > last) {
+                times.push(t);
+            }
+        }
+    }
+    if times.last().is_none_or(|&last| last < duration) {
+        times.push(duration);
+    }
+    times
+}
+
+/// Model matrices of every joint of `rig` at each of `times` (time-major: `t * joints + j`),
+/// from the exact clips.
+pub(super) fn exact_models(rig: &Rig, clip: usize, times: &[f32]) -> Vec<Affine3A> {
+    let joints = rig.joint_count();
+    let parents = rig.skeleton.parents();
+    let mut models = vec![Affine3A::IDENTITY; times.len() * joints];
+    for (t, &time) in times.iter().enumerate() {
+        let pose = &mut models[t * joints..(t + 1) * joints];
+        for j in 0..joints {
+            let local = sample_joint(&rig.clips, clip, j, time);
+            pose[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, pose, &local);
+        }
+    }
+    models
+}
+
+/// The exact weights of chunk `chunk` of `clip` at `time` (the defaults where the clip has no
+/// weight track).
+pub(super) fn exact_weights(lib: &ClipLibrary, clip: usize, chunk: usize, time: f32) -> Vec4 {
+    match lib.weight_track(clip, chunk) {
+        Some(desc) => sample_track(lib, desc, false, time),
+        None => lib.value(lib.weight_default_offset() + chunk),
+    }
+}

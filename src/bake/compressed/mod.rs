@@ -44,12 +44,14 @@
 //! precision. Rotations drop `w` (sign-normalised to `w >= 0`, which is the same rotation) and
 //! rebuild it from the unit norm: a quarter fewer bits per rotation for one square root.
 
+mod bit_rates;
+mod encode;
 mod error;
 mod validate;
 
 pub use error::{
     DEFAULT_ERROR_BUDGET, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET, VIRTUAL_VERTEX_DISTANCE,
-    WEIGHT_ERROR_BUDGET,
+    WEIGHT_ERROR_BUDGET, dense_times, vertex_error, vertex_offsets,
 };
 
 use bytemuck::{Pod, Zeroable};
