@@ -94,6 +94,25 @@ fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
     assert_eq!(constant("CODE_REST"), ChannelCode::REST);
     assert_eq!(constant("CODE_INDEX_SHIFT"), ChannelCode::INDEX_SHIFT);
     assert_eq!(constant("RATE_RAW"), ChannelCode::RAW_BITS);
+    // The dequantization steps, bit for bit the CPU's `1 / (2^b - 1)`.
+    let (_, table) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some("DEQUANT_SCALE"))
+        .expect("DEQUANT_SCALE");
+    let naga::Expression::Compose { ref components, .. } = module.global_expressions[table.init]
+    else {
+        panic!("DEQUANT_SCALE is not an array");
+    };
+    assert_eq!(components.len(), 25);
+    for (bits, &c) in components.iter().enumerate().skip(1) {
+        let naga::Expression::Literal(naga::Literal::U32(word)) = module.global_expressions[c]
+        else {
+            panic!("DEQUANT_SCALE[{bits}] is not a u32 literal");
+        };
+        let step = 1.0 / ((1u32 << bits) - 1) as f32;
+        assert_eq!(word, step.to_bits(), "bit rate {bits}");
+    }
 }
 
 #[test]

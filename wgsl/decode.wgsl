@@ -22,6 +22,17 @@ const FRAME_SNAP: f32 = 1e-4;
 // The stored channels of a clip's weight chunk follow its joints' channels.
 const CHANNEL_WEIGHTS: u32 = 3u;
 
+// f32 bits of 1 / (2^b - 1) for bit rate b = 1..=24 (entry 0 unused): the dequantization step,
+// exactly as the CPU computes it (a GPU division may be off by an ULP, and near half a turn a
+// rotation's rebuilt w would show it).
+const DEQUANT_SCALE = array<u32, 25>(
+    0x00000000u, 0x3f800000u, 0x3eaaaaabu, 0x3e124925u, 0x3d888889u,
+    0x3d042108u, 0x3c820821u, 0x3c010204u, 0x3b808081u, 0x3b004020u,
+    0x3a802008u, 0x3a001002u, 0x39800801u, 0x39000400u, 0x38800200u,
+    0x38000100u, 0x37800080u, 0x37000040u, 0x36800020u, 0x36000010u,
+    0x35800008u, 0x35000004u, 0x34800002u, 0x34000001u, 0x33800001u,
+);
+
 // Where a clip is at one clip time: the first word of frame f's record (in `clip_words`), the
 // words from it to frame f + 1's (0 for a one-frame clip), the position u between them, and the
 // index in `clip_words` of the clip's first channel code.
@@ -83,27 +94,42 @@ fn frame_bits(record: u32, bit: u32, bits: u32) -> u32 {
     return q;
 }
 
-// The `count` stored components of a channel with code `code` in one frame record: raw f32
-// bits, or dequantized in the ranges at `range` (min | extent << 16, as f16):
-// fma(extent, q x (1 / (2^b - 1)), min).
-fn decode_record(record: u32, code: u32, bit_offset: u32, range: u32, count: u32) -> vec4<f32> {
-    let bits = code & CODE_RATE_BITS;
-    let raw = bits >= RATE_RAW;
-    let scale = 1.0 / f32((1u << min(bits, 31u)) - 1u);
-    var v = vec4<f32>(0.0);
-    for (var c = 0u; c < count; c++) {
-        let q = frame_bits(record, bit_offset + c * bits, bits);
-        if raw {
-            v[c] = bitcast<f32>(q);
-        } else {
-            let r = unpack2x16float(clip_words[range + c]);
-            v[c] = fma(r.y, f32(q) * scale, r.x);
-        }
+// The f32 value of IEEE half-float bits `h` (the low 16 bits), exactly, with integer ops only
+// (no f16 capability needed; subnormals kept).
+fn half_to_f32(h: u32) -> f32 {
+    let exponent = (h >> 10u) & 0x1fu;
+    let mantissa = h & 0x3ffu;
+    var magnitude: f32;
+    if exponent == 0u {
+        magnitude = f32(mantissa) * 5.9604645e-8;
+    } else if exponent == 31u {
+        magnitude = bitcast<f32>(0x7f800000u | (mantissa << 13u));
+    } else {
+        magnitude = bitcast<f32>(((exponent + 112u) << 23u) | (mantissa << 13u));
     }
-    return v;
+    return select(magnitude, -magnitude, (h & 0x8000u) != 0u);
 }
 
-// A rotation from its stored x, y, z (w >= 0).
+// Stored component `c` of a channel with bit rate `bits` (0 < bits <= 32) whose component 0
+// sits at bit `bit_offset`, in the frame records at `a` and `b`: raw f32 bits, or dequantized
+// in the range word at `range + c` (min | extent << 16, as f16) by
+// fma(extent, q x scale, min) with scale = 1 / (2^b - 1).
+fn decode_component(a: u32, b: u32, bit_offset: u32, bits: u32, range: u32, scale: f32, c: u32) -> vec2<f32> {
+    let bit = bit_offset + c * bits;
+    let qa = frame_bits(a, bit, bits);
+    let qb = frame_bits(b, bit, bits);
+    if bits >= RATE_RAW {
+        return vec2<f32>(bitcast<f32>(qa), bitcast<f32>(qb));
+    }
+    let word = clip_words[range + c];
+    let lo = half_to_f32(word & 0xffffu);
+    let extent = half_to_f32(word >> 16u);
+    return vec2<f32>(fma(extent, f32(qa) * scale, lo), fma(extent, f32(qb) * scale, lo));
+}
+
+// A rotation from its stored x, y, z (w >= 0). Near half a turn w is the root of a difference
+// of nearly equal numbers: one rounding of the squared norm more or less (a compiler
+// contracting it, an `fma` a driver does not fuse) moves w by up to 2.4e-4 from the CPU's.
 fn with_w(q: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(q.xyz, sqrt(max(1.0 - (q.x * q.x + q.y * q.y + q.z * q.z), 0.0)));
 }
@@ -132,19 +158,30 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
         return vec4<f32>(v, w);
     }
     let bit_offset = clip_words[at + 1u];
-    let count = select(3u, 4u, kind == CHANNEL_WEIGHTS);
-    let step = (code & CODE_STEP) != 0u;
-    var a = decode_record(frame.record, code, bit_offset, index, count);
-    if frame.next == 0u || (step && frame.u < 1.0) {
-        return select(a, with_w(a), rotation);
+    let bits = code & CODE_RATE_BITS;
+    let scale = bitcast<f32>(DEQUANT_SCALE[min(bits, 24u)]);
+    // Both frames at once (a one-frame clip reads frame 0 twice): each range is read once.
+    let record_b = frame.record + frame.next;
+    let x = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 0u);
+    let y = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 1u);
+    let z = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 2u);
+    var w = vec2<f32>(0.0);
+    if kind == CHANNEL_WEIGHTS {
+        w = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 3u);
     }
-    var b = decode_record(frame.record + frame.next, code, bit_offset, index, count);
-    if step {
-        return select(b, with_w(b), rotation);
-    }
+    var a = vec4<f32>(x.x, y.x, z.x, w.x);
+    var b = vec4<f32>(x.y, y.y, z.y, w.y);
     if rotation {
         a = with_w(a);
         b = with_w(b);
+    }
+    if frame.next == 0u || ((code & CODE_STEP) != 0u && frame.u < 1.0) {
+        return a;
+    }
+    if (code & CODE_STEP) != 0u {
+        return b;
+    }
+    if rotation {
         if dot(a, b) < 0.0 {
             b = -b;
         }

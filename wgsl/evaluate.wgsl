@@ -5,7 +5,7 @@
 // and a rig with morph targets writes its weights after the joint entries. Twin of
 // `evaluate_pose` in src/cpu/mod.rs (with `advance_root_motion` in src/cpu/root_motion.rs).
 
-const WORKGROUP_SIZE: u32 = 32u;
+const WORKGROUP_SIZE: u32 = 16u;
 // A rig index that never exists: the slot is skipped.
 const NO_RIG: u32 = 0xffffffffu;
 

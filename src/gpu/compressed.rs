@@ -16,13 +16,7 @@ pub(crate) fn compressed_clips(
 ) -> Result<Cow<'_, CompressedClips>, GpuError> {
     let clips = match &rig.compressed {
         Some(stored) => Cow::Borrowed(stored),
-        None => {
-            let _ = budget;
-            return Err(GpuError::IncompatibleRig {
-                rig: index,
-                reason: "PENDING build".into(),
-            });
-        }
+        None => Cow::Owned(CompressedClips::build(rig, budget)?),
     };
     let reason = if clips.joint_count() != rig.joint_count() {
         Some(format!(

@@ -34,7 +34,7 @@ pub const DECODE_SOURCE: (&str, &str) = ("decode.wgsl", include_str!("../../wgsl
 pub const EVALUATE_ENTRY_POINT: &str = "evaluate";
 
 /// Invocations per workgroup of the evaluate kernel (`WORKGROUP_SIZE` in `wgsl/evaluate.wgsl`).
-pub const EVALUATE_WORKGROUP_SIZE: u32 = 32;
+pub const EVALUATE_WORKGROUP_SIZE: u32 = 16;
 
 /// The whole evaluate module: every file of [`EVALUATE_SOURCES`], each preceded by a comment
 /// naming it.

@@ -6,7 +6,7 @@
 //! descriptor, the clip descriptors, level starts, IK constraints) are counted once per
 //! instance: a GPU serves them with one broadcast. Loads per joint are counted per joint.
 
-use crate::bake::{ChannelCode, CompressedClip, CompressedClips, Rig, TrackDesc};
+use crate::bake::{ChannelCode, CompressedClips, Rig, TrackDesc};
 use crate::gpu::layout::{ROOT_FRAME_VEC4S, RigDesc};
 use crate::ik::IK_VEC4S;
 use crate::import::Interpolation;
@@ -71,14 +71,9 @@ fn track_bytes(desc: &TrackDesc) -> u64 {
 }
 
 /// Bytes one compressed channel costs in one layer: its code; a constant's words; an animated
-/// channel's bit offset, ranges and the words of each component in one frame record (STEP
-/// channels and one-frame clips) or two.
-fn channel_bytes(
-    clip: &CompressedClip,
-    code: ChannelCode,
-    constant_words: u64,
-    stored: u64,
-) -> u64 {
+/// channel's bit offset, ranges and the words of each component in both frame records (a
+/// one-frame clip reads its frame twice).
+fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
     if code.is_rest() {
         return WORD;
     }
@@ -91,11 +86,7 @@ fn channel_bytes(
     } else {
         stored * WORD
     };
-    let frames = if code.is_step() || clip.frame_count < 2 {
-        1
-    } else {
-        2
-    };
+    let frames = 2;
     let words: u64 = (0..stored)
         .map(|c| {
             let shift = (code.bit_offset + c as u32 * bits) % 32;
@@ -134,20 +125,19 @@ impl RigReads {
         let channels: Vec<(Vec<[u64; 3]>, Vec<u64>)> = (0..clip_count)
             .map(|c| match compressed {
                 Some(cc) => {
-                    let clip = &cc.clips()[c];
                     let codes = cc.clip_channels(c);
                     let joints: Vec<[u64; 3]> = (0..n)
                         .map(|j| {
                             let mut costs = [0; 3];
                             for (k, cost) in costs.iter_mut().enumerate() {
                                 let words = if k == 1 { 4 } else { 3 };
-                                *cost = channel_bytes(clip, codes[j * 3 + k], words, 3);
+                                *cost = channel_bytes(codes[j * 3 + k], words, 3);
                             }
                             costs
                         })
                         .collect();
                     let weights = (0..chunks)
-                        .map(|k| channel_bytes(clip, codes[n * 3 + k], 4, 4))
+                        .map(|k| channel_bytes(codes[n * 3 + k], 4, 4))
                         .collect();
                     (joints, weights)
                 }

@@ -2,14 +2,18 @@
 //! hand-computed pose; every asset, blends with masks and cross-fades match the CPU twin on the
 //! same compressed clips; one dispatch per frame; bytes read per joint by hand count.
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3, Vec4};
 use sinew::gpu::{ClipFormat, GpuOptions};
 use sinew::{
-    ChannelCode, CompressedClip, CompressedClips, GpuBackend, GpuContext, InstanceRecord, Layer,
-    Mat3x4Rows, Rig,
+    Aabb, BlendMode, ChannelCode, CompressedClip, CompressedClips, GpuBackend, GpuContext,
+    InstanceRecord, JointMask, Layer, Mat3x4Rows, Rig, Sqt,
 };
 
-use super::{assert_transform_close, chain_rig, gpu};
+use super::common::{self, Rng};
+use super::{
+    all_assets, assert_bounds_match, assert_transform_close, blend_rigs, chain_rig, gpu, load,
+    masks_for_all, morph_rigs, pack, palette_len, random_flags, random_layers, sample_times,
+};
 
 /// Options of a backend that samples compressed clips.
 fn compressed_options() -> GpuOptions {
@@ -187,15 +191,226 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let layer = 48 + 24;
     // Channels (code 4 each): joint 0 translation, 8 bits: bit offset 4, 3 ranges 12, 2 frames
     // x 3 one-word components; rotation constant 16; scale REST. Joint 1 translation REST;
-    // rotation raw STEP: bit offset 4, 1 frame x 3 components straddling two words; scale 12
+    // rotation raw STEP: bit offset 4, 2 frames x 3 components straddling two words; scale 12
     // bits: bit offset 4, ranges 12, 2 frames x (x straddles: 2 words, y 1, z 1).
     let channels = (4 + 4 + 12 + 2 * 3 * 4)
         + (4 + 16)
         + 4
         + 4
-        + (4 + 4 + 3 * 2 * 4)
+        + (4 + 4 + 2 * 3 * 2 * 4)
         + (4 + 4 + 12 + 2 * 4 * 4);
     let total = (instance + layer + channels) as f64;
     assert_eq!(backend.bytes_read_per_joint(), total / 2.0);
     assert_eq!(backend.last_frame().bytes_read, total as u64);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CPU twin on compressed clips: `sinew::cpu::evaluate_pose_with_flags` with its sample
+// stage swapped for `sinew::cpu::decode`, stage by stage from the crate's own functions.
+
+/// Joint `joint` blended over `layers` from compressed `clips` (twin of `blend_joint`).
+fn blend_compressed(
+    rig: &Rig,
+    clips: &CompressedClips,
+    masks: &[JointMask],
+    layers: &[Layer],
+    joint: usize,
+) -> Sqt {
+    let rest = rig.skeleton.rest_pose()[joint];
+    let mut pose = rest;
+    for layer in layers {
+        let mask = layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
+        let w = layer.weight * mask;
+        if w <= 0.0 {
+            continue;
+        }
+        let sample =
+            sinew::cpu::sample_joint_compressed(rig, clips, layer.clip as usize, joint, layer.time);
+        pose = match layer.mode {
+            BlendMode::Override if w >= 1.0 => sample,
+            BlendMode::Override => pose.blend_toward(&sample, w),
+            BlendMode::Additive => pose.add_delta(&sample.delta_from(&rest), w),
+        };
+    }
+    pose
+}
+
+/// Weight chunk `chunk` blended over `layers` from compressed `clips` (twin of
+/// `blend_weight_chunk`).
+fn weights_compressed(
+    rig: &Rig,
+    clips: &CompressedClips,
+    masks: &[JointMask],
+    layers: &[Layer],
+    chunk: usize,
+) -> Vec4 {
+    let lib = &rig.clips;
+    let rest = lib.value(lib.weight_default_offset() + chunk);
+    let joint = rig.morph.chunk_joint(chunk);
+    let mut pose = rest;
+    for layer in layers {
+        let mask = layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
+        let w = layer.weight * mask;
+        if w <= 0.0 {
+            continue;
+        }
+        let sample = sinew::cpu::sample_weight_chunk_compressed(
+            rig,
+            clips,
+            layer.clip as usize,
+            chunk,
+            layer.time,
+        );
+        pose = match layer.mode {
+            BlendMode::Override if w >= 1.0 => sample,
+            BlendMode::Override => pose.lerp(sample, w),
+            BlendMode::Additive => pose + (sample - rest) * w,
+        };
+    }
+    pose
+}
+
+/// The palette block and AABB of one instance of `rig` (no IK) on its compressed clips.
+fn compressed_block(
+    rig: &Rig,
+    masks: &[JointMask],
+    record: &InstanceRecord,
+    now: f32,
+) -> (Vec<Mat3x4Rows>, Aabb) {
+    let clips = rig.compressed.as_ref().unwrap();
+    let layers: Vec<Layer> = record.layers_at(now).collect();
+    let world = record.world.to_affine();
+    let n = rig.joint_count();
+    let mut models = vec![Affine3A::IDENTITY; n];
+    let mut block = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+    let mut aabb = Aabb::EMPTY;
+    let skeleton = &rig.skeleton;
+    for j in 0..n {
+        let local = blend_compressed(rig, clips, masks, &layers, j);
+        let local = sinew::cpu::hold_root(rig, record.flags, j, local);
+        models[j] = sinew::cpu::propagate_joint(skeleton.parents()[j], &world, &models, &local);
+        block[j] = sinew::cpu::skin_joint(&models[j], &skeleton.inverse_binds()[j]);
+        sinew::cpu::grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
+    }
+    let chunks = rig.clips.weight_chunk_count();
+    for k in 0..chunks {
+        block[n + k / 3].rows[k % 3] = weights_compressed(rig, clips, masks, &layers, k).to_array();
+    }
+    (block, aabb)
+}
+
+/// Asserts column-major `a` is within [`common::COMPRESSED_MATRIX_TOLERANCE`] of `b`, relative
+/// to the largest magnitude in each column (as the exact comparison).
+fn assert_rebuilt_close(a: &[f32; 16], b: &[f32; 16], what: &str) {
+    for i in 0..16 {
+        let column = &b[i / 4 * 4..i / 4 * 4 + 3];
+        let scale = column.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+        let tol = common::COMPRESSED_MATRIX_TOLERANCE * scale;
+        assert!(
+            (a[i] - b[i]).abs() <= tol,
+            "{what}: element {i} differs by {} (tolerance {tol})\n  got      {a:?}\n  expected {b:?}",
+            (a[i] - b[i]).abs()
+        );
+    }
+}
+
+/// Evaluates `records` on a compressed backend over `rigs` (their stored compressed clips) and
+/// compares every palette entry, morph weight and AABB with the CPU twin.
+fn assert_compressed_matches_cpu(
+    ctx: &GpuContext,
+    rigs: &[Rig],
+    masks: &[JointMask],
+    records: &[InstanceRecord],
+    describe: &dyn Fn(usize) -> String,
+) {
+    let mut backend = GpuBackend::with_options(ctx, rigs, masks, compressed_options()).unwrap();
+    let len = palette_len(rigs, records);
+    backend.reserve_palette(len as u32).unwrap();
+    backend.evaluate(records).unwrap();
+    assert_eq!(backend.dispatches_last_frame(), 1);
+    let gpu_palette = backend.read_palette(0..len as u32).unwrap();
+    let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
+    for (i, rec) in records.iter().enumerate() {
+        let rig = &rigs[rec.rig as usize];
+        let (block, aabb) = compressed_block(rig, masks, rec, 0.0);
+        let start = rec.palette_offset as usize;
+        for j in 0..rig.joint_count() {
+            let g = gpu_palette[start + j].to_cols_array();
+            let c = block[j].to_cols_array();
+            assert_rebuilt_close(&g, &c, &format!("{} joint {j}", describe(i)));
+        }
+        common::assert_vec_close(
+            &sinew::cpu::morph_weights(rig, &gpu_palette[start..start + rig.palette_entries()]),
+            &sinew::cpu::morph_weights(rig, &block),
+            common::WEIGHT_TOLERANCE,
+            &format!("{} morph weights", describe(i)),
+        );
+        assert_bounds_match(&gpu_bounds[i], &aabb, &describe(i));
+    }
+}
+
+/// `rigs` with their clips compressed at the default budget.
+fn compressed(mut rigs: Vec<Rig>) -> Vec<Rig> {
+    for rig in &mut rigs {
+        rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    }
+    rigs
+}
+
+#[test]
+fn every_asset_matches_the_cpu_twin_on_compressed_clips() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(11);
+    let files = all_assets();
+    assert!(!files.is_empty());
+    for path in files {
+        let rigs = compressed(load(&path));
+        let mut items = Vec::new();
+        for (r, rig) in rigs.iter().enumerate() {
+            items.push((r as u32, 0, Affine3A::IDENTITY, Vec::new()));
+            for clip in 0..rig.clips.clip_count() {
+                for (k, t) in sample_times(rig, clip).into_iter().enumerate() {
+                    let world = if k % 2 == 0 {
+                        Affine3A::IDENTITY
+                    } else {
+                        rng.world()
+                    };
+                    items.push((r as u32, 0, world, vec![Layer::clip(clip as u32, t)]));
+                }
+            }
+        }
+        let records = pack(&rigs, &items);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_compressed_matches_cpu(ctx, &rigs, &[], &records, &|i| {
+            let (r, _, _, layers) = &items[i];
+            format!("{name} rig {r} layers {layers:?}")
+        });
+    }
+}
+
+#[test]
+fn cross_fades_masks_additive_layers_and_root_holds_match_the_cpu_twin_on_compressed_clips() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(12);
+    let mut rigs = blend_rigs();
+    rigs.extend(morph_rigs());
+    let rigs = compressed(rigs);
+    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        let (base, count) = mask_ranges[r];
+        for k in 0..40 {
+            let layers = random_layers(rig, &mut rng, base, count, 2 + k % 3);
+            let flags = random_flags(&mut rng, rig.joint_count());
+            items.push((r as u32, flags, rng.world(), layers));
+        }
+    }
+    let records = pack(&rigs, &items);
+    assert_compressed_matches_cpu(ctx, &rigs, &masks, &records, &|i| {
+        let (r, flags, _, layers) = &items[i];
+        format!(
+            "rig {} flags {flags:#x} layers {layers:?}",
+            rigs[*r as usize].name
+        )
+    });
 }

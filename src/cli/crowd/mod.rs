@@ -460,6 +460,7 @@ impl CrowdArgs {
         let mut times = StageTimes::default();
         let mut dispatches = 0;
         let mut bytes_per_joint = 48.0;
+        let mut bytes_read_per_joint = None;
         let mut uploaded_bytes = 0u64;
         progress.finish_and_clear();
         let bar = super::progress::bar(frames as u64, "crowd frames");
@@ -485,6 +486,7 @@ impl CrowdArgs {
                     times.compute.push(gpu_ms.unwrap_or(wall));
                     dispatches = g.dispatches_last_frame();
                     bytes_per_joint = g.bytes_written_per_joint();
+                    bytes_read_per_joint = Some(g.bytes_read_per_joint());
                 }
                 None => {
                     let records = crowd.animator.records();
@@ -550,6 +552,8 @@ impl CrowdArgs {
             "joints_per_second": joints_per_second,
             "dispatches_per_frame": dispatches,
             "bytes_written_per_joint": bytes_per_joint,
+            // Counted on the GPU backend only (null on the CPU).
+            "bytes_read_per_joint": bytes_read_per_joint,
             "bytes_uploaded_per_character": bytes_uploaded_per_character,
             "compute_clock": compute_clock,
             "look_at": look_at,
