@@ -22,17 +22,6 @@ const FRAME_SNAP: f32 = 1e-4;
 // The stored channels of a clip's weight chunk follow its joints' channels.
 const CHANNEL_WEIGHTS: u32 = 3u;
 
-// f32 bits of 1 / (2^b - 1) for bit rate b = 1..=24 (entry 0 unused): the dequantization step,
-// exactly as the CPU computes it (a GPU division may be off by an ULP, and near half a turn a
-// rotation's rebuilt w would show it).
-const DEQUANT_SCALE = array<u32, 25>(
-    0x00000000u, 0x3f800000u, 0x3eaaaaabu, 0x3e124925u, 0x3d888889u,
-    0x3d042108u, 0x3c820821u, 0x3c010204u, 0x3b808081u, 0x3b004020u,
-    0x3a802008u, 0x3a001002u, 0x39800801u, 0x39000400u, 0x38800200u,
-    0x38000100u, 0x37800080u, 0x37000040u, 0x36800020u, 0x36000010u,
-    0x35800008u, 0x35000004u, 0x34800002u, 0x34000001u, 0x33800001u,
-);
-
 // Where a clip is at one clip time: the first word of frame f's record (in `clip_words`), the
 // words from it to frame f + 1's (0 for a one-frame clip), the position u between them, and the
 // index in `clip_words` of the clip's first channel code.
@@ -94,22 +83,6 @@ fn frame_bits(record: u32, bit: u32, bits: u32) -> u32 {
     return q;
 }
 
-// The f32 value of IEEE half-float bits `h` (the low 16 bits), exactly, with integer ops only
-// (no f16 capability needed; subnormals kept).
-fn half_to_f32(h: u32) -> f32 {
-    let exponent = (h >> 10u) & 0x1fu;
-    let mantissa = h & 0x3ffu;
-    var magnitude: f32;
-    if exponent == 0u {
-        magnitude = f32(mantissa) * 5.9604645e-8;
-    } else if exponent == 31u {
-        magnitude = bitcast<f32>(0x7f800000u | (mantissa << 13u));
-    } else {
-        magnitude = bitcast<f32>(((exponent + 112u) << 23u) | (mantissa << 13u));
-    }
-    return select(magnitude, -magnitude, (h & 0x8000u) != 0u);
-}
-
 // Stored component `c` of a channel with bit rate `bits` (0 < bits <= 32) whose component 0
 // sits at bit `bit_offset`, in the frame records at `a` and `b`: raw f32 bits, or dequantized
 // in the range word at `range + c` (min | extent << 16, as f16) by
@@ -121,10 +94,9 @@ fn decode_component(a: u32, b: u32, bit_offset: u32, bits: u32, range: u32, scal
     if bits >= RATE_RAW {
         return vec2<f32>(bitcast<f32>(qa), bitcast<f32>(qb));
     }
-    let word = clip_words[range + c];
-    let lo = half_to_f32(word & 0xffffu);
-    let extent = half_to_f32(word >> 16u);
-    return vec2<f32>(fma(extent, f32(qa) * scale, lo), fma(extent, f32(qb) * scale, lo));
+    // Exact: every f16 is an f32 (drivers keep f16 subnormals here; lavapipe does).
+    let r = unpack2x16float(clip_words[range + c]);
+    return vec2<f32>(fma(r.y, f32(qa) * scale, r.x), fma(r.y, f32(qb) * scale, r.x));
 }
 
 // A rotation from its stored x, y, z (w >= 0). Near half a turn w is the root of a difference
@@ -159,7 +131,9 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
     }
     let bit_offset = clip_words[at + 1u];
     let bits = code & CODE_RATE_BITS;
-    let scale = bitcast<f32>(DEQUANT_SCALE[min(bits, 24u)]);
+    // 1 / (2^b - 1): a correctly rounded division, as on the CPU (WGSL lets a driver round
+    // it less well; lavapipe and llvmpipe do not).
+    let scale = 1.0 / f32((1u << min(bits, 31u)) - 1u);
     // Both frames at once (a one-frame clip reads frame 0 twice): each range is read once.
     let record_b = frame.record + frame.next;
     let x = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 0u);
