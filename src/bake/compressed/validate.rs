@@ -124,10 +124,6 @@ fn check_channel(
     let kind = c.channel_kind(k);
     let bits = code.bits();
     let index = code.index() as usize;
-    let known = ChannelCode::BITS_MASK | ChannelCode::STEP | ChannelCode::REST;
-    if code.code & !known & ((1 << ChannelCode::INDEX_SHIFT) - 1) != 0 {
-        return Err(format!("unknown flag bits in code {:#x}", code.code));
-    }
     if !(bits <= ChannelCode::MAX_QUANTIZED_BITS || bits == ChannelCode::RAW_BITS) {
         return Err(format!("bit rate {bits} is not 0..=24 or 32"));
     }
