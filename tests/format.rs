@@ -1416,3 +1416,89 @@ fn a_version_1_file_from_the_old_writer_still_loads() {
         }
     }
 }
+
+#[test]
+fn bake_compress_stores_what_inspect_reports() {
+    let gltf = common::repo().join("assets/humanoid.glb");
+    let gltf = gltf.to_str().unwrap();
+    let baked = temp_path("cli-compressed.sinew");
+    let baked = baked.to_str().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args([
+            "bake",
+            gltf,
+            "-o",
+            baked,
+            "--compress",
+            "--error-budget",
+            "0.2",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success(), "sinew bake failed: {status}");
+    let stored = sinew_json(&["inspect", baked, "--json"]);
+    let rigs = read_file(baked).unwrap();
+    std::fs::remove_file(baked).unwrap();
+    let c = &stored["rigs"][0]["compression"];
+    let clips = rigs[0].compressed.as_ref().unwrap();
+    assert_eq!(c["stored"], true);
+    assert_eq!(c["bytes"], clips.byte_size());
+    assert!((c["budget_mm"].as_f64().unwrap() - 0.2).abs() < 1e-6, "{c}");
+    assert!(c["max_error_mm"].as_f64().unwrap() <= 0.2, "{c}");
+    assert!(c["ratio"].as_f64().unwrap() > 1.0, "{c}");
+    let on_the_fly = sinew_json(&["inspect", gltf, "--json"]);
+    let c = &on_the_fly["rigs"][0]["compression"];
+    assert_eq!(c["stored"], false);
+    assert!((c["budget_mm"].as_f64().unwrap() - 0.1).abs() < 1e-6, "{c}");
+}
+
+#[test]
+fn pose_resampled_agrees_with_the_exact_pose_within_the_budget() {
+    let gltf = common::repo().join("assets/humanoid.glb");
+    let gltf = gltf.to_str().unwrap();
+    let args = ["pose", gltf, "--anim", "1", "--times", "0,0.37,0.9"];
+    let exact = sinew_json(&args);
+    let mut resampled_args = args.to_vec();
+    resampled_args.push("--resampled");
+    let resampled = sinew_json(&resampled_args);
+    assert_eq!(resampled["clips"], "compressed");
+    assert_eq!(exact.get("clips"), None);
+    let frames = |v: &serde_json::Value| v["skins"][0]["frames"].as_array().unwrap().clone();
+    let (fe, fr) = (frames(&exact), frames(&resampled));
+    assert_eq!(fe.len(), 3);
+    let mut differs = false;
+    for (e, r) in fe.iter().zip(&fr) {
+        for (me, mr) in e["world"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(r["world"].as_array().unwrap())
+        {
+            let m = |v: &serde_json::Value| -> Vec<f32> {
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap() as f32)
+                    .collect()
+            };
+            let (me, mr) = (m(me), m(mr));
+            differs |= me != mr;
+            // ACL's metric on the world matrix: the origin and vertices 3 cm along each axis.
+            let d = |i: usize| me[i] - mr[i];
+            let origin = glam::Vec3::new(d(12), d(13), d(14));
+            let mut worst = origin.length();
+            for axis in 0..3 {
+                let col = glam::Vec3::new(d(axis * 4), d(axis * 4 + 1), d(axis * 4 + 2));
+                worst = worst.max((origin + col * 0.03).length());
+            }
+            assert!(
+                worst <= common::COMPRESSED_SHIPPED_ERROR_M,
+                "error {worst} m"
+            );
+        }
+    }
+    assert!(
+        differs,
+        "the resampled pose comes from the compressed clips"
+    );
+}
