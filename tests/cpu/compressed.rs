@@ -86,13 +86,13 @@ fn vertex_error(exact: &Affine3A, approx: &Affine3A, offsets: [f32; 3]) -> f32 {
 }
 
 /// The largest joint error (metres) and weight error of `rig`'s compressed clips over every
-/// clip, eight times per frame interval of the compressed grid plus the end.
+/// clip, ten times per frame interval of the compressed grid plus the end.
 fn measured_error(rig: &Rig, upm: f32) -> (f32, f32, String) {
     let offsets = vertex_offsets(rig, 0.03 * upm);
     let c = rig.compressed.as_ref().unwrap();
     let mut worst = (0.0f32, 0.0f32, String::new());
     for (clip, record) in c.clips().iter().enumerate() {
-        let steps = ((record.duration * record.rate * 8.0).ceil() as usize).max(8);
+        let steps = ((record.duration * record.rate * 10.0).ceil() as usize).max(10);
         for s in 0..=steps {
             let t = record.duration * s as f32 / steps as f32;
             let (me, pe) = pose(rig, ClipSource::Exact, clip, t);
