@@ -212,6 +212,7 @@ impl PoseEvaluator for CompressedCpuPose {
         layers: &[Layer],
     ) -> Result<(Vec<Affine3A>, Vec<Mat3x4Rows>), String> {
         crate::cpu::validate_layers(rig, &[], layers).map_err(|e| e.to_string())?;
+        rig.check_parts()?;
         let rig = self.compressed(rig)?;
         let n = rig.joint_count();
         let mut models = vec![Affine3A::IDENTITY; n];
