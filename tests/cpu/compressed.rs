@@ -301,3 +301,60 @@ fn step_channels_hold_each_frame() {
         "u == 1 takes frame f + 1"
     );
 }
+
+#[test]
+fn rest_and_constant_channels_carry_no_frames() {
+    let rig = rigs_of(&repo().join("assets/humanoid.glb")).remove(0);
+    let c = CompressedClips::build(&rig, DEFAULT_ERROR_BUDGET).unwrap();
+    let (mut rest, mut animated) = (0, 0);
+    for clip in 0..rig.clips.clip_count() {
+        let codes = c.clip_channels(clip);
+        for j in 0..rig.joint_count() {
+            for ch in sinew::Channel::ALL {
+                let code = codes[j * 3 + ch as usize];
+                if !rig.clips.is_animated(clip, j, ch) {
+                    assert!(code.is_rest(), "clip {clip} joint {j} {ch:?}: {code:?}");
+                    rest += 1;
+                }
+                animated += usize::from(code.is_animated());
+            }
+        }
+        let record = c.clips()[clip];
+        let bits: u32 = codes
+            .iter()
+            .enumerate()
+            .filter(|(_, code)| code.is_animated())
+            .map(|(k, code)| code.bits() * c.channel_kind(k).stored_components() as u32)
+            .sum();
+        assert_eq!(
+            record.frame_words,
+            bits.div_ceil(32),
+            "clip {clip}: only animated channels"
+        );
+    }
+    assert!(rest > 0 && animated > 0, "{rest} rest, {animated} animated");
+}
+
+#[test]
+fn budgets_are_clamped_and_mismatched_compressed_clips_refused() {
+    let rig = rigs_of(&repo().join("assets/synthetic/influences.glb")).remove(0);
+    let nan = CompressedClips::build(&rig, f32::NAN).unwrap();
+    assert_eq!(nan.budget(), DEFAULT_ERROR_BUDGET);
+    let tiny = CompressedClips::build(&rig, 0.0).unwrap();
+    assert_eq!(tiny.budget(), sinew::bake::compressed::MIN_ERROR_BUDGET);
+    assert!(
+        tiny.byte_size() > nan.byte_size(),
+        "a smaller budget takes more bits"
+    );
+    let huge = CompressedClips::build(&rig, f32::INFINITY).unwrap();
+    assert_eq!(huge.budget(), sinew::bake::compressed::MAX_ERROR_BUDGET);
+    let mut other = rig.clone();
+    other.compressed = Some(
+        CompressedClips::build(&rigs_of(&repo().join("assets/humanoid.glb"))[0], 1e-4).unwrap(),
+    );
+    let err = CpuBackend::with_compressed(vec![other], Vec::new()).unwrap_err();
+    assert!(
+        matches!(err, sinew::EvalError::InvalidRig { ref reason, .. } if reason.contains("compressed")),
+        "{err:?}"
+    );
+}
