@@ -46,6 +46,9 @@ struct RigInfo {
     clips: Vec<ClipInfo>,
     /// The compressed clips (stored in the file, or built here to the default budget).
     compression: Option<CompressionInfo>,
+    /// Why the clips could not be compressed here, when they could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compression_error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -68,14 +71,15 @@ struct CompressionInfo {
     mean_bits: f64,
 }
 
-/// The compression figures of `rig`: its stored compressed clips, or ones built now (`None`
-/// when they cannot be built).
-fn compression(rig: &Rig) -> Option<CompressionInfo> {
+/// The compression figures of `rig`: its stored compressed clips, or ones built now (the
+/// reason when they cannot be built).
+fn compression(rig: &Rig) -> Result<CompressionInfo, String> {
     let built;
     let (c, stored) = match &rig.compressed {
         Some(c) => (c, true),
         None => {
-            built = sinew::CompressedClips::build(rig, sinew::DEFAULT_ERROR_BUDGET).ok()?;
+            built = sinew::CompressedClips::build(rig, sinew::DEFAULT_ERROR_BUDGET)
+                .map_err(|e| e.to_string())?;
             (&built, false)
         }
     };
@@ -83,7 +87,7 @@ fn compression(rig: &Rig) -> Option<CompressionInfo> {
     let channels: usize = bit_rates.iter().map(|&(_, n)| n).sum();
     let bits: usize = bit_rates.iter().map(|&(b, n)| b as usize * n).sum();
     let exact_bytes = rig.clips.byte_size();
-    Some(CompressionInfo {
+    Ok(CompressionInfo {
         stored,
         bytes: c.byte_size(),
         exact_bytes,
@@ -150,6 +154,10 @@ fn rigid_parent(skel: &sinew::Skeleton, node: u32) -> Option<(u32, String)> {
 
 fn describe(rig: &Rig) -> RigInfo {
     let skel = &rig.skeleton;
+    let (compression, compression_error) = match compression(rig) {
+        Ok(c) => (Some(c), None),
+        Err(e) => (None, Some(e)),
+    };
     let depth = |j: usize| {
         (0..skel.level_count())
             .find(|&l| skel.level(l).contains(&j))
@@ -214,7 +222,8 @@ fn describe(rig: &Rig) -> RigInfo {
                     .collect(),
             })
             .collect(),
-        compression: compression(rig),
+        compression,
+        compression_error,
     }
 }
 
@@ -338,7 +347,7 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             .collect();
         let _ = writeln!(
             text,
-            "  compressed clips ({source}): {} bytes, {:.2}× smaller than exact ({} bytes), max \
+            "  compressed clips ({source}): {} bytes, exact/compressed {:.2}× (exact {} bytes), max \
              error {:.4} mm (budget {:.4} mm), {:.2} mean bits per component [{}]",
             c.bytes,
             c.ratio,
@@ -348,6 +357,9 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             c.mean_bits,
             rates.join(" ")
         );
+    }
+    if let Some(e) = &info.compression_error {
+        let _ = writeln!(text, "  compressed clips: cannot be built: {e}");
     }
     for c in &info.clips {
         let _ = writeln!(

@@ -58,7 +58,7 @@ impl<'a> ClipPlan<'a> {
     /// units, as is `vertex` (the virtual vertices' distance from their joint).
     pub fn raw(rig: &'a Rig, clip: usize, frames: ClipFrames, budget: f32, vertex: f32) -> Self {
         let joints = rig.joint_count();
-        let times = record_times(&frames.record);
+        let times = record_times(&frames.record, joints);
         let positions = times
             .iter()
             .map(|&t| frame_position(&frames.record, t))
@@ -550,7 +550,7 @@ pub(super) fn measure(
     let mut approx = vec![Affine3A::IDENTITY; joints];
     let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
     let mut worst = 0.0f32;
-    for t in record_times(&clips.clips()[clip]) {
+    for t in record_times(&clips.clips()[clip], joints) {
         for j in 0..joints {
             let e = sample_joint(&rig.clips, clip, j, t);
             let a = sample_joint_compressed(rig, clips, clip, j, t);
