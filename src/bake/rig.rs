@@ -386,6 +386,23 @@ impl Rig {
         }
         RigIk::new(&self.name, &self.skeleton, self.ik.constraints().to_vec())
             .map_err(|e| e.to_string())?;
+        if let Some(c) = &self.compressed {
+            let lib = &self.clips;
+            if c.joint_count() != joints
+                || c.weight_chunks() != lib.weight_chunk_count()
+                || c.clips().len() != lib.clip_count()
+            {
+                return Err(format!(
+                    "the compressed clips hold {} clips of {} joints and {} weight chunks, the \
+                     rig {} clips of {joints} joints and {} weight chunks",
+                    c.clips().len(),
+                    c.joint_count(),
+                    c.weight_chunks(),
+                    lib.clip_count(),
+                    lib.weight_chunk_count()
+                ));
+            }
+        }
         super::file::validate::rig(self)
     }
 }

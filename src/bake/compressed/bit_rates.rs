@@ -20,6 +20,9 @@ use crate::math::Sqt;
 
 /// Share of the budget the first bit rates aim at.
 const FIRST_SHARE: f32 = 0.5;
+/// Share of the budget the search keeps every joint within at the measured times: between
+/// them the error may rise a little.
+const TIME_MARGIN: f32 = 0.9;
 /// Times sampled to estimate levers (distances from a joint to the vertices it moves).
 const LEVER_SAMPLES: usize = 32;
 
@@ -55,7 +58,7 @@ impl<'a> ClipPlan<'a> {
     /// units, as is `vertex` (the virtual vertices' distance from their joint).
     pub fn raw(rig: &'a Rig, clip: usize, frames: ClipFrames, budget: f32, vertex: f32) -> Self {
         let joints = rig.joint_count();
-        let times = record_times(&frames.record);
+        let times = record_times(&frames.record, joints);
         let positions = times
             .iter()
             .map(|&t| frame_position(&frames.record, t))
@@ -150,7 +153,7 @@ impl<'a> ClipPlan<'a> {
         let floor: Vec<f32> = self
             .joint_error
             .iter()
-            .map(|&e| self.budget.max(e * 1.25))
+            .map(|&e| (self.budget * TIME_MARGIN).max(e * 1.1))
             .collect();
         for k in 0..self.frames.channels.len() {
             if self.bits[k] == 0 {
@@ -198,9 +201,72 @@ impl<'a> ClipPlan<'a> {
             self.decoded[k] = self.decode_channel(k);
             self.evaluate_subtree(k / 3);
         }
+        self.lower_bits(&floor);
         self.error = self.joint_error.iter().copied().fold(0.0, f32::max);
         self.weight_error = self.weight_errors().into_iter().fold(0.0, f32::max);
         self
+    }
+
+    /// Takes bits back, widest channels first, one at a time while every joint the channel
+    /// moves stays within `floor` (the raising above overshoots where several channels share a
+    /// chain).
+    fn lower_bits(&mut self, floor: &[f32]) {
+        let n = self.joints;
+        let mut order: Vec<usize> = (0..n * 3)
+            .filter(|&k| self.bits[k] > 1 && self.has_range(k))
+            .collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(self.bits[k]));
+        for k in order {
+            let j = k / 3;
+            loop {
+                let old = self.bits[k];
+                let lower = if old == ChannelCode::RAW_BITS {
+                    ChannelCode::MAX_QUANTIZED_BITS
+                } else {
+                    old - 1
+                };
+                if lower == 0 {
+                    break;
+                }
+                let times = self.positions.len();
+                let saved: Vec<(Affine3A, f32)> = self.subtree[j]
+                    .iter()
+                    .flat_map(|&d| (0..times).map(move |t| (d, t)))
+                    .map(|(d, t)| (self.approx[t * n + d], self.joint_error[d]))
+                    .collect();
+                let old_frames = std::mem::take(&mut self.decoded[k]);
+                self.bits[k] = lower;
+                self.decoded[k] = self.decode_channel(k);
+                self.evaluate_subtree(j);
+                if self.subtree[j]
+                    .iter()
+                    .all(|&d| self.joint_error[d] <= floor[d])
+                {
+                    continue;
+                }
+                self.bits[k] = old;
+                self.decoded[k] = old_frames;
+                for (i, &d) in self.subtree[j].iter().enumerate() {
+                    for t in 0..times {
+                        let (m, e) = saved[i * times + t];
+                        self.approx[t * n + d] = m;
+                        self.joint_error[d] = e;
+                    }
+                }
+                break;
+            }
+        }
+    }
+
+    /// Whether channel `k` is animated with a range (so it can be quantized).
+    fn has_range(&self, k: usize) -> bool {
+        matches!(
+            self.frames.channels[k],
+            Sampled::Animated {
+                ranges: Some(_),
+                ..
+            }
+        )
     }
 
     /// Joint `w` and its ancestors.
@@ -383,8 +449,6 @@ struct Levers {
     origins: Vec<Vec<(Vec3, f32)>>,
     /// Per joint: the largest lever to any joint of its subtree.
     reach: Vec<f32>,
-    /// Joints of the rig.
-    joints: usize,
     /// Distance of the virtual vertices from their joint (rig units).
     vertex: f32,
 }
@@ -429,7 +493,6 @@ impl Levers {
             parent_scale,
             origins,
             reach: vec![0.0; joints],
-            joints,
             vertex,
         };
         levers.reach = (0..joints)
@@ -465,7 +528,6 @@ impl Levers {
     /// Vertex displacement per unit of value error of channel `k` at joint `w`'s vertices.
     fn lever_to(&self, k: usize, w: usize) -> f32 {
         let j = k / 3;
-        debug_assert!(j < self.joints);
         match k % 3 {
             0 => self.parent_scale[j],
             _ => self.lever(j, w),
@@ -488,7 +550,7 @@ pub(super) fn measure(
     let mut approx = vec![Affine3A::IDENTITY; joints];
     let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
     let mut worst = 0.0f32;
-    for t in record_times(&clips.clips()[clip]) {
+    for t in record_times(&clips.clips()[clip], joints) {
         for j in 0..joints {
             let e = sample_joint(&rig.clips, clip, j, t);
             let a = sample_joint_compressed(rig, clips, clip, j, t);

@@ -440,7 +440,7 @@ fn pack(
     Ok(record)
 }
 
-/// The dense measuring times of `record`.
-pub(super) fn record_times(record: &CompressedClip) -> Vec<f32> {
-    dense_times(record.duration, record.rate, record.frame_count)
+/// The dense measuring times of `record` for a rig of `joints` joints.
+pub(super) fn record_times(record: &CompressedClip, joints: usize) -> Vec<f32> {
+    dense_times(record.duration, record.rate, record.frame_count, joints)
 }

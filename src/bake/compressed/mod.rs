@@ -50,8 +50,8 @@ mod error;
 mod validate;
 
 pub use error::{
-    DEFAULT_ERROR_BUDGET, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET, VIRTUAL_VERTEX_DISTANCE,
-    WEIGHT_ERROR_BUDGET, dense_times, vertex_error, vertex_offsets,
+    DEFAULT_ERROR_BUDGET, MAX_ERROR_BUDGET, MAX_MEASURED_POSES, MIN_ERROR_BUDGET,
+    VIRTUAL_VERTEX_DISTANCE, WEIGHT_ERROR_BUDGET, dense_times, vertex_error, vertex_offsets,
 };
 
 use bytemuck::{Pod, Zeroable};

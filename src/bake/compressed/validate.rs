@@ -124,10 +124,6 @@ fn check_channel(
     let kind = c.channel_kind(k);
     let bits = code.bits();
     let index = code.index() as usize;
-    let known = ChannelCode::BITS_MASK | ChannelCode::STEP | ChannelCode::REST;
-    if code.code & !known & ((1 << ChannelCode::INDEX_SHIFT) - 1) != 0 {
-        return Err(format!("unknown flag bits in code {:#x}", code.code));
-    }
     if !(bits <= ChannelCode::MAX_QUANTIZED_BITS || bits == ChannelCode::RAW_BITS) {
         return Err(format!("bit rate {bits} is not 0..=24 or 32"));
     }
@@ -182,7 +178,7 @@ fn check_channel(
             for comp in 0..comps {
                 let bit = code.bit_offset as usize + comp * 32;
                 let lo = c.data[record + bit / 32] >> (bit % 32);
-                let hi = if bit % 32 == 0 {
+                let hi = if bit.is_multiple_of(32) {
                     0
                 } else {
                     c.data[record + bit / 32 + 1] << (32 - bit % 32)
@@ -199,7 +195,7 @@ fn check_channel(
         let range = word(index + comp)?;
         let min = f16::from_bits(range as u16).to_f32();
         let extent = f16::from_bits((range >> 16) as u16).to_f32();
-        if !min.is_finite() || !(extent.is_finite() && extent >= 0.0) {
+        if !(min.is_finite() && extent.is_finite() && extent >= 0.0) {
             return Err(format!(
                 "range of component {comp} (min {min}, extent {extent}) is not finite with \
                  extent ≥ 0"
