@@ -63,7 +63,7 @@ fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
         m.global_variables
             .iter()
             .find(|(_, v)| v.name.as_deref() == Some(name))
-            .and_then(|(_, v)| v.binding.clone())
+            .and_then(|(_, v)| v.binding)
             .map(|b| (b.group, b.binding))
     };
     assert_eq!(binding(&module, "clip_words"), Some((0, 3)));
