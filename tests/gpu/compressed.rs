@@ -414,3 +414,39 @@ fn cross_fades_masks_additive_layers_and_root_holds_match_the_cpu_twin_on_compre
         )
     });
 }
+
+#[test]
+fn rigs_added_at_run_time_are_compressed_at_upload_and_match_the_cpu_twin() {
+    let Some(ctx) = gpu() else { return };
+    let (hand, _) = hand_built();
+    let mut backend = compressed_backend(ctx, std::slice::from_ref(&hand));
+    // The added rig has no stored compressed clips: the backend compresses it at the budget.
+    let added = chain_rig(5);
+    assert!(added.compressed.is_none());
+    backend
+        .update_rigs(&[hand.clone(), added.clone()], &[])
+        .unwrap();
+    let twin = compressed(vec![hand, added]);
+    let items: Vec<(u32, u32, Affine3A, Vec<Layer>)> = (0..3)
+        .map(|clip| {
+            let layers = vec![Layer::clip(clip, 0.3 + 0.4 * clip as f32)];
+            (1, 0, Affine3A::from_translation(Vec3::X), layers)
+        })
+        .collect();
+    let records = pack(&twin, &items);
+    let len = palette_len(&twin, &records);
+    backend.reserve_palette(len as u32).unwrap();
+    backend.evaluate(&records).unwrap();
+    let palette = backend.read_palette(0..len as u32).unwrap();
+    for (i, rec) in records.iter().enumerate() {
+        let (block, _) = compressed_block(&twin[1], &[], rec, 0.0);
+        for (j, want) in block.iter().take(twin[1].joint_count()).enumerate() {
+            let got = palette[rec.palette_offset as usize + j].to_cols_array();
+            assert_rebuilt_close(
+                &got,
+                &want.to_cols_array(),
+                &format!("record {i} joint {j}"),
+            );
+        }
+    }
+}
