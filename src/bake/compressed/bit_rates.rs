@@ -23,6 +23,9 @@ const FIRST_SHARE: f32 = 0.5;
 /// Share of the budget the search keeps every joint within at the measured times: between
 /// them the error may rise a little.
 const TIME_MARGIN: f32 = 0.9;
+/// The most work taking bits back may take, in full evaluations of the clip (every joint at
+/// every measured time): deep chains would otherwise re-evaluate long subtrees per bit.
+const LOWERING_PASSES: usize = 6;
 /// Times sampled to estimate levers (distances from a joint to the vertices it moves).
 const LEVER_SAMPLES: usize = 32;
 
@@ -44,6 +47,7 @@ pub(super) struct ClipPlan<'a> {
     positions: Vec<(u32, f32)>,
     exact: Vec<Affine3A>,
     approx: Vec<Affine3A>,
+    locals: Vec<Affine3A>,
     joint_error: Vec<f32>,
     decoded: Vec<Vec<Vec4>>,
     rest: Vec<Vec4>,
@@ -102,6 +106,7 @@ impl<'a> ClipPlan<'a> {
             budget,
             positions,
             approx: exact.clone(),
+            locals: vec![Affine3A::IDENTITY; exact.len()],
             exact,
             joint_error: vec![0.0; joints],
             decoded: Vec::new(),
@@ -209,9 +214,10 @@ impl<'a> ClipPlan<'a> {
 
     /// Takes bits back, widest channels first, one at a time while every joint the channel
     /// moves stays within `floor` (the raising above overshoots where several channels share a
-    /// chain).
+    /// chain), within [`LOWERING_PASSES`] full evaluations of work.
     fn lower_bits(&mut self, floor: &[f32]) {
         let n = self.joints;
+        let mut work = LOWERING_PASSES * n;
         let mut order: Vec<usize> = (0..n * 3)
             .filter(|&k| self.bits[k] > 1 && self.has_range(k))
             .collect();
@@ -225,9 +231,10 @@ impl<'a> ClipPlan<'a> {
                 } else {
                     old - 1
                 };
-                if lower == 0 {
+                if lower == 0 || work < self.subtree[j].len() {
                     break;
                 }
+                work -= self.subtree[j].len();
                 let times = self.positions.len();
                 let saved: Vec<(Affine3A, f32)> = self.subtree[j]
                     .iter()
@@ -246,6 +253,7 @@ impl<'a> ClipPlan<'a> {
                 }
                 self.bits[k] = old;
                 self.decoded[k] = old_frames;
+                self.refresh_locals(j);
                 for (i, &d) in self.subtree[j].iter().enumerate() {
                     for t in 0..times {
                         let (m, e) = saved[i * times + t];
@@ -354,6 +362,9 @@ impl<'a> ClipPlan<'a> {
 
     /// Evaluates every joint at every dense time.
     fn evaluate_all(&mut self) {
+        for j in 0..self.joints {
+            self.refresh_locals(j);
+        }
         let parents = self.rig.skeleton.parents();
         let roots: Vec<usize> = (0..self.joints)
             .filter(|&j| (parents[j] as usize) >= self.joints)
@@ -365,8 +376,18 @@ impl<'a> ClipPlan<'a> {
         self.weight_error = self.weight_errors().into_iter().fold(0.0, f32::max);
     }
 
-    /// Evaluates joint `j` and its descendants at every dense time and updates their errors.
+    /// Joint `j`'s local transforms at every dense time, from its channels.
+    fn refresh_locals(&mut self, j: usize) {
+        let n = self.joints;
+        for ti in 0..self.positions.len() {
+            self.locals[ti * n + j] = self.local_at(j, ti).to_affine();
+        }
+    }
+
+    /// Evaluates joint `j` (whose channels changed) and its descendants at every dense time
+    /// and updates their errors.
     fn evaluate_subtree(&mut self, j: usize) {
+        self.refresh_locals(j);
         let n = self.joints;
         let parents = self.rig.skeleton.parents();
         let subtree = std::mem::take(&mut self.subtree[j]);
@@ -375,9 +396,11 @@ impl<'a> ClipPlan<'a> {
         }
         for ti in 0..self.positions.len() {
             for &d in &subtree {
-                let local = self.local_at(d, ti);
-                let pose = &self.approx[ti * n..(ti + 1) * n];
-                let model = propagate_joint(parents[d], &Affine3A::IDENTITY, pose, &local);
+                let local = &self.locals[ti * n + d];
+                let model = match self.approx.get(ti * n + parents[d] as usize) {
+                    Some(parent) if (parents[d] as usize) < n => *parent * *local,
+                    _ => *local,
+                };
                 self.approx[ti * n + d] = model;
                 let e = vertex_error(&self.exact[ti * n + d], &model, self.offsets[d]);
                 self.joint_error[d] = self.joint_error[d].max(e);
