@@ -9,13 +9,9 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::encode::{ClipFrames, Sampled, decoded, record_times};
 use super::error::{exact_models, exact_weights, vertex_error, vertex_offsets};
-use super::{
-    ChannelCode, ChannelKind, CompressedClips, VIRTUAL_VERTEX_DISTANCE, WEIGHT_ERROR_BUDGET,
-    channel_kind,
-};
+use super::{ChannelCode, ChannelKind, WEIGHT_ERROR_BUDGET, channel_kind};
 use crate::bake::Rig;
 use crate::cpu::decode::{blend_frames, frame_position};
-use crate::cpu::{propagate_joint, sample_joint, sample_joint_compressed};
 use crate::math::Sqt;
 
 /// Share of the budget the first bit rates aim at.
@@ -556,31 +552,4 @@ impl Levers {
             _ => self.lever(j, w),
         }
     }
-}
-
-/// ACL's error of compressed clip `clip` of `clips` against `rig`'s exact clips (metres, for a
-/// rig of `units_per_metre`): the largest over joints and dense times, evaluated with the CPU
-/// decoder.
-pub(super) fn measure(
-    rig: &Rig,
-    clips: &CompressedClips,
-    clip: usize,
-    units_per_metre: f32,
-) -> f32 {
-    let joints = rig.joint_count();
-    let parents = rig.skeleton.parents();
-    let mut exact = vec![Affine3A::IDENTITY; joints];
-    let mut approx = vec![Affine3A::IDENTITY; joints];
-    let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
-    let mut worst = 0.0f32;
-    for t in record_times(&clips.clips()[clip], joints) {
-        for j in 0..joints {
-            let e = sample_joint(&rig.clips, clip, j, t);
-            let a = sample_joint_compressed(rig, clips, clip, j, t);
-            exact[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, &exact, &e);
-            approx[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, &approx, &a);
-            worst = worst.max(vertex_error(&exact[j], &approx[j], offsets[j]));
-        }
-    }
-    worst / units_per_metre
 }
