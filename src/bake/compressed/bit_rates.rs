@@ -9,13 +9,9 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::encode::{ClipFrames, Sampled, decoded, record_times};
 use super::error::{exact_models, exact_weights, vertex_error, vertex_offsets};
-use super::{
-    ChannelCode, ChannelKind, CompressedClips, VIRTUAL_VERTEX_DISTANCE, WEIGHT_ERROR_BUDGET,
-    channel_kind,
-};
+use super::{ChannelCode, ChannelKind, WEIGHT_ERROR_BUDGET, channel_kind};
 use crate::bake::Rig;
 use crate::cpu::decode::{blend_frames, frame_position};
-use crate::cpu::{propagate_joint, sample_joint, sample_joint_compressed};
 use crate::math::Sqt;
 
 /// Share of the budget the first bit rates aim at.
@@ -23,6 +19,9 @@ const FIRST_SHARE: f32 = 0.5;
 /// Share of the budget the search keeps every joint within at the measured times: between
 /// them the error may rise a little.
 const TIME_MARGIN: f32 = 0.9;
+/// The most work taking bits back may take, in full evaluations of the clip (every joint at
+/// every measured time): deep chains would otherwise re-evaluate long subtrees per bit.
+const LOWERING_PASSES: usize = 6;
 /// Times sampled to estimate levers (distances from a joint to the vertices it moves).
 const LEVER_SAMPLES: usize = 32;
 
@@ -44,6 +43,7 @@ pub(super) struct ClipPlan<'a> {
     positions: Vec<(u32, f32)>,
     exact: Vec<Affine3A>,
     approx: Vec<Affine3A>,
+    locals: Vec<Affine3A>,
     joint_error: Vec<f32>,
     decoded: Vec<Vec<Vec4>>,
     rest: Vec<Vec4>,
@@ -102,6 +102,7 @@ impl<'a> ClipPlan<'a> {
             budget,
             positions,
             approx: exact.clone(),
+            locals: vec![Affine3A::IDENTITY; exact.len()],
             exact,
             joint_error: vec![0.0; joints],
             decoded: Vec::new(),
@@ -209,9 +210,10 @@ impl<'a> ClipPlan<'a> {
 
     /// Takes bits back, widest channels first, one at a time while every joint the channel
     /// moves stays within `floor` (the raising above overshoots where several channels share a
-    /// chain).
+    /// chain), within [`LOWERING_PASSES`] full evaluations of work.
     fn lower_bits(&mut self, floor: &[f32]) {
         let n = self.joints;
+        let mut work = LOWERING_PASSES * n;
         let mut order: Vec<usize> = (0..n * 3)
             .filter(|&k| self.bits[k] > 1 && self.has_range(k))
             .collect();
@@ -225,9 +227,10 @@ impl<'a> ClipPlan<'a> {
                 } else {
                     old - 1
                 };
-                if lower == 0 {
+                if lower == 0 || work < self.subtree[j].len() {
                     break;
                 }
+                work -= self.subtree[j].len();
                 let times = self.positions.len();
                 let saved: Vec<(Affine3A, f32)> = self.subtree[j]
                     .iter()
@@ -246,6 +249,7 @@ impl<'a> ClipPlan<'a> {
                 }
                 self.bits[k] = old;
                 self.decoded[k] = old_frames;
+                self.refresh_locals(j);
                 for (i, &d) in self.subtree[j].iter().enumerate() {
                     for t in 0..times {
                         let (m, e) = saved[i * times + t];
@@ -354,6 +358,9 @@ impl<'a> ClipPlan<'a> {
 
     /// Evaluates every joint at every dense time.
     fn evaluate_all(&mut self) {
+        for j in 0..self.joints {
+            self.refresh_locals(j);
+        }
         let parents = self.rig.skeleton.parents();
         let roots: Vec<usize> = (0..self.joints)
             .filter(|&j| (parents[j] as usize) >= self.joints)
@@ -365,8 +372,18 @@ impl<'a> ClipPlan<'a> {
         self.weight_error = self.weight_errors().into_iter().fold(0.0, f32::max);
     }
 
-    /// Evaluates joint `j` and its descendants at every dense time and updates their errors.
+    /// Joint `j`'s local transforms at every dense time, from its channels.
+    fn refresh_locals(&mut self, j: usize) {
+        let n = self.joints;
+        for ti in 0..self.positions.len() {
+            self.locals[ti * n + j] = self.local_at(j, ti).to_affine();
+        }
+    }
+
+    /// Evaluates joint `j` (whose channels changed) and its descendants at every dense time
+    /// and updates their errors.
     fn evaluate_subtree(&mut self, j: usize) {
+        self.refresh_locals(j);
         let n = self.joints;
         let parents = self.rig.skeleton.parents();
         let subtree = std::mem::take(&mut self.subtree[j]);
@@ -375,9 +392,11 @@ impl<'a> ClipPlan<'a> {
         }
         for ti in 0..self.positions.len() {
             for &d in &subtree {
-                let local = self.local_at(d, ti);
-                let pose = &self.approx[ti * n..(ti + 1) * n];
-                let model = propagate_joint(parents[d], &Affine3A::IDENTITY, pose, &local);
+                let local = &self.locals[ti * n + d];
+                let model = match self.approx.get(ti * n + parents[d] as usize) {
+                    Some(parent) if (parents[d] as usize) < n => *parent * *local,
+                    _ => *local,
+                };
                 self.approx[ti * n + d] = model;
                 let e = vertex_error(&self.exact[ti * n + d], &model, self.offsets[d]);
                 self.joint_error[d] = self.joint_error[d].max(e);
@@ -533,31 +552,4 @@ impl Levers {
             _ => self.lever(j, w),
         }
     }
-}
-
-/// ACL's error of compressed clip `clip` of `clips` against `rig`'s exact clips (metres, for a
-/// rig of `units_per_metre`): the largest over joints and dense times, evaluated with the CPU
-/// decoder.
-pub(super) fn measure(
-    rig: &Rig,
-    clips: &CompressedClips,
-    clip: usize,
-    units_per_metre: f32,
-) -> f32 {
-    let joints = rig.joint_count();
-    let parents = rig.skeleton.parents();
-    let mut exact = vec![Affine3A::IDENTITY; joints];
-    let mut approx = vec![Affine3A::IDENTITY; joints];
-    let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
-    let mut worst = 0.0f32;
-    for t in record_times(&clips.clips()[clip], joints) {
-        for j in 0..joints {
-            let e = sample_joint(&rig.clips, clip, j, t);
-            let a = sample_joint_compressed(rig, clips, clip, j, t);
-            exact[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, &exact, &e);
-            approx[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, &approx, &a);
-            worst = worst.max(vertex_error(&exact[j], &approx[j], offsets[j]));
-        }
-    }
-    worst / units_per_metre
 }

@@ -4,8 +4,8 @@
 use glam::Vec4;
 use half::f16;
 
-use super::bit_rates::{self, ClipPlan};
-use super::error::{dense_times, exact_weights};
+use super::bit_rates::ClipPlan;
+use super::error::{dense_times, exact_weights, measure};
 use super::{
     ChannelCode, ChannelKind, CompressedClip, CompressedClips, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET,
     VIRTUAL_VERTEX_DISTANCE, channel_kind,
@@ -106,7 +106,7 @@ impl CompressedClips {
         .map_err(|e| invalid(e.to_string()))?;
         // The figure stored is the decoder's own, measured again on the packed words.
         let measured = (0..out.clips.len())
-            .map(|c| bit_rates::measure(rig, &out, c, upm))
+            .map(|c| measure(rig, &out, c, upm))
             .fold(0.0f32, f32::max);
         Ok(Self {
             max_error: measured,

@@ -14,8 +14,8 @@ pub const VIRTUAL_VERTEX_DISTANCE: f32 = 0.03;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use crate::bake::{ClipLibrary, Rig};
-use crate::cpu::{propagate_joint, sample_joint, sample_track};
+use crate::bake::{ClipLibrary, CompressedClips, Rig};
+use crate::cpu::{propagate_joint, sample_joint, sample_joint_compressed, sample_track};
 
 /// ACL's error of one joint: the largest displacement of its origin and of its three virtual
 /// vertices between model matrices `exact` and `approx`. `offsets` places the vertices along
@@ -102,4 +102,32 @@ pub(super) fn exact_weights(lib: &ClipLibrary, clip: usize, chunk: usize, time: 
         Some(desc) => sample_track(lib, desc, false, time),
         None => lib.value(lib.weight_default_offset() + chunk),
     }
+}
+
+/// ACL's error of compressed clip `clip` of `clips` against `rig`'s exact clips (metres, for a
+/// rig of `units_per_metre`): the largest over joints and dense times, evaluated with the CPU
+/// decoder.
+pub(super) fn measure(
+    rig: &Rig,
+    clips: &CompressedClips,
+    clip: usize,
+    units_per_metre: f32,
+) -> f32 {
+    let joints = rig.joint_count();
+    let record = &clips.clips()[clip];
+    let parents = rig.skeleton.parents();
+    let mut exact = vec![Affine3A::IDENTITY; joints];
+    let mut approx = vec![Affine3A::IDENTITY; joints];
+    let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
+    let mut worst = 0.0f32;
+    for t in dense_times(record.duration, record.rate, record.frame_count, joints) {
+        for j in 0..joints {
+            let e = sample_joint(&rig.clips, clip, j, t);
+            let a = sample_joint_compressed(rig, clips, clip, j, t);
+            exact[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, &exact, &e);
+            approx[j] = propagate_joint(parents[j], &Affine3A::IDENTITY, &approx, &a);
+            worst = worst.max(vertex_error(&exact[j], &approx[j], offsets[j]));
+        }
+    }
+    worst / units_per_metre
 }
