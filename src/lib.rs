@@ -41,12 +41,14 @@ pub mod report;
 pub mod runtime;
 
 pub use bake::{
-    Aabb, ClipInfo, ClipLibrary, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph,
-    MorphNode, NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, bake_rigs,
+    Aabb, ChannelCode, ChannelKind, ClipInfo, ClipLibrary, CompressedClip, CompressedClips,
+    DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode,
+    NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, bake_rigs,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{
-    EvalError, FormatError, FormatErrorKind, GpuError, IkError, ImportError, ImportErrorKind,
+    CompressedError, EvalError, FormatError, FormatErrorKind, GpuError, IkError, ImportError,
+    ImportErrorKind,
 };
 pub use gpu::{GpuBackend, GpuContext, GpuPose};
 pub use ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};

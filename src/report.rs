@@ -155,6 +155,82 @@ impl PoseEvaluator for CpuPose {
     }
 }
 
+/// The CPU evaluator sampling compressed clips ([`crate::cpu::ClipSource::Compressed`]) as a
+/// [`PoseEvaluator`]: each rig's clips are compressed to `budget` metres the first time it is
+/// evaluated (or its stored compressed clips used).
+pub struct CompressedCpuPose {
+    budget: f32,
+    /// Rigs evaluated so far (without meshes), with their compressed clips.
+    rigs: Vec<Rig>,
+}
+
+impl CompressedCpuPose {
+    /// An evaluator compressing clips to `budget` metres ([`crate::DEFAULT_ERROR_BUDGET`]).
+    pub fn new(budget: f32) -> Self {
+        Self {
+            budget,
+            rigs: Vec::new(),
+        }
+    }
+
+    /// `rig` with compressed clips (built once per rig).
+    fn compressed(&mut self, rig: &Rig) -> Result<&Rig, String> {
+        let found = self
+            .rigs
+            .iter()
+            .position(|r| r.skeleton == rig.skeleton && r.clips == rig.clips);
+        let index = match found {
+            Some(i) => i,
+            None => {
+                let compressed = match &rig.compressed {
+                    Some(c) => c.clone(),
+                    None => crate::bake::CompressedClips::build(rig, self.budget)
+                        .map_err(|e| e.to_string())?,
+                };
+                self.rigs.push(Rig {
+                    name: rig.name.clone(),
+                    skeleton: rig.skeleton.clone(),
+                    clips: rig.clips.clone(),
+                    meshes: Vec::new(),
+                    skins: rig.skins.clone(),
+                    joint_bounds: rig.joint_bounds.clone(),
+                    morph: rig.morph.clone(),
+                    ik: rig.ik.clone(),
+                    compressed: Some(compressed),
+                });
+                self.rigs.len() - 1
+            }
+        };
+        Ok(&self.rigs[index])
+    }
+}
+
+impl PoseEvaluator for CompressedCpuPose {
+    fn evaluate(
+        &mut self,
+        rig: &Rig,
+        layers: &[Layer],
+    ) -> Result<(Vec<Affine3A>, Vec<Mat3x4Rows>), String> {
+        crate::cpu::validate_layers(rig, &[], layers).map_err(|e| e.to_string())?;
+        rig.check_parts()?;
+        let rig = self.compressed(rig)?;
+        let n = rig.joint_count();
+        let mut models = vec![Affine3A::IDENTITY; n];
+        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+        crate::cpu::evaluate_pose_from(
+            rig,
+            crate::cpu::ClipSource::Compressed,
+            &[],
+            layers,
+            0,
+            &Affine3A::IDENTITY,
+            &mut models,
+            &mut palette,
+        );
+        Ok((models, palette))
+    }
+}
+
 /// A report request: which clip at which times (`None`: the rest pose) and which nodes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoseRequest {

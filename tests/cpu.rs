@@ -3,6 +3,8 @@
 //! and `CpuBackend`'s results on a shipped-rig crowd are the same bits for any thread count.
 
 mod common;
+#[path = "cpu/compressed.rs"]
+mod compressed;
 #[path = "cpu/ik.rs"]
 mod ik;
 #[path = "cpu/rigid_parts.rs"]

@@ -1179,3 +1179,326 @@ fn influences_section_of_the_wrong_length_or_joints_is_corrupt() {
     let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 mesh 0 influences");
     assert!(reason.contains("vertex 3"), "reason: {reason}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Compressed clips (section 8, since version 4)
+
+const KIND_COMPRESSED: u32 = 8;
+
+/// The humanoid and the morph rig, with compressed clips.
+fn compressed_rigs() -> Vec<Rig> {
+    let mut rigs = bake(&common::repo().join("assets/humanoid.glb"));
+    rigs.extend(bake(&common::repo().join("assets/synthetic/morph.glb")));
+    for rig in &mut rigs {
+        rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    }
+    rigs
+}
+
+#[test]
+fn compressed_clips_round_trip_in_version_4_files() {
+    let rigs = compressed_rigs();
+    let bytes = to_bytes(&rigs);
+    assert_eq!(u32_at(&bytes, VERSION_AT), 4);
+    let sections: Vec<u32> = section_table(&bytes)
+        .iter()
+        .filter(|e| e.kind == KIND_COMPRESSED)
+        .map(|e| e.rig)
+        .collect();
+    assert_eq!(sections, [0, 1], "one compressed section per rig");
+    let loaded = from_bytes(&bytes, "compressed.sinew").unwrap();
+    for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
+        assert_eq!(
+            got.compressed, expected.compressed,
+            "rig {r}: compressed clips"
+        );
+        assert_rig_eq(got, expected, &format!("rig {r}"));
+    }
+    let plain = bake(&common::repo().join("assets/humanoid.glb"));
+    let bytes = to_bytes(&plain);
+    assert!(
+        section_table(&bytes)
+            .iter()
+            .all(|e| e.kind != KIND_COMPRESSED)
+    );
+    assert_eq!(
+        from_bytes(&bytes, "plain.sinew").unwrap()[0].compressed,
+        None
+    );
+}
+
+#[test]
+fn damaged_compressed_sections_are_corrupt_never_a_panic() {
+    let rigs = compressed_rigs();
+    let bytes = to_bytes(&rigs);
+    let entry = section_table(&bytes)
+        .into_iter()
+        .find(|e| e.kind == KIND_COMPRESSED && e.rig == 0)
+        .unwrap();
+    let mut rejected = 0;
+    let words = entry.len / 4;
+    // Every word of the counts, clip records and channel codes, and a sample of the data.
+    let positions = (0..words.min(2000)).chain((2000..words).step_by(97));
+    for w in positions {
+        let at = entry.offset + w * 4;
+        let word = u32_at(&bytes, at);
+        for value in [word ^ 1, word.wrapping_add(0x100), u32::MAX, 0x7fc0_0000] {
+            let mut damaged = bytes.clone();
+            damaged[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            reseal(&mut damaged);
+            let result = std::panic::catch_unwind(|| from_bytes(&damaged, "test.sinew"));
+            match result {
+                Err(_) => panic!("word {w} set to {value:#x}: the loader panicked"),
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    assert_corrupt(e.kind, "rig 0 compressed clips");
+                    rejected += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        rejected > 100,
+        "only {rejected} damaged words were rejected"
+    );
+    // Each count, shortened by one, is named.
+    for (w, what) in [(2, "clip"), (3, "channel"), (4, "data")] {
+        let mut damaged = bytes.clone();
+        let at = entry.offset + w * 4;
+        let count = u32_at(&damaged, at);
+        damaged[at..at + 4].copy_from_slice(&(count - 1).to_le_bytes());
+        reseal(&mut damaged);
+        let reason = assert_corrupt(kind_of(&damaged), "rig 0 compressed clips");
+        assert!(!reason.is_empty(), "{what}: {reason}");
+    }
+}
+
+#[test]
+fn compressed_clips_of_other_joints_are_corrupt() {
+    let mut rigs = compressed_rigs();
+    let other = rigs[1].compressed.clone();
+    rigs[0].compressed = other;
+    let reason = assert_corrupt(kind_of(&to_bytes(&rigs)), "rig 0 compressed clips");
+    assert!(reason.contains("joints"), "reason: {reason}");
+}
+
+#[test]
+fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
+    use sinew::ChannelCode;
+    assert!(common::hand_compressed().build().is_ok());
+    type Edit = Box<dyn Fn(&mut common::HandCompressed)>;
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        (
+            "bad channel offset",
+            "clip 0",
+            Box::new(|h| h.clips[0].channel_offset = 1),
+        ),
+        (
+            "frames past the data",
+            "clip 0",
+            Box::new(|h| h.clips[0].frame_count = 3),
+        ),
+        (
+            "frame offset past the data",
+            "clip 0",
+            Box::new(|h| h.clips[0].frame_offset = 100),
+        ),
+        ("zero rate", "clip 0", Box::new(|h| h.clips[0].rate = 0.0)),
+        (
+            "NaN duration",
+            "clip 0",
+            Box::new(|h| h.clips[0].duration = f32::NAN),
+        ),
+        (
+            "frames ending early",
+            "clip 0",
+            Box::new(|h| h.clips[0].duration = 5.0),
+        ),
+        (
+            "no frames",
+            "clip 0",
+            Box::new(|h| h.clips[0].frame_count = 0),
+        ),
+        ("padding", "clip 0", Box::new(|h| h.clips[0].pad[1] = 1)),
+        (
+            "bit rate 25",
+            "clip 0 channel 0",
+            Box::new(|h| h.channels[0].code += 17),
+        ),
+        (
+            "component past the record",
+            "clip 0 channel 6",
+            Box::new(|h| h.channels[6].bit_offset = 150),
+        ),
+        (
+            "range past the data",
+            "clip 0 channel 0",
+            Box::new(|h| h.channels[0] = ChannelCode::animated(8, false, 40, 0)),
+        ),
+        (
+            "raw channel with a range",
+            "clip 0 channel 1",
+            Box::new(|h| h.channels[1] = ChannelCode::animated(32, false, 3, 24)),
+        ),
+        (
+            "NaN range",
+            "clip 0 channel 0",
+            Box::new(|h| h.data[3] = 0x7E00),
+        ),
+        (
+            "negative extent",
+            "clip 0 channel 0",
+            Box::new(|h| h.data[3] = 0xBC00 << 16),
+        ),
+        (
+            "infinite constant",
+            "clip 0 channel 2",
+            Box::new(|h| h.data[1] = f32::INFINITY.to_bits()),
+        ),
+        (
+            "constant past the data",
+            "clip 0 channel 4",
+            Box::new(|h| h.channels[4] = ChannelCode::constant(30)),
+        ),
+        (
+            "rest with a value",
+            "clip 0 channel 3",
+            Box::new(|h| h.channels[3].code |= 5 << 8),
+        ),
+        (
+            "NaN raw frame value",
+            "clip 0 channel 1",
+            Box::new(|h| {
+                let at = h.clips[0].frame_offset as usize;
+                h.data[at] |= 0x7fc0_0000 << 24;
+                h.data[at + 1] |= 0x7fc0_0000 >> 8;
+            }),
+        ),
+        (
+            "channel count",
+            "channels",
+            Box::new(|h| {
+                h.channels.pop();
+            }),
+        ),
+    ];
+    for (case, object, edit) in cases {
+        let mut h = common::hand_compressed();
+        edit(&mut h);
+        match h.build() {
+            Ok(_) => panic!("{case}: accepted"),
+            Err(e) => assert_eq!(e.object, object, "{case}: {}", e.reason),
+        }
+    }
+    let h = common::hand_compressed();
+    let bad_budget =
+        sinew::CompressedClips::from_parts(2, 1, h.clips, h.channels, h.data, 0.0, 0.0);
+    assert_eq!(bad_budget.unwrap_err().object, "budget");
+}
+
+#[test]
+fn a_version_1_file_from_the_old_writer_still_loads() {
+    let path = common::repo().join("tests/data/v1_features.sinew");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(
+        u32_at(&bytes, VERSION_AT),
+        1,
+        "written by a version 1 build"
+    );
+    let rigs = read_file(&path).unwrap();
+    assert!(!rigs.is_empty());
+    for rig in &rigs {
+        assert_eq!(rig.compressed, None);
+        let clips = rig.clips.clip_count();
+        if clips > 0 {
+            let (models, _, _) = evaluate(rig, &[Layer::clip(0, 0.5)]);
+            assert!(models.iter().all(|m| m.is_finite()));
+        }
+    }
+}
+
+#[test]
+fn bake_compress_stores_what_inspect_reports() {
+    let gltf = common::repo().join("assets/humanoid.glb");
+    let gltf = gltf.to_str().unwrap();
+    let baked = temp_path("cli-compressed.sinew");
+    let baked = baked.to_str().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args([
+            "bake",
+            gltf,
+            "-o",
+            baked,
+            "--compress",
+            "--error-budget",
+            "0.2",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success(), "sinew bake failed: {status}");
+    let stored = sinew_json(&["inspect", baked, "--json"]);
+    let rigs = read_file(baked).unwrap();
+    std::fs::remove_file(baked).unwrap();
+    let c = &stored["rigs"][0]["compression"];
+    let clips = rigs[0].compressed.as_ref().unwrap();
+    assert_eq!(c["stored"], true);
+    assert_eq!(c["bytes"], clips.byte_size());
+    assert!((c["budget_mm"].as_f64().unwrap() - 0.2).abs() < 1e-6, "{c}");
+    assert!(c["max_error_mm"].as_f64().unwrap() <= 0.2, "{c}");
+    assert!(c["ratio"].as_f64().unwrap() > 1.0, "{c}");
+    let on_the_fly = sinew_json(&["inspect", gltf, "--json"]);
+    let c = &on_the_fly["rigs"][0]["compression"];
+    assert_eq!(c["stored"], false);
+    assert!((c["budget_mm"].as_f64().unwrap() - 0.1).abs() < 1e-6, "{c}");
+}
+
+#[test]
+fn pose_resampled_agrees_with_the_exact_pose_within_the_budget() {
+    let gltf = common::repo().join("assets/humanoid.glb");
+    let gltf = gltf.to_str().unwrap();
+    let args = ["pose", gltf, "--anim", "1", "--times", "0,0.37,0.9"];
+    let exact = sinew_json(&args);
+    let mut resampled_args = args.to_vec();
+    resampled_args.push("--resampled");
+    let resampled = sinew_json(&resampled_args);
+    assert_eq!(resampled["clips"], "compressed");
+    assert_eq!(exact.get("clips"), None);
+    let frames = |v: &serde_json::Value| v["skins"][0]["frames"].as_array().unwrap().clone();
+    let (fe, fr) = (frames(&exact), frames(&resampled));
+    assert_eq!(fe.len(), 3);
+    let mut differs = false;
+    for (e, r) in fe.iter().zip(&fr) {
+        for (me, mr) in e["world"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(r["world"].as_array().unwrap())
+        {
+            let m = |v: &serde_json::Value| -> Vec<f32> {
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap() as f32)
+                    .collect()
+            };
+            let (me, mr) = (m(me), m(mr));
+            differs |= me != mr;
+            // ACL's metric on the world matrix: the origin and vertices 3 cm along each axis.
+            let d = |i: usize| me[i] - mr[i];
+            let origin = glam::Vec3::new(d(12), d(13), d(14));
+            let mut worst = origin.length();
+            for axis in 0..3 {
+                let col = glam::Vec3::new(d(axis * 4), d(axis * 4 + 1), d(axis * 4 + 2));
+                worst = worst.max((origin + col * 0.03).length());
+            }
+            assert!(
+                worst <= common::COMPRESSED_SHIPPED_ERROR_M,
+                "error {worst} m"
+            );
+        }
+    }
+    assert!(
+        differs,
+        "the resampled pose comes from the compressed clips"
+    );
+}

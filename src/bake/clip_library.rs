@@ -181,6 +181,13 @@ impl ClipLibrary {
         &self.values
     }
 
+    /// Bytes of the key times, key values and track descriptors (joint and weight tracks).
+    pub fn byte_size(&self) -> usize {
+        self.times.len() * 4
+            + self.values.len() * 16
+            + (self.tracks.len() + self.weight_tracks.len()) * std::mem::size_of::<TrackDesc>()
+    }
+
     /// Key value `i` as a vector.
     #[inline]
     pub fn value(&self, i: usize) -> Vec4 {

@@ -2,6 +2,7 @@
 //! [`ClipLibrary`], [`SkinnedMesh`], grouped per [`Rig`], and the `.sinew` file that stores them.
 
 mod clip_library;
+pub mod compressed;
 pub mod file;
 mod morph;
 mod retarget;
@@ -12,6 +13,9 @@ mod skeleton_groups;
 mod skinned_mesh;
 
 pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
+pub use compressed::{
+    ChannelCode, ChannelKind, CompressedClip, CompressedClips, DEFAULT_ERROR_BUDGET,
+};
 pub use morph::{
     MAX_MORPH_ENTRIES, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode, RigMorph,
     WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY,

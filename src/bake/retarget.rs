@@ -98,6 +98,8 @@ pub fn retarget_clips(rig: &Rig, source: &RawAsset) -> Result<(Rig, RetargetRepo
     Ok((
         Rig {
             clips: library,
+            // Compressed clips of the old clips no longer apply.
+            compressed: None,
             ..rig.clone()
         },
         report,

@@ -4,7 +4,7 @@ use glam::{Affine3A, Mat4};
 
 use super::clip_library::check_track;
 use super::skeleton_groups::{Alias, RigSkin, skin_groups, top_ancestor, with_aliases};
-use super::{Aabb, ClipLibrary, RigMorph, Skeleton, SkinnedMesh, morph};
+use super::{Aabb, ClipLibrary, CompressedClips, RigMorph, Skeleton, SkinnedMesh, morph};
 use crate::error::{IkError, ImportError, ImportErrorKind};
 use crate::ik::{IkConstraint, RigIk};
 use crate::import::{RawAsset, RawClip, RawMesh, RawSkin};
@@ -69,6 +69,9 @@ pub struct Rig {
     pub morph: RigMorph,
     /// Its IK constraints (none after baking or loading; set with [`Rig::set_ik`]).
     pub ik: RigIk,
+    /// Its clips compressed (none after baking; filled by [`Rig::compress`], stored in and
+    /// loaded from `.sinew` files). They must be built from [`Rig::clips`].
+    pub compressed: Option<CompressedClips>,
 }
 
 impl Rig {
@@ -340,6 +343,7 @@ impl Rig {
             joint_bounds,
             morph: rig_morph,
             ik: RigIk::NONE,
+            compressed: None,
         })
     }
 
@@ -382,6 +386,23 @@ impl Rig {
         }
         RigIk::new(&self.name, &self.skeleton, self.ik.constraints().to_vec())
             .map_err(|e| e.to_string())?;
+        if let Some(c) = &self.compressed {
+            let lib = &self.clips;
+            if c.joint_count() != joints
+                || c.weight_chunks() != lib.weight_chunk_count()
+                || c.clips().len() != lib.clip_count()
+            {
+                return Err(format!(
+                    "the compressed clips hold {} clips of {} joints and {} weight chunks, the \
+                     rig {} clips of {joints} joints and {} weight chunks",
+                    c.clips().len(),
+                    c.joint_count(),
+                    c.weight_chunks(),
+                    lib.clip_count(),
+                    lib.weight_chunk_count()
+                ));
+            }
+        }
         super::file::validate::rig(self)
     }
 }

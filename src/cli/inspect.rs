@@ -44,6 +44,63 @@ struct RigInfo {
     joints: Vec<JointInfo>,
     meshes: Vec<MeshInfo>,
     clips: Vec<ClipInfo>,
+    /// The compressed clips (stored in the file, or built here to the default budget).
+    compression: Option<CompressionInfo>,
+    /// Why the clips could not be compressed here, when they could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compression_error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CompressionInfo {
+    /// Whether the file stores them (else they were compressed for this report).
+    stored: bool,
+    /// Bytes of the compressed clips.
+    bytes: usize,
+    /// Bytes of the exact clips (key times, key values, track descriptors).
+    exact_bytes: usize,
+    /// `exact_bytes / bytes`.
+    ratio: f64,
+    /// The largest error measured (mm, ACL's metric).
+    max_error_mm: f32,
+    /// The error budget (mm).
+    budget_mm: f32,
+    /// Animated channels per bit rate: `[bits, channels]`.
+    bit_rates: Vec<(u32, usize)>,
+    /// Mean bits per stored component of the animated channels.
+    mean_bits: f64,
+}
+
+/// The compression figures of `rig`: its stored compressed clips, or ones built now (the
+/// reason when they cannot be built).
+fn compression(rig: &Rig) -> Result<CompressionInfo, String> {
+    let built;
+    let (c, stored) = match &rig.compressed {
+        Some(c) => (c, true),
+        None => {
+            built = sinew::CompressedClips::build(rig, sinew::DEFAULT_ERROR_BUDGET)
+                .map_err(|e| e.to_string())?;
+            (&built, false)
+        }
+    };
+    let bit_rates = c.bit_rate_histogram();
+    let channels: usize = bit_rates.iter().map(|&(_, n)| n).sum();
+    let bits: usize = bit_rates.iter().map(|&(b, n)| b as usize * n).sum();
+    let exact_bytes = rig.clips.byte_size();
+    Ok(CompressionInfo {
+        stored,
+        bytes: c.byte_size(),
+        exact_bytes,
+        ratio: exact_bytes as f64 / c.byte_size().max(1) as f64,
+        max_error_mm: c.max_error() * 1e3,
+        budget_mm: c.budget() * 1e3,
+        mean_bits: if channels == 0 {
+            0.0
+        } else {
+            bits as f64 / channels as f64
+        },
+        bit_rates,
+    })
 }
 
 #[derive(Serialize)]
@@ -97,6 +154,10 @@ fn rigid_parent(skel: &sinew::Skeleton, node: u32) -> Option<(u32, String)> {
 
 fn describe(rig: &Rig) -> RigInfo {
     let skel = &rig.skeleton;
+    let (compression, compression_error) = match compression(rig) {
+        Ok(c) => (Some(c), None),
+        Err(e) => (None, Some(e)),
+    };
     let depth = |j: usize| {
         (0..skel.level_count())
             .find(|&l| skel.level(l).contains(&j))
@@ -161,6 +222,8 @@ fn describe(rig: &Rig) -> RigInfo {
                     .collect(),
             })
             .collect(),
+        compression,
+        compression_error,
     }
 }
 
@@ -270,6 +333,33 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             );
         }
         text.push('\n');
+    }
+    if let Some(c) = &info.compression {
+        let source = if c.stored {
+            "stored"
+        } else {
+            "compressed on the fly, none stored"
+        };
+        let rates: Vec<String> = c
+            .bit_rates
+            .iter()
+            .map(|(b, n)| format!("{b}b×{n}"))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  compressed clips ({source}): {} bytes, exact/compressed {:.2}× (exact {} bytes), max \
+             error {:.4} mm (budget {:.4} mm), {:.2} mean bits per component [{}]",
+            c.bytes,
+            c.ratio,
+            c.exact_bytes,
+            c.max_error_mm,
+            c.budget_mm,
+            c.mean_bits,
+            rates.join(" ")
+        );
+    }
+    if let Some(e) = &info.compression_error {
+        let _ = writeln!(text, "  compressed clips: cannot be built: {e}");
     }
     for c in &info.clips {
         let _ = writeln!(

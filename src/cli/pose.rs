@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, ValueEnum};
-use sinew::report::{CpuPose, NodeSelection, PoseRequest, pose_report};
+use sinew::report::{CompressedCpuPose, CpuPose, NodeSelection, PoseRequest, pose_report};
 use sinew::{GpuContext, GpuPose};
 
 use super::Backend;
@@ -34,6 +34,10 @@ pub struct PoseArgs {
     /// Which evaluator computes the matrices (both print the same numbers within tolerance).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
+    /// Evaluate from the clips compressed to the default error budget (0.1 mm) on the CPU,
+    /// instead of the exact keys; the JSON then says `"clips": "compressed"`.
+    #[arg(long, conflicts_with = "backend")]
+    pub resampled: bool,
     /// Which nodes' world matrices to list besides the skins [default: none, or animated when
     /// the file has no skin].
     #[arg(long, value_enum)]
@@ -66,6 +70,15 @@ impl PoseArgs {
             Some(Nodes::All) => NodeSelection::All,
         };
         let request = PoseRequest { clip, nodes };
+        if self.resampled {
+            let mut evaluator = CompressedCpuPose::new(sinew::DEFAULT_ERROR_BUDGET);
+            let report = pose_report(&asset, &request, &mut evaluator)?;
+            let mut json = serde_json::to_value(&report)?;
+            if let Some(object) = json.as_object_mut() {
+                object.insert("clips".into(), "compressed".into());
+            }
+            return super::print(&serde_json::to_string(&json)?);
+        }
         let report = match self.backend {
             Backend::Cpu => pose_report(&asset, &request, &mut CpuPose)?,
             Backend::Gpu => {

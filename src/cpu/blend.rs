@@ -3,8 +3,8 @@
 
 use glam::{Quat, Vec3};
 
+use super::clip_source::{ClipSource, sample_joint_from};
 use super::root_frame::RootFrame;
-use super::sample::sample_joint;
 use crate::bake::Rig;
 use crate::error::EvalError;
 use crate::instance::{BlendMode, InstanceRecord, Layer, MAX_LAYERS};
@@ -57,6 +57,18 @@ pub fn validate_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer]) -> Resu
 /// bottom first, with weight `layer.weight × mask[joint]` (clamped to 0..1 for override layers).
 #[inline]
 pub fn blend_joint(rig: &Rig, masks: &[JointMask], layers: &[Layer], joint: usize) -> Sqt {
+    blend_joint_from(rig, ClipSource::Exact, masks, layers, joint)
+}
+
+/// [`blend_joint`] with the clips sampled from `source`.
+#[inline]
+pub fn blend_joint_from(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    joint: usize,
+) -> Sqt {
     let rest = rig.skeleton.rest_pose()[joint];
     let mut pose = rest;
     for layer in layers {
@@ -65,7 +77,7 @@ pub fn blend_joint(rig: &Rig, masks: &[JointMask], layers: &[Layer], joint: usiz
         if w <= 0.0 {
             continue;
         }
-        let sample = sample_joint(&rig.clips, layer.clip as usize, joint, layer.time);
+        let sample = sample_joint_from(rig, source, layer.clip as usize, joint, layer.time);
         pose = match layer.mode {
             BlendMode::Override if w >= 1.0 => sample,
             BlendMode::Override => pose.blend_toward(&sample, w),

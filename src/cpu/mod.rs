@@ -4,7 +4,9 @@
 
 mod aabb;
 mod blend;
+mod clip_source;
 mod clock;
+pub mod decode;
 pub mod fast;
 mod ik;
 mod morph;
@@ -15,13 +17,20 @@ mod sample;
 mod skin;
 
 pub use aabb::{animated_aabb, grow_joint_aabb};
-pub use blend::{blend_joint, blend_layers, hold_root, hold_root_in_frame, validate_layers};
+pub use blend::{
+    blend_joint, blend_joint_from, blend_layers, hold_root, hold_root_in_frame, validate_layers,
+};
+pub use clip_source::{ClipSource, sample_joint_from, sample_weight_chunk_from};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
+pub use decode::{sample_channel, sample_joint_compressed, sample_weight_chunk_compressed};
 pub use fast::FastCpuBackend;
 pub use ik::{
     IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_ik, two_bone_corrections,
 };
-pub use morph::{blend_weight_chunk, morph_weights, write_morph_weights};
+pub use morph::{
+    blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,
+    write_morph_weights_from,
+};
 pub use propagate::{local_to_model, propagate_joint};
 pub use root_frame::RootFrame;
 pub use root_motion::{
@@ -70,11 +79,40 @@ pub fn evaluate_pose_with_flags(
     models: &mut [Affine3A],
     palette: &mut [Mat3x4Rows],
 ) -> Aabb {
+    evaluate_pose_from(
+        rig,
+        ClipSource::Exact,
+        masks,
+        layers,
+        flags,
+        world,
+        models,
+        palette,
+    )
+}
+
+/// [`evaluate_pose_with_flags`] with the clips sampled from `source`.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_pose_from(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    flags: u32,
+    world: &Affine3A,
+    models: &mut [Affine3A],
+    palette: &mut [Mat3x4Rows],
+) -> Aabb {
     let skeleton = &rig.skeleton;
     let mut aabb = Aabb::EMPTY;
     if rig.ik.is_empty() {
         for j in 0..rig.joint_count() {
-            let local = hold_root(rig, flags, j, blend_joint(rig, masks, layers, j));
+            let local = hold_root(
+                rig,
+                flags,
+                j,
+                blend_joint_from(rig, source, masks, layers, j),
+            );
             models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
             palette[j] = skin_joint(&models[j], &skeleton.inverse_binds()[j]);
             grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
@@ -82,7 +120,12 @@ pub fn evaluate_pose_with_flags(
     } else {
         // IK needs every model matrix before it turns subtrees, then skinning reads them.
         for j in 0..rig.joint_count() {
-            let local = hold_root(rig, flags, j, blend_joint(rig, masks, layers, j));
+            let local = hold_root(
+                rig,
+                flags,
+                j,
+                blend_joint_from(rig, source, masks, layers, j),
+            );
             models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
         }
         let inputs = palette.get(rig.ik_entry_offset()..).unwrap_or(&[]);
@@ -93,7 +136,7 @@ pub fn evaluate_pose_with_flags(
         }
     }
     if let Some(entries) = palette.get_mut(rig.joint_count()..) {
-        write_morph_weights(rig, masks, layers, entries);
+        write_morph_weights_from(rig, source, masks, layers, entries);
     }
     aabb
 }
@@ -280,6 +323,8 @@ fn split_across_cores(
 pub struct CpuBackend {
     rigs: Vec<Rig>,
     masks: Vec<JointMask>,
+    /// Where clip values come from.
+    source: ClipSource,
     /// Palette order and AABBs in that order, reused every frame.
     frame: FrameOrder,
 }
@@ -293,8 +338,30 @@ impl CpuBackend {
         Ok(Self {
             rigs,
             masks,
+            source: ClipSource::Exact,
             frame: FrameOrder::new(1),
         })
+    }
+
+    /// A backend like [`CpuBackend::new`] that samples the rigs' compressed clips
+    /// ([`ClipSource::Compressed`]): rigs without them are compressed first, to
+    /// [`crate::DEFAULT_ERROR_BUDGET`]. The CPU twin of the GPU's compressed path.
+    pub fn with_compressed(mut rigs: Vec<Rig>, masks: Vec<JointMask>) -> Result<Self, EvalError> {
+        check_rigs(&rigs)?;
+        for (i, rig) in rigs.iter_mut().enumerate() {
+            if rig.compressed.is_none() {
+                rig.compress(crate::DEFAULT_ERROR_BUDGET)
+                    .map_err(|e| with_rig_index(e, i))?;
+            }
+        }
+        let mut backend = Self::new(rigs, masks)?;
+        backend.source = ClipSource::Compressed;
+        Ok(backend)
+    }
+
+    /// Where clip values come from.
+    pub fn clip_source(&self) -> ClipSource {
+        self.source
     }
 
     /// The rigs.
@@ -309,14 +376,13 @@ impl CpuBackend {
 
     /// Adds `rig` after the others (its parts checked first) and returns its index.
     pub fn add_rig(&mut self, rig: Rig) -> Result<u32, EvalError> {
-        check_rigs(std::slice::from_ref(&rig)).map_err(|e| match e {
-            EvalError::InvalidRig { name, reason, .. } => EvalError::InvalidRig {
-                rig: self.rigs.len(),
-                name,
-                reason,
-            },
-            other => other,
-        })?;
+        let index = self.rigs.len();
+        check_rigs(std::slice::from_ref(&rig)).map_err(|e| with_rig_index(e, index))?;
+        let mut rig = rig;
+        if self.source == ClipSource::Compressed && rig.compressed.is_none() {
+            rig.compress(crate::DEFAULT_ERROR_BUDGET)
+                .map_err(|e| with_rig_index(e, index))?;
+        }
         self.rigs.push(rig);
         Ok((self.rigs.len() - 1) as u32)
     }
@@ -397,8 +463,9 @@ impl CpuBackend {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;
-            *aabb = evaluate_pose_with_flags(
+            *aabb = evaluate_pose_from(
                 rig,
+                self.source,
                 &self.masks,
                 &layers[..count],
                 rec.flags,
@@ -407,6 +474,18 @@ impl CpuBackend {
                 &mut palette[start..start + entries],
             );
         }
+    }
+}
+
+/// `e` with rig `index` named when it is an [`EvalError::InvalidRig`].
+fn with_rig_index(e: EvalError, index: usize) -> EvalError {
+    match e {
+        EvalError::InvalidRig { name, reason, .. } => EvalError::InvalidRig {
+            rig: index,
+            name,
+            reason,
+        },
+        other => other,
     }
 }
 

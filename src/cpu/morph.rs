@@ -4,7 +4,7 @@
 
 use glam::Vec4;
 
-use super::sample::sample_track;
+use super::clip_source::{ClipSource, sample_weight_chunk_from};
 use crate::bake::{Rig, WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY};
 use crate::instance::{BlendMode, Layer};
 use crate::mask::JointMask;
@@ -20,6 +20,18 @@ const CHUNKS_PER_ENTRY: usize = WEIGHTS_PER_ENTRY / WEIGHTS_PER_CHUNK;
 /// Layers must be valid ([`super::validate_layers`]).
 #[inline]
 pub fn blend_weight_chunk(rig: &Rig, masks: &[JointMask], layers: &[Layer], chunk: usize) -> Vec4 {
+    blend_weight_chunk_from(rig, ClipSource::Exact, masks, layers, chunk)
+}
+
+/// [`blend_weight_chunk`] with the clips sampled from `source`.
+#[inline]
+pub fn blend_weight_chunk_from(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    chunk: usize,
+) -> Vec4 {
     let lib = &rig.clips;
     let rest = lib.value(lib.weight_default_offset() + chunk);
     let joint = rig.morph.chunk_joint(chunk);
@@ -30,10 +42,11 @@ pub fn blend_weight_chunk(rig: &Rig, masks: &[JointMask], layers: &[Layer], chun
         if w <= 0.0 {
             continue;
         }
-        let Some(desc) = lib.weight_track(layer.clip as usize, chunk) else {
+        let Some(sample) =
+            sample_weight_chunk_from(rig, source, layer.clip as usize, chunk, layer.time)
+        else {
             continue;
         };
-        let sample = sample_track(lib, desc, false, layer.time);
         pose = match layer.mode {
             BlendMode::Override if w >= 1.0 => sample,
             BlendMode::Override => pose.lerp(sample, w),
@@ -52,6 +65,17 @@ pub fn write_morph_weights(
     layers: &[Layer],
     entries: &mut [Mat3x4Rows],
 ) {
+    write_morph_weights_from(rig, ClipSource::Exact, masks, layers, entries);
+}
+
+/// [`write_morph_weights`] with the clips sampled from `source`.
+pub fn write_morph_weights_from(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    entries: &mut [Mat3x4Rows],
+) {
     let chunks = rig.clips.weight_chunk_count();
     let rows = rig.morph.palette_entries() * CHUNKS_PER_ENTRY;
     for k in 0..rows {
@@ -59,7 +83,7 @@ pub fn write_morph_weights(
             return;
         };
         entry.rows[k % CHUNKS_PER_ENTRY] = if k < chunks {
-            blend_weight_chunk(rig, masks, layers, k).to_array()
+            blend_weight_chunk_from(rig, source, masks, layers, k).to_array()
         } else {
             [0.0; 4]
         };

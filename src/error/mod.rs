@@ -1,7 +1,9 @@
 //! Every error sinew returns. Each one names the file, the object and the reason.
 
+mod compressed;
 mod import;
 
+pub use compressed::CompressedError;
 pub use import::{ImportError, ImportErrorKind};
 
 use thiserror::Error;

@@ -9,6 +9,13 @@ pub use env::{gpu_required, in_ci};
 
 /// Matrix tolerance: `|a - b| <= MATRIX_TOLERANCE * max(1, |b|)`.
 pub const MATRIX_TOLERANCE: f32 = 1e-4;
+
+/// [`MATRIX_TOLERANCE`] for GPU against CPU on compressed clips. A rotation's rebuilt
+/// `w = sqrt(1 - (x² + y² + z²))` near half a turn is the root of a difference of nearly equal
+/// numbers: one rounding of the squared norm more or less (a GPU compiler contracting it, an
+/// `fma` a driver does not fuse) moves `w` by up to 2.4e-4, the joint by 5e-4 rad, and an
+/// additive layer (weight up to 1.25) carries that difference on, scaled.
+pub const COMPRESSED_MATRIX_TOLERANCE: f32 = 2e-3;
 /// Skinned positions and normals (GPU against CPU, CPU against a hand computation):
 /// `|a - b| <= SKIN_TOLERANCE * max(1, |b|)`.
 pub const SKIN_TOLERANCE: f32 = 1e-4;
@@ -388,4 +395,107 @@ pub fn fbx_tolerance(size: f32) -> f32 {
 /// to the plain import's pose (matrix elements, skinned positions), relative to the rig's size.
 pub fn settings_tolerance(size: f32) -> f32 {
     1e-4 * size.max(1.0)
+}
+
+/// The largest virtual-vertex error (metres, ACL's metric: vertices 3 cm from each joint on its
+/// axes, model space) compressed clips may make on the rigs in `assets/`: the default budget.
+pub const COMPRESSED_SHIPPED_ERROR_M: f32 = 0.1e-3;
+/// The same on the conformance assets in `../shared/gltf`.
+pub const COMPRESSED_CONFORMANCE_ERROR_M: f32 = 1e-3;
+/// The largest difference of a morph weight between compressed and exact clips.
+pub const COMPRESSED_WEIGHT_ERROR: f32 = 1e-3;
+/// The same on the FBX rigs in `assets/fbx/`: their re-oriented hips turn about half a turn,
+/// where the rotation's `w`, rebuilt from `x, y, z` in f32, resolves only about 2e-4 rad
+/// (measured 0.61 mm on the humanoid).
+pub const COMPRESSED_FBX_ERROR_M: f32 = 1e-3;
+/// How many times smaller compressed clips must be than the exact key layout (the humanoid:
+/// measured 6.7×).
+pub const COMPRESSION_MIN_RATIO: f64 = 4.0;
+/// The same for Fox (measured 2.15×): its "Run" keys lie on 24 Hz, then after a gap on 24 Hz
+/// shifted by 1/120 s, so its uniform frames are at 120 Hz, five per key.
+pub const FOX_COMPRESSION_MIN_RATIO: f64 = 2.0;
+
+/// Hand-built compressed clips: 2 joints and one weight chunk, one clip of 1 s at 1 Hz (two
+/// frames). Joint 0: translation quantized at 8 bits (ranges x 0..2, y -1..3, z 1..1),
+/// rotation raw (frame 0 `x = 0.8`, frame 1 `x = -0.8`, both `w = 0.6` rebuilt: opposite
+/// hemispheres), scale constant (2, 3, 4). Joint 1: translation and scale at rest, rotation
+/// constant (0, 0.6, 0, 0.8). Weights: STEP at 4 bits in 0..1, frame 0 `q = (0, 15, 5, 10)`,
+/// frame 1 all 15. Translation frame 0 `q = (0, 255, 128)`, frame 1 `q = (255, 0, 7)`.
+pub struct HandCompressed {
+    /// Clip records.
+    pub clips: Vec<sinew::CompressedClip>,
+    /// Channel codes.
+    pub channels: Vec<sinew::ChannelCode>,
+    /// Data words.
+    pub data: Vec<u32>,
+}
+
+/// Writes the `bits` low bits of `value` at bit `bit` of `words`.
+pub fn put_bits(words: &mut [u32], bit: usize, bits: u32, value: u32) {
+    let (w, s) = (bit / 32, (bit % 32) as u32);
+    words[w] |= value << s;
+    if s + bits > 32 {
+        words[w + 1] |= value >> (32 - s);
+    }
+}
+
+/// See [`HandCompressed`].
+pub fn hand_compressed() -> HandCompressed {
+    use sinew::ChannelCode;
+    let range = |min: u16, extent: u16| u32::from(min) | (u32::from(extent) << 16);
+    // f16: 0 = 0x0000, 1 = 0x3C00, 2 = 0x4000, 4 = 0x4400, -1 = 0xBC00.
+    let mut data: Vec<u32> = [2.0f32, 3.0, 4.0].iter().map(|v| v.to_bits()).collect();
+    data.extend([range(0, 0x4000), range(0xBC00, 0x4400), range(0x3C00, 0)]);
+    data.extend([range(0, 0x3C00); 4]);
+    data.extend([0.0f32, 0.6, 0.0, 0.8].iter().map(|v| v.to_bits()));
+    let frame_offset = data.len() as u32;
+    let frame_words = 5;
+    let mut frames = vec![0u32; 2 * frame_words];
+    let (f0, f1) = frames.split_at_mut(frame_words);
+    for (c, (a, b)) in [(0, 255), (255, 0), (128, 7)].into_iter().enumerate() {
+        put_bits(f0, c * 8, 8, a);
+        put_bits(f1, c * 8, 8, b);
+    }
+    for (c, (a, b)) in [(0.8f32, -0.8f32), (0.0, 0.0), (0.0, 0.0)]
+        .into_iter()
+        .enumerate()
+    {
+        put_bits(f0, 24 + c * 32, 32, a.to_bits());
+        put_bits(f1, 24 + c * 32, 32, b.to_bits());
+    }
+    for (c, a) in [0, 15, 5, 10].into_iter().enumerate() {
+        put_bits(f0, 120 + c * 4, 4, a);
+        put_bits(f1, 120 + c * 4, 4, 15);
+    }
+    data.extend(frames);
+    let channels = vec![
+        ChannelCode::animated(8, false, 3, 0),
+        ChannelCode::animated(32, false, 0, 24),
+        ChannelCode::constant(0),
+        ChannelCode::rest(),
+        ChannelCode::constant(10),
+        ChannelCode::rest(),
+        ChannelCode::animated(4, true, 6, 120),
+    ];
+    let clips = vec![sinew::CompressedClip {
+        rate: 1.0,
+        duration: 1.0,
+        frame_count: 2,
+        channel_offset: 0,
+        frame_offset,
+        frame_words: frame_words as u32,
+        pad: [0; 2],
+    }];
+    HandCompressed {
+        clips,
+        channels,
+        data,
+    }
+}
+
+impl HandCompressed {
+    /// The checked compressed clips (budget 0.1 mm, error 0).
+    pub fn build(self) -> Result<sinew::CompressedClips, sinew::CompressedError> {
+        sinew::CompressedClips::from_parts(2, 1, self.clips, self.channels, self.data, 1e-4, 0.0)
+    }
 }

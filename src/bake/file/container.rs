@@ -38,6 +38,8 @@ pub(super) enum SectionKind {
     MeshMorph = 6,
     /// One skinned mesh's influences 5-8 (only for a mesh with more than four; since version 3).
     MeshInfluences = 7,
+    /// The rig's compressed clips (only for a rig that has them; since version 4).
+    Compressed = 8,
 }
 
 impl SectionKind {
@@ -50,6 +52,7 @@ impl SectionKind {
             5 => Some(Self::Morph),
             6 => Some(Self::MeshMorph),
             7 => Some(Self::MeshInfluences),
+            8 => Some(Self::Compressed),
             _ => None,
         }
     }
@@ -101,6 +104,7 @@ impl fmt::Display for SectionId {
             SectionKind::MeshInfluences => {
                 write!(f, "rig {} mesh {} influences", self.rig, self.index)
             }
+            SectionKind::Compressed => write!(f, "rig {} compressed clips", self.rig),
         }
     }
 }

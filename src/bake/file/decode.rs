@@ -84,6 +84,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
     let skeleton = skeleton(table, r)?;
     let mut clips = clips(table, r, &skeleton)?;
     let morph = super::morph::decode_rig(table, r, &mut clips, &skeleton)?;
+    let compressed = super::compressed::decode_rig(table, r, &clips)?;
     // Not `with_capacity(mesh_count)`: the count is only trusted once every mesh section exists.
     let mut meshes = Vec::new();
     for m in 0..mesh_count {
@@ -105,6 +106,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         joint_bounds,
         morph,
         ik: crate::ik::RigIk::NONE,
+        compressed,
     };
     validate::rig(&rig).map_err(corrupt(id))?;
     Ok(rig)

@@ -24,6 +24,7 @@ pub(super) fn sections(rigs: &[Rig]) -> Vec<Section> {
             body: clips_body(&rig.clips),
         });
         out.extend(super::morph::rig_section(rig, r));
+        out.extend(super::compressed::rig_section(rig.compressed.as_ref(), r));
         for (m, mesh) in rig.meshes.iter().enumerate() {
             out.push(Section {
                 id: SectionId::mesh(r, count(m)),

@@ -6,7 +6,7 @@ use std::fmt;
 
 use bytemuck::Pod;
 
-use crate::bake::{Aabb, TrackDesc};
+use crate::bake::{Aabb, ChannelCode, CompressedClip, TrackDesc};
 use crate::error::FormatErrorKind;
 
 /// Alignment of every section and of every array inside one.
@@ -24,6 +24,7 @@ macro_rules! flat {
 flat!(1: u8);
 flat!(2: u16, [u16; 4]);
 flat!(4: u32, f32, [u32; 4], [f32; 2], [f32; 3], [f32; 4], [f32; 10], [f32; 12], TrackDesc, Aabb);
+flat!(4: CompressedClip, ChannelCode);
 
 /// Bytes of `items` in little-endian order, appended to `out`.
 fn extend_le<T: Flat>(out: &mut Vec<u8>, items: &[T]) {

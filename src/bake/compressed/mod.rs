@@ -1,0 +1,334 @@
+//! The compressed clip format: every clip of one rig sampled on a uniform frame grid, constant
+//! and rest channels stripped, each animated channel quantized in its own range at a bit rate
+//! chosen against an error budget. The same words are uploaded to the GPU and decoded there by
+//! `wgsl` and on the CPU by [`crate::cpu::decode`], with the same f32 operations.
+//!
+//! # Layout
+//!
+//! Per clip, [`CompressedClip`] gives the frame grid (`rate`, `duration`, `frame_count`) and
+//! where its channels and frames live. Its channels are `joint_count * 3` codes (translation,
+//! rotation, scale of each joint) then `weight_chunks` codes (4 morph weights each), starting at
+//! `channel_offset` in [`CompressedClips::channels`]. A [`ChannelCode`] packs:
+//!
+//! - bits `0..=5`, the bit rate `b`: 0 = not animated (constant or rest); `1..=24` = each
+//!   stored component quantized to `b` bits in its range; 32 = each component stored as raw f32
+//!   bits.
+//! - bit 6, [`ChannelCode::STEP`]: the frame value is held until the next frame.
+//! - bit 7, [`ChannelCode::REST`]: not animated and equal to the rig's rest value (the joint's
+//!   rest translation, rotation or scale, or the morph node's default weights): no data.
+//! - bits `8..=31`, a word index into [`CompressedClips::data`]: for a constant (b = 0, not
+//!   REST) its value as f32 bits (3 words for translation and scale, 4 for a rotation `xyzw` or
+//!   a weight chunk); for a quantized channel its range, one word per stored component,
+//!   `min_f16 | (extent_f16 << 16)` (IEEE half floats, min rounded down and extent up so the
+//!   range holds every value); for raw channels 0.
+//!
+//! [`ChannelCode::bit_offset`] is the bit position of component 0 inside each frame record of
+//! an animated channel (component `c` at `bit_offset + c * b`; bit `i` of a record is bit
+//! `i % 32` of its word `i / 32`; a component spans at most two adjacent words); 0 otherwise.
+//! Stored components: translation and scale `x, y, z`; rotation `x, y, z` of the quaternion
+//! made `w >= 0` at each frame (`w = sqrt(max(0, 1 - (x*x + y*y + z*z)))` on decode); a weight
+//! chunk its 4 weights. Frame `f` of a clip starts at word `frame_offset + f * frame_words`.
+//!
+//! Dequantize: `q` of `b` bits → `fma(extent, f32(q) * (1 / f32(2^b - 1)), min)`.
+//!
+//! Sampling at clip time `t`: `x = clamp(t, 0, duration) * rate`, snapped to the nearest
+//! integer within 1e-4; `f = min(floor(x), frame_count - 2)`, `u = min(x - f, 1)` (one frame:
+//! frame 0 alone). Translation, scale and weights are `a + (b - a) * u` of frames `f` and
+//! `f + 1`; rotations reconstruct `w` of both, negate the second when their dot is negative,
+//! and normalize `a + (b - a) * u`; STEP channels take frame `f` (`f + 1` when `u == 1`).
+//!
+//! # Why
+//!
+//! Ranges are f16 pairs, one word per component: half the size of f32 pairs, and rounding min
+//! down and extent up keeps every value inside while the bit rate, not the range, sets the
+//! precision. Rotations drop `w` (sign-normalised to `w >= 0`, which is the same rotation) and
+//! rebuild it from the unit norm: a quarter fewer bits per rotation for one square root.
+
+mod bit_rates;
+mod encode;
+mod error;
+mod validate;
+
+pub use error::{
+    DEFAULT_ERROR_BUDGET, MAX_ERROR_BUDGET, MAX_MEASURED_POSES, MIN_ERROR_BUDGET,
+    VIRTUAL_VERTEX_DISTANCE, WEIGHT_ERROR_BUDGET, dense_times, vertex_error, vertex_offsets,
+};
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::CompressedError;
+
+/// Every clip of one rig, compressed: uniform frames, constant and rest channels stripped,
+/// animated channels quantized in their range at a bit rate chosen per channel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompressedClips {
+    joint_count: u32,
+    weight_chunks: u32,
+    clips: Vec<CompressedClip>,
+    channels: Vec<ChannelCode>,
+    data: Vec<u32>,
+    budget: f32,
+    max_error: f32,
+}
+
+/// The frame grid of one compressed clip and where its channels and frames live. Uploaded as
+/// is (32 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CompressedClip {
+    /// Frames per second of the uniform grid.
+    pub rate: f32,
+    /// Length in seconds; times clamp to `0..=duration`.
+    pub duration: f32,
+    /// Number of frames (at least 1); frame `f` at `f / rate`, the last at or after `duration`.
+    pub frame_count: u32,
+    /// Index of this clip's first [`ChannelCode`].
+    pub channel_offset: u32,
+    /// Word index in [`CompressedClips::data`] of frame 0's record.
+    pub frame_offset: u32,
+    /// Words per frame record (the bits of one frame rounded up to 32).
+    pub frame_words: u32,
+    /// Zero.
+    pub pad: [u32; 2],
+}
+
+const _: () = assert!(std::mem::size_of::<CompressedClip>() == 32);
+
+/// How one channel of one clip is stored (8 bytes; see the module doc for the bits).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ChannelCode {
+    /// Bit rate (bits 0..=5), [`ChannelCode::STEP`], [`ChannelCode::REST`], value index (bits
+    /// 8..=31).
+    pub code: u32,
+    /// Bit position of component 0 inside a frame record (animated channels; else 0).
+    pub bit_offset: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<ChannelCode>() == 8);
+
+/// What one channel holds, and so how many components it stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelKind {
+    /// A joint's translation (3 components).
+    Translation,
+    /// A joint's rotation (3 stored components, `w` rebuilt; constants hold 4).
+    Rotation,
+    /// A joint's scale (3 components).
+    Scale,
+    /// Four morph weights.
+    Weights,
+}
+
+impl ChannelKind {
+    /// Components stored per frame (and range words) for an animated channel.
+    pub const fn stored_components(self) -> usize {
+        match self {
+            Self::Weights => 4,
+            _ => 3,
+        }
+    }
+
+    /// Words of a constant value.
+    pub const fn constant_words(self) -> usize {
+        match self {
+            Self::Rotation | Self::Weights => 4,
+            _ => 3,
+        }
+    }
+}
+
+impl ChannelCode {
+    /// Mask of the bit rate.
+    pub const BITS_MASK: u32 = 0x3f;
+    /// The frame value is held until the next frame (no interpolation).
+    pub const STEP: u32 = 1 << 6;
+    /// Not animated and equal to the rig's rest value: no data.
+    pub const REST: u32 = 1 << 7;
+    /// Shift of the value index.
+    pub const INDEX_SHIFT: u32 = 8;
+    /// The highest quantized bit rate.
+    pub const MAX_QUANTIZED_BITS: u32 = 24;
+    /// The bit rate of raw f32 components.
+    pub const RAW_BITS: u32 = 32;
+    /// The largest value index (24 bits).
+    pub const MAX_INDEX: u32 = (1 << 24) - 1;
+
+    /// The channel at rest: no data.
+    pub const fn rest() -> Self {
+        Self {
+            code: Self::REST,
+            bit_offset: 0,
+        }
+    }
+
+    /// A constant channel whose value starts at word `index`.
+    pub const fn constant(index: u32) -> Self {
+        Self {
+            code: index << Self::INDEX_SHIFT,
+            bit_offset: 0,
+        }
+    }
+
+    /// An animated channel of `bits` bits per component (1..=24, or 32 for raw f32), range at
+    /// word `index` (0 for raw), component 0 at `bit_offset` in each frame record.
+    pub const fn animated(bits: u32, step: bool, index: u32, bit_offset: u32) -> Self {
+        let step = if step { Self::STEP } else { 0 };
+        Self {
+            code: (bits & Self::BITS_MASK) | step | (index << Self::INDEX_SHIFT),
+            bit_offset,
+        }
+    }
+
+    /// Bits per stored component: 0 when not animated.
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        self.code & Self::BITS_MASK
+    }
+
+    /// Whether the channel holds frame values (bit rate above 0).
+    #[inline]
+    pub const fn is_animated(self) -> bool {
+        self.bits() != 0
+    }
+
+    /// Whether frame values are held, not interpolated.
+    #[inline]
+    pub const fn is_step(self) -> bool {
+        self.code & Self::STEP != 0
+    }
+
+    /// Whether the channel is the rig's rest value.
+    #[inline]
+    pub const fn is_rest(self) -> bool {
+        self.code & Self::REST != 0
+    }
+
+    /// The word index into [`CompressedClips::data`] (constant value or range).
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.code >> Self::INDEX_SHIFT
+    }
+}
+
+impl CompressedClips {
+    /// Assembles compressed clips from their parts (as the `.sinew` loader reads them, or built
+    /// by hand), checking every count, offset, bit rate, range and value so the decoders can
+    /// index without checks: one clip record per clip with a finite positive rate, a finite
+    /// duration the frames cover, channel offsets `clip * (joint_count * 3 + weight_chunks)`,
+    /// frames inside `data`, bit rates 0..=24 or 32, components inside their frame record,
+    /// value indices inside `data`, finite constants and ranges with extent ≥ 0, finite raw
+    /// values, a budget inside `MIN_ERROR_BUDGET..=MAX_ERROR_BUDGET` and a finite error ≥ 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_parts(
+        joint_count: u32,
+        weight_chunks: u32,
+        clips: Vec<CompressedClip>,
+        channels: Vec<ChannelCode>,
+        data: Vec<u32>,
+        budget: f32,
+        max_error: f32,
+    ) -> Result<Self, CompressedError> {
+        let out = Self {
+            joint_count,
+            weight_chunks,
+            clips,
+            channels,
+            data,
+            budget,
+            max_error,
+        };
+        validate::check(&out)?;
+        Ok(out)
+    }
+
+    /// Joints per clip.
+    pub fn joint_count(&self) -> usize {
+        self.joint_count as usize
+    }
+
+    /// Morph weight chunks (4 weights each) per clip.
+    pub fn weight_chunks(&self) -> usize {
+        self.weight_chunks as usize
+    }
+
+    /// Channels per clip: `joint_count * 3 + weight_chunks`.
+    pub fn channels_per_clip(&self) -> usize {
+        self.joint_count as usize * 3 + self.weight_chunks as usize
+    }
+
+    /// What channel `channel` (an index inside one clip's channels) holds.
+    pub fn channel_kind(&self, channel: usize) -> ChannelKind {
+        channel_kind(self.joint_count as usize, channel)
+    }
+
+    /// One record per clip, in the order of the rig's [`crate::ClipLibrary`].
+    pub fn clips(&self) -> &[CompressedClip] {
+        &self.clips
+    }
+
+    /// Every channel code: clip `c`'s start at `clips()[c].channel_offset`.
+    pub fn channels(&self) -> &[ChannelCode] {
+        &self.channels
+    }
+
+    /// Constants, ranges and frame records of every clip (32-bit words).
+    pub fn data(&self) -> &[u32] {
+        &self.data
+    }
+
+    /// The error budget it was built for (metres, ACL's metric).
+    pub fn budget(&self) -> f32 {
+        self.budget
+    }
+
+    /// The largest error measured while building (metres, ACL's metric; see
+    /// [`DEFAULT_ERROR_BUDGET`]).
+    pub fn max_error(&self) -> f32 {
+        self.max_error
+    }
+
+    /// Bytes of all three arrays (clip records, channel codes, data words).
+    pub fn byte_size(&self) -> usize {
+        self.clips.len() * std::mem::size_of::<CompressedClip>()
+            + self.channels.len() * std::mem::size_of::<ChannelCode>()
+            + self.data.len() * 4
+    }
+
+    /// The channel codes of clip `clip`.
+    pub fn clip_channels(&self, clip: usize) -> &[ChannelCode] {
+        let n = self.channels_per_clip();
+        let start = self
+            .clips
+            .get(clip)
+            .map_or(0, |c| c.channel_offset as usize);
+        self.channels.get(start..start + n).unwrap_or(&[])
+    }
+
+    /// Histogram of bit rates over the animated channels of every clip: `(bits, count)`
+    /// ascending by bits.
+    pub fn bit_rate_histogram(&self) -> Vec<(u32, usize)> {
+        let mut counts = [0usize; 33];
+        for c in self.channels.iter().filter(|c| c.is_animated()) {
+            counts[c.bits().min(32) as usize] += 1;
+        }
+        (1..=32u32)
+            .filter(|&b| counts[b as usize] > 0)
+            .map(|b| (b, counts[b as usize]))
+            .collect()
+    }
+}
+
+/// What channel `channel` of a clip with `joints` joints holds.
+#[inline]
+pub const fn channel_kind(joints: usize, channel: usize) -> ChannelKind {
+    if channel >= joints * 3 {
+        ChannelKind::Weights
+    } else {
+        match channel % 3 {
+            0 => ChannelKind::Translation,
+            1 => ChannelKind::Rotation,
+            _ => ChannelKind::Scale,
+        }
+    }
+}

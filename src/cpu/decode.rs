@@ -1,0 +1,188 @@
+//! Stage 1, sample, from compressed clips: the value of one channel at one clip time, with the
+//! operations (and their f32 order) of the WGSL decoder, so both agree to rounding. The format
+//! is described in [`crate::bake::compressed`]; the exact twin is [`super::sample`].
+
+use glam::{Quat, Vec3, Vec4};
+use half::f16;
+
+use crate::bake::{ChannelCode, ChannelKind, CompressedClip, CompressedClips, Rig};
+use crate::math::Sqt;
+
+/// Frame `f` and blend factor `u` of clip time `time`: the value is that of frames `f` and
+/// `f + 1` blended by `u` (a one-frame clip: frame 0, `u = 0`). Times clamp to the clip and
+/// snap to a frame within 1e-4 of a frame.
+#[inline]
+pub fn frame_position(clip: &CompressedClip, time: f32) -> (u32, f32) {
+    if clip.frame_count < 2 {
+        return (0, 0.0);
+    }
+    let x = time.max(0.0).min(clip.duration) * clip.rate;
+    let nearest = (x + 0.5).floor();
+    let x = if (x - nearest).abs() <= 1e-4 {
+        nearest
+    } else {
+        x
+    };
+    let f = x.floor().min((clip.frame_count - 2) as f32);
+    (f as u32, (x - f).min(1.0))
+}
+
+/// The `bits`-bit integer (1..=32) at bit `bit` of the records in `data`: bit `i` is bit
+/// `i % 32` of word `i / 32`; the value may span two adjacent words.
+#[inline]
+pub fn read_bits(data: &[u32], bit: usize, bits: u32) -> u32 {
+    let word = bit / 32;
+    let shift = (bit % 32) as u32;
+    let mut value = data[word] >> shift;
+    if shift + bits > 32 {
+        value |= data[word + 1] << (32 - shift);
+    }
+    if bits >= 32 {
+        value
+    } else {
+        value & ((1u32 << bits) - 1)
+    }
+}
+
+/// Range word `range` (`min_f16 | extent_f16 << 16`) as `(min, extent)`.
+#[inline]
+pub fn range_bounds(range: u32) -> (f32, f32) {
+    (
+        f16::from_bits(range as u16).to_f32(),
+        f16::from_bits((range >> 16) as u16).to_f32(),
+    )
+}
+
+/// Integer `q` of `bits` bits (1..=24) in range `min, extent`:
+/// `fma(extent, q * (1 / (2^bits − 1)), min)`.
+#[inline]
+pub fn dequantize(q: u32, bits: u32, min: f32, extent: f32) -> f32 {
+    let scale = 1.0 / ((1u32 << bits) - 1) as f32;
+    extent.mul_add(q as f32 * scale, min)
+}
+
+/// A rotation from its stored `x, y, z` (`w >= 0` rebuilt from the unit norm), as `xyzw`.
+#[inline]
+pub fn rotation_from_xyz(x: f32, y: f32, z: f32) -> Vec4 {
+    let w = (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt();
+    Vec4::new(x, y, z, w)
+}
+
+/// The stored components of animated channel `code` (of kind `kind`) in frame `frame` of clip
+/// record `clip`, dequantized (rotations with `w` rebuilt; translation and scale `w = 0`).
+#[inline]
+pub fn decode_frame(
+    data: &[u32],
+    clip: &CompressedClip,
+    code: ChannelCode,
+    kind: ChannelKind,
+    frame: u32,
+) -> Vec4 {
+    let bits = code.bits();
+    let record = (clip.frame_offset + frame * clip.frame_words) as usize;
+    let base = record * 32 + code.bit_offset as usize;
+    let mut v = [0.0f32; 4];
+    for (c, out) in v.iter_mut().take(kind.stored_components()).enumerate() {
+        let q = read_bits(data, base + c * bits as usize, bits);
+        *out = if bits == ChannelCode::RAW_BITS {
+            f32::from_bits(q)
+        } else {
+            let (min, extent) = range_bounds(data[code.index() as usize + c]);
+            dequantize(q, bits, min, extent)
+        };
+    }
+    match kind {
+        ChannelKind::Rotation => rotation_from_xyz(v[0], v[1], v[2]),
+        _ => Vec4::from_array(v),
+    }
+}
+
+/// Blends decoded frames `a` and `b` by `u`: `a + (b − a) · u`; rotations negate `b` when
+/// `dot(a, b) < 0` and normalize the result; STEP channels take `a` (`b` when `u == 1`).
+#[inline]
+pub fn blend_frames(kind: ChannelKind, step: bool, a: Vec4, b: Vec4, u: f32) -> Vec4 {
+    if step {
+        return if u >= 1.0 { b } else { a };
+    }
+    if kind != ChannelKind::Rotation {
+        return a + (b - a) * u;
+    }
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    let v = a + (b - a) * u;
+    let len = v.length();
+    if len > 0.0 && len.is_finite() {
+        v / len
+    } else {
+        Vec4::W
+    }
+}
+
+/// Channel `channel` (an index inside the clip's channels) of clip `clip` at clip time `time`;
+/// `rest` is its rest value (taken by REST channels). Rotations come out as unit `xyzw`.
+#[inline]
+pub fn sample_channel(
+    clips: &CompressedClips,
+    clip: usize,
+    channel: usize,
+    rest: Vec4,
+    time: f32,
+) -> Vec4 {
+    let record = &clips.clips()[clip];
+    let code = clips.channels()[record.channel_offset as usize + channel];
+    let kind = clips.channel_kind(channel);
+    let data = clips.data();
+    if !code.is_animated() {
+        if code.is_rest() {
+            return rest;
+        }
+        let i = code.index() as usize;
+        let word = |k: usize| f32::from_bits(data[i + k]);
+        return match kind.constant_words() {
+            4 => Vec4::new(word(0), word(1), word(2), word(3)),
+            _ => Vec4::new(word(0), word(1), word(2), 0.0),
+        };
+    }
+    let (f, u) = frame_position(record, time);
+    let a = decode_frame(data, record, code, kind, f);
+    if record.frame_count < 2 {
+        return a;
+    }
+    let b = decode_frame(data, record, code, kind, f + 1);
+    blend_frames(kind, code.is_step(), a, b, u)
+}
+
+/// Joint `joint` of compressed clip `clip` at `time`; REST channels take the rest pose of
+/// `rig`'s skeleton. `clips` must be built for `rig` (same joints and clips).
+#[inline]
+pub fn sample_joint_compressed(
+    rig: &Rig,
+    clips: &CompressedClips,
+    clip: usize,
+    joint: usize,
+    time: f32,
+) -> Sqt {
+    let rest = rig.skeleton.rest_pose()[joint];
+    let t = sample_channel(clips, clip, joint * 3, rest.translation.extend(0.0), time);
+    let r = sample_channel(clips, clip, joint * 3 + 1, Vec4::from(rest.rotation), time);
+    let s = sample_channel(clips, clip, joint * 3 + 2, rest.scale.extend(0.0), time);
+    Sqt {
+        translation: Vec3::new(t.x, t.y, t.z),
+        rotation: Quat::from_vec4(r),
+        scale: Vec3::new(s.x, s.y, s.z),
+    }
+}
+
+/// Morph weight chunk `chunk` of compressed clip `clip` at `time`; REST chunks take the rig's
+/// default weights.
+#[inline]
+pub fn sample_weight_chunk_compressed(
+    rig: &Rig,
+    clips: &CompressedClips,
+    clip: usize,
+    chunk: usize,
+    time: f32,
+) -> Vec4 {
+    let lib = &rig.clips;
+    let rest = lib.value(lib.weight_default_offset() + chunk);
+    sample_channel(clips, clip, clips.joint_count() * 3 + chunk, rest, time)
+}

@@ -1,0 +1,360 @@
+//! Compressed clips: the encoder's error budget and size, measured independently through the
+//! exact and the compressed CPU evaluators, and the decoder on hand-built channels.
+
+use std::path::{Path, PathBuf};
+
+use glam::{Affine3A, Vec3A};
+use sinew::cpu::{ClipSource, evaluate_pose_from, morph_weights};
+use sinew::{
+    CompressedClips, CpuBackend, DEFAULT_ERROR_BUDGET, InstanceRecord, Layer, Mat3x4Rows, Rig,
+    bake_rigs, import_file,
+};
+
+use super::common::{
+    COMPRESSED_CONFORMANCE_ERROR_M, COMPRESSED_FBX_ERROR_M, COMPRESSED_SHIPPED_ERROR_M,
+    COMPRESSED_WEIGHT_ERROR, COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, fbx_assets, repo,
+    repo_assets, shared, shared_assets,
+};
+
+fn rigs_of(path: &Path) -> Vec<Rig> {
+    bake_rigs(&import_file(path).unwrap()).unwrap()
+}
+
+/// Rig units per metre: glTF is in metres, but Fox is modelled in centimetres.
+fn units_per_metre(path: &Path) -> f32 {
+    if path.file_stem().is_some_and(|s| s == "Fox") {
+        100.0
+    } else {
+        1.0
+    }
+}
+
+/// `rig` with its clips compressed to the default budget (in metres, for its units).
+fn compressed(rig: &Rig, upm: f32) -> Rig {
+    let mut rig = rig.clone();
+    rig.compressed =
+        Some(CompressedClips::build_in_units(&rig, DEFAULT_ERROR_BUDGET, upm).unwrap());
+    rig
+}
+
+/// Model matrices and palette of `rig` playing `clip` at `t`, from `source`.
+fn pose(rig: &Rig, source: ClipSource, clip: usize, t: f32) -> (Vec<Affine3A>, Vec<Mat3x4Rows>) {
+    let mut models = vec![Affine3A::IDENTITY; rig.joint_count()];
+    let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+    let layers = [Layer::clip(clip as u32, t)];
+    let world = Affine3A::IDENTITY;
+    evaluate_pose_from(
+        rig,
+        source,
+        &[],
+        &layers,
+        0,
+        &world,
+        &mut models,
+        &mut palette,
+    );
+    (models, palette)
+}
+
+/// Per joint, the local offsets of its virtual vertices: `d` over the rest pose's model-space
+/// length of each axis (so every vertex lies `d` from its joint in the rest pose).
+fn vertex_offsets(rig: &Rig, d: f32) -> Vec<[f32; 3]> {
+    let (models, _) = pose(rig, ClipSource::Exact, 0, 0.0);
+    let mut rest = models;
+    let parents = rig.skeleton.parents();
+    for (j, sqt) in rig.skeleton.rest_pose().iter().enumerate() {
+        let local = sqt.to_affine();
+        rest[j] = match rest.get(parents[j] as usize) {
+            Some(p) if (parents[j] as usize) < j => *p * local,
+            _ => local,
+        };
+    }
+    rest.iter()
+        .map(|m| [0, 1, 2].map(|axis| d / m.matrix3.col(axis).length().max(1e-6)))
+        .collect()
+}
+
+/// ACL's error of one joint: the largest displacement of its origin and its virtual vertices.
+fn vertex_error(exact: &Affine3A, approx: &Affine3A, offsets: [f32; 3]) -> f32 {
+    let mut worst = (exact.translation - approx.translation).length();
+    for (axis, k) in offsets.into_iter().enumerate() {
+        let pe: Vec3A = exact.translation + exact.matrix3.col(axis) * k;
+        let pa: Vec3A = approx.translation + approx.matrix3.col(axis) * k;
+        worst = worst.max((pe - pa).length());
+    }
+    worst
+}
+
+/// The largest joint error (metres) and weight error of `rig`'s compressed clips over every
+/// clip, ten times per frame interval of the compressed grid plus the end.
+fn measured_error(rig: &Rig, upm: f32) -> (f32, f32, String) {
+    let offsets = vertex_offsets(rig, 0.03 * upm);
+    let c = rig.compressed.as_ref().unwrap();
+    let mut worst = (0.0f32, 0.0f32, String::new());
+    for (clip, record) in c.clips().iter().enumerate() {
+        let steps = ((record.duration * record.rate * 10.0).ceil() as usize).max(10);
+        for s in 0..=steps {
+            let t = record.duration * s as f32 / steps as f32;
+            let (me, pe) = pose(rig, ClipSource::Exact, clip, t);
+            let (mc, pc) = pose(rig, ClipSource::Compressed, clip, t);
+            for (j, (e, a)) in me.iter().zip(&mc).enumerate() {
+                let err = vertex_error(e, a, offsets[j]) / upm;
+                if err > worst.0 {
+                    worst.0 = err;
+                    worst.2 = format!("clip {clip} t {t:.4} joint {j}");
+                }
+            }
+            let (we, wc) = (morph_weights(rig, &pe), morph_weights(rig, &pc));
+            for (a, b) in we.iter().zip(&wc) {
+                worst.1 = worst.1.max((a - b).abs());
+            }
+        }
+    }
+    worst
+}
+
+fn assert_within_budget(files: &[PathBuf], bound: f32) {
+    for path in files {
+        let upm = units_per_metre(path);
+        for rig in rigs_of(path) {
+            let rig = compressed(&rig, upm);
+            let (err, weights, at) = measured_error(&rig, upm);
+            let c = rig.compressed.as_ref().unwrap();
+            eprintln!(
+                "{:>28} {}: {:.4} mm at {at} (encoder {:.4} mm), weights {weights:.2e}, {} bytes \
+                 ({:.2}× smaller)",
+                path.file_name().unwrap().to_string_lossy(),
+                rig.name,
+                err * 1e3,
+                c.max_error() * 1e3,
+                c.byte_size(),
+                rig.clips.byte_size() as f64 / c.byte_size() as f64
+            );
+            assert!(
+                err <= bound,
+                "{} rig {}: error {err} m exceeds {bound} m at {at}",
+                path.display(),
+                rig.name
+            );
+            assert!(
+                weights <= COMPRESSED_WEIGHT_ERROR,
+                "{} rig {}: weight error {weights}",
+                path.display(),
+                rig.name
+            );
+        }
+    }
+}
+
+#[test]
+fn compressed_clips_stay_within_the_budget_on_the_shipped_rigs() {
+    let files = repo_assets();
+    assert!(!files.is_empty());
+    assert_within_budget(&files, COMPRESSED_SHIPPED_ERROR_M);
+}
+
+#[test]
+fn compressed_clips_of_the_fbx_rigs_stay_within_the_rebuilt_w_floor() {
+    let files = fbx_assets();
+    assert!(!files.is_empty());
+    assert_within_budget(&files, COMPRESSED_FBX_ERROR_M);
+}
+
+#[test]
+fn compressed_clips_stay_within_a_millimetre_on_the_conformance_assets() {
+    assert_within_budget(&shared_assets(), COMPRESSED_CONFORMANCE_ERROR_M);
+}
+
+/// Asserts the compressed clips of the first rig of `path` are at least `min` times smaller
+/// than its exact keys.
+fn assert_ratio(path: &Path, min: f64) {
+    let rig = compressed(&rigs_of(path).remove(0), units_per_metre(path));
+    let (exact, small) = (
+        rig.clips.byte_size(),
+        rig.compressed.as_ref().unwrap().byte_size(),
+    );
+    let ratio = exact as f64 / small as f64;
+    eprintln!("{}: {exact} → {small} bytes ({ratio:.2}×)", path.display());
+    assert!(
+        ratio >= min,
+        "{}: {exact} → {small} bytes is only {ratio:.2}× smaller",
+        path.display()
+    );
+}
+
+#[test]
+fn compressed_humanoid_clips_are_four_times_smaller() {
+    assert_ratio(&repo().join("assets/humanoid.glb"), COMPRESSION_MIN_RATIO);
+}
+
+#[test]
+fn compressed_fox_clips_are_twice_smaller() {
+    if let Some(dir) = shared() {
+        assert_ratio(&dir.join("gltf/Fox.glb"), FOX_COMPRESSION_MIN_RATIO);
+    }
+}
+
+#[test]
+fn cpu_backend_with_compressed_clips_evaluates_them() {
+    let rig = rigs_of(&repo().join("assets/humanoid.glb")).remove(0);
+    let mut exact = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
+    let mut small = CpuBackend::with_compressed(vec![rig.clone()], Vec::new()).unwrap();
+    assert_eq!(small.clip_source(), ClipSource::Compressed);
+    let stored = small.rigs()[0].compressed.clone().unwrap();
+    let block = rig.palette_entries();
+    let rec = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(1, 0.37)]).unwrap();
+    let mut pe = vec![Mat3x4Rows::IDENTITY; block];
+    let mut pc = vec![Mat3x4Rows::IDENTITY; block];
+    let mut aabb = [sinew::Aabb::EMPTY];
+    exact.evaluate(&[rec], &mut pe, &mut aabb).unwrap();
+    small.evaluate(&[rec], &mut pc, &mut aabb).unwrap();
+    // The backend's palette is the compressed pose's, which is close to but not the exact one.
+    let mut with = rig.clone();
+    with.compressed = Some(stored);
+    let (_, expected) = pose(&with, ClipSource::Compressed, 1, 0.37);
+    assert_eq!(pc, expected[..block]);
+    assert_ne!(pc, pe);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The decoder on hand-built channels (see `common::hand_compressed`)
+// ---------------------------------------------------------------------------------------------
+
+/// The contract's dequantization, written out: `fma(extent, q * (1 / (2^b - 1)), min)`.
+fn dq(q: u32, bits: u32, min: f32, extent: f32) -> f32 {
+    extent.mul_add(q as f32 * (1.0 / ((1u32 << bits) - 1) as f32), min)
+}
+
+#[test]
+fn quantized_channels_decode_to_their_range_and_interpolate() {
+    let c = super::common::hand_compressed().build().unwrap();
+    let rest = glam::Vec4::splat(9.0);
+    let at = |t: f32| sinew::cpu::sample_channel(&c, 0, 0, rest, t);
+    let f0 = glam::Vec4::new(
+        dq(0, 8, 0.0, 2.0),
+        dq(255, 8, -1.0, 4.0),
+        dq(128, 8, 1.0, 0.0),
+        0.0,
+    );
+    let f1 = glam::Vec4::new(
+        dq(255, 8, 0.0, 2.0),
+        dq(0, 8, -1.0, 4.0),
+        dq(7, 8, 1.0, 0.0),
+        0.0,
+    );
+    assert_eq!(at(0.0), f0);
+    assert_eq!(at(1.0), f1);
+    assert_eq!(at(0.25), f0 + (f1 - f0) * 0.25);
+    // Times clamp to the clip and snap to a frame within 1e-4.
+    assert_eq!(at(-3.0), f0);
+    assert_eq!(at(7.0), f1);
+    assert_eq!(at(1.0 - 5e-5), f1);
+    assert!((f0.y - 3.0).abs() < 1e-6 && f1.x > 1.999_999);
+}
+
+#[test]
+fn raw_rotations_rebuild_w_and_take_the_short_way() {
+    let c = super::common::hand_compressed().build().unwrap();
+    let at = |t: f32| sinew::cpu::sample_channel(&c, 0, 1, glam::Vec4::W, t);
+    let w = (1.0f32 - 0.8 * 0.8).sqrt();
+    assert_eq!(at(0.0), glam::Vec4::new(0.8, 0.0, 0.0, w));
+    // Frame 1 (-0.8, 0, 0, w) is in the other hemisphere: negated to (0.8, 0, 0, -w), the
+    // midpoint is (0.8, 0, 0, 0) normalized (half a turn about x), not the identity.
+    assert_eq!(at(0.5), glam::Vec4::X);
+    let q = at(0.25);
+    let expected = glam::Vec4::new(0.8, 0.0, 0.0, w + (-w - w) * 0.25);
+    assert!((q - expected.normalize()).abs().max_element() < 1e-7, "{q}");
+}
+
+#[test]
+fn constant_and_rest_channels_need_no_frames() {
+    let c = super::common::hand_compressed().build().unwrap();
+    let rest = glam::Vec4::new(5.0, 6.0, 7.0, 0.0);
+    for t in [0.0, 0.4, 1.0] {
+        let s = |ch| sinew::cpu::sample_channel(&c, 0, ch, rest, t);
+        assert_eq!(s(2), glam::Vec4::new(2.0, 3.0, 4.0, 0.0), "constant scale");
+        assert_eq!(s(3), rest, "rest translation");
+        assert_eq!(
+            s(4),
+            glam::Vec4::new(0.0, 0.6, 0.0, 0.8),
+            "constant rotation"
+        );
+        assert_eq!(s(5), rest, "rest scale");
+    }
+}
+
+#[test]
+fn step_channels_hold_each_frame() {
+    let c = super::common::hand_compressed().build().unwrap();
+    let at = |t: f32| sinew::cpu::sample_channel(&c, 0, 6, glam::Vec4::ZERO, t);
+    let f0 = glam::Vec4::new(
+        0.0,
+        dq(15, 4, 0.0, 1.0),
+        dq(5, 4, 0.0, 1.0),
+        dq(10, 4, 0.0, 1.0),
+    );
+    assert_eq!(at(0.0), f0);
+    assert_eq!(at(0.99), f0, "held until the next frame");
+    assert_eq!(
+        at(1.0),
+        glam::Vec4::splat(dq(15, 4, 0.0, 1.0)),
+        "u == 1 takes frame f + 1"
+    );
+}
+
+#[test]
+fn rest_and_constant_channels_carry_no_frames() {
+    let rig = rigs_of(&repo().join("assets/humanoid.glb")).remove(0);
+    let c = CompressedClips::build(&rig, DEFAULT_ERROR_BUDGET).unwrap();
+    let (mut rest, mut animated) = (0, 0);
+    for clip in 0..rig.clips.clip_count() {
+        let codes = c.clip_channels(clip);
+        for j in 0..rig.joint_count() {
+            for ch in sinew::Channel::ALL {
+                let code = codes[j * 3 + ch as usize];
+                if !rig.clips.is_animated(clip, j, ch) {
+                    assert!(code.is_rest(), "clip {clip} joint {j} {ch:?}: {code:?}");
+                    rest += 1;
+                }
+                animated += usize::from(code.is_animated());
+            }
+        }
+        let record = c.clips()[clip];
+        let bits: u32 = codes
+            .iter()
+            .enumerate()
+            .filter(|(_, code)| code.is_animated())
+            .map(|(k, code)| code.bits() * c.channel_kind(k).stored_components() as u32)
+            .sum();
+        assert_eq!(
+            record.frame_words,
+            bits.div_ceil(32),
+            "clip {clip}: only animated channels"
+        );
+    }
+    assert!(rest > 0 && animated > 0, "{rest} rest, {animated} animated");
+}
+
+#[test]
+fn budgets_are_clamped_and_mismatched_compressed_clips_refused() {
+    let rig = rigs_of(&repo().join("assets/synthetic/influences.glb")).remove(0);
+    let nan = CompressedClips::build(&rig, f32::NAN).unwrap();
+    assert_eq!(nan.budget(), DEFAULT_ERROR_BUDGET);
+    let tiny = CompressedClips::build(&rig, 0.0).unwrap();
+    assert_eq!(tiny.budget(), sinew::bake::compressed::MIN_ERROR_BUDGET);
+    assert!(
+        tiny.byte_size() > nan.byte_size(),
+        "a smaller budget takes more bits"
+    );
+    let huge = CompressedClips::build(&rig, f32::INFINITY).unwrap();
+    assert_eq!(huge.budget(), sinew::bake::compressed::MAX_ERROR_BUDGET);
+    let mut other = rig.clone();
+    other.compressed = Some(
+        CompressedClips::build(&rigs_of(&repo().join("assets/humanoid.glb"))[0], 1e-4).unwrap(),
+    );
+    let err = CpuBackend::with_compressed(vec![other], Vec::new()).unwrap_err();
+    assert!(
+        matches!(err, sinew::EvalError::InvalidRig { ref reason, .. } if reason.contains("compressed")),
+        "{err:?}"
+    );
+}
