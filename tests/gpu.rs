@@ -9,6 +9,8 @@
 mod common;
 #[path = "gpu/ik.rs"]
 mod ik;
+#[path = "gpu/lod.rs"]
+mod lod;
 
 use common::Rng;
 

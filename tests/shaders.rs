@@ -170,8 +170,15 @@ fn shared_structs_match_rust_layouts() {
             first_instance,
             time,
             prev_time,
+            frame,
+            lod_flags,
+            slot_base,
+            pad0,
             pad1,
-            pad2
+            pad2,
+            lod_eye,
+            lod_distances,
+            lod_every
         ]
     );
     layout!(
@@ -193,7 +200,7 @@ fn shared_structs_match_rust_layouts() {
             morph_default_offset,
             ik_offset,
             ik_count,
-            pad0,
+            lod_sampled,
             pad1
         ]
     );
@@ -330,6 +337,29 @@ fn constants_match_rust() {
         InstanceRecord::BASE_LAYERS_SHIFT
     );
     assert_eq!(constant("WORLD_PLACED"), InstanceRecord::WORLD_PLACED);
+    assert_eq!(constant("UPDATE_EVERY"), InstanceRecord::UPDATE_EVERY);
+    assert_eq!(
+        constant("UPDATE_EVERY_SHIFT"),
+        InstanceRecord::UPDATE_EVERY_SHIFT
+    );
+    assert_eq!(constant("UPDATE_PHASE"), InstanceRecord::UPDATE_PHASE);
+    assert_eq!(
+        constant("UPDATE_PHASE_SHIFT"),
+        InstanceRecord::UPDATE_PHASE_SHIFT
+    );
+    assert_eq!(constant("LOD_LEVEL"), InstanceRecord::LOD_LEVEL);
+    assert_eq!(constant("LOD_LEVEL_SHIFT"), InstanceRecord::LOD_LEVEL_SHIFT);
+    assert_eq!(constant("FROZEN"), InstanceRecord::FROZEN);
+    assert_eq!(constant("SKIP_CULLED"), InstanceRecord::SKIP_CULLED);
+    assert_eq!(constant("LOD_BITS"), InstanceRecord::LOD_BITS);
+    assert_eq!(constant("CULLED_REFRESH"), sinew::lod::CULLED_REFRESH);
+    use sinew::gpu::layout::FrameHeader as H;
+    assert_eq!(constant("HEADER_EVALUATE_ALL"), H::EVALUATE_ALL);
+    assert_eq!(constant("HEADER_LOD_POLICY"), H::LOD_POLICY);
+    assert_eq!(
+        constant("HEADER_POLICY_SKIPS_CULLED"),
+        H::POLICY_SKIPS_CULLED
+    );
     assert_eq!(
         InstanceRecord::BASE_LAYERS >> InstanceRecord::BASE_LAYERS_SHIFT,
         (sinew::MAX_LAYERS as u32).next_power_of_two() * 2 - 1,

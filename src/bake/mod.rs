@@ -3,6 +3,7 @@
 
 mod clip_library;
 pub mod file;
+mod joint_lod;
 mod morph;
 mod retarget;
 mod retarget_rest;

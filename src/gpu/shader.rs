@@ -2,7 +2,7 @@
 //! order after the shared layout and math.
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 12] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 13] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -23,6 +23,7 @@ pub const EVALUATE_SOURCES: [(&str, &str); 12] = [
     ("ik.wgsl", include_str!("../../wgsl/ik.wgsl")),
     ("skin.wgsl", include_str!("../../wgsl/skin.wgsl")),
     ("aabb.wgsl", include_str!("../../wgsl/aabb.wgsl")),
+    ("lod.wgsl", include_str!("../../wgsl/lod.wgsl")),
     ("evaluate.wgsl", include_str!("../../wgsl/evaluate.wgsl")),
 ];
 

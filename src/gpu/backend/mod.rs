@@ -144,6 +144,32 @@ pub struct GpuBackend {
     prev_time: Option<f32>,
     worlds: WorldReadback,
     timer: Option<super::PassTimer>,
+    /// Frame counter of the next evaluation (update rates are due on it).
+    frame: u32,
+    /// Whether the next evaluation runs every slot, whatever its LOD bits.
+    evaluate_all: bool,
+    lod_policy: Option<crate::LodPolicy>,
+}
+
+/// The LOD fields of frame `frame`'s headers.
+fn lod_header(frame: u32, all: bool, policy: Option<&crate::LodPolicy>) -> FrameHeader {
+    let mut lod_flags = if all { FrameHeader::EVALUATE_ALL } else { 0 };
+    let mut header = FrameHeader {
+        frame,
+        ..FrameHeader::default()
+    };
+    if let Some(p) = policy {
+        lod_flags |= FrameHeader::LOD_POLICY;
+        if p.skip_culled {
+            lod_flags |= FrameHeader::POLICY_SKIPS_CULLED;
+        }
+        header.lod_eye = p.eye.extend(0.0).to_array();
+        let [a, b, c] = p.distances.map(|d| d * d.abs());
+        header.lod_distances = [a, b, c, 0.0];
+        header.lod_every = p.update_every;
+    }
+    header.lod_flags = lod_flags;
+    header
 }
 
 fn align_up(x: u64, alignment: u64) -> u64 {
@@ -234,6 +260,9 @@ impl GpuBackend {
             prev_time: None,
             worlds: WorldReadback::default(),
             timer: None,
+            frame: 0,
+            evaluate_all: true,
+            lod_policy: None,
         })
     }
 
@@ -381,7 +410,10 @@ impl GpuBackend {
             self.prev_time = Some(now);
             return Ok(());
         }
+        let bounds_generation = self.bounds.generation();
         self.bounds.reserve(&self.device, u64::from(slots))?;
+        // A new box buffer holds no box for the slots a frame skips: run them all.
+        self.evaluate_all |= self.bounds.generation() != bounds_generation;
         self.reserve_records(slots)?;
         let stride = self.window_stride();
         let rebuild = self.last_stride != Some(stride);
@@ -389,6 +421,8 @@ impl GpuBackend {
         let max_slots =
             (self.record_binding / INSTANCE_RECORD_BYTES).min(u64::from(u32::MAX)) as u32;
         if rebuild || self.table.layout_changed() {
+            // Slots with a new rig or palette block have no pose yet.
+            self.evaluate_all = true;
             let rigs = self.library.rigs();
             self.joints = self
                 .table
@@ -435,6 +469,7 @@ impl GpuBackend {
         let frame_groups = &self.frame_groups;
         let timer = self.timer.as_ref();
         let header_stride = self.header_stride;
+        let lod = lod_header(self.frame, self.evaluate_all, self.lod_policy.as_ref());
         let written = capture(device, || {
             let Some(mut view) = queue.write_buffer_with(staging, 0, size) else {
                 return false;
@@ -455,7 +490,8 @@ impl GpuBackend {
                     first_instance: d.first - bounds_base,
                     time: now,
                     prev_time,
-                    ..FrameHeader::default()
+                    slot_base: d.first,
+                    ..lod
                 };
                 view.slice(at..at + FRAME_HEADER_BYTES as usize)
                     .copy_from_slice(bytemuck::bytes_of(&header));
@@ -514,7 +550,35 @@ impl GpuBackend {
             upload_bytes: upload,
         };
         self.prev_time = Some(now);
+        self.frame = self.frame.wrapping_add(1);
+        self.evaluate_all = false;
         Ok(())
+    }
+
+    /// The frame counter the next evaluation runs with: [`crate::UpdateRate`]s are due on it.
+    /// It starts at 0 and counts every evaluation of a non-empty table.
+    pub fn frame_index(&self) -> u32 {
+        self.frame
+    }
+
+    /// Has the next evaluation run every slot, whatever its update rate, freeze or culling
+    /// (as the first one and one after slots change rig or palette block do): after a
+    /// teleport, say, so boxes and palettes match the records again.
+    pub fn evaluate_all_next(&mut self) {
+        self.evaluate_all = true;
+    }
+
+    /// Sets the LOD policy the kernel applies to every record whose LOD bits
+    /// ([`InstanceRecord::LOD_BITS`]) are all 0, from the next evaluation on (`None`: such
+    /// records are evaluated every frame with every joint). Costs no upload per record: the
+    /// policy travels in the frame header.
+    pub fn set_lod_policy(&mut self, policy: Option<crate::LodPolicy>) {
+        self.lod_policy = policy;
+    }
+
+    /// The LOD policy in use.
+    pub fn lod_policy(&self) -> Option<&crate::LodPolicy> {
+        self.lod_policy.as_ref()
     }
 
     /// Frame times moved to a new epoch: `shift` seconds were subtracted from them (the records
