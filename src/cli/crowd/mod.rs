@@ -16,7 +16,7 @@ use sinew::runtime::{
     Transform, TransitionDef, Value,
 };
 use sinew::{
-    Aabb, AimConstraint, FastCpuBackend, GpuBackend, GpuContext, IkConstraint, IkTarget,
+    Aabb, AimConstraint, FastCpuBackend, GpuBackend, GpuContext, IkConstraint, IkTarget, LodPolicy,
     Mat3x4Rows, Rig,
 };
 
@@ -58,6 +58,7 @@ struct StageTimes {
     control: Vec<f64>,
     upload: Vec<f64>,
     compute: Vec<f64>,
+    cull: Vec<f64>,
     render: Vec<f64>,
 }
 
@@ -355,10 +356,34 @@ pub struct CrowdArgs {
     /// like `Head` or `Neck`; not applied by `--resampled`).
     #[arg(long)]
     pub no_look_at: bool,
+    /// Animation LOD by distance to the camera, chosen on the GPU: characters beyond 2, 4 and
+    /// 8 times the camera's distance to the framed ones sample fewer joints (LOD 1 to 3) and
+    /// are evaluated every 2, 4 and 8 frames (times `--update-every`). Needs `--backend gpu`.
+    #[arg(long)]
+    pub lod: bool,
+    /// Evaluate each character every N frames (phases spread by slot; with `--lod`, the
+    /// nearest level's interval). Needs `--backend gpu`.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u32).range(1..=31)
+    )]
+    pub update_every: u32,
+    /// Cull the crowd on the GPU every frame and skip evaluating the characters the last
+    /// frame's culling left out of view (refreshed every 8 frames so they can walk back in).
+    /// Needs `--backend gpu`.
+    #[arg(long)]
+    pub skip_culled: bool,
+    /// Share of the characters (nearest the front) the camera is framed on, 0 to 1 [default:
+    /// 24 characters]; the rest extend out of view.
+    #[arg(long, value_name = "F")]
+    pub view_fraction: Option<f64>,
 }
 
 impl CrowdArgs {
-    /// `--resampled` needs `--backend cpu`.
+    /// `--resampled` needs `--backend cpu`; the LOD flags need `--backend gpu`; a view
+    /// fraction lies in 0..=1.
     pub fn check(&self) -> Result<(), clap::Error> {
         if self.resampled && self.backend != Backend::Cpu {
             return Err(super::usage_error(
@@ -367,7 +392,61 @@ impl CrowdArgs {
                 "--resampled applies to --backend cpu only",
             ));
         }
+        if self.backend != Backend::Gpu && (self.uses_lod() || self.skip_culled) {
+            return Err(super::usage_error(
+                "crowd",
+                ErrorKind::ArgumentConflict,
+                "--lod, --update-every and --skip-culled apply to --backend gpu only",
+            ));
+        }
+        if let Some(f) = self.view_fraction
+            && !(0.0..=1.0).contains(&f)
+        {
+            return Err(super::usage_error(
+                "crowd",
+                ErrorKind::ValueValidation,
+                "--view-fraction must lie in 0..=1",
+            ));
+        }
         Ok(())
+    }
+
+    /// Whether a LOD policy applies: `--lod`, `--update-every` above 1 or `--skip-culled`.
+    fn uses_lod(&self) -> bool {
+        self.lod || self.update_every > 1
+    }
+
+    /// How many characters the camera is framed on.
+    fn framed(&self) -> usize {
+        match self.view_fraction {
+            Some(f) => ((f * f64::from(self.characters)).round() as usize).max(1),
+            None => FRAMED_CHARACTERS,
+        }
+    }
+
+    /// The policy of `--lod`, `--update-every` and `--skip-culled` for a camera at `eye`, at
+    /// `near` from the framed characters, or `None`.
+    fn policy(&self, eye: Vec3, near: f32) -> Option<LodPolicy> {
+        if !self.uses_lod() && !self.skip_culled {
+            return None;
+        }
+        let n = self.update_every;
+        let step = |k: u32| (n << k).min(sinew::lod::MAX_UPDATE_INTERVAL);
+        Some(if self.lod {
+            LodPolicy {
+                eye,
+                distances: [2.0 * near, 4.0 * near, 8.0 * near],
+                update_every: [n, step(1), step(2), step(3)],
+                skip_culled: self.skip_culled,
+            }
+        } else {
+            LodPolicy {
+                eye,
+                distances: [f32::INFINITY; 3],
+                update_every: [n; 4],
+                skip_culled: self.skip_culled,
+            }
+        })
     }
 
     /// Runs the crowd, renders its last frame and prints the timing table or JSON report.
@@ -430,7 +509,7 @@ impl CrowdArgs {
                 Some(g) => g.read_bounds(0..crowd.animator.slot_records().len())?,
                 None => crowd.animator.evaluate_cpu()?.bounds.to_vec(),
             };
-            if let Some(eye) = render::camera_eye(&bounds) {
+            if let Some(eye) = render::camera_eye(&bounds, args.framed()) {
                 crowd.look_at(eye, gpu.as_mut())?;
             }
         }
@@ -449,6 +528,17 @@ impl CrowdArgs {
         let mut fast_palette = Vec::new();
         let mut fast_bounds = Vec::new();
 
+        // LOD: the policy travels in the frame header (no per-character CPU work); culling runs
+        // every frame so its verdicts reach the next evaluation.
+        let mut cull = match gpu.as_mut() {
+            Some(g) if args.uses_lod() || args.skip_culled => {
+                let cull = render::FrameCull::new(&context, &rig, &crowd, g, args.framed())?;
+                let near = cull.near();
+                g.set_lod_policy(args.policy(cull.eye(), near));
+                Some(cull)
+            }
+            _ => None,
+        };
         let timestamps = match gpu.as_mut() {
             Some(g) => g.enable_timing()?,
             None => false,
@@ -482,6 +572,12 @@ impl CrowdArgs {
                     times.compute.push(gpu_ms.unwrap_or(wall));
                     dispatches = g.dispatches_last_frame();
                     bytes_per_joint = g.bytes_written_per_joint();
+                    if let Some(c) = cull.as_mut().filter(|_| args.skip_culled) {
+                        let start = Instant::now();
+                        c.run(&context, &rig, &crowd, g)?;
+                        g.wait()?;
+                        times.cull.push(ms_since(start));
+                    }
                 }
                 None => {
                     let records = crowd.animator.records();
@@ -508,10 +604,15 @@ impl CrowdArgs {
         }
         bar.finish_and_clear();
 
+        // Characters in the culling camera's view at the end (their boxes as last evaluated).
+        let in_view = match (&cull, gpu.as_ref()) {
+            (Some(c), Some(g)) => Some(c.in_view(g, crowd.animator.slot_records().len())?),
+            _ => None,
+        };
         let progress = super::progress::steps("crowd");
         progress.set_message(format!("rendering the last frame to {}", out.display()));
         let render = Instant::now();
-        render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out)?;
+        render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out, args.framed())?;
         times.render.push(ms_since(render));
         progress.finish_and_clear();
 
@@ -538,8 +639,14 @@ impl CrowdArgs {
                 "control": stage(&times.control),
                 "upload": stage(&times.upload),
                 "compute": stage(&times.compute),
+                "cull": stage(&times.cull),
                 "render": stage(&times.render),
             },
+            "lod": args.lod,
+            "update_every": args.update_every,
+            "skip_culled": args.skip_culled,
+            "framed_characters": args.framed().min(characters),
+            "characters_in_view": in_view,
             "joints_per_second": joints_per_second,
             "dispatches_per_frame": dispatches,
             "bytes_written_per_joint": bytes_per_joint,
@@ -562,6 +669,9 @@ impl CrowdArgs {
         table += &row("control", &times.control);
         table += &row("upload", &times.upload);
         table += &row("compute", &times.compute);
+        if args.skip_culled {
+            table += &row("cull", &times.cull);
+        }
         table += &row("render", &times.render);
         table += &row("frame", &times.frame);
         table += &format!(
