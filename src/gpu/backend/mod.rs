@@ -62,9 +62,10 @@ impl Default for GpuOptions {
 /// Counters of the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameStats {
-    /// Instance slots evaluated (empty slots included).
+    /// Instance slots dispatched (empty slots included, and those the kernel skips for their
+    /// update rate, freeze or culling: it decides on the GPU, so the CPU does not count them).
     pub instances: u64,
-    /// Joints evaluated (joint palette entries written).
+    /// Joints of the dispatched slots (joint palette entries written when none is skipped).
     pub joints: u64,
     /// Palette entries of morph weights written (after the joints of rigs with morph targets).
     pub morph_entries: u64,
@@ -106,6 +107,12 @@ struct FrameKey {
 /// newly filled or by [`GpuBackend::set_record_world`]; [`GpuBackend::set_record`] with the flag
 /// leaves the GPU's world alone. [`GpuBackend::read_worlds`] and
 /// [`GpuBackend::read_worlds_async`] read the worlds back.
+///
+/// Animation LOD ([`crate::lod`]): a record's LOD bits, or the [`crate::LodPolicy`] of
+/// [`GpuBackend::set_lod_policy`] for records without them, have the kernel evaluate it only on
+/// its due frames ([`GpuBackend::frame_index`]), sample only its LOD level's joints, and skip it
+/// while the renderer's last culling left it out of view. A skipped slot keeps its palette and
+/// box; its root-motion world still moves every frame.
 #[derive(Debug)]
 pub struct GpuBackend {
     device: wgpu::Device,
