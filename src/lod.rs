@@ -72,7 +72,7 @@ impl UpdateRate {
             Self::EveryFrame => true,
             Self::Every { interval, phase } => {
                 let interval = interval.clamp(1, MAX_UPDATE_INTERVAL);
-                frame.wrapping_add(phase & 0x1f) % interval == 0
+                frame.wrapping_add(phase & 0x1f).is_multiple_of(interval)
             }
             Self::Frozen => false,
         }
@@ -152,7 +152,7 @@ pub fn evaluation(
         return None;
     }
     let due = if culled && flags & InstanceRecord::SKIP_CULLED != 0 {
-        frame.wrapping_add(slot) % CULLED_REFRESH == 0
+        frame.wrapping_add(slot).is_multiple_of(CULLED_REFRESH)
     } else {
         rate.is_due(frame)
     };
