@@ -327,7 +327,8 @@ impl InstanceRecord {
     /// Flag: the GPU does not evaluate the instance (its palette and AABB keep their values).
     pub const FROZEN: u32 = 1 << 28;
     /// Flag: the GPU skips the instance while the renderer's last culling found it outside
-    /// both frusta (evaluated then only every [`crate::lod::CULLED_REFRESH`] frames).
+    /// both frusta (evaluated then only every [`crate::lod::CULLED_REFRESH`] frames, or at its
+    /// own interval when that is longer).
     pub const SKIP_CULLED: u32 = 1 << 29;
     /// Every LOD bit: a record with none of them set takes its level, update interval and
     /// culling skip from the GPU backend's [`crate::LodPolicy`], when it has one.

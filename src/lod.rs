@@ -12,8 +12,9 @@ use crate::instance::InstanceRecord;
 /// Joint LOD levels: 0 (every joint sampled) to 3.
 pub const LOD_LEVELS: usize = 4;
 
-/// An instance skipped because it was culled is still evaluated every this many frames (on
-/// frames `f` with `(f + slot) % CULLED_REFRESH == 0`), so its box follows it into view.
+/// An instance skipped because it was culled is still evaluated every this many frames, or at
+/// its own interval when that is longer (on frames `f` with `(f + slot) % max(CULLED_REFRESH,
+/// N) == 0`), so its box follows it into view.
 pub const CULLED_REFRESH: u32 = 8;
 
 /// Most frames between two evaluations of an instance at [`UpdateRate::Every`].
@@ -152,7 +153,13 @@ pub fn evaluation(
         return None;
     }
     let due = if culled && flags & InstanceRecord::SKIP_CULLED != 0 {
-        frame.wrapping_add(slot).is_multiple_of(CULLED_REFRESH)
+        let interval = match rate {
+            UpdateRate::Every { interval, .. } => interval.clamp(1, MAX_UPDATE_INTERVAL),
+            _ => 1,
+        };
+        frame
+            .wrapping_add(slot)
+            .is_multiple_of(interval.max(CULLED_REFRESH))
     } else {
         rate.is_due(frame)
     };
@@ -200,12 +207,31 @@ mod tests {
             .filter(|&f| evaluation(0, 1, far, f, false, false, Some(&policy)).is_some())
             .collect();
         assert_eq!(due, [3, 7]);
-        // Culled: every CULLED_REFRESH frames only, whatever the rate.
+        // Culled: every CULLED_REFRESH frames, or at a longer interval of its own.
         let near = Vec3::ZERO;
         let culled: Vec<u32> = (0..16)
             .filter(|&f| evaluation(0, 2, near, f, true, false, Some(&policy)).is_some())
             .collect();
         assert_eq!(culled, [6, 14]);
+        let very_far = Vec3::new(100.0, 0.0, 0.0);
+        let culled_far: Vec<u32> = (0..32)
+            .filter(|&f| evaluation(0, 2, very_far, f, true, false, Some(&policy)).is_some())
+            .collect();
+        assert_eq!(culled_far, [6, 14, 22, 30], "level 3: every 8 frames");
+        let slow = UpdateRate::Every {
+            interval: 12,
+            phase: 0,
+        }
+        .bits()
+            | InstanceRecord::SKIP_CULLED;
+        let culled_slow: Vec<u32> = (0..30)
+            .filter(|&f| evaluation(slow, 2, far, f, true, false, None).is_some())
+            .collect();
+        assert_eq!(
+            culled_slow,
+            [10, 22],
+            "interval 12 is longer than the refresh"
+        );
         // Explicit bits ignore the policy; a frozen record runs only on frames that run all.
         let frozen = UpdateRate::Frozen.bits();
         assert_eq!(

@@ -4,7 +4,7 @@
 // distances its world translation lies at or beyond, its interval the policy's for that level,
 // its phase its slot. Frozen records run only when the header evaluates every slot; a record
 // with SKIP_CULLED whose box the renderer's last culling left out of both frusta (max.w = 1.0)
-// runs every CULLED_REFRESH frames only, so its box catches up with it.
+// runs every max(N, CULLED_REFRESH) frames only (phase: its slot), so its box catches up with it.
 
 // Where the decision goes: x = LOD level, y = 1 when the record is evaluated.
 fn lod_plan(slot: u32, flags_in: u32, world: Mat3x4Rows, culled: bool) -> vec2<u32> {
@@ -36,11 +36,11 @@ fn lod_plan(slot: u32, flags_in: u32, world: Mat3x4Rows, culled: bool) -> vec2<u
     if (flags & FROZEN) != 0u {
         return vec2<u32>(level, 0u);
     }
+    let interval = (flags & UPDATE_EVERY) >> UPDATE_EVERY_SHIFT;
     var due = true;
     if culled && (flags & SKIP_CULLED) != 0u {
-        due = (header.frame + global_slot) % CULLED_REFRESH == 0u;
+        due = (header.frame + global_slot) % max(interval, CULLED_REFRESH) == 0u;
     } else {
-        let interval = (flags & UPDATE_EVERY) >> UPDATE_EVERY_SHIFT;
         let phase = (flags & UPDATE_PHASE) >> UPDATE_PHASE_SHIFT;
         due = interval <= 1u || (header.frame + phase) % interval == 0u;
     }
