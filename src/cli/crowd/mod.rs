@@ -11,17 +11,17 @@ use clap::error::ErrorKind;
 use glam::Vec3;
 use hecs::World;
 use sinew::runtime::{
-    Animated, Animator, ClipLayer, Compare, Condition, Layers, MaskSpec, ParameterDef,
-    ParameterKind, RootMotion, RootTranslation, Scheduling, StateMachine, StateMachineDef,
-    Transform, TransitionDef, Value,
+    Animated, Animator, ClipLayer, Layers, MaskSpec, RootMotion, RootTranslation, Scheduling,
+    StateMachine, Transform, Value,
 };
-use sinew::{
-    Aabb, AimConstraint, FastCpuBackend, GpuBackend, GpuContext, IkConstraint, IkTarget, LodPolicy,
-    Mat3x4Rows, Rig,
-};
+use sinew::{Aabb, FastCpuBackend, GpuBackend, GpuContext, IkTarget, Mat3x4Rows, Rig};
 
+mod lod;
+mod motion;
 mod pace;
 mod render;
+
+use self::motion::{head_look_at, locomotion};
 
 use self::pace::PacePlan;
 use super::{Backend, CliError};
@@ -75,80 +75,6 @@ fn median_p90(samples: &[f64]) -> (f64, f64) {
 
 fn ms_since(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
-}
-
-/// The locomotion state machine over the rig's clips: idle / walk / run when it has clips with
-/// those names, else its first three clips.
-fn locomotion(rig: &Rig) -> StateMachineDef {
-    let names: Vec<String> = rig.clips.clips().iter().map(|c| c.name.clone()).collect();
-    let pick = |wanted: &str, fallback: usize| {
-        names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(wanted))
-            .cloned()
-            .unwrap_or_else(|| names[fallback.min(names.len() - 1)].clone())
-    };
-    let (idle, walk, run) = (pick("idle", 0), pick("walk", 1), pick("run", 2));
-    let speed = |op, v: f32| Condition::new("speed", op, Value::Float(v as f64));
-    StateMachineDef::new("locomotion")
-        .parameter(ParameterDef {
-            name: "speed".into(),
-            kind: ParameterKind::Float,
-            default: Some(Value::Float(0.0)),
-        })
-        .clip_state("idle", &idle)
-        .clip_state("walk", &walk)
-        .clip_state("run", &run)
-        .transition(
-            TransitionDef::new("idle", "walk")
-                .fade(0.3)
-                .when(speed(Compare::Gt, 0.6)),
-        )
-        .transition(
-            TransitionDef::new("walk", "run")
-                .fade(0.3)
-                .when(speed(Compare::Gt, 2.6)),
-        )
-        .transition(
-            TransitionDef::new("run", "walk")
-                .fade(0.3)
-                .when(speed(Compare::Lt, 2.2)),
-        )
-        .transition(
-            TransitionDef::new("walk", "idle")
-                .fade(0.3)
-                .when(speed(Compare::Lt, 0.4)),
-        )
-}
-
-/// Furthest a head turns from its animated direction toward the camera (radians).
-const LOOK_AT_LIMIT: f32 = 1.2;
-
-/// A look-at constraint on the rig's head (the first joint whose name contains `Head` or
-/// `head`, else `Neck` or `neck`): the axis that points along model +Z (the glTF front) at
-/// rest turns toward the target, keeping the axis along model +Y at rest up. `None` for a rig
-/// without such a joint.
-fn head_look_at(rig: &Rig) -> Option<IkConstraint> {
-    let names = rig.skeleton.names();
-    let find = |a: &str, b: &str| names.iter().position(|n| n.contains(a) || n.contains(b));
-    let joint = find("Head", "head").or_else(|| find("Neck", "neck"))?;
-    let mut models = vec![glam::Affine3A::IDENTITY; rig.joint_count()];
-    sinew::cpu::local_to_model(
-        &rig.skeleton,
-        &glam::Affine3A::IDENTITY,
-        rig.skeleton.rest_pose(),
-        &mut models,
-    );
-    let to_local = models[joint].matrix3.inverse();
-    let aim_axis = Vec3::from(to_local * glam::Vec3A::Z).try_normalize()?;
-    let up_axis = Vec3::from(to_local * glam::Vec3A::Y).try_normalize()?;
-    Some(IkConstraint::Aim(AimConstraint {
-        joint,
-        aim_axis,
-        up_axis,
-        world_up: Vec3::Y,
-        limit: Some(LOOK_AT_LIMIT),
-    }))
 }
 
 /// The simulated crowd: rig, animator, world, the characters and their pace plan.
@@ -409,44 +335,6 @@ impl CrowdArgs {
             ));
         }
         Ok(())
-    }
-
-    /// Whether a LOD policy applies: `--lod`, `--update-every` above 1 or `--skip-culled`.
-    fn uses_lod(&self) -> bool {
-        self.lod || self.update_every > 1
-    }
-
-    /// How many characters the camera is framed on.
-    fn framed(&self) -> usize {
-        match self.view_fraction {
-            Some(f) => ((f * f64::from(self.characters)).round() as usize).max(1),
-            None => FRAMED_CHARACTERS,
-        }
-    }
-
-    /// The policy of `--lod`, `--update-every` and `--skip-culled` for a camera at `eye`, at
-    /// `near` from the framed characters, or `None`.
-    fn policy(&self, eye: Vec3, near: f32) -> Option<LodPolicy> {
-        if !self.uses_lod() && !self.skip_culled {
-            return None;
-        }
-        let n = self.update_every;
-        let step = |k: u32| (n << k).min(sinew::lod::MAX_UPDATE_INTERVAL);
-        Some(if self.lod {
-            LodPolicy {
-                eye,
-                distances: [2.0 * near, 4.0 * near, 8.0 * near],
-                update_every: [n, step(1), step(2), step(3)],
-                skip_culled: self.skip_culled,
-            }
-        } else {
-            LodPolicy {
-                eye,
-                distances: [f32::INFINITY; 3],
-                update_every: [n; 4],
-                skip_culled: self.skip_culled,
-            }
-        })
     }
 
     /// Runs the crowd, renders its last frame and prints the timing table or JSON report.

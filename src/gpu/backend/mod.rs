@@ -4,6 +4,7 @@
 
 mod buffers;
 mod content;
+mod lod;
 mod reads;
 mod records;
 
@@ -34,6 +35,7 @@ use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
+use lod::lod_header;
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,27 +158,6 @@ pub struct GpuBackend {
     /// Whether the next evaluation runs every slot, whatever its LOD bits.
     evaluate_all: bool,
     lod_policy: Option<crate::LodPolicy>,
-}
-
-/// The LOD fields of frame `frame`'s headers.
-fn lod_header(frame: u32, all: bool, policy: Option<&crate::LodPolicy>) -> FrameHeader {
-    let mut lod_flags = if all { FrameHeader::EVALUATE_ALL } else { 0 };
-    let mut header = FrameHeader {
-        frame,
-        ..FrameHeader::default()
-    };
-    if let Some(p) = policy {
-        lod_flags |= FrameHeader::LOD_POLICY;
-        if p.skip_culled {
-            lod_flags |= FrameHeader::POLICY_SKIPS_CULLED;
-        }
-        header.lod_eye = p.eye.extend(0.0).to_array();
-        let [a, b, c] = p.distances.map(|d| d * d.abs());
-        header.lod_distances = [a, b, c, 0.0];
-        header.lod_every = p.update_every;
-    }
-    header.lod_flags = lod_flags;
-    header
 }
 
 fn align_up(x: u64, alignment: u64) -> u64 {
@@ -560,32 +541,6 @@ impl GpuBackend {
         self.frame = self.frame.wrapping_add(1);
         self.evaluate_all = false;
         Ok(())
-    }
-
-    /// The frame counter the next evaluation runs with: [`crate::UpdateRate`]s are due on it.
-    /// It starts at 0 and counts every evaluation of a non-empty table.
-    pub fn frame_index(&self) -> u32 {
-        self.frame
-    }
-
-    /// Has the next evaluation run every slot, whatever its update rate, freeze or culling
-    /// (as the first one and one after slots change rig or palette block do): after a
-    /// teleport, say, so boxes and palettes match the records again.
-    pub fn evaluate_all_next(&mut self) {
-        self.evaluate_all = true;
-    }
-
-    /// Sets the LOD policy the kernel applies to every record whose LOD bits
-    /// ([`InstanceRecord::LOD_BITS`]) are all 0, from the next evaluation on (`None`: such
-    /// records are evaluated every frame with every joint). Costs no upload per record: the
-    /// policy travels in the frame header.
-    pub fn set_lod_policy(&mut self, policy: Option<crate::LodPolicy>) {
-        self.lod_policy = policy;
-    }
-
-    /// The LOD policy in use.
-    pub fn lod_policy(&self) -> Option<&crate::LodPolicy> {
-        self.lod_policy.as_ref()
     }
 
     /// Frame times moved to a new epoch: `shift` seconds were subtracted from them (the records
