@@ -5,6 +5,8 @@
 mod common;
 #[path = "cpu/ik.rs"]
 mod ik;
+#[path = "cpu/lod.rs"]
+mod lod;
 #[path = "cpu/rigid_parts.rs"]
 mod rigid_parts;
 
