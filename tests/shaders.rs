@@ -5,8 +5,8 @@ mod common;
 
 use std::mem::{offset_of, size_of};
 
-use sinew::gpu::evaluate_shader_source;
 use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc, RootFrameDesc};
+use sinew::gpu::{evaluate_shader_source, lod_compact_shader_source};
 use sinew::{Aabb, InstanceRecord, LayerRecord, Mat3x4Rows, TimeWrap, TrackDesc};
 
 fn parse() -> naga::Module {
@@ -34,6 +34,31 @@ fn evaluate_module_parses_and_validates() {
         .map(|e| e.name.as_str())
         .collect();
     assert_eq!(entry, ["evaluate"]);
+}
+
+/// The slot-list compaction of indirect frames: both entry points validate, and the kernel's
+/// workgroup size is the one the host dispatches by.
+#[test]
+fn lod_compact_module_parses_and_validates() {
+    let source = lod_compact_shader_source();
+    let module = naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+    let entries: Vec<(&str, [u32; 3])> = module
+        .entry_points
+        .iter()
+        .map(|e| (e.name.as_str(), e.workgroup_size))
+        .collect();
+    let size = sinew::gpu::LOD_COMPACT_WORKGROUP_SIZE;
+    assert_eq!(
+        entries,
+        [("lod_compact", [size, 1, 1]), ("lod_finalize", [1, 1, 1])]
+    );
 }
 
 #[test]
@@ -173,7 +198,7 @@ fn shared_structs_match_rust_layouts() {
             frame,
             lod_flags,
             slot_base,
-            pad0,
+            list_base,
             pad1,
             pad2,
             lod_eye,
@@ -360,6 +385,7 @@ fn constants_match_rust() {
         constant("HEADER_POLICY_SKIPS_CULLED"),
         H::POLICY_SKIPS_CULLED
     );
+    assert_eq!(constant("HEADER_INDIRECT"), H::INDIRECT);
     assert_eq!(
         InstanceRecord::BASE_LAYERS >> InstanceRecord::BASE_LAYERS_SHIFT,
         (sinew::MAX_LAYERS as u32).next_power_of_two() * 2 - 1,

@@ -16,14 +16,17 @@ var<workgroup> wg_flags: u32;
 var<workgroup> wg_world: Mat3x4Rows;
 var<workgroup> wg_offset: u32;
 var<workgroup> wg_lod: u32;
+var<workgroup> wg_slot: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn evaluate(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let slot = group.y * header.grid_width + group.x;
-    if slot >= header.instance_count {
+    // The workgroup's index in the grid is its slot, or on an indirect frame
+    // (HEADER_INDIRECT) its place in the slot list wgsl/lod_compact.wgsl compacted.
+    let index = group.y * header.grid_width + group.x;
+    if index >= header.instance_count {
         return;
     }
     // Lane 0 reads the record, moves its world by root motion (stage 2b, writing it back),
@@ -34,7 +37,9 @@ fn evaluate(
     // the barriers depend on is uniform across the workgroup.
     if lane == 0u {
         var rig_index = NO_RIG;
-        if slot < arrayLength(&records) {
+        let slot = lod_listed_slot(index);
+        wg_slot = slot;
+        if slot < header.instance_count && slot < arrayLength(&records) {
             rig_index = records[slot].rig;
             wg_flags = records[slot].flags;
             if rig_index < library.rig_count {
@@ -58,6 +63,7 @@ fn evaluate(
     if rig_index >= library.rig_count {
         return;
     }
+    let slot = workgroupUniformLoad(&wg_slot);
     let rig = rigs[rig_index];
     let n = min(rig.joint_count, MAX_JOINTS);
     let offset = wg_offset;

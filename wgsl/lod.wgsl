@@ -55,3 +55,30 @@ fn lod_sampled(rig: RigDesc, level: u32) -> u32 {
     }
     return (rig.lod_sampled >> (10u * (min(level, 3u) - 1u))) & 0x3ffu;
 }
+
+// The slot list of an indirect frame lives in the box buffer from box `header.list_base` on,
+// eight f32 entries per box (min.xyzw, max.xyzw), each an exact f32 of a slot: entry 0 is the
+// count, entries 1..=count the listed slots (wgsl/lod_compact.wgsl writes them).
+fn lod_list_entry(k: u32) -> f32 {
+    let i = header.list_base + k / 8u;
+    if i >= arrayLength(&bounds) {
+        return -1.0;
+    }
+    let c = k % 8u;
+    if c < 4u {
+        return bounds[i].min[c];
+    }
+    return bounds[i].max[c - 4u];
+}
+
+// The slot workgroup `index` evaluates: `index` itself on a direct frame; on an indirect one
+// the listed slot, or 0xffffffff (no slot) past the list's count.
+fn lod_listed_slot(index: u32) -> u32 {
+    if (header.lod_flags & HEADER_INDIRECT) == 0u {
+        return index;
+    }
+    if f32(index) >= lod_list_entry(0u) {
+        return 0xffffffffu;
+    }
+    return u32(lod_list_entry(index + 1u));
+}

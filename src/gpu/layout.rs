@@ -30,12 +30,13 @@ pub struct FrameHeader {
     /// Frame counter ([`crate::GpuBackend::frame_index`]): update rates are due on it.
     pub frame: u32,
     /// [`FrameHeader::EVALUATE_ALL`], [`FrameHeader::LOD_POLICY`],
-    /// [`FrameHeader::POLICY_SKIPS_CULLED`].
+    /// [`FrameHeader::POLICY_SKIPS_CULLED`], [`FrameHeader::INDIRECT`].
     pub lod_flags: u32,
     /// Resident slot of this dispatch's first record (a policy's phase is the slot).
     pub slot_base: u32,
-    /// Padding.
-    pub pad0: u32,
+    /// On an indirect frame ([`FrameHeader::INDIRECT`]), the box of the bounds binding where
+    /// the slot list starts (eight f32 entries per box: the count, then the slots).
+    pub list_base: u32,
     /// Padding.
     pub pad1: u32,
     /// Padding.
@@ -55,6 +56,9 @@ impl FrameHeader {
     pub const LOD_POLICY: u32 = 2;
     /// `lod_flags` bit: the policy skips culled instances.
     pub const POLICY_SKIPS_CULLED: u32 = 4;
+    /// `lod_flags` bit: an indirect frame, whose workgroups evaluate the slots of the list at
+    /// `list_base` (wgsl/lod_compact.wgsl) instead of the slot of their grid index.
+    pub const INDIRECT: u32 = 8;
 }
 
 const _: () = assert!(size_of::<FrameHeader>() == 96);

@@ -11,6 +11,7 @@ mod backend;
 mod context;
 pub mod layout;
 mod library;
+mod lod_compact;
 mod lost;
 mod palette;
 mod pipeline;
@@ -22,7 +23,7 @@ mod shader;
 mod timer;
 mod worlds;
 
-pub use backend::{FrameStats, GpuBackend, GpuOptions};
+pub use backend::{FrameStats, GpuBackend, GpuOptions, SlotList};
 pub use context::GpuContext;
 pub use library::{GpuLibrary, RigSummary};
 pub use lost::DeviceLoss;
@@ -33,7 +34,8 @@ pub use pose::GpuPose;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use scope::capture;
 pub use shader::{
-    EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE, evaluate_shader_source,
+    EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE, LOD_COMPACT_SOURCES,
+    LOD_COMPACT_WORKGROUP_SIZE, evaluate_shader_source, lod_compact_shader_source,
 };
 pub use timer::PassTimer;
 pub use worlds::WorldsRead;

@@ -27,6 +27,30 @@ pub const EVALUATE_SOURCES: [(&str, &str); 13] = [
     ("evaluate.wgsl", include_str!("../../wgsl/evaluate.wgsl")),
 ];
 
+/// The WGSL files of the slot-list compaction module of indirect frames
+/// ([`crate::GpuBackend`]'s animation LOD), in the order they are concatenated.
+pub const LOD_COMPACT_SOURCES: [(&str, &str); 3] = [
+    (
+        "common/layout.wgsl",
+        include_str!("../../wgsl/common/layout.wgsl"),
+    ),
+    ("lod.wgsl", include_str!("../../wgsl/lod.wgsl")),
+    (
+        "lod_compact.wgsl",
+        include_str!("../../wgsl/lod_compact.wgsl"),
+    ),
+];
+
+/// Invocations per workgroup of the compaction kernel (`COMPACT_WORKGROUP_SIZE` in
+/// `wgsl/lod_compact.wgsl`).
+pub const LOD_COMPACT_WORKGROUP_SIZE: u32 = 64;
+
+/// The whole compaction module: every file of [`LOD_COMPACT_SOURCES`], each preceded by a
+/// comment naming it.
+pub fn lod_compact_shader_source() -> String {
+    assemble(&LOD_COMPACT_SOURCES)
+}
+
 /// Name of the evaluation entry point.
 pub const EVALUATE_ENTRY_POINT: &str = "evaluate";
 
@@ -36,8 +60,12 @@ pub const EVALUATE_WORKGROUP_SIZE: u32 = 32;
 /// The whole evaluate module: every file of [`EVALUATE_SOURCES`], each preceded by a comment
 /// naming it.
 pub fn evaluate_shader_source() -> String {
+    assemble(&EVALUATE_SOURCES)
+}
+
+fn assemble(sources: &[(&str, &str)]) -> String {
     let mut source = String::new();
-    for (name, text) in EVALUATE_SOURCES {
+    for (name, text) in sources {
         source.push_str("// ---- wgsl/");
         source.push_str(name);
         source.push_str(" ----\n");

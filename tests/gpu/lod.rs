@@ -1,6 +1,7 @@
 //! Animation LOD in the fused kernel: update rates (every Nth frame, frozen), the distance
 //! policy, joint LOD levels against their CPU twin, culled instances skipped and caught up, and
-//! root motion across skipped frames. Each frame stays one dispatch.
+//! root motion across skipped frames. Each frame stays one dispatch: indirect after the first,
+//! over the slots the compaction listed.
 
 use glam::{Affine3A, Vec3};
 use sinew::lod::{LodPolicy, UpdateRate, evaluation};
@@ -328,6 +329,21 @@ fn root_motion_stays_correct_across_skipped_frames() {
         }
         prev = Some(now);
     }
+    // Frame 22 skipped every pose, yet the indirect frame listed every root-motion slot
+    // (and only those).
+    assert!(backend.last_frame().indirect);
+    let mut listed = backend.read_slot_list().unwrap().expect("indirect").slots;
+    listed.sort_unstable();
+    let moving: Vec<u32> = slots
+        .iter()
+        .copied()
+        .filter(|&s| records[s as usize].has_gpu_root_motion())
+        .collect();
+    assert!(moving.len() > 1 && moving.len() < slots.len());
+    assert_eq!(
+        listed, moving,
+        "root-motion slots run every frame, the others not"
+    );
     let worlds = backend.read_worlds(&slots).unwrap();
     for (i, (g, c)) in worlds.iter().zip(&cpu).enumerate() {
         assert_world_close(g, &c.world.to_affine(), &format!("record {i}"));
@@ -348,4 +364,135 @@ fn root_motion_stays_correct_across_skipped_frames() {
     assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &cpu, now, &|i| {
         format!("due frame under the moved world, record {i}")
     });
+}
+
+/// An indirect frame runs exactly the slots the compaction lists: those its twin
+/// ([`evaluation`]) finds due (in view, due their rate, culled but due their refresh or not
+/// skipping while culled); exactly their palettes change, the grid covers the list, and every
+/// frame after the first stays one (indirect) dispatch.
+#[test]
+fn indirect_frames_evaluate_exactly_the_listed_slots() {
+    let Some(ctx) = gpu() else { return };
+    let (device, queue) = (&ctx.device, &ctx.queue);
+    let rig = humanoid();
+    let rigs = [rig.clone()];
+    let skip = InstanceRecord::SKIP_CULLED;
+    let every3 = UpdateRate::Every {
+        interval: 3,
+        phase: 1,
+    }
+    .bits();
+    // (x, flags): in view, culled and skipping, culled and not skipping, in view at 1 in 3.
+    let crowd = [
+        (0.0, skip),
+        (200.0, skip),
+        (0.5, skip),
+        (200.0, 0),
+        (-0.5, skip | every3),
+        (205.0, skip),
+    ];
+    let records: Vec<InstanceRecord> = crowd
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, flags))| playing(&rig, i as u32, x, flags))
+        .collect();
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    let len = palette_len(&rigs, &records) as u32;
+    backend.reserve_palette(len).unwrap();
+    backend.evaluate_at(0.0, &records).unwrap();
+    assert!(
+        !backend.last_frame().indirect,
+        "the first frame runs every slot"
+    );
+    assert_eq!(backend.read_slot_list().unwrap(), None);
+
+    let renderer = Renderer::new(device).unwrap();
+    let mut batch = SkinnedBatch::new(
+        device,
+        &renderer,
+        &SkinnedBatchDesc {
+            label: "lod list",
+            meshes: &rig.meshes,
+            mesh_colors: &[],
+            capacity: records.len() as u32,
+            palette: backend.palette_buffer(),
+            aabbs: backend.bounds_buffer(),
+            preskin: false,
+        },
+    )
+    .unwrap();
+    let joints = rig.joint_count() as u32;
+    let instances: Vec<SkinnedInstance> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| SkinnedInstance::new(r.palette_offset, joints, i as u32, [1.0; 3]))
+        .collect();
+    batch.write_instances(queue, &instances).unwrap();
+    let batches = [&batch];
+    let camera = Camera::look_at(
+        Vec3::new(0.0, 1.0, 6.0),
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::Y,
+        0.8,
+        1.0,
+        0.1,
+        50.0,
+    );
+    let scene = Scene {
+        skinned: &batches,
+        ..Scene::new(camera)
+    };
+    renderer.cull(device, queue, &scene).unwrap();
+
+    let mut previous = backend.read_palette(0..len).unwrap();
+    let mut culled_refreshes = 0;
+    for frame in 1..10u32 {
+        backend.evaluate_at(frame as f32 * 0.05, &records).unwrap();
+        let stats = backend.last_frame();
+        assert!(stats.indirect, "frame {frame} is indirect");
+        assert_eq!(
+            stats.dispatches, 1,
+            "frame {frame}: one evaluation dispatch"
+        );
+        renderer.cull(device, queue, &scene).unwrap();
+        let expected: Vec<u32> = crowd
+            .iter()
+            .enumerate()
+            .filter(|&(slot, &(x, flags))| {
+                let culled = x > 100.0;
+                evaluation(flags, slot as u32, Vec3::X * x, frame, culled, false, None).is_some()
+            })
+            .map(|(slot, _)| slot as u32)
+            .collect();
+        let list = backend
+            .read_slot_list()
+            .unwrap()
+            .expect("an indirect frame");
+        let mut listed = list.slots.clone();
+        listed.sort_unstable();
+        assert_eq!(listed, expected, "frame {frame}: the listed slots");
+        let count = listed.len() as u32;
+        assert_eq!(
+            list.workgroups,
+            [count, u32::from(count > 0), 1],
+            "frame {frame}: the indirect grid"
+        );
+        let palette = backend.read_palette(0..len).unwrap();
+        let changed: Vec<u32> = records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| bits(block(&rig, &palette, r)) != bits(block(&rig, &previous, r)))
+            .map(|(slot, _)| slot as u32)
+            .collect();
+        assert_eq!(
+            changed, expected,
+            "frame {frame}: the palettes that changed"
+        );
+        culled_refreshes += expected.iter().filter(|&&s| s == 1 || s == 5).count();
+        previous = palette;
+    }
+    assert_eq!(
+        culled_refreshes, 2,
+        "slots 1 and 5 refresh once each in 9 frames"
+    );
 }

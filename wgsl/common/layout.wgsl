@@ -38,6 +38,7 @@ const CULLED_REFRESH: u32 = 8u;
 const HEADER_EVALUATE_ALL: u32 = 1u;
 const HEADER_LOD_POLICY: u32 = 2u;
 const HEADER_POLICY_SKIPS_CULLED: u32 = 4u;
+const HEADER_INDIRECT: u32 = 8u;
 const INTERPOLATION_STEP: u32 = 0u;
 const INTERPOLATION_LINEAR: u32 = 1u;
 const INTERPOLATION_CUBIC: u32 = 2u;
@@ -109,11 +110,12 @@ struct FrameHeader {
     first_instance: u32,
     time: f32,
     prev_time: f32,
-    // Frame counter (update rates), HEADER_* bits, resident slot of records[0].
+    // Frame counter (update rates), HEADER_* bits, resident slot of records[0], first box of
+    // an indirect frame's slot list (wgsl/lod.wgsl).
     frame: u32,
     lod_flags: u32,
     slot_base: u32,
-    pad0: u32,
+    list_base: u32,
     pad1: u32,
     pad2: u32,
     // LOD policy: eye (xyz), squared distances of levels 1..3, update interval per level.

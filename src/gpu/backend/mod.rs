@@ -19,6 +19,7 @@ use super::layout::{
     AABB_BYTES, FRAME_HEADER_BYTES, FrameHeader, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
 };
 use super::library::GpuLibrary;
+use super::lod_compact::{LodCompact, list_boxes};
 use super::lost::DeviceLoss;
 use super::palette::{BoundsBuffer, Palette};
 use super::pipeline::EvaluatePipeline;
@@ -35,6 +36,7 @@ use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
+pub use lod::SlotList;
 use lod::lod_header;
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
@@ -64,15 +66,19 @@ impl Default for GpuOptions {
 /// Counters of the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameStats {
-    /// Instance slots dispatched (empty slots included, and those the kernel skips for their
+    /// Instance slots of the table (empty slots included, and those the kernel skips for their
     /// update rate, freeze or culling: it decides on the GPU, so the CPU does not count them).
     pub instances: u64,
     /// Joints of the dispatched slots (joint palette entries written when none is skipped).
     pub joints: u64,
     /// Palette entries of morph weights written (after the joints of rigs with morph targets).
     pub morph_entries: u64,
-    /// Compute dispatches recorded.
+    /// Evaluation dispatches recorded (the slot-list compaction before an indirect one not
+    /// counted).
     pub dispatches: u32,
+    /// Whether the frame was indirect: its one evaluation dispatch ran only the slots the
+    /// compaction listed ([`crate::lod`]), its workgroup count coming from the GPU.
+    pub indirect: bool,
     /// Instance records uploaded: the slots written since the previous evaluation.
     pub records_uploaded: u64,
     /// Bytes of instance state uploaded, in one `write_buffer`: those records (256 bytes each,
@@ -158,6 +164,10 @@ pub struct GpuBackend {
     /// Whether the next evaluation runs every slot, whatever its LOD bits.
     evaluate_all: bool,
     lod_policy: Option<crate::LodPolicy>,
+    /// The slot-list compaction of indirect frames, compiled at the first one.
+    lod_compact: Option<LodCompact>,
+    /// Where the last evaluation's slot list starts (boxes), when it was indirect.
+    listed_at: Option<u32>,
 }
 
 fn align_up(x: u64, alignment: u64) -> u64 {
@@ -251,6 +261,8 @@ impl GpuBackend {
             frame: 0,
             evaluate_all: true,
             lod_policy: None,
+            lod_compact: None,
+            listed_at: None,
         })
     }
 
@@ -386,6 +398,7 @@ impl GpuBackend {
     /// On a lost device nothing is submitted: [`GpuError::DeviceLost`].
     pub fn evaluate_resident(&mut self, now: f32) -> Result<(), GpuError> {
         self.last_frame = FrameStats::default();
+        self.listed_at = None;
         self.loss.check()?;
         if !now.is_finite() {
             return Err(EvalError::BadLayer {
@@ -399,7 +412,10 @@ impl GpuBackend {
             return Ok(());
         }
         let bounds_generation = self.bounds.generation();
-        self.bounds.reserve(&self.device, u64::from(slots))?;
+        // The slot list of indirect frames follows the boxes.
+        let list_base = u64::from(slots);
+        self.bounds
+            .reserve(&self.device, list_base + list_boxes(list_base))?;
         // A new box buffer holds no box for the slots a frame skips: run them all.
         self.evaluate_all |= self.bounds.generation() != bounds_generation;
         self.reserve_records(slots)?;
@@ -429,6 +445,11 @@ impl GpuBackend {
                 .sum();
         }
         let plan = self.table.plan(stride, max_slots, rebuild).to_vec();
+        // One dispatch and not every slot due: the frame runs only the listed slots.
+        let indirect = plan.len() == 1 && !self.evaluate_all;
+        if indirect && self.lod_compact.is_none() {
+            self.lod_compact = Some(LodCompact::new(&self.device, &self.pipeline)?);
+        }
         self.reserve_headers(plan.len() as u64)?;
         self.build_frame_groups(&plan, stride)?;
 
@@ -457,7 +478,12 @@ impl GpuBackend {
         let frame_groups = &self.frame_groups;
         let timer = self.timer.as_ref();
         let header_stride = self.header_stride;
-        let lod = lod_header(self.frame, self.evaluate_all, self.lod_policy.as_ref());
+        let mut lod = lod_header(self.frame, self.evaluate_all, self.lod_policy.as_ref());
+        let compact = self.lod_compact.as_ref().filter(|_| indirect);
+        if compact.is_some() {
+            lod.lod_flags |= FrameHeader::INDIRECT;
+            lod.list_base = slots;
+        }
         let written = capture(device, || {
             let Some(mut view) = queue.write_buffer_with(staging, 0, size) else {
                 return false;
@@ -496,6 +522,9 @@ impl GpuBackend {
                 at += bytes;
             }
             encoder.copy_buffer_to_buffer(staging, at, headers, 0, header_bytes);
+            if let (Some(compact), Some((_, group))) = (compact, frame_groups.first()) {
+                compact.encode(queue, &mut encoder, group, slots, max_workgroups as u32);
+            }
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("sinew evaluate pass"),
@@ -508,7 +537,10 @@ impl GpuBackend {
                     let width = count.min(max_workgroups);
                     let height = count.div_ceil(width);
                     pass.set_bind_group(1, group, &[]);
-                    pass.dispatch_workgroups(width as u32, height as u32, 1);
+                    match compact {
+                        Some(c) => pass.dispatch_workgroups_indirect(c.args(), 0),
+                        None => pass.dispatch_workgroups(width as u32, height as u32, 1),
+                    }
                 }
             }
             if let Some(t) = timer {
@@ -534,9 +566,11 @@ impl GpuBackend {
             joints: self.joints,
             morph_entries: self.morph_entries,
             dispatches: plan.len() as u32,
+            indirect: compact.is_some(),
             records_uploaded: dirty,
             upload_bytes: upload,
         };
+        self.listed_at = self.last_frame.indirect.then_some(slots);
         self.prev_time = Some(now);
         self.frame = self.frame.wrapping_add(1);
         self.evaluate_all = false;
