@@ -105,24 +105,24 @@ impl LodCompact {
         &self.args
     }
 
-    /// Resets the count (on the queue, before the next submission) and records the compaction
-    /// of `slots` slots into `encoder` as its own compute pass; `frame` is the evaluation's
-    /// group 1 of the frame's one dispatch.
+    /// Resets the arguments on `queue` (written before the next submission): no workgroup,
+    /// z = 1, count 0.
+    pub(crate) fn reset(&self, queue: &wgpu::Queue) {
+        queue.write_buffer(&self.args, 0, bytemuck::cast_slice(&ARGS_RESET));
+    }
+
+    /// Records the compaction of `slots` slots into `pass`, ahead of the evaluation dispatch
+    /// that reads the list (the same pass, so its timestamps cover both); `frame` is the
+    /// evaluation's group 1 of the frame's one dispatch. Leaves group 2 bound.
     pub(crate) fn encode(
         &self,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
+        pass: &mut wgpu::ComputePass<'_>,
         frame: &wgpu::BindGroup,
         slots: u32,
         max_workgroups: u32,
     ) {
-        queue.write_buffer(&self.args, 0, bytemuck::cast_slice(&ARGS_RESET));
         let groups = slots.div_ceil(LOD_COMPACT_WORKGROUP_SIZE).max(1);
         let width = groups.min(max_workgroups.max(1));
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("sinew lod compact pass"),
-            timestamp_writes: None,
-        });
         pass.set_bind_group(1, frame, &[]);
         pass.set_bind_group(2, &self.args_group, &[]);
         pass.set_pipeline(&self.compact);

@@ -73,8 +73,8 @@ pub struct FrameStats {
     pub joints: u64,
     /// Palette entries of morph weights written (after the joints of rigs with morph targets).
     pub morph_entries: u64,
-    /// Evaluation dispatches recorded (the slot-list compaction before an indirect one not
-    /// counted).
+    /// Evaluation dispatches recorded (the two of the slot-list compaction before an
+    /// indirect one, in the same timed pass, not counted).
     pub dispatches: u32,
     /// Whether the frame was indirect: its one evaluation dispatch ran only the slots the
     /// compaction listed ([`crate::lod`]), its workgroup count coming from the GPU.
@@ -522,14 +522,17 @@ impl GpuBackend {
                 at += bytes;
             }
             encoder.copy_buffer_to_buffer(staging, at, headers, 0, header_bytes);
-            if let (Some(compact), Some((_, group))) = (compact, frame_groups.first()) {
-                compact.encode(queue, &mut encoder, group, slots, max_workgroups as u32);
+            if let Some(c) = compact {
+                c.reset(queue);
             }
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("sinew evaluate pass"),
                     timestamp_writes: timer.map(|t| t.pass_writes()),
                 });
+                if let (Some(c), Some((_, group))) = (compact, frame_groups.first()) {
+                    c.encode(&mut pass, group, slots, max_workgroups as u32);
+                }
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
                 for (d, (_, group)) in plan.iter().zip(frame_groups) {
