@@ -31,7 +31,7 @@ impl GpuBackend {
     }
 
     /// Sets the LOD policy the kernel applies to every record whose LOD bits
-    /// ([`InstanceRecord::LOD_BITS`]) are all 0, from the next evaluation on (`None`: such
+    /// ([`crate::InstanceRecord::LOD_BITS`]) are all 0, from the next evaluation on (`None`: such
     /// records are evaluated every frame with every joint). Costs no upload per record: the
     /// policy travels in the frame header.
     pub fn set_lod_policy(&mut self, policy: Option<crate::LodPolicy>) {
@@ -39,7 +39,7 @@ impl GpuBackend {
     }
 
     /// Reads back the slot list the last evaluation ran when it was indirect
-    /// ([`crate::FrameStats::indirect`]); `None` after a direct one (every slot dispatched).
+    /// ([`crate::gpu::FrameStats::indirect`]); `None` after a direct one (every slot dispatched).
     /// For tests and diagnostics: waits for the GPU.
     pub fn read_slot_list(&self) -> Result<Option<SlotList>, GpuError> {
         let (Some(list_base), Some(compact)) = (self.listed_at, self.lod_compact.as_ref()) else {
