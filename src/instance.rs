@@ -310,6 +310,33 @@ impl InstanceRecord {
     /// Flag the GPU backend sets on the uploaded copy of a record whose world it has just
     /// placed: that evaluation moves the world by nothing and clears the flag. Hosts leave it 0.
     pub const WORLD_PLACED: u32 = 1 << 15;
+    /// Shift of [`InstanceRecord::UPDATE_EVERY`] in `flags`.
+    pub const UPDATE_EVERY_SHIFT: u32 = 16;
+    /// Bits of `flags` holding the update interval N (0 or 1: every frame; at most 31): the GPU
+    /// evaluates the instance on frames `f` with `(f + phase) % N == 0` ([`crate::UpdateRate`]).
+    pub const UPDATE_EVERY: u32 = 0x1f << Self::UPDATE_EVERY_SHIFT;
+    /// Shift of [`InstanceRecord::UPDATE_PHASE`] in `flags`.
+    pub const UPDATE_PHASE_SHIFT: u32 = 21;
+    /// Bits of `flags` holding the phase of the update interval (0 to 31).
+    pub const UPDATE_PHASE: u32 = 0x1f << Self::UPDATE_PHASE_SHIFT;
+    /// Shift of [`InstanceRecord::LOD_LEVEL`] in `flags`.
+    pub const LOD_LEVEL_SHIFT: u32 = 26;
+    /// Bits of `flags` holding the joint LOD level (0: every joint sampled; see
+    /// [`crate::Skeleton::lod_sampled_joints`]).
+    pub const LOD_LEVEL: u32 = 3 << Self::LOD_LEVEL_SHIFT;
+    /// Flag: the GPU does not evaluate the instance (its palette and AABB keep their values).
+    pub const FROZEN: u32 = 1 << 28;
+    /// Flag: the GPU skips the instance while the renderer's last culling found it outside
+    /// both frusta (evaluated then only every [`crate::lod::CULLED_REFRESH`] frames, or at its
+    /// own interval when that is longer).
+    pub const SKIP_CULLED: u32 = 1 << 29;
+    /// Every LOD bit: a record with none of them set takes its level, update interval and
+    /// culling skip from the GPU backend's [`crate::LodPolicy`], when it has one.
+    pub const LOD_BITS: u32 = Self::UPDATE_EVERY
+        | Self::UPDATE_PHASE
+        | Self::LOD_LEVEL
+        | Self::FROZEN
+        | Self::SKIP_CULLED;
 
     /// A record of no rig: an empty resident slot, which the GPU kernel skips.
     pub const EMPTY: Self = Self {
@@ -330,6 +357,22 @@ impl InstanceRecord {
             base_layers
         };
         Self::GPU_ROOT_MOTION | ((count as u32) << Self::BASE_LAYERS_SHIFT)
+    }
+
+    /// The same record with its LOD bits ([`InstanceRecord::LOD_BITS`]) replaced: evaluated at
+    /// `rate`, sampling the joints of LOD `level` (clamped to 3), skipped while culled when
+    /// `skip_culled`.
+    pub fn with_lod(mut self, rate: crate::UpdateRate, level: u32, skip_culled: bool) -> Self {
+        self.flags = (self.flags & !Self::LOD_BITS)
+            | rate.bits()
+            | (level.min(3) << Self::LOD_LEVEL_SHIFT)
+            | if skip_culled { Self::SKIP_CULLED } else { 0 };
+        self
+    }
+
+    /// The joint LOD level in `flags` ([`InstanceRecord::LOD_LEVEL`]).
+    pub fn lod_level(&self) -> u32 {
+        (self.flags & Self::LOD_LEVEL) >> Self::LOD_LEVEL_SHIFT
     }
 
     /// Whether root motion accumulates on the GPU ([`InstanceRecord::GPU_ROOT_MOTION`]).

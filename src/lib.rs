@@ -33,6 +33,7 @@ pub mod gpu;
 pub mod ik;
 pub mod import;
 mod instance;
+pub mod lod;
 mod mask;
 pub mod math;
 mod palette;
@@ -57,6 +58,7 @@ pub use import::{
     import_bytes_with, import_file, import_file_with,
 };
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
+pub use lod::{LodPolicy, UpdateRate};
 pub use mask::JointMask;
 pub use math::{Mat3x4Rows, Sqt};
 pub use palette::{PaletteAllocator, PaletteBlock};

@@ -7,6 +7,8 @@ mod common;
 mod compressed;
 #[path = "cpu/ik.rs"]
 mod ik;
+#[path = "cpu/lod.rs"]
+mod lod;
 #[path = "cpu/rigid_parts.rs"]
 mod rigid_parts;
 

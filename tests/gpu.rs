@@ -11,6 +11,8 @@ mod common;
 mod compressed;
 #[path = "gpu/ik.rs"]
 mod ik;
+#[path = "gpu/lod.rs"]
+mod lod;
 
 use common::Rng;
 

@@ -352,6 +352,10 @@ fn every_subcommand_answers_help_with_its_options() {
                 "--out",
                 "--json",
                 "--no-look-at",
+                "--lod",
+                "--update-every",
+                "--skip-culled",
+                "--view-fraction",
             ],
         ),
         (
@@ -434,6 +438,9 @@ fn pose_takes_either_an_animation_or_the_rest_pose() {
         &["--time"],
     );
     assert_usage_error(&["crowd", "--characters", "0"], &["--characters"]);
+    assert_usage_error(&["crowd", "--backend", "cpu", "--lod"], &["--lod"]);
+    assert_usage_error(&["crowd", "--update-every", "0"], &["--update-every"]);
+    assert_usage_error(&["crowd", "--view-fraction", "2"], &["--view-fraction"]);
 }
 
 #[test]

@@ -2239,6 +2239,43 @@ fn crowd_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `--lod --skip-culled --view-fraction`: one dispatch per frame, the flags in the report and a
+/// camera that sees part of the crowd.
+#[test]
+fn crowd_with_lod_and_culling_sees_part_of_the_crowd() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("crowd-lod.png");
+    let report = crowd_json(&[
+        "--characters",
+        "400",
+        "--frames",
+        "3",
+        "--lod",
+        "--update-every",
+        "2",
+        "--skip-culled",
+        "--view-fraction",
+        "0.05",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(report["lod"], true, "{report}");
+    assert_eq!(report["skip_culled"], true, "{report}");
+    assert_eq!(report["update_every"], 2, "{report}");
+    assert_eq!(report["framed_characters"], 20, "{report}");
+    assert_eq!(report["dispatches_per_frame"], 1, "{report}");
+    let in_view = report["characters_in_view"].as_u64().unwrap();
+    assert!((1..400).contains(&in_view), "{report}");
+    assert!(
+        report["stages_ms"]["cull"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+}
+
 #[test]
 fn crowd_reports_every_field_and_writes_a_varied_png() {
     if gpu().is_none() {

@@ -6,7 +6,7 @@ mod common;
 use std::mem::{offset_of, size_of};
 
 use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc, RootFrameDesc};
-use sinew::gpu::{compressed_shader_source, evaluate_shader_source};
+use sinew::gpu::{compressed_shader_source, evaluate_shader_source, lod_compact_shader_source};
 use sinew::{Aabb, InstanceRecord, LayerRecord, Mat3x4Rows, TimeWrap, TrackDesc};
 
 fn parse() -> naga::Module {
@@ -45,6 +45,31 @@ fn evaluate_module_parses_and_validates() {
         .map(|e| e.name.as_str())
         .collect();
     assert_eq!(entry, ["evaluate"]);
+}
+
+/// The slot-list compaction of indirect frames: both entry points validate, and the kernel's
+/// workgroup size is the one the host dispatches by.
+#[test]
+fn lod_compact_module_parses_and_validates() {
+    let source = lod_compact_shader_source();
+    let module = naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+    let entries: Vec<(&str, [u32; 3])> = module
+        .entry_points
+        .iter()
+        .map(|e| (e.name.as_str(), e.workgroup_size))
+        .collect();
+    let size = sinew::gpu::LOD_COMPACT_WORKGROUP_SIZE;
+    assert_eq!(
+        entries,
+        [("lod_compact", [size, 1, 1]), ("lod_finalize", [1, 1, 1])]
+    );
 }
 
 #[test]
@@ -241,8 +266,15 @@ fn shared_structs_match_rust_layouts() {
             first_instance,
             time,
             prev_time,
+            frame,
+            lod_flags,
+            slot_base,
+            list_base,
             pad1,
-            pad2
+            pad2,
+            lod_eye,
+            lod_distances,
+            lod_every
         ]
     );
     layout!(
@@ -264,7 +296,7 @@ fn shared_structs_match_rust_layouts() {
             morph_default_offset,
             ik_offset,
             ik_count,
-            pad0,
+            lod_sampled,
             pad1
         ]
     );
@@ -401,6 +433,30 @@ fn constants_match_rust() {
         InstanceRecord::BASE_LAYERS_SHIFT
     );
     assert_eq!(constant("WORLD_PLACED"), InstanceRecord::WORLD_PLACED);
+    assert_eq!(constant("UPDATE_EVERY"), InstanceRecord::UPDATE_EVERY);
+    assert_eq!(
+        constant("UPDATE_EVERY_SHIFT"),
+        InstanceRecord::UPDATE_EVERY_SHIFT
+    );
+    assert_eq!(constant("UPDATE_PHASE"), InstanceRecord::UPDATE_PHASE);
+    assert_eq!(
+        constant("UPDATE_PHASE_SHIFT"),
+        InstanceRecord::UPDATE_PHASE_SHIFT
+    );
+    assert_eq!(constant("LOD_LEVEL"), InstanceRecord::LOD_LEVEL);
+    assert_eq!(constant("LOD_LEVEL_SHIFT"), InstanceRecord::LOD_LEVEL_SHIFT);
+    assert_eq!(constant("FROZEN"), InstanceRecord::FROZEN);
+    assert_eq!(constant("SKIP_CULLED"), InstanceRecord::SKIP_CULLED);
+    assert_eq!(constant("LOD_BITS"), InstanceRecord::LOD_BITS);
+    assert_eq!(constant("CULLED_REFRESH"), sinew::lod::CULLED_REFRESH);
+    use sinew::gpu::layout::FrameHeader as H;
+    assert_eq!(constant("HEADER_EVALUATE_ALL"), H::EVALUATE_ALL);
+    assert_eq!(constant("HEADER_LOD_POLICY"), H::LOD_POLICY);
+    assert_eq!(
+        constant("HEADER_POLICY_SKIPS_CULLED"),
+        H::POLICY_SKIPS_CULLED
+    );
+    assert_eq!(constant("HEADER_INDIRECT"), H::INDIRECT);
     assert_eq!(
         InstanceRecord::BASE_LAYERS >> InstanceRecord::BASE_LAYERS_SHIFT,
         (sinew::MAX_LAYERS as u32).next_power_of_two() * 2 - 1,

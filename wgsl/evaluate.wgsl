@@ -15,31 +15,47 @@ var<workgroup> wg_rig: u32;
 var<workgroup> wg_flags: u32;
 var<workgroup> wg_world: Mat3x4Rows;
 var<workgroup> wg_offset: u32;
+var<workgroup> wg_lod: u32;
+var<workgroup> wg_slot: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn evaluate(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let slot = group.y * header.grid_width + group.x;
-    if slot >= header.instance_count {
+    // The workgroup's index in the grid is its slot, or on an indirect frame
+    // (HEADER_INDIRECT) its place in the slot list wgsl/lod_compact.wgsl compacted.
+    let index = group.y * header.grid_width + group.x;
+    if index >= header.instance_count {
         return;
     }
-    // Lane 0 reads the record, moves its world by root motion (stage 2b, writing it back) and
+    // Lane 0 reads the record, moves its world by root motion (stage 2b, writing it back),
+    // decides whether it is evaluated this frame and at which joint LOD (wgsl/lod.wgsl) and
     // resolves its layers at the frame time (stage 0); the other lanes take rig, flags, world,
     // palette offset and layers from workgroup memory. The records are
     // read_write, so the rig index reaches every lane through workgroupUniformLoad: everything
     // the barriers depend on is uniform across the workgroup.
     if lane == 0u {
         var rig_index = NO_RIG;
-        if slot < arrayLength(&records) {
+        let slot = lod_listed_slot(index);
+        wg_slot = slot;
+        if slot < header.instance_count && slot < arrayLength(&records) {
             rig_index = records[slot].rig;
             wg_flags = records[slot].flags;
             if rig_index < library.rig_count {
+                // Root motion moves the world every frame, evaluated or not (wgsl/lod.wgsl).
                 wg_world = advance_root_motion(rigs[rig_index], slot);
-                wg_offset = records[slot].palette_offset;
-                resolve_layers(slot);
-                prepare_layers(rigs[rig_index]);
+                let out = header.first_instance + slot;
+                let culled = out < arrayLength(&bounds) && bounds[out].max.w == 1.0;
+                let plan = lod_plan(slot, wg_flags, wg_world, culled);
+                wg_lod = plan.x;
+                if plan.y == 0u {
+                    rig_index = NO_RIG;
+                } else {
+                    wg_offset = records[slot].palette_offset;
+                    resolve_layers(slot);
+                    prepare_layers(rigs[rig_index]);
+                }
             }
         }
         wg_rig = rig_index;
@@ -48,6 +64,7 @@ fn evaluate(
     if rig_index >= library.rig_count {
         return;
     }
+    let slot = workgroupUniformLoad(&wg_slot);
     let rig = rigs[rig_index];
     let n = min(rig.joint_count, MAX_JOINTS);
     let offset = wg_offset;
@@ -59,6 +76,8 @@ fn evaluate(
         && ik_entries + rig.ik_count <= arrayLength(&palette);
     let world = wg_world;
     let flags = wg_flags;
+    // Joints past `sampled` keep their rest local transform (joint LOD).
+    let sampled = lod_sampled(rig, wg_lod);
 
     if lane == 0u {
         bounds_begin();
@@ -67,7 +86,10 @@ fn evaluate(
     // roots go under the world transform.
     for (var j = lane; j < n; j += WORKGROUP_SIZE) {
         let rest = rest_pose(rig.joint_offset + j);
-        let local = hold_root(rig, rest, flags, j, blend_joint(rig, j, rest));
+        var local = rest;
+        if j < sampled {
+            local = hold_root(rig, rest, flags, j, blend_joint(rig, j, rest));
+        }
         begin_model(rig, j, sqt_to_affine(local), world);
     }
     workgroupBarrier();

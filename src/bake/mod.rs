@@ -4,6 +4,7 @@
 mod clip_library;
 pub mod compressed;
 pub mod file;
+mod joint_lod;
 mod morph;
 mod retarget;
 mod retarget_rest;

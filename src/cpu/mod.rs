@@ -69,7 +69,10 @@ pub fn evaluate_pose(
     evaluate_pose_with_flags(rig, masks, layers, 0, world, models, palette)
 }
 
-/// [`evaluate_pose`] with [`InstanceRecord::flags`] applied (root-motion removal).
+/// [`evaluate_pose`] with [`InstanceRecord::flags`] applied: root-motion removal, and the
+/// joint LOD level ([`InstanceRecord::LOD_LEVEL`]): joints past
+/// [`crate::Skeleton::lod_sampled_joints`] take their rest local transform (no layer, no
+/// root hold), so their model matrix is their parent's × rest local.
 pub fn evaluate_pose_with_flags(
     rig: &Rig,
     masks: &[JointMask],
@@ -104,15 +107,21 @@ pub fn evaluate_pose_from(
     palette: &mut [Mat3x4Rows],
 ) -> Aabb {
     let skeleton = &rig.skeleton;
+    let sampled = skeleton
+        .lod_sampled_joints((flags & InstanceRecord::LOD_LEVEL) >> InstanceRecord::LOD_LEVEL_SHIFT);
+    let local_pose = |j: usize| match j < sampled {
+        true => hold_root(
+            rig,
+            flags,
+            j,
+            blend_joint_from(rig, source, masks, layers, j),
+        ),
+        false => skeleton.rest_pose()[j],
+    };
     let mut aabb = Aabb::EMPTY;
     if rig.ik.is_empty() {
         for j in 0..rig.joint_count() {
-            let local = hold_root(
-                rig,
-                flags,
-                j,
-                blend_joint_from(rig, source, masks, layers, j),
-            );
+            let local = local_pose(j);
             models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
             palette[j] = skin_joint(&models[j], &skeleton.inverse_binds()[j]);
             grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
@@ -120,12 +129,7 @@ pub fn evaluate_pose_from(
     } else {
         // IK needs every model matrix before it turns subtrees, then skinning reads them.
         for j in 0..rig.joint_count() {
-            let local = hold_root(
-                rig,
-                flags,
-                j,
-                blend_joint_from(rig, source, masks, layers, j),
-            );
+            let local = local_pose(j);
             models[j] = propagate_joint(skeleton.parents()[j], world, models, &local);
         }
         let inputs = palette.get(rig.ik_entry_offset()..).unwrap_or(&[]);

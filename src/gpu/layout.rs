@@ -27,19 +27,49 @@ pub struct FrameHeader {
     /// Frame time of the previous evaluation: [`crate::InstanceRecord::GPU_ROOT_MOTION`]
     /// records move by the root motion from it to `time` (equal: no motion).
     pub prev_time: f32,
-    /// Padding to 32 bytes.
+    /// Frame counter ([`crate::GpuBackend::frame_index`]): update rates are due on it.
+    pub frame: u32,
+    /// [`FrameHeader::EVALUATE_ALL`], [`FrameHeader::LOD_POLICY`],
+    /// [`FrameHeader::POLICY_SKIPS_CULLED`], [`FrameHeader::INDIRECT`].
+    pub lod_flags: u32,
+    /// Resident slot of this dispatch's first record (a policy's phase is the slot).
+    pub slot_base: u32,
+    /// On an indirect frame ([`FrameHeader::INDIRECT`]), the box of the bounds binding where
+    /// the slot list starts (eight f32 entries per box: the count, then the slots).
+    pub list_base: u32,
+    /// Padding.
     pub pad1: u32,
     /// Padding.
     pub pad2: u32,
+    /// The [`crate::LodPolicy`]'s eye in xyz (w unused).
+    pub lod_eye: [f32; 4],
+    /// Squares of the policy's distances for LOD levels 1 to 3 (w unused).
+    pub lod_distances: [f32; 4],
+    /// The policy's update interval per LOD level.
+    pub lod_every: [u32; 4],
 }
 
-const _: () = assert!(size_of::<FrameHeader>() == 32);
+impl FrameHeader {
+    /// `lod_flags` bit: every slot is evaluated, whatever its rate or visibility.
+    pub const EVALUATE_ALL: u32 = 1;
+    /// `lod_flags` bit: records without LOD bits take them from the policy.
+    pub const LOD_POLICY: u32 = 2;
+    /// `lod_flags` bit: the policy skips culled instances.
+    pub const POLICY_SKIPS_CULLED: u32 = 4;
+    /// `lod_flags` bit: an indirect frame, whose workgroups evaluate the slots of the list at
+    /// `list_base` (wgsl/lod_compact.wgsl) instead of the slot of their grid index.
+    pub const INDIRECT: u32 = 8;
+}
+
+const _: () = assert!(size_of::<FrameHeader>() == 96);
 const _: () = assert!(offset_of!(FrameHeader, instance_count) == 0);
 const _: () = assert!(offset_of!(FrameHeader, grid_width) == 4);
 const _: () = assert!(offset_of!(FrameHeader, palette_base) == 8);
 const _: () = assert!(offset_of!(FrameHeader, first_instance) == 12);
 const _: () = assert!(offset_of!(FrameHeader, time) == 16);
 const _: () = assert!(offset_of!(FrameHeader, prev_time) == 20);
+const _: () = assert!(offset_of!(FrameHeader, lod_eye) == 48);
+const _: () = assert!(offset_of!(FrameHeader, lod_every) == 80);
 
 /// Where one rig lives in the concatenated library arrays. Keep in sync with `RigDesc` in
 /// `wgsl/common/layout.wgsl`.
@@ -76,8 +106,9 @@ pub struct RigDesc {
     pub ik_offset: u32,
     /// Number of IK constraints (0: the IK stage does nothing).
     pub ik_count: u32,
-    /// Padding to 16 bytes.
-    pub pad0: u32,
+    /// Joints sampled at joint LOD levels 1, 2 and 3
+    /// ([`crate::Skeleton::lod_sampled_joints`]), 10 bits each from bit 0.
+    pub lod_sampled: u32,
     /// Padding to 16 bytes.
     pub pad1: u32,
 }

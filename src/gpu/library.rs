@@ -142,7 +142,10 @@ impl LibraryData {
                 // Set below, once the root frames are in.
                 ik_offset: 0,
                 ik_count: to_u32(rig.ik.len(), "IK constraint count")?,
-                pad0: 0,
+                lod_sampled: (1..4).fold(0, |bits, level| {
+                    let sampled = rig.skeleton.lod_sampled_joints(level) as u32;
+                    bits | (sampled.min(0x3ff) << (10 * (level - 1)))
+                }),
                 pad1: 0,
             });
             if let Some(desc) = data.rigs.last() {

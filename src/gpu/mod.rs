@@ -13,6 +13,7 @@ mod compressed;
 mod context;
 pub mod layout;
 mod library;
+mod lod_compact;
 mod lost;
 mod palette;
 mod pipeline;
@@ -25,7 +26,7 @@ mod timer;
 mod traffic;
 mod worlds;
 
-pub use backend::{FrameStats, GpuBackend, GpuOptions};
+pub use backend::{FrameStats, GpuBackend, GpuOptions, SlotList};
 pub use clip_format::ClipFormat;
 pub use compressed::{CLIP_DESC_WORDS, clip_words};
 pub use context::GpuContext;
@@ -39,7 +40,8 @@ pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges}
 pub use scope::capture;
 pub use shader::{
     DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE,
-    compressed_shader_source, evaluate_shader_source,
+    LOD_COMPACT_SOURCES, LOD_COMPACT_WORKGROUP_SIZE, compressed_shader_source,
+    evaluate_shader_source, lod_compact_shader_source,
 };
 pub use timer::PassTimer;
 pub use traffic::RigReads;

@@ -3,7 +3,7 @@
 //! `wgsl/decode.wgsl` in place of the sample stage `wgsl/sample.wgsl`.
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 12] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 13] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -24,11 +24,36 @@ pub const EVALUATE_SOURCES: [(&str, &str); 12] = [
     ("ik.wgsl", include_str!("../../wgsl/ik.wgsl")),
     ("skin.wgsl", include_str!("../../wgsl/skin.wgsl")),
     ("aabb.wgsl", include_str!("../../wgsl/aabb.wgsl")),
+    ("lod.wgsl", include_str!("../../wgsl/lod.wgsl")),
     ("evaluate.wgsl", include_str!("../../wgsl/evaluate.wgsl")),
 ];
 
 /// The sample stage of the compressed-clip pipeline, in place of `sample.wgsl`.
 pub const DECODE_SOURCE: (&str, &str) = ("decode.wgsl", include_str!("../../wgsl/decode.wgsl"));
+
+/// The WGSL files of the slot-list compaction module of indirect frames
+/// ([`crate::GpuBackend`]'s animation LOD), in the order they are concatenated.
+pub const LOD_COMPACT_SOURCES: [(&str, &str); 3] = [
+    (
+        "common/layout.wgsl",
+        include_str!("../../wgsl/common/layout.wgsl"),
+    ),
+    ("lod.wgsl", include_str!("../../wgsl/lod.wgsl")),
+    (
+        "lod_compact.wgsl",
+        include_str!("../../wgsl/lod_compact.wgsl"),
+    ),
+];
+
+/// Invocations per workgroup of the compaction kernel (`COMPACT_WORKGROUP_SIZE` in
+/// `wgsl/lod_compact.wgsl`).
+pub const LOD_COMPACT_WORKGROUP_SIZE: u32 = 64;
+
+/// The whole compaction module: every file of [`LOD_COMPACT_SOURCES`], each preceded by a
+/// comment naming it.
+pub fn lod_compact_shader_source() -> String {
+    assemble(&LOD_COMPACT_SOURCES, false)
+}
 
 /// Name of the evaluation entry point.
 pub const EVALUATE_ENTRY_POINT: &str = "evaluate";
@@ -39,18 +64,20 @@ pub const EVALUATE_WORKGROUP_SIZE: u32 = 16;
 /// The whole evaluate module: every file of [`EVALUATE_SOURCES`], each preceded by a comment
 /// naming it.
 pub fn evaluate_shader_source() -> String {
-    assemble(false)
+    assemble(&EVALUATE_SOURCES, false)
 }
 
 /// The evaluate module of compressed clips: [`evaluate_shader_source`] with [`DECODE_SOURCE`]
 /// as its sample stage.
 pub fn compressed_shader_source() -> String {
-    assemble(true)
+    assemble(&EVALUATE_SOURCES, true)
 }
 
-fn assemble(compressed: bool) -> String {
+/// `sources` concatenated, each preceded by a comment naming it; with `compressed`,
+/// [`DECODE_SOURCE`] stands in for `sample.wgsl`.
+fn assemble(sources: &[(&str, &str)], compressed: bool) -> String {
     let mut source = String::new();
-    for (name, text) in EVALUATE_SOURCES {
+    for &(name, text) in sources {
         let (name, text) = if compressed && name == "sample.wgsl" {
             DECODE_SOURCE
         } else {

@@ -4,7 +4,9 @@
 //! the instance indices each frustum keeps into two lists, counting them atomically into the
 //! `instance_count` of the page's indirect draws for that list: the camera's list feeds the main
 //! pass, the light's the shadow pass (so a character outside the view still casts its shadow
-//! into it). The CPU never looks at an instance. [`aabb_in_frustum`] is the CPU twin of the
+//! into it). The CPU never looks at an instance. Each tested box's `max.w` gets the verdict
+//! (1.0: in neither list), which the evaluate kernel reads on the next frame to skip instances
+//! with [`crate::InstanceRecord::SKIP_CULLED`] ([`crate::lod`]). [`aabb_in_frustum`] is the CPU twin of the
 //! test, and [`CullFrusta::keeps`] of the two lists together.
 //!
 //! Both tests share the dispatch and the box read; the light's costs six more plane tests per
@@ -112,7 +114,7 @@ impl CullPass {
             label: Some("sinew cull layout"),
             entries: &[
                 storage_entry(0, c, true, std::mem::size_of::<SkinnedInstance>() as u64),
-                storage_entry(1, c, true, std::mem::size_of::<Aabb>() as u64),
+                storage_entry(1, c, false, std::mem::size_of::<Aabb>() as u64),
                 uniform_entry(2, c, std::mem::size_of::<CullParams>() as u64),
                 storage_entry(3, c, false, 4),
                 storage_entry(4, c, false, std::mem::size_of::<DrawIndexedArgs>() as u64),

@@ -296,6 +296,32 @@ impl Renderer {
         Ok(())
     }
 
+    /// Records and submits only the culling of `scene`'s skinned batches (the camera's and the
+    /// light's lists and indirect draws, and each tested box's verdict for the evaluator's
+    /// [`crate::InstanceRecord::SKIP_CULLED`]), drawing nothing: for frames a host evaluates
+    /// but does not draw. Does nothing when `scene.cull` is off.
+    pub fn cull(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        scene: &Scene<'_>,
+    ) -> Result<(), RenderError> {
+        if !scene.cull || scene.skinned.is_empty() {
+            return Ok(());
+        }
+        let frusta = CullFrusta::of(scene);
+        capture(device, || {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("sinew cull only"),
+            });
+            for batch in scene.skinned {
+                batch.encode_visibility(device, queue, &mut encoder, self, Some(&frusta))?;
+            }
+            queue.submit([encoder.finish()]);
+            Ok(())
+        })
+    }
+
     /// Records and submits `scene` into `target`, with wgpu's validation errors captured. On a
     /// lost device nothing is submitted: [`RenderError::DeviceLost`].
     pub fn render(

@@ -25,6 +25,20 @@ const GPU_ROOT_MOTION: u32 = 0x800u;
 const BASE_LAYERS: u32 = 0x7000u;
 const BASE_LAYERS_SHIFT: u32 = 12u;
 const WORLD_PLACED: u32 = 0x8000u;
+const UPDATE_EVERY: u32 = 0x1f0000u;
+const UPDATE_EVERY_SHIFT: u32 = 16u;
+const UPDATE_PHASE: u32 = 0x3e00000u;
+const UPDATE_PHASE_SHIFT: u32 = 21u;
+const LOD_LEVEL: u32 = 0xc000000u;
+const LOD_LEVEL_SHIFT: u32 = 26u;
+const FROZEN: u32 = 0x10000000u;
+const SKIP_CULLED: u32 = 0x20000000u;
+const LOD_BITS: u32 = 0x3fff0000u;
+const CULLED_REFRESH: u32 = 8u;
+const HEADER_EVALUATE_ALL: u32 = 1u;
+const HEADER_LOD_POLICY: u32 = 2u;
+const HEADER_POLICY_SKIPS_CULLED: u32 = 4u;
+const HEADER_INDIRECT: u32 = 8u;
 const INTERPOLATION_STEP: u32 = 0u;
 const INTERPOLATION_LINEAR: u32 = 1u;
 const INTERPOLATION_CUBIC: u32 = 2u;
@@ -88,6 +102,7 @@ struct Aabb {
 // One dispatch: `records[i]` is evaluated by workgroup i (2D grid, `grid_width` workgroups per
 // row) at frame time `time`, and writes palette entries from `palette_offset - palette_base`
 // and `bounds[first_instance + i]`. Root motion moves worlds over `prev_time` to `time`.
+// wgsl/lod.wgsl decides from `frame`, `lod_flags` and the policy whether a record is evaluated.
 struct FrameHeader {
     instance_count: u32,
     grid_width: u32,
@@ -95,8 +110,18 @@ struct FrameHeader {
     first_instance: u32,
     time: f32,
     prev_time: f32,
+    // Frame counter (update rates), HEADER_* bits, resident slot of records[0], first box of
+    // an indirect frame's slot list (wgsl/lod.wgsl).
+    frame: u32,
+    lod_flags: u32,
+    slot_base: u32,
+    list_base: u32,
     pad1: u32,
     pad2: u32,
+    // LOD policy: eye (xyz), squared distances of levels 1..3, update interval per level.
+    lod_eye: vec4<f32>,
+    lod_distances: vec4<f32>,
+    lod_every: vec4<u32>,
 }
 
 // Where one rig lives in the concatenated library arrays.
@@ -121,7 +146,8 @@ struct RigDesc {
     // aim axis + limit cosine, up axis + limit sine, world up); 0 constraints: no IK stage.
     ik_offset: u32,
     ik_count: u32,
-    pad0: u32,
+    // Joints sampled at joint LOD levels 1..3, 10 bits each from bit 0.
+    lod_sampled: u32,
     pad1: u32,
 }
 
@@ -172,4 +198,5 @@ struct LibraryParams {
 @group(1) @binding(0) var<uniform> header: FrameHeader;
 @group(1) @binding(1) var<storage, read_write> records: array<InstanceRecord>;
 @group(1) @binding(2) var<storage, read_write> palette: array<Mat3x4Rows>;
+// One box per slot; the renderer's culling writes max.w (1.0: culled, see wgsl/lod.wgsl).
 @group(1) @binding(3) var<storage, read_write> bounds: array<Aabb>;

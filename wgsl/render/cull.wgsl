@@ -6,11 +6,14 @@
 // light's, appending the instance (its page-local index) to each list whose frustum it may
 // touch: `visible` (drawn by the main pass) and `light_visible` (drawn by the shadow pass). A
 // list's slot comes from an atomic increment of the page's first indirect draw of that list, and
-// every other draw of the list (one per mesh) counts the same instances. Every binding is the
-// page's window or region. CPU twin: `aabb_in_frustum` in src/render/cull.rs.
+// every other draw of the list (one per mesh) counts the same instances. The verdict (in either
+// list or in neither) is written to the box's max.w for the next frame's evaluation. Every
+// binding is the page's window or region. CPU twin: `aabb_in_frustum` in src/render/cull.rs.
 
 @group(0) @binding(0) var<storage, read> instances: array<SkinnedInstance>;
-@group(0) @binding(1) var<storage, read> aabbs: array<Aabb>;
+// read_write: the verdict goes to each tested box's max.w (1.0: in neither list, else 0.0),
+// which the evaluate kernel reads next frame to skip culled instances (wgsl/lod.wgsl).
+@group(0) @binding(1) var<storage, read_write> aabbs: array<Aabb>;
 @group(0) @binding(2) var<uniform> params: CullParams;
 @group(0) @binding(3) var<storage, read_write> visible: array<u32>;
 @group(0) @binding(4) var<storage, read_write> draws: array<DrawArgs>;
@@ -55,7 +58,10 @@ fn cull(
     if (!(b.min.x <= b.max.x && b.min.y <= b.max.y && b.min.z <= b.max.z)) {
         return;
     }
-    if (aabb_in_frustum(b, false)) {
+    let in_camera = aabb_in_frustum(b, false);
+    let in_light = params.light_list == 1u && aabb_in_frustum(b, true);
+    aabbs[a].max.w = select(1.0, 0.0, in_camera || in_light);
+    if (in_camera) {
         let draw_count = min(params.draw_count, arrayLength(&draws));
         if (draw_count > 0u) {
             let slot = atomicAdd(&draws[0].instance_count, 1u);
@@ -67,7 +73,7 @@ fn cull(
             }
         }
     }
-    if (params.light_list == 1u && aabb_in_frustum(b, true)) {
+    if (in_light) {
         let draw_count = min(params.draw_count, arrayLength(&light_draws));
         if (draw_count > 0u) {
             let slot = atomicAdd(&light_draws[0].instance_count, 1u);

@@ -7,21 +7,24 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use clap::error::ErrorKind;
 use glam::Vec3;
 use hecs::World;
 use sinew::gpu::{ClipFormat, GpuOptions};
 use sinew::runtime::{
-    Animated, Animator, ClipLayer, Compare, Condition, Layers, MaskSpec, ParameterDef,
-    ParameterKind, RootMotion, RootTranslation, Scheduling, StateMachine, StateMachineDef,
-    Transform, TransitionDef, Value,
+    Animated, Animator, ClipLayer, Layers, MaskSpec, RootMotion, RootTranslation, Scheduling,
+    StateMachine, Transform, Value,
 };
 use sinew::{
-    Aabb, AimConstraint, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext,
-    IkConstraint, IkTarget, Mat3x4Rows, Rig,
+    Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, IkTarget, Mat3x4Rows, Rig,
 };
 
+mod lod;
+mod motion;
 mod pace;
 mod render;
+
+use self::motion::{head_look_at, locomotion};
 
 use self::pace::PacePlan;
 use super::{Backend, CliError};
@@ -58,6 +61,7 @@ struct StageTimes {
     control: Vec<f64>,
     upload: Vec<f64>,
     compute: Vec<f64>,
+    cull: Vec<f64>,
     render: Vec<f64>,
 }
 
@@ -74,80 +78,6 @@ fn median_p90(samples: &[f64]) -> (f64, f64) {
 
 fn ms_since(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
-}
-
-/// The locomotion state machine over the rig's clips: idle / walk / run when it has clips with
-/// those names, else its first three clips.
-fn locomotion(rig: &Rig) -> StateMachineDef {
-    let names: Vec<String> = rig.clips.clips().iter().map(|c| c.name.clone()).collect();
-    let pick = |wanted: &str, fallback: usize| {
-        names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(wanted))
-            .cloned()
-            .unwrap_or_else(|| names[fallback.min(names.len() - 1)].clone())
-    };
-    let (idle, walk, run) = (pick("idle", 0), pick("walk", 1), pick("run", 2));
-    let speed = |op, v: f32| Condition::new("speed", op, Value::Float(v as f64));
-    StateMachineDef::new("locomotion")
-        .parameter(ParameterDef {
-            name: "speed".into(),
-            kind: ParameterKind::Float,
-            default: Some(Value::Float(0.0)),
-        })
-        .clip_state("idle", &idle)
-        .clip_state("walk", &walk)
-        .clip_state("run", &run)
-        .transition(
-            TransitionDef::new("idle", "walk")
-                .fade(0.3)
-                .when(speed(Compare::Gt, 0.6)),
-        )
-        .transition(
-            TransitionDef::new("walk", "run")
-                .fade(0.3)
-                .when(speed(Compare::Gt, 2.6)),
-        )
-        .transition(
-            TransitionDef::new("run", "walk")
-                .fade(0.3)
-                .when(speed(Compare::Lt, 2.2)),
-        )
-        .transition(
-            TransitionDef::new("walk", "idle")
-                .fade(0.3)
-                .when(speed(Compare::Lt, 0.4)),
-        )
-}
-
-/// Furthest a head turns from its animated direction toward the camera (radians).
-const LOOK_AT_LIMIT: f32 = 1.2;
-
-/// A look-at constraint on the rig's head (the first joint whose name contains `Head` or
-/// `head`, else `Neck` or `neck`): the axis that points along model +Z (the glTF front) at
-/// rest turns toward the target, keeping the axis along model +Y at rest up. `None` for a rig
-/// without such a joint.
-fn head_look_at(rig: &Rig) -> Option<IkConstraint> {
-    let names = rig.skeleton.names();
-    let find = |a: &str, b: &str| names.iter().position(|n| n.contains(a) || n.contains(b));
-    let joint = find("Head", "head").or_else(|| find("Neck", "neck"))?;
-    let mut models = vec![glam::Affine3A::IDENTITY; rig.joint_count()];
-    sinew::cpu::local_to_model(
-        &rig.skeleton,
-        &glam::Affine3A::IDENTITY,
-        rig.skeleton.rest_pose(),
-        &mut models,
-    );
-    let to_local = models[joint].matrix3.inverse();
-    let aim_axis = Vec3::from(to_local * glam::Vec3A::Z).try_normalize()?;
-    let up_axis = Vec3::from(to_local * glam::Vec3A::Y).try_normalize()?;
-    Some(IkConstraint::Aim(AimConstraint {
-        joint,
-        aim_axis,
-        up_axis,
-        world_up: Vec3::Y,
-        limit: Some(LOOK_AT_LIMIT),
-    }))
 }
 
 /// The simulated crowd: rig, animator, world, the characters and their pace plan.
@@ -356,9 +286,53 @@ pub struct CrowdArgs {
     /// like `Head` or `Neck`; not applied by `--resampled`).
     #[arg(long)]
     pub no_look_at: bool,
+    /// Animation LOD by distance to the camera, chosen on the GPU: characters beyond 2, 4 and
+    /// 8 times the camera's distance to the framed ones sample fewer joints (LOD 1 to 3) and
+    /// are evaluated every 2, 4 and 8 frames (times `--update-every`). Needs `--backend gpu`.
+    #[arg(long)]
+    pub lod: bool,
+    /// Evaluate each character every N frames (phases spread by slot; with `--lod`, the
+    /// nearest level's interval). Needs `--backend gpu`.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u32).range(1..=31)
+    )]
+    pub update_every: u32,
+    /// Cull the crowd on the GPU every frame and skip evaluating the characters the last
+    /// frame's culling left out of view (refreshed every 8 frames so they can walk back in).
+    /// Needs `--backend gpu`.
+    #[arg(long)]
+    pub skip_culled: bool,
+    /// Share of the characters (nearest the front) the camera is framed on, 0 to 1 [default:
+    /// 24 characters]; the rest extend out of view.
+    #[arg(long, value_name = "F")]
+    pub view_fraction: Option<f64>,
 }
 
 impl CrowdArgs {
+    /// The LOD flags need `--backend gpu`; a view fraction lies in 0..=1.
+    pub fn check(&self) -> Result<(), clap::Error> {
+        if self.backend != Backend::Gpu && (self.uses_lod() || self.skip_culled) {
+            return Err(super::usage_error(
+                "crowd",
+                ErrorKind::ArgumentConflict,
+                "--lod, --update-every and --skip-culled apply to --backend gpu only",
+            ));
+        }
+        if let Some(f) = self.view_fraction
+            && !(0.0..=1.0).contains(&f)
+        {
+            return Err(super::usage_error(
+                "crowd",
+                ErrorKind::ValueValidation,
+                "--view-fraction must lie in 0..=1",
+            ));
+        }
+        Ok(())
+    }
+
     /// Runs the crowd, renders its last frame and prints the timing table or JSON report.
     pub fn run(&self) -> crate::cli::Result {
         let args = self;
@@ -434,7 +408,7 @@ impl CrowdArgs {
                 Some(g) => g.read_bounds(0..crowd.animator.slot_records().len())?,
                 None => crowd.animator.evaluate_cpu()?.bounds.to_vec(),
             };
-            if let Some(eye) = render::camera_eye(&bounds) {
+            if let Some(eye) = render::camera_eye(&bounds, args.framed()) {
                 crowd.look_at(eye, gpu.as_mut())?;
             }
         }
@@ -452,6 +426,17 @@ impl CrowdArgs {
         let mut fast_palette = Vec::new();
         let mut fast_bounds = Vec::new();
 
+        // LOD: the policy travels in the frame header (no per-character CPU work); culling runs
+        // every frame so its verdicts reach the next evaluation.
+        let mut cull = match gpu.as_mut() {
+            Some(g) if args.uses_lod() || args.skip_culled => {
+                let cull = render::FrameCull::new(&context, &rig, &crowd, g, args.framed())?;
+                let near = cull.near();
+                g.set_lod_policy(args.policy(cull.eye(), near));
+                Some(cull)
+            }
+            _ => None,
+        };
         let timestamps = match gpu.as_mut() {
             Some(g) => g.enable_timing()?,
             None => false,
@@ -487,6 +472,12 @@ impl CrowdArgs {
                     dispatches = g.dispatches_last_frame();
                     bytes_per_joint = g.bytes_written_per_joint();
                     bytes_read_per_joint = Some(g.bytes_read_per_joint());
+                    if let Some(c) = cull.as_mut().filter(|_| args.skip_culled) {
+                        let start = Instant::now();
+                        c.run(&context, &rig, &crowd, g)?;
+                        g.wait()?;
+                        times.cull.push(ms_since(start));
+                    }
                 }
                 None => {
                     let records = crowd.animator.records();
@@ -513,10 +504,15 @@ impl CrowdArgs {
         }
         bar.finish_and_clear();
 
+        // Characters in the culling camera's view at the end (their boxes as last evaluated).
+        let in_view = match (&cull, gpu.as_ref()) {
+            (Some(c), Some(g)) => Some(c.in_view(g, crowd.animator.slot_records().len())?),
+            _ => None,
+        };
         let progress = super::progress::steps("crowd");
         progress.set_message(format!("rendering the last frame to {}", out.display()));
         let render = Instant::now();
-        render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out)?;
+        render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out, args.framed())?;
         times.render.push(ms_since(render));
         progress.finish_and_clear();
 
@@ -547,8 +543,14 @@ impl CrowdArgs {
                 "control": stage(&times.control),
                 "upload": stage(&times.upload),
                 "compute": stage(&times.compute),
+                "cull": stage(&times.cull),
                 "render": stage(&times.render),
             },
+            "lod": args.lod,
+            "update_every": args.update_every,
+            "skip_culled": args.skip_culled,
+            "framed_characters": args.framed().min(characters),
+            "characters_in_view": in_view,
             "joints_per_second": joints_per_second,
             "dispatches_per_frame": dispatches,
             "bytes_written_per_joint": bytes_per_joint,
@@ -573,6 +575,9 @@ impl CrowdArgs {
         table += &row("control", &times.control);
         table += &row("upload", &times.upload);
         table += &row("compute", &times.compute);
+        if args.skip_culled {
+            table += &row("cull", &times.cull);
+        }
         table += &row("render", &times.render);
         table += &row("frame", &times.frame);
         table += &format!(

@@ -11,16 +11,21 @@ use sinew::{Aabb, GpuBackend, GpuContext, Rig};
 
 use crate::cli::CliError;
 
-use super::{Crowd, FRAMED_CHARACTERS, TINTS};
+use super::{Crowd, TINTS};
 
 /// Size of the rendered frame in pixels.
 const WIDTH: u32 = 1024;
 const HEIGHT: u32 = 768;
 
 /// The camera of the rendered frame for the characters' boxes `bounds` and the box around them
-/// all: framed on the characters nearest the middle of the front edge, so poses are readable;
-/// the rest of the crowd stretches away behind them. `None` when every box is empty.
-pub(super) fn frame_camera(bounds: &[Aabb], aspect: f32) -> Option<(Camera, Aabb)> {
+/// all: framed on the `framed` characters nearest the middle of the front edge, so poses are
+/// readable; the rest of the crowd stretches away behind them. `None` when every box is empty.
+pub(super) fn frame_camera(bounds: &[Aabb], aspect: f32, framed: usize) -> Option<(Camera, Aabb)> {
+    frame_camera_front(bounds, aspect, framed).map(|(camera, all, _)| (camera, all))
+}
+
+/// [`frame_camera`] and the box of the framed characters.
+fn frame_camera_front(bounds: &[Aabb], aspect: f32, framed: usize) -> Option<(Camera, Aabb, Aabb)> {
     let mut all = Aabb::EMPTY;
     for b in bounds {
         all.merge(b);
@@ -34,7 +39,7 @@ pub(super) fn frame_camera(bounds: &[Aabb], aspect: f32) -> Option<(Camera, Aabb
         (centre - anchor).with_y(0.0).length()
     };
     let mut nearest: Vec<&Aabb> = bounds.iter().filter(|b| !b.is_empty()).collect();
-    let framed = FRAMED_CHARACTERS.min(nearest.len());
+    let framed = framed.clamp(1, nearest.len());
     if framed > 0 {
         nearest.select_nth_unstable_by(framed - 1, |a, b| distance(a).total_cmp(&distance(b)));
     }
@@ -43,13 +48,138 @@ pub(super) fn frame_camera(bounds: &[Aabb], aspect: f32) -> Option<(Camera, Aabb
         front.merge(b);
     }
     let camera = Camera::frame_aabb(&front, Vec3::new(0.35, 0.3, 1.0), 0.7, aspect);
-    Some((camera, all))
+    Some((camera, all, front))
 }
 
 /// Where the camera of [`frame_camera`] stands, for the characters' boxes `bounds`.
-pub(super) fn camera_eye(bounds: &[Aabb]) -> Option<Vec3> {
-    let (camera, _) = frame_camera(bounds, WIDTH as f32 / HEIGHT as f32)?;
+pub(super) fn camera_eye(bounds: &[Aabb], framed: usize) -> Option<Vec3> {
+    let (camera, _) = frame_camera(bounds, WIDTH as f32 / HEIGHT as f32, framed)?;
     Some(camera.view.inverse().w_axis.truncate())
+}
+
+/// The GPU culling of the crowd on frames that are not drawn: the camera of [`frame_camera`]
+/// and a batch over the GPU backend's palette and boxes, so each frame's verdicts reach the
+/// next evaluation (characters out of view are skipped, `--skip-culled`).
+pub(super) struct FrameCull {
+    renderer: Renderer,
+    batch: SkinnedBatch,
+    camera: Camera,
+    /// The camera's distance to the middle of the framed characters.
+    near: f32,
+    palette_entries: u32,
+}
+
+impl FrameCull {
+    /// The culling of `crowd`'s GPU-resident characters, seen by the camera framed on `framed`
+    /// of them now.
+    pub(super) fn new(
+        context: &GpuContext,
+        rig: &Rig,
+        crowd: &Crowd,
+        gpu: &GpuBackend,
+        framed: usize,
+    ) -> crate::cli::Result<Self> {
+        let device = &context.device;
+        let renderer = Renderer::new(device)?;
+        let slots = crowd.animator.slot_records();
+        let bounds = gpu.read_bounds(0..slots.len())?;
+        let Some((camera, _, front)) =
+            frame_camera_front(&bounds, WIDTH as f32 / HEIGHT as f32, framed)
+        else {
+            return Err(CliError::NothingToDraw {
+                what: "the crowd".into(),
+                reason: "the crowd's animated boxes are empty",
+            }
+            .into());
+        };
+        let batch = crowd_batch(context, &renderer, rig, crowd, gpu)?;
+        let eye = camera.view.inverse().w_axis.truncate();
+        let centre = (Vec3::from_slice(&front.min[..3]) + Vec3::from_slice(&front.max[..3])) * 0.5;
+        Ok(Self {
+            renderer,
+            batch,
+            camera,
+            near: (centre - eye).length().max(1e-3),
+            palette_entries: gpu.palette_capacity(),
+        })
+    }
+
+    /// The camera's distance to the middle of the framed characters.
+    pub(super) fn near(&self) -> f32 {
+        self.near
+    }
+
+    /// Where the camera stands.
+    pub(super) fn eye(&self) -> Vec3 {
+        self.camera.view.inverse().w_axis.truncate()
+    }
+
+    /// How many of the boxes in the GPU backend's first `slots` slots the camera's frustum
+    /// keeps (one read-back, for the report).
+    pub(super) fn in_view(&self, gpu: &GpuBackend, slots: usize) -> crate::cli::Result<usize> {
+        let planes = self.camera.frustum_planes();
+        let bounds = gpu.read_bounds(0..slots)?;
+        Ok(bounds
+            .iter()
+            .filter(|b| aabb_in_frustum(&planes, b))
+            .count())
+    }
+
+    /// Culls the crowd as evaluated last (rebuilding the batch when the palette grew).
+    pub(super) fn run(
+        &mut self,
+        context: &GpuContext,
+        rig: &Rig,
+        crowd: &Crowd,
+        gpu: &GpuBackend,
+    ) -> crate::cli::Result {
+        if gpu.palette_capacity() != self.palette_entries {
+            self.batch = crowd_batch(context, &self.renderer, rig, crowd, gpu)?;
+            self.palette_entries = gpu.palette_capacity();
+        }
+        let batches = [&self.batch];
+        let scene = Scene {
+            skinned: &batches,
+            ..Scene::new(self.camera)
+        };
+        self.renderer
+            .cull(&context.device, &context.queue, &scene)?;
+        Ok(())
+    }
+}
+
+/// A batch of every GPU-resident character of `crowd` over the backend's palette and boxes.
+fn crowd_batch(
+    context: &GpuContext,
+    renderer: &Renderer,
+    rig: &Rig,
+    crowd: &Crowd,
+    gpu: &GpuBackend,
+) -> crate::cli::Result<SkinnedBatch> {
+    let joints = rig.joint_count() as u32;
+    let instances: Vec<SkinnedInstance> = (0u32..)
+        .zip(crowd.animator.slot_records())
+        .filter(|(_, r)| !r.is_empty())
+        .enumerate()
+        .map(|(i, (slot, r))| {
+            SkinnedInstance::new(r.palette_offset, joints, slot, TINTS[i % TINTS.len()])
+        })
+        .collect();
+    let mut batch = SkinnedBatch::new(
+        &context.device,
+        renderer,
+        &SkinnedBatchDesc {
+            label: "crowd",
+            meshes: &rig.meshes,
+            mesh_colors: &[],
+            capacity: instances.len().max(1) as u32,
+            palette: gpu.palette_buffer(),
+            aabbs: gpu.bounds_buffer(),
+            preskin: false,
+        },
+    )?;
+    batch.write_instances(&context.queue, &instances)?;
+    Ok(batch)
 }
 
 /// Renders the crowd's current frame from the evaluator's palette and boxes, framing the front
@@ -60,6 +190,7 @@ pub(super) fn render_last_frame(
     crowd: &mut Crowd,
     gpu: Option<&GpuBackend>,
     out: &std::path::Path,
+    framed: usize,
 ) -> crate::cli::Result {
     let device = &context.device;
     let queue = &context.queue;
@@ -88,7 +219,7 @@ pub(super) fn render_last_frame(
             (pose.bounds.to_vec(), Some(pose.palette))
         }
     };
-    let Some((camera, all)) = frame_camera(&bounds, target.aspect()) else {
+    let Some((camera, all)) = frame_camera(&bounds, target.aspect(), framed) else {
         return Err(nothing(out, "the crowd's animated boxes are empty").into());
     };
     // The shadow map covers the characters in view (and the ground around them), not the whole

@@ -4,6 +4,7 @@
 
 mod buffers;
 mod content;
+mod lod;
 mod reads;
 mod records;
 mod traffic;
@@ -20,6 +21,7 @@ use super::layout::{
     AABB_BYTES, FRAME_HEADER_BYTES, FrameHeader, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
 };
 use super::library::GpuLibrary;
+use super::lod_compact::{LodCompact, list_boxes};
 use super::lost::DeviceLoss;
 use super::palette::{BoundsBuffer, Palette};
 use super::pipeline::EvaluatePipeline;
@@ -36,6 +38,8 @@ use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
+pub use lod::SlotList;
+use lod::lod_header;
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,14 +71,19 @@ impl Default for GpuOptions {
 /// Counters of the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameStats {
-    /// Instance slots evaluated (empty slots included).
+    /// Instance slots of the table (empty slots included, and those the kernel skips for their
+    /// update rate, freeze or culling: it decides on the GPU, so the CPU does not count them).
     pub instances: u64,
-    /// Joints evaluated (joint palette entries written).
+    /// Joints of the dispatched slots (joint palette entries written when none is skipped).
     pub joints: u64,
     /// Palette entries of morph weights written (after the joints of rigs with morph targets).
     pub morph_entries: u64,
-    /// Compute dispatches recorded.
+    /// Evaluation dispatches recorded (the two of the slot-list compaction before an
+    /// indirect one, in the same timed pass, not counted).
     pub dispatches: u32,
+    /// Whether the frame was indirect: its one evaluation dispatch ran only the slots the
+    /// compaction listed ([`crate::lod`]), its workgroup count coming from the GPU.
+    pub indirect: bool,
     /// Instance records uploaded: the slots written since the previous evaluation.
     pub records_uploaded: u64,
     /// Bytes of instance state uploaded, in one `write_buffer`: those records (256 bytes each,
@@ -114,6 +123,12 @@ struct FrameKey {
 /// newly filled or by [`GpuBackend::set_record_world`]; [`GpuBackend::set_record`] with the flag
 /// leaves the GPU's world alone. [`GpuBackend::read_worlds`] and
 /// [`GpuBackend::read_worlds_async`] read the worlds back.
+///
+/// Animation LOD ([`crate::lod`]): a record's LOD bits, or the [`crate::LodPolicy`] of
+/// [`GpuBackend::set_lod_policy`] for records without them, have the kernel evaluate it only on
+/// its due frames ([`GpuBackend::frame_index`]), sample only its LOD level's joints, and skip it
+/// while the renderer's last culling left it out of view. A skipped slot keeps its palette and
+/// box; its root-motion world still moves every frame.
 #[derive(Debug)]
 pub struct GpuBackend {
     device: wgpu::Device,
@@ -154,6 +169,15 @@ pub struct GpuBackend {
     prev_time: Option<f32>,
     worlds: WorldReadback,
     timer: Option<super::PassTimer>,
+    /// Frame counter of the next evaluation (update rates are due on it).
+    frame: u32,
+    /// Whether the next evaluation runs every slot, whatever its LOD bits.
+    evaluate_all: bool,
+    lod_policy: Option<crate::LodPolicy>,
+    /// The slot-list compaction of indirect frames, compiled at the first one.
+    lod_compact: Option<LodCompact>,
+    /// Where the last evaluation's slot list starts (boxes), when it was indirect.
+    listed_at: Option<u32>,
 }
 
 fn align_up(x: u64, alignment: u64) -> u64 {
@@ -249,6 +273,11 @@ impl GpuBackend {
             prev_time: None,
             worlds: WorldReadback::default(),
             timer: None,
+            frame: 0,
+            evaluate_all: true,
+            lod_policy: None,
+            lod_compact: None,
+            listed_at: None,
         })
     }
 
@@ -378,6 +407,7 @@ impl GpuBackend {
     /// On a lost device nothing is submitted: [`GpuError::DeviceLost`].
     pub fn evaluate_resident(&mut self, now: f32) -> Result<(), GpuError> {
         self.last_frame = FrameStats::default();
+        self.listed_at = None;
         self.loss.check()?;
         if !now.is_finite() {
             return Err(EvalError::BadLayer {
@@ -390,7 +420,13 @@ impl GpuBackend {
             self.prev_time = Some(now);
             return Ok(());
         }
-        self.bounds.reserve(&self.device, u64::from(slots))?;
+        let bounds_generation = self.bounds.generation();
+        // The slot list of indirect frames follows the boxes.
+        let list_base = u64::from(slots);
+        self.bounds
+            .reserve(&self.device, list_base + list_boxes(list_base))?;
+        // A new box buffer holds no box for the slots a frame skips: run them all.
+        self.evaluate_all |= self.bounds.generation() != bounds_generation;
         self.reserve_records(slots)?;
         let stride = self.window_stride();
         let rebuild = self.last_stride != Some(stride);
@@ -398,6 +434,8 @@ impl GpuBackend {
         let max_slots =
             (self.record_binding / INSTANCE_RECORD_BYTES).min(u64::from(u32::MAX)) as u32;
         if rebuild || self.table.layout_changed() {
+            // Slots with a new rig or palette block have no pose yet.
+            self.evaluate_all = true;
             let rigs = self.library.rigs();
             self.joints = self
                 .table
@@ -416,6 +454,11 @@ impl GpuBackend {
                 .sum();
         }
         let plan = self.table.plan(stride, max_slots, rebuild).to_vec();
+        // One dispatch and not every slot due: the frame runs only the listed slots.
+        let indirect = plan.len() == 1 && !self.evaluate_all;
+        if indirect && self.lod_compact.is_none() {
+            self.lod_compact = Some(LodCompact::new(&self.device, &self.pipeline)?);
+        }
         self.reserve_headers(plan.len() as u64)?;
         self.build_frame_groups(&plan, stride)?;
 
@@ -444,6 +487,12 @@ impl GpuBackend {
         let frame_groups = &self.frame_groups;
         let timer = self.timer.as_ref();
         let header_stride = self.header_stride;
+        let mut lod = lod_header(self.frame, self.evaluate_all, self.lod_policy.as_ref());
+        let compact = self.lod_compact.as_ref().filter(|_| indirect);
+        if compact.is_some() {
+            lod.lod_flags |= FrameHeader::INDIRECT;
+            lod.list_base = slots;
+        }
         let written = capture(device, || {
             let Some(mut view) = queue.write_buffer_with(staging, 0, size) else {
                 return false;
@@ -464,7 +513,8 @@ impl GpuBackend {
                     first_instance: d.first - bounds_base,
                     time: now,
                     prev_time,
-                    ..FrameHeader::default()
+                    slot_base: d.first,
+                    ..lod
                 };
                 view.slice(at..at + FRAME_HEADER_BYTES as usize)
                     .copy_from_slice(bytemuck::bytes_of(&header));
@@ -481,11 +531,17 @@ impl GpuBackend {
                 at += bytes;
             }
             encoder.copy_buffer_to_buffer(staging, at, headers, 0, header_bytes);
+            if let Some(c) = compact {
+                c.reset(queue);
+            }
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("sinew evaluate pass"),
                     timestamp_writes: timer.map(|t| t.pass_writes()),
                 });
+                if let (Some(c), Some((_, group))) = (compact, frame_groups.first()) {
+                    c.encode(&mut pass, group, slots, max_workgroups as u32);
+                }
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
                 for (d, (_, group)) in plan.iter().zip(frame_groups) {
@@ -493,7 +549,10 @@ impl GpuBackend {
                     let width = count.min(max_workgroups);
                     let height = count.div_ceil(width);
                     pass.set_bind_group(1, group, &[]);
-                    pass.dispatch_workgroups(width as u32, height as u32, 1);
+                    match compact {
+                        Some(c) => pass.dispatch_workgroups_indirect(c.args(), 0),
+                        None => pass.dispatch_workgroups(width as u32, height as u32, 1),
+                    }
                 }
             }
             if let Some(t) = timer {
@@ -519,11 +578,15 @@ impl GpuBackend {
             joints: self.joints,
             morph_entries: self.morph_entries,
             dispatches: plan.len() as u32,
+            indirect: compact.is_some(),
             records_uploaded: dirty,
             upload_bytes: upload,
             bytes_read: self.frame_reads(now, prev_time != now),
         };
+        self.listed_at = self.last_frame.indirect.then_some(slots);
         self.prev_time = Some(now);
+        self.frame = self.frame.wrapping_add(1);
+        self.evaluate_all = false;
         Ok(())
     }
 

@@ -7,7 +7,7 @@ use super::*;
 impl GpuBackend {
     /// [`read_ranges`] on this backend's device: [`GpuError::DeviceLost`] instead of a read
     /// on a lost device, or of the failed wait or mapping that a loss during the read gives.
-    fn read(&self, ranges: &[ReadRange<'_>]) -> Result<Vec<Vec<u8>>, GpuError> {
+    pub(super) fn read(&self, ranges: &[ReadRange<'_>]) -> Result<Vec<Vec<u8>>, GpuError> {
         self.loss.check()?;
         read_ranges(&self.device, &self.queue, ranges).map_err(|e| self.loss.explain(e))
     }

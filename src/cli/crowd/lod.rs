@@ -1,0 +1,47 @@
+//! The crowd's animation LOD: the camera framing of `--view-fraction` and the GPU
+//! [`LodPolicy`] of `--lod`, `--update-every` and `--skip-culled`.
+
+use glam::Vec3;
+use sinew::LodPolicy;
+
+use super::{CrowdArgs, FRAMED_CHARACTERS};
+
+impl CrowdArgs {
+    /// Whether a LOD policy applies: `--lod` or `--update-every` above 1.
+    pub(super) fn uses_lod(&self) -> bool {
+        self.lod || self.update_every > 1
+    }
+
+    /// How many characters the camera is framed on.
+    pub(super) fn framed(&self) -> usize {
+        match self.view_fraction {
+            Some(f) => ((f * f64::from(self.characters)).round() as usize).max(1),
+            None => FRAMED_CHARACTERS,
+        }
+    }
+
+    /// The policy of `--lod`, `--update-every` and `--skip-culled` for a camera at `eye`, at
+    /// `near` from the framed characters, or `None`.
+    pub(super) fn policy(&self, eye: Vec3, near: f32) -> Option<LodPolicy> {
+        if !self.uses_lod() && !self.skip_culled {
+            return None;
+        }
+        let n = self.update_every;
+        let step = |k: u32| (n << k).min(sinew::lod::MAX_UPDATE_INTERVAL);
+        Some(if self.lod {
+            LodPolicy {
+                eye,
+                distances: [2.0 * near, 4.0 * near, 8.0 * near],
+                update_every: [n, step(1), step(2), step(3)],
+                skip_culled: self.skip_culled,
+            }
+        } else {
+            LodPolicy {
+                eye,
+                distances: [f32::INFINITY; 3],
+                update_every: [n; 4],
+                skip_culled: self.skip_culled,
+            }
+        })
+    }
+}
