@@ -1331,6 +1331,11 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
             Box::new(|h| h.channels[6].bit_offset = 150),
         ),
         (
+            "rotation layout past the whole rotation",
+            "clip 0 channel 1",
+            Box::new(|h| h.channels[1] = h.channels[1].with_layout(5)),
+        ),
+        (
             "range past the data",
             "clip 0 channel 0",
             Box::new(|h| h.channels[0] = ChannelCode::animated(8, false, 40, 0)),

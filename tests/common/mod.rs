@@ -391,16 +391,13 @@ pub fn settings_tolerance(size: f32) -> f32 {
 }
 
 /// The largest virtual-vertex error (metres, ACL's metric: vertices 3 cm from each joint on its
-/// axes, model space) compressed clips may make on the rigs in `assets/`: the default budget.
+/// axes, model space) compressed clips may make on the rigs in `assets/` (the FBX rigs too,
+/// whose hips turn about half a turn): the default budget.
 pub const COMPRESSED_SHIPPED_ERROR_M: f32 = 0.1e-3;
 /// The same on the conformance assets in `../shared/gltf`.
 pub const COMPRESSED_CONFORMANCE_ERROR_M: f32 = 1e-3;
 /// The largest difference of a morph weight between compressed and exact clips.
 pub const COMPRESSED_WEIGHT_ERROR: f32 = 1e-3;
-/// The same on the FBX rigs in `assets/fbx/`: their re-oriented hips turn about half a turn,
-/// where the rotation's `w`, rebuilt from `x, y, z` in f32, resolves only about 2e-4 rad
-/// (measured 0.61 mm on the humanoid).
-pub const COMPRESSED_FBX_ERROR_M: f32 = 1e-3;
 /// How many times smaller compressed clips must be than the exact key layout (the humanoid:
 /// measured 6.7×).
 pub const COMPRESSION_MIN_RATIO: f64 = 4.0;
