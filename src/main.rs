@@ -10,9 +10,6 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    if let Err(usage) = args.command.check() {
-        usage.exit();
-    }
     match args.command.run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -7,6 +7,8 @@
 //! `REQUIRE_GPU=1`, where a missing adapter fails them. `WGPU_BACKEND` picks the backend.
 
 mod common;
+#[path = "gpu/compressed.rs"]
+mod compressed;
 #[path = "gpu/ik.rs"]
 mod ik;
 
@@ -1200,6 +1202,7 @@ fn palettes_and_records_larger_than_one_binding_are_evaluated_in_windows() {
         initial_palette_entries: 256,
         max_palette_binding: Some(64 << 10),
         max_record_binding: Some(16 << 10),
+        ..GpuOptions::default()
     };
     let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
     let mut records = pack(&rigs, &items);
@@ -1242,6 +1245,7 @@ fn windowed_frames_whose_plans_change_every_frame_match_cpu() {
         initial_palette_entries: 256,
         max_palette_binding: Some(64 << 10),
         max_record_binding: Some(4 << 10),
+        ..GpuOptions::default()
     };
     let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
     let mut dispatches = 0;

@@ -433,7 +433,6 @@ fn pose_takes_either_an_animation_or_the_rest_pose() {
         &["render", &rig, "--rest", "--time", "1", "--out", "x.png"],
         &["--time"],
     );
-    assert_usage_error(&["crowd", "--resampled"], &["--resampled"]);
     assert_usage_error(&["crowd", "--characters", "0"], &["--characters"]);
 }
 

@@ -2334,6 +2334,45 @@ fn crowd_heads_turn_to_the_camera_unless_turned_off() {
 }
 
 #[test]
+fn crowd_resampled_on_the_gpu_decodes_compressed_clips_and_reads_fewer_bytes() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut reports = Vec::new();
+    for flag in [None, Some("--resampled")] {
+        let png = dir.join(format!("crowd-gpu-{}.png", flag.is_some()));
+        let mut args = vec!["--characters", "16", "--frames", "2", "--backend", "gpu"];
+        args.extend(["--out", png.to_str().unwrap()]);
+        args.extend(flag);
+        let report = crowd_json(&args);
+        assert_eq!(report["backend"], "gpu", "{report}");
+        assert_eq!(report["dispatches_per_frame"], 1, "{report}");
+        let image = RgbaImage::load_png(&png).unwrap();
+        let mut colours = std::collections::HashSet::new();
+        for px in image.pixels.chunks_exact(4) {
+            colours.insert([px[0] >> 3, px[1] >> 3, px[2] >> 3]);
+        }
+        assert!(
+            colours.len() > 50,
+            "{flag:?}: only {} colours",
+            colours.len()
+        );
+        reports.push(report);
+    }
+    let [exact, compressed] = [&reports[0], &reports[1]];
+    assert_eq!(exact["clips"], "exact", "{exact}");
+    assert_eq!(compressed["clips"], "compressed", "{compressed}");
+    let read = |r: &serde_json::Value| r["bytes_read_per_joint"].as_f64().unwrap();
+    assert!(read(compressed) > 0.0, "{compressed}");
+    assert!(
+        read(compressed) < read(exact),
+        "compressed {compressed}\nexact {exact}"
+    );
+}
+
+#[test]
 fn crowd_dispatches_do_not_grow_with_the_character_count() {
     if gpu().is_none() {
         return;

@@ -5,23 +5,34 @@ mod common;
 
 use std::mem::{offset_of, size_of};
 
-use sinew::gpu::evaluate_shader_source;
 use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc, RootFrameDesc};
+use sinew::gpu::{compressed_shader_source, evaluate_shader_source};
 use sinew::{Aabb, InstanceRecord, LayerRecord, Mat3x4Rows, TimeWrap, TrackDesc};
 
 fn parse() -> naga::Module {
-    let source = evaluate_shader_source();
-    naga::front::wgsl::parse_str(&source)
-        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)))
+    parse_source(&evaluate_shader_source())
+}
+
+fn parse_source(source: &str) -> naga::Module {
+    naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)))
 }
 
 fn validate(module: &naga::Module) -> naga::valid::ModuleInfo {
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    )
-    .validate(module)
-    .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&evaluate_shader_source())))
+    validate_source(module, &evaluate_shader_source())
+}
+
+fn validate_source(module: &naga::Module, source: &str) -> naga::valid::ModuleInfo {
+    validate_with(module, source, naga::valid::Capabilities::empty())
+}
+
+fn validate_with(
+    module: &naga::Module,
+    source: &str,
+    capabilities: naga::valid::Capabilities,
+) -> naga::valid::ModuleInfo {
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+        .validate(module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)))
 }
 
 #[test]
@@ -34,6 +45,66 @@ fn evaluate_module_parses_and_validates() {
         .map(|e| e.name.as_str())
         .collect();
     assert_eq!(entry, ["evaluate"]);
+}
+
+#[test]
+fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
+    let source = compressed_shader_source();
+    assert!(!source.contains("// ---- wgsl/sample.wgsl"));
+    let module = parse_source(&source);
+    // `unpack2x16float` (the f16 ranges): core WebGPU, and every native backend of wgpu
+    // (`DownlevelFlags::SHADER_F16_IN_F32`).
+    validate_with(
+        &module,
+        &source,
+        naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32,
+    );
+    let binding = |m: &naga::Module, name: &str| {
+        m.global_variables
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(name))
+            .and_then(|(_, v)| v.binding)
+            .map(|b| (b.group, b.binding))
+    };
+    assert_eq!(binding(&module, "clip_words"), Some((0, 3)));
+    assert_eq!(binding(&module, "tracks"), None);
+    assert_eq!(binding(&parse(), "tracks"), Some((0, 3)));
+    let storage = |m: &naga::Module| {
+        m.global_variables
+            .iter()
+            .filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. }))
+            .count()
+    };
+    assert_eq!(storage(&module), storage(&parse()));
+    let constant = |name: &str| -> u32 {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("constant {name} missing"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            ref e => panic!("{name} = {e:?}"),
+        }
+    };
+    use sinew::{ChannelCode, CompressedClip};
+    assert_eq!(
+        constant("CLIP_DESC_WORDS") as usize,
+        sinew::gpu::CLIP_DESC_WORDS
+    );
+    assert_eq!(
+        constant("CLIP_DESC_WORDS") as usize * 4,
+        size_of::<CompressedClip>()
+    );
+    assert_eq!(
+        constant("CHANNEL_CODE_WORDS") as usize * 4,
+        size_of::<ChannelCode>()
+    );
+    assert_eq!(constant("CODE_RATE_BITS"), ChannelCode::BITS_MASK);
+    assert_eq!(constant("CODE_STEP"), ChannelCode::STEP);
+    assert_eq!(constant("CODE_REST"), ChannelCode::REST);
+    assert_eq!(constant("CODE_INDEX_SHIFT"), ChannelCode::INDEX_SHIFT);
+    assert_eq!(constant("RATE_RAW"), ChannelCode::RAW_BITS);
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn blend_joint(rig: RigDesc, joint: u32, rest: Sqt) -> Sqt {
         if w <= 0.0 || layer.clip >= rig.clip_count {
             continue;
         }
-        let sample = sample_joint(rig, layer.clip, joint, layer.time);
+        let sample = sample_layer_joint(rig, i, joint, rest);
         if (layer.flags & LAYER_ADDITIVE) != 0u {
             pose = add_delta(pose, delta_from(sample, rest), w);
         } else if w >= 1.0 {

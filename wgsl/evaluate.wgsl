@@ -5,7 +5,7 @@
 // and a rig with morph targets writes its weights after the joint entries. Twin of
 // `evaluate_pose` in src/cpu/mod.rs (with `advance_root_motion` in src/cpu/root_motion.rs).
 
-const WORKGROUP_SIZE: u32 = 32u;
+const WORKGROUP_SIZE: u32 = 16u;
 // A rig index that never exists: the slot is skipped.
 const NO_RIG: u32 = 0xffffffffu;
 
@@ -39,6 +39,7 @@ fn evaluate(
                 wg_world = advance_root_motion(rigs[rig_index], slot);
                 wg_offset = records[slot].palette_offset;
                 resolve_layers(slot);
+                prepare_layers(rigs[rig_index]);
             }
         }
         wg_rig = rig_index;

@@ -20,8 +20,7 @@ fn blend_weight_chunk(rig: RigDesc, chunk: u32) -> vec4<f32> {
         if w <= 0.0 || layer.clip >= rig.clip_count {
             continue;
         }
-        let desc = tracks[rig.weight_track_offset + layer.clip * rig.weight_chunks + chunk];
-        let sample = sample_track(rig, desc, false, layer.time);
+        let sample = sample_layer_weights(rig, i, chunk, rest);
         if (layer.flags & LAYER_ADDITIVE) != 0u {
             pose = pose + (sample - rest) * w;
         } else if w >= 1.0 {

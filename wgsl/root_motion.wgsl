@@ -34,15 +34,13 @@ fn model_yaw(frame: RootFrame, q: vec4<f32>) -> f32 {
 
 // Translation of `joint` in `clip` of `rig` at clip time `time`.
 fn root_translation(rig: RigDesc, clip: u32, joint: u32, time: f32) -> vec3<f32> {
-    let desc = tracks[rig.track_offset + (clip * rig.joint_count + joint) * 3u + CHANNEL_TRANSLATION];
-    return sample_track(rig, desc, false, time).xyz;
+    return sample_channel(rig, clip, joint, CHANNEL_TRANSLATION, time).xyz;
 }
 
 // Yaw (radians about model +Y) of `joint` in `clip` of `rig` at clip time `time`, `frame` being
 // the joint's root frame.
 fn root_yaw(rig: RigDesc, frame: RootFrame, clip: u32, joint: u32, time: f32) -> f32 {
-    let desc = tracks[rig.track_offset + (clip * rig.joint_count + joint) * 3u + CHANNEL_ROTATION];
-    let q = sample_track(rig, desc, true, time);
+    let q = sample_channel(rig, clip, joint, CHANNEL_ROTATION, time);
     return model_yaw(frame, q);
 }
 

@@ -1,4 +1,10 @@
 // Stage 1, sample: the value of one track at one time. Twin of src/cpu/sample.rs.
+//
+// The sample stage's interface to the other stages (wgsl/decode.wgsl has the same for
+// compressed clips): `prepare_layers`, `sample_layer_joint`, `sample_layer_weights` and
+// `sample_channel`.
+
+@group(0) @binding(3) var<storage, read> tracks: array<TrackDesc>;
 
 // Index k of the key pair [k, k + 1] around `t` among the `n` key times starting at
 // `scalars[first]`, for `t` strictly inside the key range and n >= 2. Tries the key a uniform
@@ -79,4 +85,25 @@ fn sample_joint(rig: RigDesc, clip: u32, joint: u32, time: f32) -> Sqt {
         }
     }
     return out;
+}
+
+// Lane 0, after `resolve_layers`: nothing to prepare for exact clips.
+fn prepare_layers(rig: RigDesc) {}
+
+// Joint `joint` of `rig` in resolved layer `layer` (its clip exists). `rest` is the joint's rest
+// pose (unused here: exact clips have a track for every channel).
+fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
+    return sample_joint(rig, wg_layers[layer].clip, joint, wg_layers[layer].time);
+}
+
+// Weight chunk `chunk` of `rig` in resolved layer `layer`; `rest` its default weights.
+fn sample_layer_weights(rig: RigDesc, layer: u32, chunk: u32, rest: vec4<f32>) -> vec4<f32> {
+    let desc = tracks[rig.weight_track_offset + wg_layers[layer].clip * rig.weight_chunks + chunk];
+    return sample_track(rig, desc, false, wg_layers[layer].time);
+}
+
+// Channel `channel` (CHANNEL_*) of `joint` in clip `clip` of `rig` at clip time `time`.
+fn sample_channel(rig: RigDesc, clip: u32, joint: u32, channel: u32, time: f32) -> vec4<f32> {
+    let desc = tracks[rig.track_offset + (clip * rig.joint_count + joint) * 3u + channel];
+    return sample_track(rig, desc, channel == CHANNEL_ROTATION, time);
 }

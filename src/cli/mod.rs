@@ -47,14 +47,6 @@ pub enum Command {
 }
 
 impl Command {
-    /// Usage rules the argument attributes cannot state; a failure is a usage error (exit 2).
-    pub fn check(&self) -> std::result::Result<(), clap::Error> {
-        match self {
-            Self::Crowd(args) => args.check(),
-            _ => Ok(()),
-        }
-    }
-
     /// Runs the subcommand.
     pub fn run(&self) -> Result {
         match self {
@@ -83,17 +75,6 @@ impl Backend {
             Self::Cpu => "cpu",
             Self::Gpu => "gpu",
         }
-    }
-}
-
-/// A usage error of subcommand `name` (exit code 2), formatted with that subcommand's usage.
-pub fn usage_error(name: &str, kind: clap::error::ErrorKind, message: &str) -> clap::Error {
-    use clap::CommandFactory;
-    let mut cli = Cli::command();
-    cli.build();
-    match cli.find_subcommand_mut(name) {
-        Some(sub) => sub.error(kind, message),
-        None => cli.error(kind, message),
     }
 }
 

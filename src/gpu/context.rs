@@ -19,6 +19,7 @@ pub struct GpuContext {
     /// What the adapter says about itself.
     pub adapter_info: wgpu::AdapterInfo,
     pipeline: OnceLock<Arc<EvaluatePipeline>>,
+    compressed: OnceLock<Arc<EvaluatePipeline>>,
     loss: DeviceLoss,
 }
 
@@ -82,6 +83,7 @@ impl GpuContext {
             queue,
             adapter_info: adapter.get_info(),
             pipeline: OnceLock::new(),
+            compressed: OnceLock::new(),
         })
     }
 
@@ -94,6 +96,7 @@ impl GpuContext {
             queue: queue.clone(),
             adapter_info: device.adapter_info(),
             pipeline: OnceLock::new(),
+            compressed: OnceLock::new(),
             loss: DeviceLoss::watch(device),
         }
     }
@@ -114,12 +117,25 @@ impl GpuContext {
 
     /// The evaluate pipeline of this device, compiled on first call.
     pub fn evaluate_pipeline(&self) -> Result<Arc<EvaluatePipeline>, GpuError> {
+        self.cached(&self.pipeline, EvaluatePipeline::new)
+    }
+
+    /// The evaluate pipeline of compressed clips, compiled on first call.
+    pub fn compressed_pipeline(&self) -> Result<Arc<EvaluatePipeline>, GpuError> {
+        self.cached(&self.compressed, EvaluatePipeline::compressed)
+    }
+
+    fn cached(
+        &self,
+        cell: &OnceLock<Arc<EvaluatePipeline>>,
+        create: fn(&wgpu::Device) -> Result<EvaluatePipeline, GpuError>,
+    ) -> Result<Arc<EvaluatePipeline>, GpuError> {
         self.loss.check()?;
-        if let Some(p) = self.pipeline.get() {
+        if let Some(p) = cell.get() {
             return Ok(p.clone());
         }
-        let created = Arc::new(EvaluatePipeline::new(&self.device)?);
+        let created = Arc::new(create(&self.device)?);
         // Another thread may have won the race; either pipeline works, keep the stored one.
-        Ok(self.pipeline.get_or_init(|| created).clone())
+        Ok(cell.get_or_init(|| created).clone())
     }
 }

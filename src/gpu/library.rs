@@ -1,12 +1,18 @@
 //! Every rig and mask uploaded once into shared storage buffers: several rigs concatenated, with
 //! a per-rig descriptor of where its joints, tracks, key times, key values and root frames start.
+//! With compressed clips the track table holds each rig's clip words instead
+//! ([`super::compressed::clip_words`]) and no key times or key values go up but the morph
+//! default weights.
 
 use glam::Affine3A;
 use wgpu::util::DeviceExt;
 
+use super::clip_format::ClipFormat;
+use super::compressed::{clip_words, compressed_clips};
 use super::layout::{JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use super::pipeline::EvaluatePipeline;
 use super::scope::capture;
+use super::traffic::RigReads;
 use crate::bake::{MAX_JOINTS, Rig, TrackDesc};
 use crate::cpu::RootFrame;
 use crate::error::{EvalError, GpuError};
@@ -30,12 +36,15 @@ pub struct RigSummary {
     pub name: String,
     /// Inverse bind matrix of each joint, as uploaded.
     pub inverse_binds: Vec<Affine3A>,
+    /// What the kernel reads from global memory evaluating one instance.
+    pub reads: RigReads,
 }
 
 /// The uploaded rigs and masks, and the bind group (group 0) that exposes them to the kernel.
 #[derive(Debug)]
 pub struct GpuLibrary {
     rigs: Vec<RigSummary>,
+    masks: Vec<JointMask>,
     mask_lengths: Vec<usize>,
     bind_group: wgpu::BindGroup,
     bytes: u64,
@@ -45,10 +54,13 @@ pub struct GpuLibrary {
 struct LibraryData {
     rigs: Vec<RigDesc>,
     joints: Vec<JointDesc>,
-    tracks: Vec<TrackDesc>,
+    /// Track descriptors (4 words each), or compressed clip words.
+    tracks: Vec<u32>,
     scalars: Vec<f32>,
     values: Vec<[f32; 4]>,
     params: LibraryParams,
+    /// Per rig, what the kernel reads evaluating one instance.
+    reads: Vec<RigReads>,
 }
 
 fn to_u32(n: usize, limit: &'static str) -> Result<u32, GpuError> {
@@ -82,7 +94,7 @@ fn joint_desc(rig: &Rig, j: usize) -> JointDesc {
 }
 
 impl LibraryData {
-    fn build(rigs: &[Rig], masks: &[JointMask]) -> Result<Self, GpuError> {
+    fn build(rigs: &[Rig], masks: &[JointMask], clips: ClipFormat) -> Result<Self, GpuError> {
         let mut data = Self {
             rigs: Vec::with_capacity(rigs.len()),
             joints: Vec::new(),
@@ -90,49 +102,73 @@ impl LibraryData {
             scalars: Vec::new(),
             values: Vec::new(),
             params: LibraryParams::default(),
+            reads: Vec::with_capacity(rigs.len()),
         };
-        for rig in rigs {
+        let track_words = size_of::<TrackDesc>() / 4;
+        for (index, rig) in rigs.iter().enumerate() {
             let lib = &rig.clips;
             let chunks = lib.weight_chunk_count();
+            let compressed = match clips {
+                ClipFormat::Exact => None,
+                ClipFormat::Compressed { budget } => Some(compressed_clips(rig, index, budget)?),
+            };
+            // What goes up of the clips: key tracks, times and values, or the clip words and
+            // the default weights alone.
+            let (track_offset, times, values, default_offset) = match &compressed {
+                None => (
+                    data.tracks.len() / track_words,
+                    lib.times().len(),
+                    lib.values().len(),
+                    lib.weight_default_offset(),
+                ),
+                Some(_) => (data.tracks.len(), 0, chunks, 0),
+            };
             data.rigs.push(RigDesc {
                 joint_offset: to_u32(data.joints.len(), "joint table length")?,
                 joint_count: to_u32(rig.joint_count(), "joint count")?,
                 level_count: to_u32(rig.skeleton.level_count(), "level count")?,
                 clip_count: to_u32(lib.clip_count(), "clip count")?,
-                track_offset: to_u32(data.tracks.len(), "track table length")?,
+                track_offset: to_u32(track_offset, "track table length")?,
                 time_offset: to_u32(data.scalars.len(), "key time table length")?,
                 value_offset: to_u32(data.values.len(), "key value table length")?,
-                frame_offset: to_u32(
-                    data.values.len() + lib.values().len(),
-                    "key value table length",
-                )?,
+                frame_offset: to_u32(data.values.len() + values, "key value table length")?,
                 weight_chunks: to_u32(chunks, "weight chunk count")?,
                 weight_track_offset: to_u32(
-                    data.tracks.len() + lib.tracks().len(),
+                    track_offset + lib.tracks().len(),
                     "track table length",
                 )?,
-                morph_joint_offset: to_u32(
-                    data.scalars.len() + lib.times().len(),
-                    "key time table length",
-                )?,
-                morph_default_offset: to_u32(
-                    lib.weight_default_offset(),
-                    "key value table length",
-                )?,
+                morph_joint_offset: to_u32(data.scalars.len() + times, "key time table length")?,
+                morph_default_offset: to_u32(default_offset, "key value table length")?,
                 // Set below, once the root frames are in.
                 ik_offset: 0,
                 ik_count: to_u32(rig.ik.len(), "IK constraint count")?,
                 pad0: 0,
                 pad1: 0,
             });
+            if let Some(desc) = data.rigs.last() {
+                data.reads
+                    .push(RigReads::new(rig, desc, compressed.as_deref()));
+            }
             data.joints
                 .extend((0..rig.joint_count()).map(|j| joint_desc(rig, j)));
-            data.tracks.extend_from_slice(lib.tracks());
-            data.tracks.extend_from_slice(lib.weight_tracks());
-            data.scalars.extend_from_slice(lib.times());
+            match &compressed {
+                None => {
+                    data.tracks
+                        .extend_from_slice(bytemuck::cast_slice(lib.tracks()));
+                    data.tracks
+                        .extend_from_slice(bytemuck::cast_slice(lib.weight_tracks()));
+                    data.scalars.extend_from_slice(lib.times());
+                    data.values.extend_from_slice(lib.values());
+                }
+                Some(clips) => {
+                    data.tracks.extend(clip_words(clips));
+                    let defaults = lib.weight_default_offset();
+                    let slice = lib.values().get(defaults..defaults + chunks);
+                    data.values.extend_from_slice(slice.unwrap_or_default());
+                }
+            }
             data.scalars
                 .extend((0..chunks).map(|k| rig.morph.chunk_joint(k) as f32));
-            data.values.extend_from_slice(lib.values());
             let frames: Vec<RootFrameDesc> = RootFrame::table(rig)
                 .iter()
                 .map(RootFrameDesc::from)
@@ -174,7 +210,7 @@ impl LibraryData {
             data.joints.push(JointDesc::default());
         }
         if data.tracks.is_empty() {
-            data.tracks.push(TrackDesc::default());
+            data.tracks.resize(track_words, 0);
         }
         if data.scalars.is_empty() {
             data.scalars.push(0.0);
@@ -188,14 +224,27 @@ impl LibraryData {
 
 impl GpuLibrary {
     /// Uploads `rigs` and `masks` (mask indices are positions in `masks`) with `pipeline`'s
-    /// library layout. Fails when an array exceeds the device's storage binding size.
+    /// library layout, their clips in format `clips` (the one `pipeline` samples). Fails when an
+    /// array exceeds the device's storage binding size, or a rig's compressed clips do not fit
+    /// it.
     pub fn new(
         device: &wgpu::Device,
         pipeline: &EvaluatePipeline,
         rigs: &[Rig],
         masks: &[JointMask],
+        clips: ClipFormat,
     ) -> Result<Self, GpuError> {
-        let data = LibraryData::build(rigs, masks)?;
+        if pipeline.compressed != clips.is_compressed() {
+            return Err(GpuError::Validation(format!(
+                "clips {clips:?} uploaded for a pipeline that samples {}",
+                if pipeline.compressed {
+                    "compressed clips"
+                } else {
+                    "exact clips"
+                }
+            )));
+        }
+        let data = LibraryData::build(rigs, masks, clips)?;
         let max_binding = device.limits().max_storage_buffer_binding_size;
         let arrays: [(&str, &[u8]); 5] = [
             ("sinew rig table", bytemuck::cast_slice(&data.rigs)),
@@ -255,15 +304,18 @@ impl GpuLibrary {
         Ok(Self {
             rigs: rigs
                 .iter()
-                .map(|rig| RigSummary {
+                .zip(data.reads)
+                .map(|(rig, reads)| RigSummary {
                     joint_count: rig.joint_count(),
                     palette_entries: rig.palette_entries(),
                     clip_count: rig.clips.clip_count(),
                     ik_entry_offset: rig.ik_entry_offset(),
                     name: rig.name.clone(),
                     inverse_binds: rig.skeleton.inverse_binds().to_vec(),
+                    reads,
                 })
                 .collect(),
+            masks: masks.to_vec(),
             mask_lengths: masks.iter().map(|m| m.weights.len()).collect(),
             bind_group,
             bytes,
@@ -278,6 +330,11 @@ impl GpuLibrary {
     /// The uploaded rigs.
     pub fn rigs(&self) -> &[RigSummary] {
         &self.rigs
+    }
+
+    /// The uploaded masks.
+    pub fn masks(&self) -> &[JointMask] {
+        &self.masks
     }
 
     /// Number of uploaded masks.

@@ -8,6 +8,8 @@
 //! stage by [`evaluate_shader_source`].
 
 mod backend;
+mod clip_format;
+mod compressed;
 mod context;
 pub mod layout;
 mod library;
@@ -20,9 +22,12 @@ mod resident;
 mod scope;
 mod shader;
 mod timer;
+mod traffic;
 mod worlds;
 
 pub use backend::{FrameStats, GpuBackend, GpuOptions};
+pub use clip_format::ClipFormat;
+pub use compressed::{CLIP_DESC_WORDS, clip_words};
 pub use context::GpuContext;
 pub use library::{GpuLibrary, RigSummary};
 pub use lost::DeviceLoss;
@@ -33,7 +38,9 @@ pub use pose::GpuPose;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use scope::capture;
 pub use shader::{
-    EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE, evaluate_shader_source,
+    DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE,
+    compressed_shader_source, evaluate_shader_source,
 };
 pub use timer::PassTimer;
+pub use traffic::RigReads;
 pub use worlds::WorldsRead;

@@ -8,20 +8,23 @@ use super::layout::{
     PALETTE_ENTRY_BYTES, RigDesc,
 };
 use super::scope::capture;
-use super::shader::{EVALUATE_ENTRY_POINT, evaluate_shader_source};
+use super::shader::{EVALUATE_ENTRY_POINT, compressed_shader_source, evaluate_shader_source};
 use crate::bake::TrackDesc;
 use crate::error::GpuError;
 
 /// The compiled evaluate kernel of one device.
 #[derive(Debug)]
 pub struct EvaluatePipeline {
-    /// Layout of group 0: library params, rigs, joints, tracks, scalars, key values.
+    /// Layout of group 0: library params, rigs, joints, tracks (the clip words of compressed
+    /// clips), scalars, key values.
     pub library_layout: wgpu::BindGroupLayout,
     /// Layout of group 1: dispatch header, instance records (read-write: root motion moves
     /// their worlds), palette, AABBs.
     pub frame_layout: wgpu::BindGroupLayout,
     /// The pipeline.
     pub pipeline: wgpu::ComputePipeline,
+    /// Whether it samples compressed clips (`wgsl/decode.wgsl`) instead of key tracks.
+    pub compressed: bool,
 }
 
 fn size(bytes: u64) -> Option<NonZeroU64> {
@@ -61,10 +64,25 @@ impl EvaluatePipeline {
     /// Compiles the module and creates the pipeline. wgpu errors come back as
     /// [`GpuError::Validation`].
     pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
+        Self::build(device, false)
+    }
+
+    /// The pipeline of compressed clips: the same layouts, binding 3 of group 0 holding the
+    /// clip words instead of track descriptors.
+    pub fn compressed(device: &wgpu::Device) -> Result<Self, GpuError> {
+        Self::build(device, true)
+    }
+
+    fn build(device: &wgpu::Device, compressed: bool) -> Result<Self, GpuError> {
+        let source = if compressed {
+            compressed_shader_source()
+        } else {
+            evaluate_shader_source()
+        };
         capture(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("sinew evaluate module"),
-                source: wgpu::ShaderSource::Wgsl(evaluate_shader_source().into()),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
             });
             let library_layout =
                 device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -77,6 +95,8 @@ impl EvaluatePipeline {
                         ),
                         read_only(1, size_of::<RigDesc>() as u64),
                         read_only(2, size_of::<JointDesc>() as u64),
+                        // Track descriptors, or compressed clip words: the layout has no
+                        // element type, so both pipelines share it.
                         read_only(3, size_of::<TrackDesc>() as u64),
                         read_only(4, 4),
                         read_only(5, 16),
@@ -112,6 +132,7 @@ impl EvaluatePipeline {
                 library_layout,
                 frame_layout,
                 pipeline,
+                compressed,
             }
         })
     }

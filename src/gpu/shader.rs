@@ -1,5 +1,6 @@
 //! The WGSL of the evaluate pipeline, assembled from one file per stage (`wgsl/`) in pipeline
-//! order after the shared layout and math.
+//! order after the shared layout and math. The compressed-clip pipeline is the same module with
+//! `wgsl/decode.wgsl` in place of the sample stage `wgsl/sample.wgsl`.
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
 pub const EVALUATE_SOURCES: [(&str, &str); 12] = [
@@ -26,17 +27,35 @@ pub const EVALUATE_SOURCES: [(&str, &str); 12] = [
     ("evaluate.wgsl", include_str!("../../wgsl/evaluate.wgsl")),
 ];
 
+/// The sample stage of the compressed-clip pipeline, in place of `sample.wgsl`.
+pub const DECODE_SOURCE: (&str, &str) = ("decode.wgsl", include_str!("../../wgsl/decode.wgsl"));
+
 /// Name of the evaluation entry point.
 pub const EVALUATE_ENTRY_POINT: &str = "evaluate";
 
 /// Invocations per workgroup of the evaluate kernel (`WORKGROUP_SIZE` in `wgsl/evaluate.wgsl`).
-pub const EVALUATE_WORKGROUP_SIZE: u32 = 32;
+pub const EVALUATE_WORKGROUP_SIZE: u32 = 16;
 
 /// The whole evaluate module: every file of [`EVALUATE_SOURCES`], each preceded by a comment
 /// naming it.
 pub fn evaluate_shader_source() -> String {
+    assemble(false)
+}
+
+/// The evaluate module of compressed clips: [`evaluate_shader_source`] with [`DECODE_SOURCE`]
+/// as its sample stage.
+pub fn compressed_shader_source() -> String {
+    assemble(true)
+}
+
+fn assemble(compressed: bool) -> String {
     let mut source = String::new();
     for (name, text) in EVALUATE_SOURCES {
+        let (name, text) = if compressed && name == "sample.wgsl" {
+            DECODE_SOURCE
+        } else {
+            (name, text)
+        };
         source.push_str("// ---- wgsl/");
         source.push_str(name);
         source.push_str(" ----\n");

@@ -160,7 +160,8 @@ struct LibraryParams {
 @group(0) @binding(0) var<uniform> library: LibraryParams;
 @group(0) @binding(1) var<storage, read> rigs: array<RigDesc>;
 @group(0) @binding(2) var<storage, read> joints: array<JointDesc>;
-@group(0) @binding(3) var<storage, read> tracks: array<TrackDesc>;
+// Binding 3 is the sample stage's own: the track table of exact clips (wgsl/sample.wgsl) or
+// the words of compressed clips (wgsl/decode.wgsl).
 // Key times of every rig, then the mask weights.
 @group(0) @binding(4) var<storage, read> scalars: array<f32>;
 // Per rig: its key values, then its root frames.

@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use clap::error::ErrorKind;
 use glam::Vec3;
 use hecs::World;
+use sinew::gpu::{ClipFormat, GpuOptions};
 use sinew::runtime::{
     Animated, Animator, ClipLayer, Compare, Condition, Layers, MaskSpec, ParameterDef,
     ParameterKind, RootMotion, RootTranslation, Scheduling, StateMachine, StateMachineDef,
     Transform, TransitionDef, Value,
 };
 use sinew::{
-    Aabb, AimConstraint, FastCpuBackend, GpuBackend, GpuContext, IkConstraint, IkTarget,
-    Mat3x4Rows, Rig,
+    Aabb, AimConstraint, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext,
+    IkConstraint, IkTarget, Mat3x4Rows, Rig,
 };
 
 mod pace;
@@ -341,8 +341,9 @@ pub struct CrowdArgs {
     /// CPU (every character every frame).
     #[arg(long, value_enum, default_value_t = Backend::Gpu)]
     pub backend: Backend,
-    /// Evaluate resampled clips (the CPU evaluator's fast mode; lossy within a documented
-    /// bound). Needs `--backend cpu`.
+    /// Evaluate lossy clips: compressed clips decoded in the kernel on the GPU backend (within
+    /// the default error budget), resampled clips on the CPU backend (its fast mode; lossy
+    /// within a documented bound).
     #[arg(long)]
     pub resampled: bool,
     /// The PNG file the last frame is rendered to.
@@ -358,18 +359,6 @@ pub struct CrowdArgs {
 }
 
 impl CrowdArgs {
-    /// `--resampled` needs `--backend cpu`.
-    pub fn check(&self) -> Result<(), clap::Error> {
-        if self.resampled && self.backend != Backend::Cpu {
-            return Err(super::usage_error(
-                "crowd",
-                ErrorKind::ArgumentConflict,
-                "--resampled applies to --backend cpu only",
-            ));
-        }
-        Ok(())
-    }
-
     /// Runs the crowd, renders its last frame and prints the timing table or JSON report.
     pub fn run(&self) -> crate::cli::Result {
         let args = self;
@@ -410,8 +399,23 @@ impl CrowdArgs {
         let mut gpu = match backend {
             Backend::Gpu => {
                 progress.set_message("uploading the crowd (the pipeline compiles on first use)");
-                let mut b =
-                    GpuBackend::new(&context, std::slice::from_ref(&rig), crowd.animator.masks())?;
+                let clips = if args.resampled {
+                    ClipFormat::Compressed {
+                        budget: DEFAULT_ERROR_BUDGET,
+                    }
+                } else {
+                    ClipFormat::Exact
+                };
+                let options = GpuOptions {
+                    clips,
+                    ..GpuOptions::default()
+                };
+                let mut b = GpuBackend::with_options(
+                    &context,
+                    std::slice::from_ref(&rig),
+                    crowd.animator.masks(),
+                    options,
+                )?;
                 b.reserve_palette(crowd.animator.palette().capacity())?;
                 // Every character's record, then a first dispatch, which compiles the pipeline
                 // (lazily, on software drivers): untimed.
@@ -436,8 +440,7 @@ impl CrowdArgs {
         }
         // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
         // `FastCpuBackend`); exact is the default.
-        let mut fast = args
-            .resampled
+        let mut fast = (args.resampled && gpu.is_none())
             .then(|| {
                 FastCpuBackend::new(
                     crowd.animator.rigs().to_vec(),
@@ -457,6 +460,7 @@ impl CrowdArgs {
         let mut times = StageTimes::default();
         let mut dispatches = 0;
         let mut bytes_per_joint = 48.0;
+        let mut bytes_read_per_joint = None;
         let mut uploaded_bytes = 0u64;
         progress.finish_and_clear();
         let bar = super::progress::bar(frames as u64, "crowd frames");
@@ -482,6 +486,7 @@ impl CrowdArgs {
                     times.compute.push(gpu_ms.unwrap_or(wall));
                     dispatches = g.dispatches_last_frame();
                     bytes_per_joint = g.bytes_written_per_joint();
+                    bytes_read_per_joint = Some(g.bytes_read_per_joint());
                 }
                 None => {
                     let records = crowd.animator.records();
@@ -531,7 +536,11 @@ impl CrowdArgs {
             "joints_per_character": joints,
             "frames": frames,
             "backend": backend.name(),
-            "clips": if args.resampled { "resampled" } else { "exact" },
+            "clips": match (args.resampled, backend) {
+                (false, _) => "exact",
+                (true, Backend::Gpu) => "compressed",
+                (true, Backend::Cpu) => "resampled",
+            },
             "adapter": context.adapter_summary(),
             "frame_ms": { "median": frame_median, "p90": frame_p90 },
             "stages_ms": {
@@ -543,6 +552,8 @@ impl CrowdArgs {
             "joints_per_second": joints_per_second,
             "dispatches_per_frame": dispatches,
             "bytes_written_per_joint": bytes_per_joint,
+            // Counted on the GPU backend only (null on the CPU).
+            "bytes_read_per_joint": bytes_read_per_joint,
             "bytes_uploaded_per_character": bytes_uploaded_per_character,
             "compute_clock": compute_clock,
             "look_at": look_at,

@@ -15,7 +15,8 @@ impl GpuBackend {
     /// The uploaded rigs must come first, each with the same joints, palette entries and
     /// inverse binds and at least its clips (refused with [`GpuError::IncompatibleRig`]), and
     /// the uploaded masks first among the masks. The library is rebuilt whole: costly, meant
-    /// for loading, not for every frame.
+    /// for loading, not for every frame. With [`crate::gpu::ClipFormat::Compressed`] each rig
+    /// goes up with its [`Rig::compressed`] clips, or clips compressed now within the budget.
     pub fn update_rigs(&mut self, rigs: &[Rig], masks: &[JointMask]) -> Result<(), GpuError> {
         crate::cpu::check_rigs(rigs)?;
         let old = self.library.rigs();
@@ -62,7 +63,7 @@ impl GpuBackend {
                 available: self.palette_binding,
             });
         }
-        let library = GpuLibrary::new(&self.device, &self.pipeline, rigs, masks)?;
+        let library = GpuLibrary::new(&self.device, &self.pipeline, rigs, masks, self.clips)?;
         let old = self.library.rigs();
         let same = |(a, b): (&RigSummary, &RigSummary)| a.inverse_binds == b.inverse_binds;
         if let Some(i) = old.iter().zip(library.rigs()).position(|p| !same(p)) {

@@ -6,6 +6,7 @@ mod buffers;
 mod content;
 mod reads;
 mod records;
+mod traffic;
 
 use std::num::NonZeroU64;
 use std::ops::Range;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 
 use glam::Affine3A;
 
+use super::clip_format::ClipFormat;
 use super::context::GpuContext;
 use super::layout::{
     AABB_BYTES, FRAME_HEADER_BYTES, FrameHeader, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
@@ -36,7 +38,7 @@ use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuOptions {
     /// Palette entries to allocate up front.
     pub initial_palette_entries: u32,
@@ -47,6 +49,8 @@ pub struct GpuOptions {
     /// `max_storage_buffer_binding_size` when `None` or larger). Slots beyond it are evaluated
     /// in further dispatches.
     pub max_record_binding: Option<u64>,
+    /// The clips the kernel samples: exact key tracks (the default) or compressed clips.
+    pub clips: ClipFormat,
 }
 
 impl Default for GpuOptions {
@@ -55,6 +59,7 @@ impl Default for GpuOptions {
             initial_palette_entries: 4096,
             max_palette_binding: None,
             max_record_binding: None,
+            clips: ClipFormat::Exact,
         }
     }
 }
@@ -76,6 +81,9 @@ pub struct FrameStats {
     /// 208 for a root-motion record uploaded around the world the GPU owns) and the dispatch
     /// headers.
     pub upload_bytes: u64,
+    /// Bytes the kernel read from global memory, by [`crate::gpu::RigReads`]: see
+    /// [`GpuBackend::bytes_read_per_joint`].
+    pub bytes_read: u64,
 }
 
 /// What a frame bind group binds: dispatch `index` of the plan and the buffers; a group whose
@@ -112,6 +120,8 @@ pub struct GpuBackend {
     queue: wgpu::Queue,
     loss: DeviceLoss,
     pipeline: Arc<EvaluatePipeline>,
+    /// The clips the library holds and the pipeline samples.
+    clips: ClipFormat,
     library: GpuLibrary,
     palette: Palette,
     bounds: BoundsBuffer,
@@ -176,8 +186,12 @@ impl GpuBackend {
     ) -> Result<Self, GpuError> {
         crate::cpu::check_rigs(rigs)?;
         let device = &context.device;
-        let pipeline = context.evaluate_pipeline()?;
-        let library = GpuLibrary::new(device, &pipeline, rigs, masks)?;
+        let pipeline = if options.clips.is_compressed() {
+            context.compressed_pipeline()?
+        } else {
+            context.evaluate_pipeline()?
+        };
+        let library = GpuLibrary::new(device, &pipeline, rigs, masks, options.clips)?;
         let limits = device.limits();
         let max_binding = limits.max_storage_buffer_binding_size;
         let palette_binding = options
@@ -206,6 +220,7 @@ impl GpuBackend {
             queue: context.queue.clone(),
             loss: context.device_loss().clone(),
             pipeline,
+            clips: options.clips,
             library,
             palette: Palette::new(device, options.initial_palette_entries)?,
             bounds: BoundsBuffer::new(device, 1024)?,
@@ -240,6 +255,11 @@ impl GpuBackend {
     /// Joint count of rig `rig`, if it exists.
     pub fn joint_count(&self, rig: u32) -> Option<usize> {
         self.library.rigs().get(rig as usize).map(|r| r.joint_count)
+    }
+
+    /// The clips the kernel samples ([`GpuOptions::clips`]).
+    pub fn clip_format(&self) -> ClipFormat {
+        self.clips
     }
 
     /// Number of uploaded rigs.
@@ -313,17 +333,6 @@ impl GpuBackend {
     /// palette exceeds one storage binding.
     pub fn dispatches_last_frame(&self) -> u32 {
         self.last_frame.dispatches
-    }
-
-    /// Bytes the last frame's evaluation wrote to global memory per joint: the 48-byte palette
-    /// entry plus each instance's 32-byte AABB and morph-weight entries spread over its joints.
-    pub fn bytes_written_per_joint(&self) -> f64 {
-        let f = self.last_frame;
-        if f.joints == 0 {
-            return 0.0;
-        }
-        ((f.joints + f.morph_entries) * PALETTE_ENTRY_BYTES + f.instances * AABB_BYTES) as f64
-            / f.joints as f64
     }
 
     /// Palette entries per window when the palette needs more than one binding, else `None`.
@@ -512,6 +521,7 @@ impl GpuBackend {
             dispatches: plan.len() as u32,
             records_uploaded: dirty,
             upload_bytes: upload,
+            bytes_read: self.frame_reads(now, prev_time != now),
         };
         self.prev_time = Some(now);
         Ok(())

@@ -1,0 +1,64 @@
+//! What the last frame's evaluation moved through global memory, per joint: bytes written
+//! (palette entries, boxes) and bytes read (counted by [`crate::gpu::RigReads`]).
+
+use super::{AABB_BYTES, GpuBackend, PALETTE_ENTRY_BYTES};
+
+impl GpuBackend {
+    /// Bytes the last frame's evaluation wrote to global memory per joint: the 48-byte palette
+    /// entry plus each instance's 32-byte AABB and morph-weight entries spread over its joints.
+    pub fn bytes_written_per_joint(&self) -> f64 {
+        let f = self.last_frame;
+        if f.joints == 0 {
+            return 0.0;
+        }
+        ((f.joints + f.morph_entries) * PALETTE_ENTRY_BYTES + f.instances * AABB_BYTES) as f64
+            / f.joints as f64
+    }
+
+    /// Bytes the last frame's evaluation read from global memory per joint, counted load by
+    /// load from the layout of the path that ran ([`GpuOptions::clips`]) and the layers each
+    /// instance had at the frame time:
+    ///
+    /// `Σ instances (instance + Σ layers (layer + Σ sampled joints and chunks channel)) / joints`
+    ///
+    /// - instance: record header (16) and world (48), rig descriptor (64), level starts (8 per
+    ///   level below the roots), per joint rest pose (48), inverse bind (48), `has_bounds` (4),
+    ///   parent (4, twice below the roots), bounds (32, joints with vertices); per weight chunk
+    ///   defaults (16) and joint (4); per IK constraint its entries (64), target (48) and every
+    ///   parent (4 per joint); root motion (moving records): root frame (112), layer count (4),
+    ///   each base layer again (48) and its root channels at both frame ends.
+    /// - layer: its record (48), with compressed clips its clip descriptor (24); a masked layer
+    ///   reads the mask weight of every joint and chunk (4) and samples those weighted above 0.
+    /// - channel, exact: track descriptor (16), first and last key times (8), the guessed key
+    ///   pair (16) and interval (8), the key values interpolation reads (16 each: 1 STEP, 2
+    ///   LINEAR, 4 CUBICSPLINE); one key: descriptor, one time, one value.
+    /// - channel, compressed: code (4); REST nothing more; a constant its words (12, 16 for a
+    ///   rotation or weight chunk); animated: bit offset (4), ranges (4 per component, none
+    ///   raw), and in both frame records each component's word (4, 8 when it straddles two).
+    ///
+    /// Loads at one address for the whole workgroup (record, descriptors, level starts, IK)
+    /// count once per instance; times inside the keys are assumed (the uniform-grid guess).
+    pub fn bytes_read_per_joint(&self) -> f64 {
+        let f = self.last_frame;
+        if f.joints == 0 {
+            return 0.0;
+        }
+        f.bytes_read as f64 / f.joints as f64
+    }
+
+    /// Global-memory bytes the kernel read evaluating every slot at `now`
+    /// ([`crate::gpu::RigReads`]); an
+    /// empty slot reads its rig index and flags.
+    pub(super) fn frame_reads(&self, now: f32, moved: bool) -> u64 {
+        let rigs = self.library.rigs();
+        let masks = self.library.masks();
+        self.table
+            .records()
+            .iter()
+            .map(|r| match rigs.get(r.rig as usize) {
+                Some(rig) => rig.reads.record_bytes(r, masks, now, moved),
+                None => 8,
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,275 @@
+//! The global-memory reads of the evaluate kernel, counted load by load from the layout of the
+//! path that runs (exact key tracks or compressed clips): what
+//! [`crate::GpuBackend::bytes_read_per_joint`] reports.
+//!
+//! Loads whose address is the same for every lane of a workgroup (the record, the rig
+//! descriptor, the clip descriptors, level starts, IK constraints) are counted once per
+//! instance: a GPU serves them with one broadcast. Loads per joint are counted per joint.
+
+use crate::bake::{ChannelCode, CompressedClips, Rig, TrackDesc};
+use crate::gpu::layout::{ROOT_FRAME_VEC4S, RigDesc};
+use crate::ik::IK_VEC4S;
+use crate::import::Interpolation;
+use crate::instance::{InstanceRecord, LayerRecord};
+use crate::mask::JointMask;
+
+/// Bytes of a `vec4<f32>` load.
+const VEC4: u64 = 16;
+/// Bytes of a `u32` or `f32` load.
+const WORD: u64 = 4;
+/// Record fields lane 0 reads: rig, flags, palette offset, layer count.
+const RECORD_HEADER: u64 = 4 * WORD;
+/// The record's world matrix.
+const WORLD: u64 = 3 * VEC4;
+/// One layer record.
+const LAYER: u64 = size_of::<LayerRecord>() as u64;
+/// Fields of a compressed clip descriptor the kernel reads (all but the padding).
+const CLIP_DESC: u64 = 6 * WORD;
+/// Per joint, whatever the clips: rest pose (3 vec4), inverse bind (3 vec4), `has_bounds`.
+const JOINT_FIXED: u64 = 3 * VEC4 + 3 * VEC4 + WORD;
+/// Per joint with vertices: its two bounds corners.
+const JOINT_BOUNDS: u64 = 2 * VEC4;
+
+/// What the kernel reads for one uploaded rig, in bytes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RigReads {
+    /// Per instance, whatever its layers: record header and world, rig descriptor, level
+    /// starts, every joint's rest pose, parents, inverse bind and bounds, morph defaults and
+    /// chunk joints, IK constraints, targets and the parents IK walks.
+    pub instance: u64,
+    /// Per resolved layer: its layer record, and its clip descriptor with compressed clips.
+    pub layer: u64,
+    /// Per clip, per channel group (joint `j` at `j`, weight chunk `k` at `joint_count + k`):
+    /// the reads of sampling it in one layer (track descriptors, key times and values; or
+    /// channel codes, constants, ranges and frame words).
+    pub clips: Vec<Vec<u32>>,
+    /// Per clip: the sum of `clips[clip]`, an unmasked layer's sampling reads.
+    pub clip_totals: Vec<u64>,
+    /// Per joint then per weight chunk: the joint whose mask weight applies.
+    pub mask_joints: Vec<u32>,
+    /// Per clip, per joint: its translation and its rotation sampled once by root motion (the
+    /// rest pose and clip descriptor included with compressed clips).
+    pub root_motion: Vec<Vec<[u32; 2]>>,
+    /// The root frame of a root-motion record.
+    pub root_frame: u64,
+}
+
+/// Bytes one exact track costs to sample at a time inside its keys: descriptor, the first and
+/// last key times, the guessed pair (twice: guess check and interval) and the key values the
+/// interpolation reads.
+fn track_bytes(desc: &TrackDesc) -> u64 {
+    let descriptor = size_of::<TrackDesc>() as u64;
+    if desc.key_count <= 1 {
+        return descriptor + WORD + VEC4;
+    }
+    let values = match Interpolation::from_u32(desc.interpolation) {
+        Some(Interpolation::Step) => 1,
+        Some(Interpolation::CubicSpline) => 4,
+        _ => 2,
+    };
+    descriptor + 2 * WORD + 4 * WORD + 2 * WORD + values * VEC4
+}
+
+/// Bytes one compressed channel costs in one layer: its code; a constant's words; an animated
+/// channel's bit offset, ranges and the words of each component in both frame records (a
+/// one-frame clip reads its frame twice).
+fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
+    if code.is_rest() {
+        return WORD;
+    }
+    let bits = code.bits();
+    if bits == 0 {
+        return WORD + constant_words * WORD;
+    }
+    let ranges = if bits == ChannelCode::RAW_BITS {
+        0
+    } else {
+        stored * WORD
+    };
+    let frames = 2;
+    let words: u64 = (0..stored)
+        .map(|c| {
+            let shift = (code.bit_offset + c as u32 * bits) % 32;
+            if shift + bits > 32 { 2 } else { 1 }
+        })
+        .sum();
+    2 * WORD + ranges + frames * words * WORD
+}
+
+impl RigReads {
+    /// The reads of `rig` (uploaded as `desc`), sampling `compressed` clips when given, else
+    /// its key tracks.
+    pub(crate) fn new(rig: &Rig, desc: &RigDesc, compressed: Option<&CompressedClips>) -> Self {
+        let n = rig.joint_count();
+        let chunks = rig.clips.weight_chunk_count();
+        let parents = rig.skeleton.parents();
+        let roots = parents.iter().filter(|&&p| p == crate::NO_PARENT).count() as u64;
+        let bounded = (0..n)
+            .filter(|&j| rig.joint_bounds.get(j).is_some_and(|b| !b.is_empty()))
+            .count() as u64;
+        let levels = u64::from(desc.level_count.saturating_sub(1));
+        let ik = rig.ik.len() as u64;
+        // Parents: once when roots go under the world, once more for non-roots when they
+        // propagate; each IK constraint reads every parent again.
+        let instance = RECORD_HEADER
+            + WORLD
+            + size_of::<RigDesc>() as u64
+            + 2 * WORD * levels
+            + n as u64 * (JOINT_FIXED + WORD)
+            + (n as u64 - roots) * WORD
+            + bounded * JOINT_BOUNDS
+            + chunks as u64 * (VEC4 + WORD)
+            + ik * ((IK_VEC4S as u64) * VEC4 + WORLD + n as u64 * WORD);
+        let clip_count = rig.clips.clip_count();
+        // Per clip: each joint's [translation, rotation, scale] costs, then each chunk's.
+        let channels: Vec<(Vec<[u64; 3]>, Vec<u64>)> = (0..clip_count)
+            .map(|c| match compressed {
+                Some(cc) => {
+                    let codes = cc.clip_channels(c);
+                    let joints: Vec<[u64; 3]> = (0..n)
+                        .map(|j| {
+                            let mut costs = [0; 3];
+                            for (k, cost) in costs.iter_mut().enumerate() {
+                                let words = if k == 1 { 4 } else { 3 };
+                                *cost = channel_bytes(codes[j * 3 + k], words, 3);
+                            }
+                            costs
+                        })
+                        .collect();
+                    let weights = (0..chunks)
+                        .map(|k| channel_bytes(codes[n * 3 + k], 4, 4))
+                        .collect();
+                    (joints, weights)
+                }
+                None => {
+                    let tracks = rig.clips.tracks();
+                    let joints = (0..n)
+                        .map(|j| {
+                            let first = (c * n + j) * 3;
+                            [0, 1, 2].map(|k| track_bytes(&tracks[first + k]))
+                        })
+                        .collect();
+                    let weights = (0..chunks)
+                        .map(|k| rig.clips.weight_track(c, k).map_or(0, track_bytes))
+                        .collect();
+                    (joints, weights)
+                }
+            })
+            .collect();
+        let clips: Vec<Vec<u32>> = channels
+            .iter()
+            .map(|(joints, weights)| {
+                let joints = joints.iter().map(|c| c.iter().sum::<u64>());
+                joints
+                    .chain(weights.iter().copied())
+                    .map(|b| b as u32)
+                    .collect()
+            })
+            .collect();
+        let clip_totals = clips
+            .iter()
+            .map(|c| c.iter().map(|&b| u64::from(b)).sum())
+            .collect();
+        let mask_joints = (0..n as u32)
+            .chain((0..chunks).map(|k| rig.morph.chunk_joint(k) as u32))
+            .collect();
+        // `sample_channel` of compressed clips reads the clip descriptor and the rest pose.
+        let extra = if compressed.is_some() {
+            CLIP_DESC + 3 * VEC4
+        } else {
+            0
+        };
+        let root_motion = channels
+            .iter()
+            .map(|(joints, _)| {
+                joints
+                    .iter()
+                    .map(|c| [(c[0] + extra) as u32, (c[1] + extra) as u32])
+                    .collect()
+            })
+            .collect();
+        Self {
+            instance,
+            layer: LAYER + if compressed.is_some() { CLIP_DESC } else { 0 },
+            clips,
+            clip_totals,
+            mask_joints,
+            root_motion,
+            root_frame: ROOT_FRAME_VEC4S as u64 * VEC4,
+        }
+    }
+
+    /// Bytes the kernel reads evaluating `record` at frame time `now` (`moved`: the previous
+    /// evaluation was at another time), with `masks` the uploaded masks. Masked layers read the
+    /// mask weight of every joint and chunk and sample those whose weighted mask is above 0.
+    /// A clock that wraps inside the frame samples root motion twice more: not counted.
+    pub(crate) fn record_bytes(
+        &self,
+        record: &InstanceRecord,
+        masks: &[JointMask],
+        now: f32,
+        moved: bool,
+    ) -> u64 {
+        let mut bytes = self.instance;
+        for layer_record in record.used_layers() {
+            bytes += self.layer;
+            let layer = layer_record.to_layer_at(now);
+            let Some(costs) = self.clips.get(layer.clip as usize) else {
+                continue;
+            };
+            let mask = layer.mask.map(|m| masks.get(m as usize));
+            if mask.is_none() {
+                if layer.weight > 0.0 {
+                    bytes += self.clip_totals[layer.clip as usize];
+                }
+                continue;
+            }
+            for (cost, &joint) in costs.iter().zip(&self.mask_joints) {
+                let m = match mask {
+                    None => 1.0,
+                    Some(None) => {
+                        bytes += WORD;
+                        0.0
+                    }
+                    Some(Some(mask)) => {
+                        bytes += WORD;
+                        mask.weights.get(joint as usize).copied().unwrap_or(0.0)
+                    }
+                };
+                if layer.weight * m > 0.0 {
+                    bytes += u64::from(*cost);
+                }
+            }
+        }
+        if record.flags & InstanceRecord::GPU_ROOT_MOTION != 0
+            && record.flags & InstanceRecord::WORLD_PLACED == 0
+        {
+            let base = ((record.flags & InstanceRecord::BASE_LAYERS)
+                >> InstanceRecord::BASE_LAYERS_SHIFT) as usize;
+            let root = (record.flags & InstanceRecord::ROOT_JOINT) as usize;
+            if root >= self.root_motion.first().map_or(0, Vec::len) {
+                return bytes;
+            }
+            bytes += self.root_frame;
+            let yaw = record.flags & InstanceRecord::HOLD_ROOT_YAW != 0;
+            // The layer count again, then each base layer with weight: its record again, and a
+            // moving clock samples translation (and rotation for yaw) at both ends.
+            bytes += WORD;
+            let mut above = 1.0f32;
+            for layer_record in record.used_layers().iter().take(base).rev() {
+                bytes += LAYER;
+                let per_joint = self.root_motion.get(layer_record.clip as usize);
+                let Some([t, r]) = per_joint.and_then(|c| c.get(root)).copied() else {
+                    continue;
+                };
+                let w = layer_record.to_layer_at(now).weight.clamp(0.0, 1.0);
+                let share = w * above;
+                above *= 1.0 - w;
+                if share > 0.0 && moved && layer_record.rate != 0.0 {
+                    bytes += 2 * u64::from(t) + if yaw { 2 * u64::from(r) } else { 0 };
+                }
+            }
+        }
+        bytes
+    }
+}

@@ -1,0 +1,452 @@
+//! The compressed-clip kernel (`wgsl/decode.wgsl`): a hand-built compressed rig decodes to the
+//! hand-computed pose; every asset, blends with masks and cross-fades match the CPU twin on the
+//! same compressed clips; one dispatch per frame; bytes read per joint by hand count.
+
+use glam::{Affine3A, Quat, Vec3, Vec4};
+use sinew::gpu::{ClipFormat, GpuOptions};
+use sinew::{
+    Aabb, BlendMode, ChannelCode, CompressedClip, CompressedClips, GpuBackend, GpuContext,
+    InstanceRecord, JointMask, Layer, Mat3x4Rows, Rig, Sqt,
+};
+
+use super::common::{self, Rng};
+use super::{
+    all_assets, assert_bounds_match, assert_transform_close, blend_rigs, chain_rig, gpu, load,
+    masks_for_all, morph_rigs, pack, palette_len, random_flags, random_layers, sample_times,
+};
+
+/// Options of a backend that samples compressed clips.
+fn compressed_options() -> GpuOptions {
+    GpuOptions {
+        clips: ClipFormat::Compressed {
+            budget: sinew::DEFAULT_ERROR_BUDGET,
+        },
+        ..GpuOptions::default()
+    }
+}
+
+fn compressed_backend(ctx: &GpuContext, rigs: &[Rig]) -> GpuBackend {
+    GpuBackend::with_options(ctx, rigs, &[], compressed_options()).unwrap()
+}
+
+/// Frame records written bit by bit, as the format lays them out.
+struct Bits {
+    words: Vec<u32>,
+}
+
+impl Bits {
+    fn new(words: usize) -> Self {
+        Self {
+            words: vec![0; words],
+        }
+    }
+
+    fn put(&mut self, bit: usize, bits: u32, value: u32) {
+        for b in 0..bits as usize {
+            if (value >> b) & 1 == 1 {
+                let at = bit + b;
+                self.words[at / 32] |= 1 << (at % 32);
+            }
+        }
+    }
+}
+
+/// f16 bits of `min` and `extent` as one range word (both exact in f16).
+fn range(min: f32, extent: f32) -> u32 {
+    let half = |v: f32| half::f16::from_f32(v).to_bits() as u32;
+    half(min) | half(extent) << 16
+}
+
+/// Bit layout of one frame record of the hand-built clip: joint 0 translation (8 bits x 3) at
+/// 0, joint 1 rotation (raw x 3, STEP) at 24, joint 1 scale (12 bits x 3) at 120: the 12-bit
+/// x straddles words 3 and 4.
+const T0_BIT: u32 = 0;
+const R1_BIT: u32 = 24;
+const S1_BIT: u32 = 120;
+const FRAME_WORDS: u32 = 5;
+
+fn r1_frame(f: usize) -> Quat {
+    [Quat::from_rotation_x(0.4), Quat::from_rotation_x(-0.6)][f]
+}
+
+/// A 2-joint chain whose clip 0 is built by hand: two frames at 10 fps. Joint 0: translation
+/// quantized in [0, 1] at 8 bits (frames (0, 255, 51) and (255, 0, 102), so (0, 1, 0.2) and
+/// (1, 0, 0.4)), constant rotation, REST scale. Joint 1: REST translation, raw STEP rotation
+/// (x 0.4 then x -0.6), scale quantized in [1, 2] at 12 bits (frames 0 and 4095 on every
+/// component: 1 then 2). Clips 1 and 2: one frame, every channel REST.
+fn hand_built() -> (Rig, Quat) {
+    let mut rig = chain_rig(2);
+    let r0 = Quat::from_rotation_z(0.5);
+    let mut data = vec![range(0.0, 1.0); 3];
+    data.extend(r0.to_array().map(f32::to_bits));
+    let s1_range = data.len() as u32;
+    data.extend([range(1.0, 1.0); 3]);
+    let t0_range = 0;
+    let r0_index = 3;
+    let frame_offset = data.len() as u32;
+    for f in 0..2 {
+        let mut bits = Bits::new(FRAME_WORDS as usize);
+        let t = [[0, 255, 51], [255, 0, 102]][f];
+        let r = r1_frame(f).to_array();
+        for (c, (t, r)) in t.into_iter().zip(r).enumerate() {
+            bits.put(T0_BIT as usize + c * 8, 8, t);
+            let q = r.to_bits();
+            bits.put(R1_BIT as usize + c * 32, 32, q);
+            bits.put(S1_BIT as usize + c * 12, 12, [0, 4095][f]);
+        }
+        data.extend(bits.words);
+    }
+    let mut channels = vec![
+        ChannelCode::animated(8, false, t0_range, T0_BIT),
+        ChannelCode::constant(r0_index),
+        ChannelCode::rest(),
+        ChannelCode::rest(),
+        ChannelCode::animated(ChannelCode::RAW_BITS, true, 0, R1_BIT),
+        ChannelCode::animated(12, false, s1_range, S1_BIT),
+    ];
+    let mut clips = vec![CompressedClip {
+        rate: 10.0,
+        duration: 0.1,
+        frame_count: 2,
+        channel_offset: 0,
+        frame_offset,
+        frame_words: FRAME_WORDS,
+        pad: [0; 2],
+    }];
+    for c in 1..3 {
+        clips.push(CompressedClip {
+            rate: 10.0,
+            duration: 0.0,
+            frame_count: 1,
+            channel_offset: 6 * c,
+            frame_offset,
+            frame_words: FRAME_WORDS,
+            pad: [0; 2],
+        });
+        channels.extend([ChannelCode::rest(); 6]);
+    }
+    rig.compressed =
+        Some(CompressedClips::from_parts(2, 0, clips, channels, data, 1e-4, 0.0).unwrap());
+    (rig, r0)
+}
+
+#[test]
+fn a_hand_built_compressed_rig_decodes_to_the_hand_computed_pose() {
+    let Some(ctx) = gpu() else { return };
+    let (rig, r0) = hand_built();
+    let rest = rig.skeleton.rest_pose().to_vec();
+    let world = Affine3A::from_translation(Vec3::new(3.0, 0.0, -1.0));
+    // (clip time, joint 0 translation, joint 1 rotation, joint 1 scale): u = 0.5, and u = 1 at
+    // the end (the STEP rotation takes frame 1 there), and a clip of REST channels.
+    let cases = [
+        (0.05, Vec3::new(0.5, 0.5, 0.3), r1_frame(0), 1.5),
+        (0.1, Vec3::new(1.0, 0.0, 0.4), r1_frame(1), 2.0),
+        (-1.0, Vec3::new(0.0, 1.0, 0.2), r1_frame(0), 1.0),
+    ];
+    let mut records = Vec::new();
+    let mut expected = Vec::new();
+    for (k, (time, t0, r1, s1)) in cases.into_iter().enumerate() {
+        let offset = (k * rig.palette_entries()) as u32;
+        records.push(InstanceRecord::new(0, offset, &world, &[Layer::clip(0, time)]).unwrap());
+        let m0 = world * Affine3A::from_scale_rotation_translation(rest[0].scale, r0, t0);
+        let m1 = m0
+            * Affine3A::from_scale_rotation_translation(Vec3::splat(s1), r1, rest[1].translation);
+        expected.push([m0, m1]);
+    }
+    // Clip 1: every channel REST, the rest pose.
+    let offset = (cases.len() * rig.palette_entries()) as u32;
+    records.push(InstanceRecord::new(0, offset, &world, &[Layer::clip(1, 0.3)]).unwrap());
+    let m0 = world * rest[0].to_affine();
+    expected.push([m0, m0 * rest[1].to_affine()]);
+
+    let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
+    backend
+        .reserve_palette((records.len() * rig.palette_entries()) as u32)
+        .unwrap();
+    backend.evaluate(&records).unwrap();
+    let entries = (records.len() * rig.palette_entries()) as u32;
+    let palette = backend.read_palette(0..entries).unwrap();
+    for (k, (rec, models)) in records.iter().zip(&expected).enumerate() {
+        for (j, model) in models.iter().enumerate() {
+            let bind = rig.skeleton.inverse_binds()[j];
+            let want = Mat3x4Rows::from_affine(&(*model * bind)).to_cols_array();
+            let got = palette[rec.palette_offset as usize + j].to_cols_array();
+            assert_transform_close(&got, &want, &format!("case {k} joint {j}"));
+        }
+    }
+}
+
+#[test]
+fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
+    let Some(ctx) = gpu() else { return };
+    let (rig, _) = hand_built();
+    let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, 0.05)]).unwrap();
+    let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
+    backend.evaluate(&[record]).unwrap();
+    // Per instance: record header 16, world 48, rig descriptor 64, the starts of level 1 (8);
+    // per joint rest pose 48, inverse bind 48, has_bounds 4, parent 4 (joint 1 twice: 4 more),
+    // bounds 32 (both joints have a vertex).
+    let instance = 16 + 48 + 64 + 8 + 2 * (48 + 48 + 4 + 4) + 4 + 2 * 32;
+    // The layer: its record 48 and clip descriptor 24.
+    let layer = 48 + 24;
+    // Channels (code 4 each): joint 0 translation, 8 bits: bit offset 4, 3 ranges 12, 2 frames
+    // x 3 one-word components; rotation constant 16; scale REST. Joint 1 translation REST;
+    // rotation raw STEP: bit offset 4, 2 frames x 3 components straddling two words; scale 12
+    // bits: bit offset 4, ranges 12, 2 frames x (x straddles: 2 words, y 1, z 1).
+    let channels = (4 + 4 + 12 + 2 * 3 * 4)
+        + (4 + 16)
+        + 4
+        + 4
+        + (4 + 4 + 2 * 3 * 2 * 4)
+        + (4 + 4 + 12 + 2 * 4 * 4);
+    let total = (instance + layer + channels) as f64;
+    assert_eq!(backend.bytes_read_per_joint(), total / 2.0);
+    assert_eq!(backend.last_frame().bytes_read, total as u64);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CPU twin on compressed clips: `sinew::cpu::evaluate_pose_with_flags` with its sample
+// stage swapped for `sinew::cpu::decode`, stage by stage from the crate's own functions.
+
+/// Joint `joint` blended over `layers` from compressed `clips` (twin of `blend_joint`).
+fn blend_compressed(
+    rig: &Rig,
+    clips: &CompressedClips,
+    masks: &[JointMask],
+    layers: &[Layer],
+    joint: usize,
+) -> Sqt {
+    let rest = rig.skeleton.rest_pose()[joint];
+    let mut pose = rest;
+    for layer in layers {
+        let mask = layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
+        let w = layer.weight * mask;
+        if w <= 0.0 {
+            continue;
+        }
+        let sample =
+            sinew::cpu::sample_joint_compressed(rig, clips, layer.clip as usize, joint, layer.time);
+        pose = match layer.mode {
+            BlendMode::Override if w >= 1.0 => sample,
+            BlendMode::Override => pose.blend_toward(&sample, w),
+            BlendMode::Additive => pose.add_delta(&sample.delta_from(&rest), w),
+        };
+    }
+    pose
+}
+
+/// Weight chunk `chunk` blended over `layers` from compressed `clips` (twin of
+/// `blend_weight_chunk`).
+fn weights_compressed(
+    rig: &Rig,
+    clips: &CompressedClips,
+    masks: &[JointMask],
+    layers: &[Layer],
+    chunk: usize,
+) -> Vec4 {
+    let lib = &rig.clips;
+    let rest = lib.value(lib.weight_default_offset() + chunk);
+    let joint = rig.morph.chunk_joint(chunk);
+    let mut pose = rest;
+    for layer in layers {
+        let mask = layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
+        let w = layer.weight * mask;
+        if w <= 0.0 {
+            continue;
+        }
+        let sample = sinew::cpu::sample_weight_chunk_compressed(
+            rig,
+            clips,
+            layer.clip as usize,
+            chunk,
+            layer.time,
+        );
+        pose = match layer.mode {
+            BlendMode::Override if w >= 1.0 => sample,
+            BlendMode::Override => pose.lerp(sample, w),
+            BlendMode::Additive => pose + (sample - rest) * w,
+        };
+    }
+    pose
+}
+
+/// The palette block and AABB of one instance of `rig` (no IK) on its compressed clips.
+fn compressed_block(
+    rig: &Rig,
+    masks: &[JointMask],
+    record: &InstanceRecord,
+    now: f32,
+) -> (Vec<Mat3x4Rows>, Aabb) {
+    let clips = rig.compressed.as_ref().unwrap();
+    let layers: Vec<Layer> = record.layers_at(now).collect();
+    let world = record.world.to_affine();
+    let n = rig.joint_count();
+    let mut models = vec![Affine3A::IDENTITY; n];
+    let mut block = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+    let mut aabb = Aabb::EMPTY;
+    let skeleton = &rig.skeleton;
+    for j in 0..n {
+        let local = blend_compressed(rig, clips, masks, &layers, j);
+        let local = sinew::cpu::hold_root(rig, record.flags, j, local);
+        models[j] = sinew::cpu::propagate_joint(skeleton.parents()[j], &world, &models, &local);
+        block[j] = sinew::cpu::skin_joint(&models[j], &skeleton.inverse_binds()[j]);
+        sinew::cpu::grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
+    }
+    let chunks = rig.clips.weight_chunk_count();
+    for k in 0..chunks {
+        block[n + k / 3].rows[k % 3] = weights_compressed(rig, clips, masks, &layers, k).to_array();
+    }
+    (block, aabb)
+}
+
+/// Asserts column-major `a` is within [`common::COMPRESSED_MATRIX_TOLERANCE`] of `b`, relative
+/// to the largest magnitude in each column (as the exact comparison).
+fn assert_rebuilt_close(a: &[f32; 16], b: &[f32; 16], what: &str) {
+    for i in 0..16 {
+        let column = &b[i / 4 * 4..i / 4 * 4 + 3];
+        let scale = column.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+        let tol = common::COMPRESSED_MATRIX_TOLERANCE * scale;
+        assert!(
+            (a[i] - b[i]).abs() <= tol,
+            "{what}: element {i} differs by {} (tolerance {tol})\n  got      {a:?}\n  expected {b:?}",
+            (a[i] - b[i]).abs()
+        );
+    }
+}
+
+/// Evaluates `records` on a compressed backend over `rigs` (their stored compressed clips) and
+/// compares every palette entry, morph weight and AABB with the CPU twin.
+fn assert_compressed_matches_cpu(
+    ctx: &GpuContext,
+    rigs: &[Rig],
+    masks: &[JointMask],
+    records: &[InstanceRecord],
+    describe: &dyn Fn(usize) -> String,
+) {
+    let mut backend = GpuBackend::with_options(ctx, rigs, masks, compressed_options()).unwrap();
+    let len = palette_len(rigs, records);
+    backend.reserve_palette(len as u32).unwrap();
+    backend.evaluate(records).unwrap();
+    assert_eq!(backend.dispatches_last_frame(), 1);
+    let gpu_palette = backend.read_palette(0..len as u32).unwrap();
+    let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
+    for (i, rec) in records.iter().enumerate() {
+        let rig = &rigs[rec.rig as usize];
+        let (block, aabb) = compressed_block(rig, masks, rec, 0.0);
+        let start = rec.palette_offset as usize;
+        for j in 0..rig.joint_count() {
+            let g = gpu_palette[start + j].to_cols_array();
+            let c = block[j].to_cols_array();
+            assert_rebuilt_close(&g, &c, &format!("{} joint {j}", describe(i)));
+        }
+        common::assert_vec_close(
+            &sinew::cpu::morph_weights(rig, &gpu_palette[start..start + rig.palette_entries()]),
+            &sinew::cpu::morph_weights(rig, &block),
+            common::WEIGHT_TOLERANCE,
+            &format!("{} morph weights", describe(i)),
+        );
+        assert_bounds_match(&gpu_bounds[i], &aabb, &describe(i));
+    }
+}
+
+/// `rigs` with their clips compressed at the default budget.
+fn compressed(mut rigs: Vec<Rig>) -> Vec<Rig> {
+    for rig in &mut rigs {
+        rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    }
+    rigs
+}
+
+#[test]
+fn every_asset_matches_the_cpu_twin_on_compressed_clips() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(11);
+    let files = all_assets();
+    assert!(!files.is_empty());
+    for path in files {
+        let rigs = compressed(load(&path));
+        let mut items = Vec::new();
+        for (r, rig) in rigs.iter().enumerate() {
+            items.push((r as u32, 0, Affine3A::IDENTITY, Vec::new()));
+            for clip in 0..rig.clips.clip_count() {
+                for (k, t) in sample_times(rig, clip).into_iter().enumerate() {
+                    let world = if k % 2 == 0 {
+                        Affine3A::IDENTITY
+                    } else {
+                        rng.world()
+                    };
+                    items.push((r as u32, 0, world, vec![Layer::clip(clip as u32, t)]));
+                }
+            }
+        }
+        let records = pack(&rigs, &items);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_compressed_matches_cpu(ctx, &rigs, &[], &records, &|i| {
+            let (r, _, _, layers) = &items[i];
+            format!("{name} rig {r} layers {layers:?}")
+        });
+    }
+}
+
+#[test]
+fn cross_fades_masks_additive_layers_and_root_holds_match_the_cpu_twin_on_compressed_clips() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(12);
+    let mut rigs = blend_rigs();
+    rigs.extend(morph_rigs());
+    let rigs = compressed(rigs);
+    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        let (base, count) = mask_ranges[r];
+        for k in 0..40 {
+            let layers = random_layers(rig, &mut rng, base, count, 2 + k % 3);
+            let flags = random_flags(&mut rng, rig.joint_count());
+            items.push((r as u32, flags, rng.world(), layers));
+        }
+    }
+    let records = pack(&rigs, &items);
+    assert_compressed_matches_cpu(ctx, &rigs, &masks, &records, &|i| {
+        let (r, flags, _, layers) = &items[i];
+        format!(
+            "rig {} flags {flags:#x} layers {layers:?}",
+            rigs[*r as usize].name
+        )
+    });
+}
+
+#[test]
+fn rigs_added_at_run_time_are_compressed_at_upload_and_match_the_cpu_twin() {
+    let Some(ctx) = gpu() else { return };
+    let (hand, _) = hand_built();
+    let mut backend = compressed_backend(ctx, std::slice::from_ref(&hand));
+    // The added rig has no stored compressed clips: the backend compresses it at the budget.
+    let added = chain_rig(5);
+    assert!(added.compressed.is_none());
+    backend
+        .update_rigs(&[hand.clone(), added.clone()], &[])
+        .unwrap();
+    let twin = compressed(vec![hand, added]);
+    let items: Vec<(u32, u32, Affine3A, Vec<Layer>)> = (0..3)
+        .map(|clip| {
+            let layers = vec![Layer::clip(clip, 0.3 + 0.4 * clip as f32)];
+            (1, 0, Affine3A::from_translation(Vec3::X), layers)
+        })
+        .collect();
+    let records = pack(&twin, &items);
+    let len = palette_len(&twin, &records);
+    backend.reserve_palette(len as u32).unwrap();
+    backend.evaluate(&records).unwrap();
+    let palette = backend.read_palette(0..len as u32).unwrap();
+    for (i, rec) in records.iter().enumerate() {
+        let (block, _) = compressed_block(&twin[1], &[], rec, 0.0);
+        for (j, want) in block.iter().take(twin[1].joint_count()).enumerate() {
+            let got = palette[rec.palette_offset as usize + j].to_cols_array();
+            assert_rebuilt_close(
+                &got,
+                &want.to_cols_array(),
+                &format!("record {i} joint {j}"),
+            );
+        }
+    }
+}

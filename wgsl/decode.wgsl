@@ -1,0 +1,213 @@
+// Stage 1, sample, from compressed clips (`CompressedClips` in src/bake/compressed/mod.rs):
+// uniform frames, each channel constant, at its rest value, or quantized in its range. Twin of
+// src/cpu/decode.rs, same math in the same order. Replaces wgsl/sample.wgsl in the compressed
+// pipeline, with the same interface: `prepare_layers`, `sample_layer_joint`,
+// `sample_layer_weights` and `sample_channel`.
+
+// Binding 3 of the compressed pipeline: per rig from `rig.track_offset`, its clip descriptors
+// (CLIP_DESC_WORDS words each, `CompressedClip`), its channel codes (CHANNEL_CODE_WORDS words
+// each, `ChannelCode`), then its data words. Offsets inside a rig's block are the rig's own.
+@group(0) @binding(3) var<storage, read> clip_words: array<u32>;
+
+const CLIP_DESC_WORDS: u32 = 8u;
+const CHANNEL_CODE_WORDS: u32 = 2u;
+const CODE_RATE_BITS: u32 = 0x3fu;
+const CODE_STEP: u32 = 0x40u;
+const CODE_REST: u32 = 0x80u;
+const CODE_INDEX_SHIFT: u32 = 8u;
+// Bit rate of a component stored as raw f32 bits.
+const RATE_RAW: u32 = 32u;
+// A frame position this close to an integer is that frame.
+const FRAME_SNAP: f32 = 1e-4;
+// The stored channels of a clip's weight chunk follow its joints' channels.
+const CHANNEL_WEIGHTS: u32 = 3u;
+
+// Where a clip is at one clip time: the first word of frame f's record (in `clip_words`), the
+// words from it to frame f + 1's (0 for a one-frame clip), the position u between them, and the
+// index in `clip_words` of the clip's first channel code.
+struct ClipFrame {
+    record: u32,
+    next: u32,
+    u: f32,
+    channels: u32,
+}
+
+// First channel code word of `rig`.
+fn rig_channel_base(rig: RigDesc) -> u32 {
+    return rig.track_offset + rig.clip_count * CLIP_DESC_WORDS;
+}
+
+// First data word of `rig`: after its clips' channel codes (joint_count x 3 + weight_chunks per
+// clip).
+fn rig_data_base(rig: RigDesc) -> u32 {
+    let per_clip = rig.joint_count * 3u + rig.weight_chunks;
+    return rig_channel_base(rig) + rig.clip_count * per_clip * CHANNEL_CODE_WORDS;
+}
+
+// Clip `clip` of `rig` at clip time `time`: x = clamp(t, 0, duration) x rate, snapped to a
+// near integer; frame f = min(floor(x), frame_count - 2), u = min(x - f, 1).
+fn clip_frame(rig: RigDesc, clip: u32, time: f32) -> ClipFrame {
+    let desc = rig.track_offset + clip * CLIP_DESC_WORDS;
+    let rate = bitcast<f32>(clip_words[desc]);
+    let duration = bitcast<f32>(clip_words[desc + 1u]);
+    let frame_count = clip_words[desc + 2u];
+    let channel_offset = clip_words[desc + 3u];
+    let frame_offset = clip_words[desc + 4u];
+    let frame_words = clip_words[desc + 5u];
+    let record = rig_data_base(rig) + frame_offset;
+    let channels = rig_channel_base(rig) + channel_offset * CHANNEL_CODE_WORDS;
+    if frame_count < 2u {
+        return ClipFrame(record, 0u, 0.0, channels);
+    }
+    var x = clamp(time, 0.0, duration) * rate;
+    let nearest = floor(x + 0.5);
+    if abs(x - nearest) <= FRAME_SNAP {
+        x = nearest;
+    }
+    let f = min(floor(x), f32(frame_count - 2u));
+    return ClipFrame(record + u32(f) * frame_words, frame_words, min(x - f, 1.0), channels);
+}
+
+// The `bits`-bit integer at bit `bit` of the record starting at word `record`: one word, or the
+// two adjacent words it straddles.
+fn frame_bits(record: u32, bit: u32, bits: u32) -> u32 {
+    let at = record + (bit >> 5u);
+    let shift = bit & 31u;
+    var q = clip_words[at] >> shift;
+    if shift + bits > 32u {
+        q |= clip_words[at + 1u] << (32u - shift);
+    }
+    if bits < 32u {
+        q &= (1u << bits) - 1u;
+    }
+    return q;
+}
+
+// Stored component `c` of a channel with bit rate `bits` (0 < bits <= 32) whose component 0
+// sits at bit `bit_offset`, in the frame records at `a` and `b`: raw f32 bits, or dequantized
+// in the range word at `range + c` (min | extent << 16, as f16) by
+// fma(extent, q x scale, min) with scale = 1 / (2^b - 1).
+fn decode_component(a: u32, b: u32, bit_offset: u32, bits: u32, range: u32, scale: f32, c: u32) -> vec2<f32> {
+    let bit = bit_offset + c * bits;
+    let qa = frame_bits(a, bit, bits);
+    let qb = frame_bits(b, bit, bits);
+    if bits >= RATE_RAW {
+        return vec2<f32>(bitcast<f32>(qa), bitcast<f32>(qb));
+    }
+    // Exact: every f16 is an f32 (drivers keep f16 subnormals here; lavapipe does).
+    let r = unpack2x16float(clip_words[range + c]);
+    return vec2<f32>(fma(r.y, f32(qa) * scale, r.x), fma(r.y, f32(qb) * scale, r.x));
+}
+
+// A rotation from its stored x, y, z (w >= 0). Near half a turn w is the root of a difference
+// of nearly equal numbers: one rounding of the squared norm more or less (a compiler
+// contracting it, an `fma` a driver does not fuse) moves w by up to 2.4e-4 from the CPU's.
+fn with_w(q: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(q.xyz, sqrt(max(1.0 - (q.x * q.x + q.y * q.y + q.z * q.z), 0.0)));
+}
+
+// Channel `channel` of the clip at `frame` (joint j's T, R, S at 3j + CHANNEL_*, weight chunk k
+// at 3 x joint_count + k), of kind `kind` (CHANNEL_* or CHANNEL_WEIGHTS); `rest` is its value
+// for a REST code.
+fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest: vec4<f32>) -> vec4<f32> {
+    let at = frame.channels + channel * CHANNEL_CODE_WORDS;
+    let code = clip_words[at];
+    if (code & CODE_REST) != 0u {
+        return rest;
+    }
+    let index = rig_data_base(rig) + (code >> CODE_INDEX_SHIFT);
+    let rotation = kind == CHANNEL_ROTATION;
+    if (code & CODE_RATE_BITS) == 0u {
+        let v = vec3<f32>(
+            bitcast<f32>(clip_words[index]),
+            bitcast<f32>(clip_words[index + 1u]),
+            bitcast<f32>(clip_words[index + 2u]),
+        );
+        var w = 0.0;
+        if rotation || kind == CHANNEL_WEIGHTS {
+            w = bitcast<f32>(clip_words[index + 3u]);
+        }
+        return vec4<f32>(v, w);
+    }
+    let bit_offset = clip_words[at + 1u];
+    let bits = code & CODE_RATE_BITS;
+    // 1 / (2^b - 1): a correctly rounded division, as on the CPU (WGSL lets a driver round
+    // it less well; lavapipe and llvmpipe do not).
+    let scale = 1.0 / f32((1u << min(bits, 31u)) - 1u);
+    // Both frames at once (a one-frame clip reads frame 0 twice): each range is read once.
+    let record_b = frame.record + frame.next;
+    let x = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 0u);
+    let y = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 1u);
+    let z = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 2u);
+    var w = vec2<f32>(0.0);
+    if kind == CHANNEL_WEIGHTS {
+        w = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 3u);
+    }
+    var a = vec4<f32>(x.x, y.x, z.x, w.x);
+    var b = vec4<f32>(x.y, y.y, z.y, w.y);
+    if rotation {
+        a = with_w(a);
+        b = with_w(b);
+    }
+    if frame.next == 0u || ((code & CODE_STEP) != 0u && frame.u < 1.0) {
+        return a;
+    }
+    if (code & CODE_STEP) != 0u {
+        return b;
+    }
+    if rotation {
+        if dot(a, b) < 0.0 {
+            b = -b;
+        }
+        let v = a + (b - a) * frame.u;
+        let len = sqrt(dot(v, v));
+        if len > 0.0 && len <= F32_MAX {
+            return v / len;
+        }
+        return QUAT_IDENTITY;
+    }
+    return a + (b - a) * frame.u;
+}
+
+// Every resolved layer's clip position at its time, resolved once per instance (lane 0).
+var<workgroup> wg_frames: array<ClipFrame, 4>;
+
+// Lane 0, after `resolve_layers`: the frame position of every resolved layer.
+fn prepare_layers(rig: RigDesc) {
+    for (var i = 0u; i < wg_layer_count; i++) {
+        let layer = wg_layers[i];
+        if layer.clip < rig.clip_count {
+            wg_frames[i] = clip_frame(rig, layer.clip, layer.time);
+        }
+    }
+}
+
+// Joint `joint` of `rig` in resolved layer `layer` (its clip exists); `rest` is the joint's rest
+// pose, the value of its REST channels.
+fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
+    let frame = wg_frames[layer];
+    let first = joint * 3u;
+    return Sqt(
+        decode_channel(rig, frame, first, CHANNEL_TRANSLATION, vec4<f32>(rest.translation, 0.0)).xyz,
+        decode_channel(rig, frame, first + 1u, CHANNEL_ROTATION, rest.rotation),
+        decode_channel(rig, frame, first + 2u, CHANNEL_SCALE, vec4<f32>(rest.scale, 0.0)).xyz,
+    );
+}
+
+// Weight chunk `chunk` of `rig` in resolved layer `layer`; `rest` its default weights.
+fn sample_layer_weights(rig: RigDesc, layer: u32, chunk: u32, rest: vec4<f32>) -> vec4<f32> {
+    let channel = rig.joint_count * 3u + chunk;
+    return decode_channel(rig, wg_frames[layer], channel, CHANNEL_WEIGHTS, rest);
+}
+
+// Channel `channel` (CHANNEL_*) of `joint` in clip `clip` of `rig` at clip time `time`.
+fn sample_channel(rig: RigDesc, clip: u32, joint: u32, channel: u32, time: f32) -> vec4<f32> {
+    let rest = rest_pose(rig.joint_offset + joint);
+    var value = vec4<f32>(rest.translation, 0.0);
+    if channel == CHANNEL_ROTATION {
+        value = rest.rotation;
+    } else if channel == CHANNEL_SCALE {
+        value = vec4<f32>(rest.scale, 0.0);
+    }
+    return decode_channel(rig, clip_frame(rig, clip, time), joint * 3u + channel, channel, value);
+}
