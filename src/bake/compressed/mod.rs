@@ -200,7 +200,8 @@ impl ChannelCode {
     }
 
     /// An animated channel of `bits` bits per component (1..=24, or 32 for raw f32), range at
-    /// word `index` (0 for raw), component 0 at `bit_offset` in each frame record.
+    /// word `index` (0 for raw), component 0 at `bit_offset` (below 2^29) in each frame record;
+    /// rotations take their layout with [`ChannelCode::with_layout`].
     pub const fn animated(bits: u32, step: bool, index: u32, bit_offset: u32) -> Self {
         let step = if step { Self::STEP } else { 0 };
         Self {
@@ -277,7 +278,8 @@ impl CompressedClips {
     /// by hand), checking every count, offset, bit rate, range and value so the decoders can
     /// index without checks: one clip record per clip with a finite positive rate, a finite
     /// duration the frames cover, channel offsets `clip * (joint_count * 3 + weight_chunks)`,
-    /// frames inside `data`, bit rates 0..=24 or 32, components inside their frame record,
+    /// frames inside `data`, bit rates 0..=24 or 32, rotation layouts 0..=4 (0 for other
+    /// channels), components inside their frame record,
     /// value indices inside `data`, finite constants and ranges with extent ≥ 0, finite raw
     /// values, a budget inside `MIN_ERROR_BUDGET..=MAX_ERROR_BUDGET` and a finite error ≥ 0.
     #[allow(clippy::too_many_arguments)]
