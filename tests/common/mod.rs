@@ -406,7 +406,7 @@ pub const COMPRESSED_WEIGHT_ERROR: f32 = 1e-3;
 /// How many times smaller compressed clips must be than the exact key layout (the humanoid:
 /// measured 6.7×).
 pub const COMPRESSION_MIN_RATIO: f64 = 4.0;
-/// The same for Fox (measured 2.15×): its "Run" keys lie on 24 Hz, then after a gap on 24 Hz
+/// The same for Fox (measured 2.21×): its "Run" keys lie on 24 Hz, then after a gap on 24 Hz
 /// shifted by 1/120 s, so its uniform frames are at 120 Hz, five per key.
 pub const FOX_COMPRESSION_MIN_RATIO: f64 = 2.0;
 
