@@ -1206,7 +1206,20 @@ fn compressed_clips_round_trip_in_version_4_files() {
         .map(|e| e.rig)
         .collect();
     assert_eq!(sections, [0, 1], "one compressed section per rig");
+    // Rotation layouts other than "drop w" travel in the channel codes' bit offsets.
+    let layouts = |rigs: &[Rig]| -> Vec<u32> {
+        rigs.iter()
+            .filter_map(|r| r.compressed.as_ref())
+            .flat_map(|c| c.channels().iter().map(|code| code.layout()))
+            .filter(|&l| l != sinew::ChannelCode::DROP_W)
+            .collect()
+    };
+    assert!(
+        !layouts(&rigs).is_empty(),
+        "a rotation that drops x, y or z"
+    );
     let loaded = from_bytes(&bytes, "compressed.sinew").unwrap();
+    assert_eq!(layouts(&loaded), layouts(&rigs));
     for (r, (got, expected)) in loaded.iter().zip(&rigs).enumerate() {
         assert_eq!(
             got.compressed, expected.compressed,
@@ -1329,6 +1342,11 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
             "component past the record",
             "clip 0 channel 6",
             Box::new(|h| h.channels[6].bit_offset = 150),
+        ),
+        (
+            "rotation layout past the whole rotation",
+            "clip 0 channel 1",
+            Box::new(|h| h.channels[1] = h.channels[1].with_layout(5)),
         ),
         (
             "range past the data",

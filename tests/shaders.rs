@@ -129,6 +129,12 @@ fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
     assert_eq!(constant("CODE_STEP"), ChannelCode::STEP);
     assert_eq!(constant("CODE_REST"), ChannelCode::REST);
     assert_eq!(constant("CODE_INDEX_SHIFT"), ChannelCode::INDEX_SHIFT);
+    assert_eq!(constant("CODE_FIRST_BIT_MASK"), ChannelCode::FIRST_BIT_MASK);
+    assert_eq!(constant("CODE_LAYOUT_SHIFT"), ChannelCode::LAYOUT_SHIFT);
+    assert_eq!(constant("LAYOUT_DROP_X"), ChannelCode::DROP_X);
+    assert_eq!(constant("LAYOUT_DROP_Y"), ChannelCode::DROP_Y);
+    assert_eq!(constant("LAYOUT_DROP_Z"), ChannelCode::DROP_Z);
+    assert_eq!(constant("LAYOUT_FULL"), ChannelCode::FULL_ROTATION);
     assert_eq!(constant("RATE_RAW"), ChannelCode::RAW_BITS);
 }
 

@@ -15,6 +15,14 @@ const CODE_RATE_BITS: u32 = 0x3fu;
 const CODE_STEP: u32 = 0x40u;
 const CODE_REST: u32 = 0x80u;
 const CODE_INDEX_SHIFT: u32 = 8u;
+// The second word of a channel code: the first bit (bits 0..=28), a rotation's layout above.
+const CODE_FIRST_BIT_MASK: u32 = 0x1fffffffu;
+const CODE_LAYOUT_SHIFT: u32 = 29u;
+// Rotation layouts: the component rebuilt from the unit norm (w, x, y, z), or all four stored.
+const LAYOUT_DROP_X: u32 = 1u;
+const LAYOUT_DROP_Y: u32 = 2u;
+const LAYOUT_DROP_Z: u32 = 3u;
+const LAYOUT_FULL: u32 = 4u;
 // Bit rate of a component stored as raw f32 bits.
 const RATE_RAW: u32 = 32u;
 // A frame position this close to an integer is that frame.
@@ -99,11 +107,33 @@ fn decode_component(a: u32, b: u32, bit_offset: u32, bits: u32, range: u32, scal
     return vec2<f32>(fma(r.y, f32(qa) * scale, r.x), fma(r.y, f32(qb) * scale, r.x));
 }
 
-// A rotation from its stored x, y, z (w >= 0). Near half a turn w is the root of a difference
-// of nearly equal numbers: one rounding of the squared norm more or less (a compiler
-// contracting it, an `fma` a driver does not fuse) moves w by up to 2.4e-4 from the CPU's.
-fn with_w(q: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(q.xyz, sqrt(max(1.0 - (q.x * q.x + q.y * q.y + q.z * q.z), 0.0)));
+// A rotation from its stored components `s` in layout `order`: the three kept (xyzw order)
+// with the dropped one, d = sqrt(max(1 - (s0² + s1² + s2²), 0)) >= 0, put back in its place;
+// or all four divided by their length (LAYOUT_FULL; the identity when it is 0). The encoder
+// drops a component that stays >= 0.5, so d is never the root of nearly equal numbers.
+fn rotation_from_stored(s: vec4<f32>, order: u32) -> vec4<f32> {
+    if order == LAYOUT_FULL {
+        let len = sqrt(dot(s, s));
+        if len > 0.0 && len <= F32_MAX {
+            return s / len;
+        }
+        return QUAT_IDENTITY;
+    }
+    let d = sqrt(max(1.0 - (s.x * s.x + s.y * s.y + s.z * s.z), 0.0));
+    switch order {
+        case LAYOUT_DROP_X: {
+            return vec4<f32>(d, s.x, s.y, s.z);
+        }
+        case LAYOUT_DROP_Y: {
+            return vec4<f32>(s.x, d, s.y, s.z);
+        }
+        case LAYOUT_DROP_Z: {
+            return vec4<f32>(s.x, s.y, d, s.z);
+        }
+        default: {
+            return vec4<f32>(s.x, s.y, s.z, d);
+        }
+    }
 }
 
 // Channel `channel` of the clip at `frame` (joint j's T, R, S at 3j + CHANNEL_*, weight chunk k
@@ -129,7 +159,9 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
         }
         return vec4<f32>(v, w);
     }
-    let bit_offset = clip_words[at + 1u];
+    let offset_word = clip_words[at + 1u];
+    let bit_offset = offset_word & CODE_FIRST_BIT_MASK;
+    let order = offset_word >> CODE_LAYOUT_SHIFT;
     let bits = code & CODE_RATE_BITS;
     // 1 / (2^b - 1): a correctly rounded division, as on the CPU (WGSL lets a driver round
     // it less well; lavapipe and llvmpipe do not).
@@ -140,14 +172,14 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
     let y = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 1u);
     let z = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 2u);
     var w = vec2<f32>(0.0);
-    if kind == CHANNEL_WEIGHTS {
+    if kind == CHANNEL_WEIGHTS || (rotation && order == LAYOUT_FULL) {
         w = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 3u);
     }
     var a = vec4<f32>(x.x, y.x, z.x, w.x);
     var b = vec4<f32>(x.y, y.y, z.y, w.y);
     if rotation {
-        a = with_w(a);
-        b = with_w(b);
+        a = rotation_from_stored(a, order);
+        b = rotation_from_stored(b, order);
     }
     if frame.next == 0u || ((code & CODE_STEP) != 0u && frame.u < 1.0) {
         return a;

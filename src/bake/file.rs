@@ -30,7 +30,7 @@
 //! | 5    | morph    | only for a rig with morph targets: node, weight chunk, default key offset, weight track and default weight counts; nodes (4 × u32: glTF node, mask joint, first weight, target count); node names; default weights (f32, node after node); weight track descriptors (4 × u32, clip × chunk) |
 //! | 6    | mesh morph | only for a mesh with morph targets (index = mesh number): target count, first weight, position and normal delta counts; position deltas, normal deltas (3 × f32, target-major) |
 //! | 7    | mesh influences | only for a mesh with a nonzero weight past the fourth or vertices cut to eight influences (index = mesh number): cut vertex count, joint and weight counts; joints 5-8 (4 × u16), weights 5-8 (4 × f32) |
-//! | 8    | compressed clips | only for a rig with compressed clips: joint count, weight chunk count, clip, channel and data word counts, budget and max error (f32 bits); clip records (8 × u32: rate, duration as f32, frame count, channel offset, frame offset, frame words, 2 × 0); channel codes (2 × u32: code, bit offset); data words (u32), as [`crate::bake::compressed`] describes |
+//! | 8    | compressed clips | only for a rig with compressed clips: joint count, weight chunk count, clip, channel and data word counts, budget and max error (f32 bits); clip records (8 × u32: rate, duration as f32, frame count, channel offset, frame offset, frame words, 2 × 0); channel codes (2 × u32: code, bit offset with the rotation layout in its top 3 bits); data words (u32), as [`crate::bake::compressed`] describes |
 //!
 //! Version 2 added sections 5 and 6 (the weight keys live in the clips section's key tables);
 //! version 3 stores each skin's palette map in the rig section (one rig per skeleton), each

@@ -61,15 +61,45 @@ pub fn dequantize(q: u32, bits: u32, min: f32, extent: f32) -> f32 {
     extent.mul_add(q as f32 * scale, min)
 }
 
-/// A rotation from its stored `x, y, z` (`w >= 0` rebuilt from the unit norm), as `xyzw`.
+/// A rotation from its stored components `s` in layout `layout` (see
+/// [`ChannelCode::layout`]), as unit `xyzw`: the rebuilt component
+/// `sqrt(max(0, 1 - (s0² + s1² + s2²)))` (>= 0) goes back to its place between the three
+/// stored ones, kept in `xyzw` order; [`ChannelCode::FULL_ROTATION`] normalizes all four.
 #[inline]
-pub fn rotation_from_xyz(x: f32, y: f32, z: f32) -> Vec4 {
-    let w = (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt();
-    Vec4::new(x, y, z, w)
+pub fn rotation_from_stored(layout: u32, s: Vec4) -> Vec4 {
+    if layout == ChannelCode::FULL_ROTATION {
+        let len = s.length();
+        return if len > 0.0 && len.is_finite() {
+            s / len
+        } else {
+            Vec4::W
+        };
+    }
+    let d = (1.0 - (s.x * s.x + s.y * s.y + s.z * s.z)).max(0.0).sqrt();
+    match layout {
+        ChannelCode::DROP_X => Vec4::new(d, s.x, s.y, s.z),
+        ChannelCode::DROP_Y => Vec4::new(s.x, d, s.y, s.z),
+        ChannelCode::DROP_Z => Vec4::new(s.x, s.y, d, s.z),
+        _ => Vec4::new(s.x, s.y, s.z, d),
+    }
+}
+
+/// The stored components of rotation `q` (unit `xyzw`) in layout `layout`: the three kept,
+/// in `xyzw` order, then the dropped one (all four in `xyzw` order for
+/// [`ChannelCode::FULL_ROTATION`]).
+#[inline]
+pub fn stored_rotation(layout: u32, q: Vec4) -> Vec4 {
+    match layout {
+        ChannelCode::DROP_X => Vec4::new(q.y, q.z, q.w, q.x),
+        ChannelCode::DROP_Y => Vec4::new(q.x, q.z, q.w, q.y),
+        ChannelCode::DROP_Z => Vec4::new(q.x, q.y, q.w, q.z),
+        _ => q,
+    }
 }
 
 /// The stored components of animated channel `code` (of kind `kind`) in frame `frame` of clip
-/// record `clip`, dequantized (rotations with `w` rebuilt; translation and scale `w = 0`).
+/// record `clip`, dequantized (rotations rebuilt as unit `xyzw`; translation and scale
+/// `w = 0`).
 #[inline]
 pub fn decode_frame(
     data: &[u32],
@@ -80,9 +110,9 @@ pub fn decode_frame(
 ) -> Vec4 {
     let bits = code.bits();
     let record = (clip.frame_offset + frame * clip.frame_words) as usize;
-    let base = record * 32 + code.bit_offset as usize;
+    let base = record * 32 + code.first_bit() as usize;
     let mut v = [0.0f32; 4];
-    for (c, out) in v.iter_mut().take(kind.stored_components()).enumerate() {
+    for (c, out) in v.iter_mut().take(code.stored_components(kind)).enumerate() {
         let q = read_bits(data, base + c * bits as usize, bits);
         *out = if bits == ChannelCode::RAW_BITS {
             f32::from_bits(q)
@@ -92,7 +122,7 @@ pub fn decode_frame(
         };
     }
     match kind {
-        ChannelKind::Rotation => rotation_from_xyz(v[0], v[1], v[2]),
+        ChannelKind::Rotation => rotation_from_stored(code.layout(), Vec4::from_array(v)),
         _ => Vec4::from_array(v),
     }
 }

@@ -89,7 +89,7 @@ fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
     let frames = 2;
     let words: u64 = (0..stored)
         .map(|c| {
-            let shift = (code.bit_offset + c as u32 * bits) % 32;
+            let shift = (code.first_bit() + c as u32 * bits) % 32;
             if shift + bits > 32 { 2 } else { 1 }
         })
         .sum();
@@ -130,8 +130,11 @@ impl RigReads {
                         .map(|j| {
                             let mut costs = [0; 3];
                             for (k, cost) in costs.iter_mut().enumerate() {
+                                let code = codes[j * 3 + k];
                                 let words = if k == 1 { 4 } else { 3 };
-                                *cost = channel_bytes(codes[j * 3 + k], words, 3);
+                                let kind = cc.channel_kind(j * 3 + k);
+                                let stored = code.stored_components(kind) as u64;
+                                *cost = channel_bytes(code, words, stored);
                             }
                             costs
                         })

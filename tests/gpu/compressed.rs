@@ -176,6 +176,127 @@ fn a_hand_built_compressed_rig_decodes_to_the_hand_computed_pose() {
     }
 }
 
+/// A 5-joint chain whose clip 0 (two frames at 10 fps) stores joint `j`'s rotation raw in
+/// layout `j` (drop w, x, y, z, then all four), each turning near half a turn about the axis
+/// of the component it drops (a full spin's quarter for the last); every other channel REST.
+/// Returns the rig and each joint's two frame rotations.
+fn hand_built_layouts() -> (Rig, Vec<[Quat; 2]>) {
+    use std::f32::consts::PI;
+    let mut rig = chain_rig(5);
+    let turns: Vec<[Quat; 2]> = vec![
+        [Quat::from_rotation_y(0.3), Quat::from_rotation_y(-0.2)],
+        [
+            Quat::from_rotation_x(0.9 * PI),
+            Quat::from_rotation_x(1.1 * PI),
+        ],
+        [
+            Quat::from_rotation_y(0.95 * PI),
+            Quat::from_rotation_y(1.05 * PI),
+        ],
+        [
+            Quat::from_rotation_z(0.9 * PI),
+            Quat::from_rotation_z(1.2 * PI),
+        ],
+        [
+            Quat::from_rotation_z(0.25 * PI),
+            Quat::from_rotation_z(0.75 * PI),
+        ],
+    ];
+    // Stored components per layout: the three kept in xyzw order (the dropped one made
+    // >= 0), or all four.
+    let stored = |layout: u32, q: Quat| -> Vec<f32> {
+        let v = Vec4::from(q);
+        let drop = [3, 0, 1, 2].get(layout as usize).copied();
+        match drop {
+            Some(d) => {
+                let v = if v[d] < 0.0 { -v } else { v };
+                (0..4).filter(|&c| c != d).map(|c| v[c]).collect()
+            }
+            None => v.to_array().to_vec(),
+        }
+    };
+    let frame_words = 3 * 4 + 4;
+    let mut data = Vec::new();
+    let mut codes = Vec::new();
+    let mut bit = 0;
+    for (j, _) in turns.iter().enumerate() {
+        let layout = j as u32;
+        codes.extend([
+            ChannelCode::rest(),
+            ChannelCode::animated(ChannelCode::RAW_BITS, false, 0, bit).with_layout(layout),
+            ChannelCode::rest(),
+        ]);
+        bit += 32
+            * if layout == ChannelCode::FULL_ROTATION {
+                4
+            } else {
+                3
+            };
+    }
+    for f in 0..2 {
+        let mut bits = Bits::new(frame_words);
+        for (j, turn) in turns.iter().enumerate() {
+            let at = codes[j * 3 + 1].first_bit() as usize;
+            for (c, v) in stored(j as u32, turn[f]).into_iter().enumerate() {
+                bits.put(at + c * 32, 32, v.to_bits());
+            }
+        }
+        data.extend(bits.words);
+    }
+    let mut clips = vec![CompressedClip {
+        rate: 10.0,
+        duration: 0.1,
+        frame_count: 2,
+        channel_offset: 0,
+        frame_offset: 0,
+        frame_words: frame_words as u32,
+        pad: [0; 2],
+    }];
+    for c in 1..rig.clips.clip_count() {
+        clips.push(CompressedClip {
+            rate: 10.0,
+            duration: 0.0,
+            frame_count: 1,
+            channel_offset: 15 * c as u32,
+            frame_offset: 0,
+            frame_words: frame_words as u32,
+            pad: [0; 2],
+        });
+        codes.extend([ChannelCode::rest(); 15]);
+    }
+    rig.compressed =
+        Some(CompressedClips::from_parts(5, 0, clips, codes, data, 1e-4, 0.0).unwrap());
+    (rig, turns)
+}
+
+#[test]
+fn every_rotation_layout_decodes_on_the_gpu_as_on_the_cpu() {
+    let (rig, turns) = hand_built_layouts();
+    let clips = rig.compressed.as_ref().unwrap();
+    // The CPU twin rebuilds each frame's rotation (either sign).
+    for (j, turn) in turns.iter().enumerate() {
+        for (f, q) in turn.iter().enumerate() {
+            let got = sinew::cpu::sample_channel(clips, 0, j * 3 + 1, Vec4::W, f as f32 * 0.1);
+            let q = Vec4::from(*q);
+            let diff = (got - q)
+                .abs()
+                .max_element()
+                .min((got + q).abs().max_element());
+            assert!(diff < 1e-6, "joint {j} frame {f}: {got} for {q}");
+        }
+    }
+    let Some(ctx) = gpu() else { return };
+    let rigs = vec![rig];
+    let items: Vec<_> = [0.0, 0.025, 0.05, 0.08, 0.1]
+        .into_iter()
+        .map(|t| (0u32, 0, Affine3A::IDENTITY, vec![Layer::clip(0, t)]))
+        .collect();
+    let records = pack(&rigs, &items);
+    assert_compressed_matches_cpu(ctx, &rigs, &[], &records, &|i| {
+        format!("layers {:?}", items[i].3)
+    });
+}
+
 #[test]
 fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let Some(ctx) = gpu() else { return };

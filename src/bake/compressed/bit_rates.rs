@@ -290,13 +290,21 @@ impl<'a> ClipPlan<'a> {
     fn decode_channel(&self, k: usize) -> Vec<Vec4> {
         let kind = channel_kind(self.joints, k);
         match &self.frames.channels[k] {
-            Sampled::Animated { frames, ranges, .. } => {
+            Sampled::Animated {
+                frames,
+                layout,
+                ranges,
+                ..
+            } => {
                 let bits = match ranges {
                     Some(_) => self.bits[k],
                     None => ChannelCode::RAW_BITS,
                 };
                 let r = ranges.unwrap_or([0; 4]);
-                frames.iter().map(|&v| decoded(kind, v, bits, &r)).collect()
+                frames
+                    .iter()
+                    .map(|&v| decoded(kind, *layout, v, bits, &r))
+                    .collect()
             }
             _ => Vec::new(),
         }
@@ -309,6 +317,7 @@ impl<'a> ClipPlan<'a> {
         let kind = channel_kind(self.joints, k);
         let Sampled::Animated {
             frames,
+            layout,
             ranges: Some(r),
             ..
         } = &self.frames.channels[k]
@@ -318,7 +327,7 @@ impl<'a> ClipPlan<'a> {
         for (b, slot) in out.iter_mut().enumerate().skip(1) {
             *slot = frames
                 .iter()
-                .map(|&v| value_error(kind, v, decoded(kind, v, b as u32, r)))
+                .map(|&v| value_error(kind, v, decoded(kind, *layout, v, b as u32, r)))
                 .fold(0.0, f32::max);
         }
         out

@@ -11,7 +11,7 @@ use super::{
     VIRTUAL_VERTEX_DISTANCE, channel_kind,
 };
 use crate::bake::{ClipLibrary, Rig};
-use crate::cpu::decode::{dequantize, range_bounds, rotation_from_xyz};
+use crate::cpu::decode::{dequantize, range_bounds, rotation_from_stored, stored_rotation};
 use crate::cpu::fast::{DEFAULT_RATE, MAX_CLIP_FRAMES, MAX_RATE, ResampledClip, ResampledClips};
 use crate::cpu::sample_track;
 use crate::error::EvalError;
@@ -21,6 +21,11 @@ use crate::import::{Channel, Interpolation};
 /// rest value, at rest (absolute, per component).
 const CONSTANT_TOLERANCE: f32 = 1e-7;
 
+/// A rotation component may be dropped and rebuilt from the unit norm when its magnitude stays
+/// at least this over the clip (the rebuilt value's error is then at most `√3` times the stored
+/// components'); below it the rotation is stored whole.
+const MIN_DROPPED: f32 = 0.5;
+
 /// One channel of one clip sampled at its frames.
 #[derive(Clone, Debug)]
 pub(super) enum Sampled {
@@ -28,10 +33,13 @@ pub(super) enum Sampled {
     Rest,
     /// One value for the whole clip.
     Constant(Vec4),
-    /// A value per frame (rotations with `w >= 0`) and its range words.
+    /// A value per frame (rotations signed so the dropped component is `>= 0`) and its range
+    /// words.
     Animated {
         /// STEP track: frames are held.
         step: bool,
+        /// Rotation layout ([`ChannelCode::layout`]; [`ChannelCode::DROP_W`] for the others).
+        layout: u32,
         /// The value at each frame.
         frames: Vec<Vec4>,
         /// Range word per stored component, `None` when a bound does not fit in f16.
@@ -126,7 +134,7 @@ impl Rig {
 
 /// Samples clip `clip` at `rate`, doubling it (up to the fast mode's limits) while even raw
 /// frames miss the budget and doubling at least halves that error (an error that stays, such as
-/// rebuilding `w` of a rotation near half a turn, is not worth frames), then chooses every
+/// the f32 rounding of a far joint, is not worth frames), then chooses every
 /// channel's bit rate.
 fn plan_clip(rig: &Rig, clip: usize, rate: f32, budget: f32, vertex: f32) -> ClipPlan<'_> {
     let mut rate = rate;
@@ -260,24 +268,82 @@ fn classify(
     if frames.iter().all(|&v| near(v, first)) {
         return Sampled::Constant(first);
     }
-    let ranges = ranges(kind, &frames);
+    let (layout, frames) = if kind == ChannelKind::Rotation {
+        rotation_layout(frames)
+    } else {
+        (ChannelCode::DROP_W, frames)
+    };
+    let ranges = ranges(kind, layout, &frames);
     Sampled::Animated {
         step,
+        layout,
         frames,
         ranges,
     }
 }
 
+/// The layout of an animated rotation channel and its frames signed for it: drop the
+/// component whose smallest magnitude over the frames is largest (each frame negated where it
+/// is negative), or store all four when even that one falls below [`MIN_DROPPED`].
+fn rotation_layout(frames: Vec<Vec4>) -> (u32, Vec<Vec4>) {
+    let smallest = |c: usize| {
+        frames
+            .iter()
+            .map(|v| v[c].abs())
+            .fold(f32::INFINITY, f32::min)
+    };
+    // Component index of each dropping layout, w first so it wins ties.
+    let (layout, c, least) = [
+        (ChannelCode::DROP_W, 3),
+        (ChannelCode::DROP_X, 0),
+        (ChannelCode::DROP_Y, 1),
+        (ChannelCode::DROP_Z, 2),
+    ]
+    .into_iter()
+    .map(|(layout, c)| (layout, c, smallest(c)))
+    .fold((ChannelCode::DROP_W, 3, f32::NEG_INFINITY), |best, x| {
+        if x.2 > best.2 { x } else { best }
+    });
+    if least < MIN_DROPPED {
+        return (ChannelCode::FULL_ROTATION, frames);
+    }
+    let frames = frames
+        .into_iter()
+        .map(|v| if v[c] < 0.0 { -v } else { v })
+        .collect();
+    (layout, frames)
+}
+
+/// The components of `v` a channel of kind `kind` in `layout` stores, in order.
+#[inline]
+fn stored(kind: ChannelKind, layout: u32, v: Vec4) -> Vec4 {
+    if kind == ChannelKind::Rotation {
+        stored_rotation(layout, v)
+    } else {
+        v
+    }
+}
+
+/// Components stored per frame by a channel of kind `kind` in `layout`.
+#[inline]
+fn stored_count(kind: ChannelKind, layout: u32) -> usize {
+    ChannelCode::default()
+        .with_layout(layout)
+        .stored_components(kind)
+}
+
 /// The range words of `frames` (one per stored component), `None` when a bound or extent does
 /// not fit in f16.
-fn ranges(kind: ChannelKind, frames: &[Vec4]) -> Option<[u32; 4]> {
+fn ranges(kind: ChannelKind, layout: u32, frames: &[Vec4]) -> Option<[u32; 4]> {
     let mut words = [0u32; 4];
-    for (c, word) in words.iter_mut().enumerate().take(kind.stored_components()) {
-        let lo = frames.iter().map(|v| v[c]).fold(f32::INFINITY, f32::min);
-        let hi = frames
-            .iter()
-            .map(|v| v[c])
-            .fold(f32::NEG_INFINITY, f32::max);
+    for (c, word) in words
+        .iter_mut()
+        .enumerate()
+        .take(stored_count(kind, layout))
+    {
+        let value = |v: &Vec4| stored(kind, layout, *v)[c];
+        let lo = frames.iter().map(value).fold(f32::INFINITY, f32::min);
+        let hi = frames.iter().map(value).fold(f32::NEG_INFINITY, f32::max);
         let min = f16_at_most(lo)?;
         let extent = f16_at_least(f64::from(hi) - f64::from(min.to_f32()))?;
         *word = u32::from(min.to_bits()) | (u32::from(extent.to_bits()) << 16);
@@ -330,21 +396,28 @@ pub(super) fn quantize(v: f32, bits: u32, range: u32) -> u32 {
     best
 }
 
-/// Frame `frame` of animated channel `sampled` as the decoder reads it at `bits` bits.
-pub(super) fn decoded(kind: ChannelKind, v: Vec4, bits: u32, ranges: &[u32; 4]) -> Vec4 {
-    if bits == ChannelCode::RAW_BITS {
-        return match kind {
-            ChannelKind::Rotation => rotation_from_xyz(v.x, v.y, v.z),
-            _ => v,
+/// Frame value `v` of an animated channel of kind `kind` in `layout` as the decoder reads it
+/// at `bits` bits.
+pub(super) fn decoded(
+    kind: ChannelKind,
+    layout: u32,
+    v: Vec4,
+    bits: u32,
+    ranges: &[u32; 4],
+) -> Vec4 {
+    let s = stored(kind, layout, v);
+    let count = stored_count(kind, layout);
+    let mut out = [0.0f32; 4];
+    for (c, o) in out.iter_mut().enumerate().take(count) {
+        *o = if bits == ChannelCode::RAW_BITS {
+            s[c]
+        } else {
+            let (min, extent) = range_bounds(ranges[c]);
+            dequantize(quantize(s[c], bits, ranges[c]), bits, min, extent)
         };
     }
-    let mut out = [0.0f32; 4];
-    for (c, o) in out.iter_mut().enumerate().take(kind.stored_components()) {
-        let (min, extent) = range_bounds(ranges[c]);
-        *o = dequantize(quantize(v[c], bits, ranges[c]), bits, min, extent);
-    }
     match kind {
-        ChannelKind::Rotation => rotation_from_xyz(out[0], out[1], out[2]),
+        ChannelKind::Rotation => rotation_from_stored(layout, Vec4::from_array(out)),
         _ => Vec4::from_array(out),
     }
 }
@@ -391,18 +464,28 @@ fn pack(
                 );
                 ChannelCode::constant(at)
             }
-            Sampled::Animated { step, ranges, .. } => {
+            Sampled::Animated {
+                step,
+                layout,
+                ranges,
+                ..
+            } => {
                 let bits = plan.bits[k];
+                let count = stored_count(kind, *layout);
                 let at = match (bits, ranges) {
                     (ChannelCode::RAW_BITS, _) | (_, None) => 0,
                     (_, Some(r)) => {
                         let at = index(data)?;
-                        data.extend_from_slice(&r[..kind.stored_components()]);
+                        data.extend_from_slice(&r[..count]);
                         at
                     }
                 };
-                let code = ChannelCode::animated(bits, *step, at, cursor as u32);
-                cursor += kind.stored_components() * bits as usize;
+                let first = u32::try_from(cursor)
+                    .ok()
+                    .filter(|&b| b <= ChannelCode::FIRST_BIT_MASK)
+                    .ok_or_else(|| format!("clip {clip}: a frame record passes 2^29 bits"))?;
+                let code = ChannelCode::animated(bits, *step, at, first).with_layout(*layout);
+                cursor += count * bits as usize;
                 code
             }
         };
@@ -416,6 +499,7 @@ fn pack(
     for (k, sampled) in frames.channels.iter().enumerate() {
         let Sampled::Animated {
             frames: values,
+            layout,
             ranges,
             ..
         } = sampled
@@ -427,12 +511,13 @@ fn pack(
         let bits = code.bits();
         for (f, v) in values.iter().enumerate() {
             let rec = &mut data[start + f * words..start + (f + 1) * words];
-            for c in 0..kind.stored_components() {
+            let v = stored(kind, *layout, *v);
+            for c in 0..code.stored_components(kind) {
                 let q = match ranges {
                     Some(r) if bits != ChannelCode::RAW_BITS => quantize(v[c], bits, r[c]),
                     _ => v[c].to_bits(),
                 };
-                write_bits(rec, code.bit_offset as usize + c * bits as usize, bits, q);
+                write_bits(rec, code.first_bit() as usize + c * bits as usize, bits, q);
             }
         }
     }
@@ -443,4 +528,42 @@ fn pack(
 /// The dense measuring times of `record` for a rig of `joints` joints.
 pub(super) fn record_times(record: &CompressedClip, joints: usize) -> Vec<f32> {
     dense_times(record.duration, record.rate, record.frame_count, joints)
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3, Vec4};
+
+    use super::{ChannelCode, rotation_layout};
+
+    fn turns(axis: Vec3, angles: &[f32]) -> Vec<Vec4> {
+        angles
+            .iter()
+            .map(|&a| {
+                let q = Vec4::from(Quat::from_axis_angle(axis, a));
+                if q.w < 0.0 { -q } else { q }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rotations_drop_the_component_that_stays_largest() {
+        use std::f32::consts::PI;
+        // Small turns keep w near 1.
+        let (layout, _) = rotation_layout(turns(Vec3::Y, &[0.1, 0.3, -0.2]));
+        assert_eq!(layout, ChannelCode::DROP_W);
+        // Around half a turn about x, w passes 0 and x stays near 1; frames come back signed
+        // so that x >= 0.
+        let (layout, frames) = rotation_layout(turns(Vec3::X, &[0.9 * PI, PI, 1.1 * PI]));
+        assert_eq!(layout, ChannelCode::DROP_X);
+        assert!(frames.iter().all(|v| v.x >= 0.0), "{frames:?}");
+        let (layout, _) = rotation_layout(turns(Vec3::Z, &[0.8 * PI, 1.2 * PI]));
+        assert_eq!(layout, ChannelCode::DROP_Z);
+        let (layout, _) = rotation_layout(turns(Vec3::Y, &[0.8 * PI, 1.2 * PI]));
+        assert_eq!(layout, ChannelCode::DROP_Y);
+        // A full spin: no component stays above one half.
+        let spin: Vec<f32> = (0..8).map(|i| i as f32 * PI / 4.0).collect();
+        let (layout, _) = rotation_layout(turns(Vec3::Z, &spin));
+        assert_eq!(layout, ChannelCode::FULL_ROTATION);
+    }
 }

@@ -22,27 +22,39 @@
 //!   `min_f16 | (extent_f16 << 16)` (IEEE half floats, min rounded down and extent up so the
 //!   range holds every value); for raw channels 0.
 //!
-//! [`ChannelCode::bit_offset`] is the bit position of component 0 inside each frame record of
-//! an animated channel (component `c` at `bit_offset + c * b`; bit `i` of a record is bit
-//! `i % 32` of its word `i / 32`; a component spans at most two adjacent words); 0 otherwise.
-//! Stored components: translation and scale `x, y, z`; rotation `x, y, z` of the quaternion
-//! made `w >= 0` at each frame (`w = sqrt(max(0, 1 - (x*x + y*y + z*z)))` on decode); a weight
-//! chunk its 4 weights. Frame `f` of a clip starts at word `frame_offset + f * frame_words`.
+//! [`ChannelCode::bit_offset`] bits `0..=28` ([`ChannelCode::first_bit`]) are the bit position
+//! of component 0 inside each frame record of an animated channel (component `c` at
+//! `first_bit + c * b`; bit `i` of a record is bit `i % 32` of its word `i / 32`; a component
+//! spans at most two adjacent words); bits `29..=31` ([`ChannelCode::layout`]) are a rotation's
+//! layout, 0 for every other channel; the whole word is 0 for channels without frames.
+//! Stored components: translation and scale `x, y, z`; a weight chunk its 4 weights; a
+//! rotation, by layout: [`ChannelCode::DROP_W`] (0) `x, y, z`, [`ChannelCode::DROP_X`] (1)
+//! `y, z, w`, [`ChannelCode::DROP_Y`] (2) `x, z, w`, [`ChannelCode::DROP_Z`] (3) `x, y, w` of
+//! the quaternion signed so the dropped component is `>= 0` at each frame, which decodes as
+//! `d = sqrt(max(0, 1 - (s0*s0 + s1*s1 + s2*s2)))` put back in its place; or
+//! [`ChannelCode::FULL_ROTATION`] (4) all four `x, y, z, w`, each frame divided by its length
+//! on decode (the identity when that is 0). Frame `f` of a clip starts at word
+//! `frame_offset + f * frame_words`.
 //!
 //! Dequantize: `q` of `b` bits → `fma(extent, f32(q) * (1 / f32(2^b - 1)), min)`.
 //!
 //! Sampling at clip time `t`: `x = clamp(t, 0, duration) * rate`, snapped to the nearest
 //! integer within 1e-4; `f = min(floor(x), frame_count - 2)`, `u = min(x - f, 1)` (one frame:
 //! frame 0 alone). Translation, scale and weights are `a + (b - a) * u` of frames `f` and
-//! `f + 1`; rotations reconstruct `w` of both, negate the second when their dot is negative,
-//! and normalize `a + (b - a) * u`; STEP channels take frame `f` (`f + 1` when `u == 1`).
+//! `f + 1`; rotations rebuild both as unit `xyzw`, negate the second when their dot is
+//! negative, and normalize `a + (b - a) * u`; STEP channels take frame `f` (`f + 1` when
+//! `u == 1`).
 //!
 //! # Why
 //!
 //! Ranges are f16 pairs, one word per component: half the size of f32 pairs, and rounding min
 //! down and extent up keeps every value inside while the bit rate, not the range, sets the
-//! precision. Rotations drop `w` (sign-normalised to `w >= 0`, which is the same rotation) and
-//! rebuild it from the unit norm: a quarter fewer bits per rotation for one square root.
+//! precision. Rotations drop one component and rebuild it from the unit norm: a quarter fewer
+//! bits for one square root. The encoder drops, per channel, the component whose smallest
+//! magnitude over the clip is largest: rebuilding `d` amplifies the stored components' error
+//! by about `|s| / d`, so always dropping `w` resolved only ~2e-4 rad near half a turn
+//! (`w ≈ 0`). Every frame of a unit quaternion has a component of magnitude ≥ 0.5, but a full
+//! spin may have none that stays there; below 0.5 all four are stored.
 
 mod bit_rates;
 mod encode;
@@ -101,7 +113,8 @@ pub struct ChannelCode {
     /// Bit rate (bits 0..=5), [`ChannelCode::STEP`], [`ChannelCode::REST`], value index (bits
     /// 8..=31).
     pub code: u32,
-    /// Bit position of component 0 inside a frame record (animated channels; else 0).
+    /// Bit position of component 0 inside a frame record (bits 0..=28) and, for rotations, the
+    /// layout (bits 29..=31); 0 for channels without frames.
     pub bit_offset: u32,
 }
 
@@ -112,7 +125,7 @@ const _: () = assert!(std::mem::size_of::<ChannelCode>() == 8);
 pub enum ChannelKind {
     /// A joint's translation (3 components).
     Translation,
-    /// A joint's rotation (3 stored components, `w` rebuilt; constants hold 4).
+    /// A joint's rotation (3 stored components and one rebuilt, or 4; constants hold 4).
     Rotation,
     /// A joint's scale (3 components).
     Scale,
@@ -121,7 +134,9 @@ pub enum ChannelKind {
 }
 
 impl ChannelKind {
-    /// Components stored per frame (and range words) for an animated channel.
+    /// Components stored per frame (and range words) for an animated channel (rotations: 3,
+    /// but 4 in the [`ChannelCode::FULL_ROTATION`] layout, see
+    /// [`ChannelCode::stored_components`]).
     pub const fn stored_components(self) -> usize {
         match self {
             Self::Weights => 4,
@@ -153,6 +168,20 @@ impl ChannelCode {
     pub const RAW_BITS: u32 = 32;
     /// The largest value index (24 bits).
     pub const MAX_INDEX: u32 = (1 << 24) - 1;
+    /// Shift of the rotation layout inside [`ChannelCode::bit_offset`] (bits 29..=31).
+    pub const LAYOUT_SHIFT: u32 = 29;
+    /// Mask of the first bit inside [`ChannelCode::bit_offset`] (bits 0..=28).
+    pub const FIRST_BIT_MASK: u32 = (1 << Self::LAYOUT_SHIFT) - 1;
+    /// Rotation layout: `x, y, z` stored, `w` rebuilt.
+    pub const DROP_W: u32 = 0;
+    /// Rotation layout: `y, z, w` stored, `x` rebuilt.
+    pub const DROP_X: u32 = 1;
+    /// Rotation layout: `x, z, w` stored, `y` rebuilt.
+    pub const DROP_Y: u32 = 2;
+    /// Rotation layout: `x, y, w` stored, `z` rebuilt.
+    pub const DROP_Z: u32 = 3;
+    /// Rotation layout: all four components stored, normalized on decode.
+    pub const FULL_ROTATION: u32 = 4;
 
     /// The channel at rest: no data.
     pub const fn rest() -> Self {
@@ -171,12 +200,45 @@ impl ChannelCode {
     }
 
     /// An animated channel of `bits` bits per component (1..=24, or 32 for raw f32), range at
-    /// word `index` (0 for raw), component 0 at `bit_offset` in each frame record.
+    /// word `index` (0 for raw), component 0 at `bit_offset` (below 2^29) in each frame record;
+    /// rotations take their layout with [`ChannelCode::with_layout`].
     pub const fn animated(bits: u32, step: bool, index: u32, bit_offset: u32) -> Self {
         let step = if step { Self::STEP } else { 0 };
         Self {
             code: (bits & Self::BITS_MASK) | step | (index << Self::INDEX_SHIFT),
             bit_offset,
+        }
+    }
+
+    /// This code with rotation layout `layout` ([`ChannelCode::DROP_W`] ..=
+    /// [`ChannelCode::FULL_ROTATION`]) in the top bits of its bit offset.
+    pub const fn with_layout(self, layout: u32) -> Self {
+        Self {
+            code: self.code,
+            bit_offset: (self.bit_offset & Self::FIRST_BIT_MASK) | (layout << Self::LAYOUT_SHIFT),
+        }
+    }
+
+    /// Bit position of component 0 inside a frame record (bits 0..=28 of the bit offset).
+    #[inline]
+    pub const fn first_bit(self) -> u32 {
+        self.bit_offset & Self::FIRST_BIT_MASK
+    }
+
+    /// Rotation layout (bits 29..=31 of the bit offset): which component is rebuilt, or
+    /// [`ChannelCode::FULL_ROTATION`]; [`ChannelCode::DROP_W`] for other channels.
+    #[inline]
+    pub const fn layout(self) -> u32 {
+        self.bit_offset >> Self::LAYOUT_SHIFT
+    }
+
+    /// Components stored per frame for an animated channel of kind `kind`: rotations 3, or 4
+    /// in the [`ChannelCode::FULL_ROTATION`] layout.
+    #[inline]
+    pub const fn stored_components(self, kind: ChannelKind) -> usize {
+        match kind {
+            ChannelKind::Rotation if self.layout() == Self::FULL_ROTATION => 4,
+            _ => kind.stored_components(),
         }
     }
 
@@ -216,7 +278,8 @@ impl CompressedClips {
     /// by hand), checking every count, offset, bit rate, range and value so the decoders can
     /// index without checks: one clip record per clip with a finite positive rate, a finite
     /// duration the frames cover, channel offsets `clip * (joint_count * 3 + weight_chunks)`,
-    /// frames inside `data`, bit rates 0..=24 or 32, components inside their frame record,
+    /// frames inside `data`, bit rates 0..=24 or 32, rotation layouts 0..=4 (0 for other
+    /// channels), components inside their frame record,
     /// value indices inside `data`, finite constants and ranges with extent ≥ 0, finite raw
     /// values, a budget inside `MIN_ERROR_BUDGET..=MAX_ERROR_BUDGET` and a finite error ≥ 0.
     #[allow(clippy::too_many_arguments)]

@@ -3,7 +3,7 @@
 
 use half::f16;
 
-use super::{ChannelCode, CompressedClips, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET};
+use super::{ChannelCode, ChannelKind, CompressedClips, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET};
 use crate::bake::{MAX_JOINTS, MAX_MORPH_WEIGHTS, WEIGHTS_PER_CHUNK};
 use crate::error::CompressedError;
 
@@ -160,9 +160,21 @@ fn check_channel(
     if code.is_rest() {
         return Err("rest flag on an animated channel".into());
     }
-    let comps = kind.stored_components();
+    let layout = code.layout();
+    let most = if kind == ChannelKind::Rotation {
+        ChannelCode::FULL_ROTATION
+    } else {
+        ChannelCode::DROP_W
+    };
+    if layout > most {
+        return Err(format!(
+            "layout {layout} (bits 29..=31 of the bit offset) is not 0..={most} for a {kind:?} \
+             channel"
+        ));
+    }
+    let comps = code.stored_components(kind);
     let frame_bits = u64::from(c.clips[clip].frame_words) * 32;
-    let end = u64::from(code.bit_offset) + comps as u64 * u64::from(bits);
+    let end = u64::from(code.first_bit()) + comps as u64 * u64::from(bits);
     if end > frame_bits {
         return Err(format!(
             "components end at bit {end}, past the {frame_bits}-bit frame record"
@@ -176,7 +188,7 @@ fn check_channel(
         for f in 0..cc.frame_count as usize {
             let record = cc.frame_offset as usize + f * cc.frame_words as usize;
             for comp in 0..comps {
-                let bit = code.bit_offset as usize + comp * 32;
+                let bit = code.first_bit() as usize + comp * 32;
                 let lo = c.data[record + bit / 32] >> (bit % 32);
                 let hi = if bit.is_multiple_of(32) {
                     0
