@@ -5,8 +5,8 @@
 use glam::{Affine3A, Quat, Vec3, Vec4};
 use sinew::gpu::{ClipFormat, GpuOptions};
 use sinew::{
-    Aabb, BlendMode, ChannelCode, CompressedClip, CompressedClips, GpuBackend, GpuContext,
-    InstanceRecord, JointMask, Layer, Mat3x4Rows, Rig, Sqt,
+    Aabb, ChannelCode, CompressedClip, CompressedClips, CpuBackend, GpuBackend, GpuContext,
+    InstanceRecord, JointMask, Layer, Mat3x4Rows, Rig,
 };
 
 use super::common::{self, Rng};
@@ -325,101 +325,6 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     assert_eq!(backend.last_frame().bytes_read, total as u64);
 }
 
-// ---------------------------------------------------------------------------------------------
-// The CPU twin on compressed clips: `sinew::cpu::evaluate_pose_with_flags` with its sample
-// stage swapped for `sinew::cpu::decode`, stage by stage from the crate's own functions.
-
-/// Joint `joint` blended over `layers` from compressed `clips` (twin of `blend_joint`).
-fn blend_compressed(
-    rig: &Rig,
-    clips: &CompressedClips,
-    masks: &[JointMask],
-    layers: &[Layer],
-    joint: usize,
-) -> Sqt {
-    let rest = rig.skeleton.rest_pose()[joint];
-    let mut pose = rest;
-    for layer in layers {
-        let mask = layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
-        let w = layer.weight * mask;
-        if w <= 0.0 {
-            continue;
-        }
-        let sample =
-            sinew::cpu::sample_joint_compressed(rig, clips, layer.clip as usize, joint, layer.time);
-        pose = match layer.mode {
-            BlendMode::Override if w >= 1.0 => sample,
-            BlendMode::Override => pose.blend_toward(&sample, w),
-            BlendMode::Additive => pose.add_delta(&sample.delta_from(&rest), w),
-        };
-    }
-    pose
-}
-
-/// Weight chunk `chunk` blended over `layers` from compressed `clips` (twin of
-/// `blend_weight_chunk`).
-fn weights_compressed(
-    rig: &Rig,
-    clips: &CompressedClips,
-    masks: &[JointMask],
-    layers: &[Layer],
-    chunk: usize,
-) -> Vec4 {
-    let lib = &rig.clips;
-    let rest = lib.value(lib.weight_default_offset() + chunk);
-    let joint = rig.morph.chunk_joint(chunk);
-    let mut pose = rest;
-    for layer in layers {
-        let mask = layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
-        let w = layer.weight * mask;
-        if w <= 0.0 {
-            continue;
-        }
-        let sample = sinew::cpu::sample_weight_chunk_compressed(
-            rig,
-            clips,
-            layer.clip as usize,
-            chunk,
-            layer.time,
-        );
-        pose = match layer.mode {
-            BlendMode::Override if w >= 1.0 => sample,
-            BlendMode::Override => pose.lerp(sample, w),
-            BlendMode::Additive => pose + (sample - rest) * w,
-        };
-    }
-    pose
-}
-
-/// The palette block and AABB of one instance of `rig` (no IK) on its compressed clips.
-fn compressed_block(
-    rig: &Rig,
-    masks: &[JointMask],
-    record: &InstanceRecord,
-    now: f32,
-) -> (Vec<Mat3x4Rows>, Aabb) {
-    let clips = rig.compressed.as_ref().unwrap();
-    let layers: Vec<Layer> = record.layers_at(now).collect();
-    let world = record.world.to_affine();
-    let n = rig.joint_count();
-    let mut models = vec![Affine3A::IDENTITY; n];
-    let mut block = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
-    let mut aabb = Aabb::EMPTY;
-    let skeleton = &rig.skeleton;
-    for j in 0..n {
-        let local = blend_compressed(rig, clips, masks, &layers, j);
-        let local = sinew::cpu::hold_root(rig, record.flags, j, local);
-        models[j] = sinew::cpu::propagate_joint(skeleton.parents()[j], &world, &models, &local);
-        block[j] = sinew::cpu::skin_joint(&models[j], &skeleton.inverse_binds()[j]);
-        sinew::cpu::grow_joint_aabb(&mut aabb, &rig.joint_bounds[j], &models[j]);
-    }
-    let chunks = rig.clips.weight_chunk_count();
-    for k in 0..chunks {
-        block[n + k / 3].rows[k % 3] = weights_compressed(rig, clips, masks, &layers, k).to_array();
-    }
-    (block, aabb)
-}
-
 /// Asserts column-major `a` is within [`common::COMPRESSED_MATRIX_TOLERANCE`] of `b`, relative
 /// to the largest magnitude in each column (as the exact comparison).
 fn assert_rebuilt_close(a: &[f32; 16], b: &[f32; 16], what: &str) {
@@ -451,10 +356,17 @@ fn assert_compressed_matches_cpu(
     assert_eq!(backend.dispatches_last_frame(), 1);
     let gpu_palette = backend.read_palette(0..len as u32).unwrap();
     let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
+    // The CPU twin: the exact evaluator's stages with the compressed sample stage.
+    let mut cpu = CpuBackend::with_compressed(rigs.to_vec(), masks.to_vec()).unwrap();
+    let mut cpu_palette = vec![Mat3x4Rows::IDENTITY; len];
+    let mut cpu_bounds = vec![Aabb::EMPTY; records.len()];
+    cpu.evaluate(records, &mut cpu_palette, &mut cpu_bounds)
+        .unwrap();
     for (i, rec) in records.iter().enumerate() {
         let rig = &rigs[rec.rig as usize];
-        let (block, aabb) = compressed_block(rig, masks, rec, 0.0);
         let start = rec.palette_offset as usize;
+        let block = &cpu_palette[start..start + rig.palette_entries()];
+        let aabb = cpu_bounds[i];
         for j in 0..rig.joint_count() {
             let g = gpu_palette[start + j].to_cols_array();
             let c = block[j].to_cols_array();
@@ -462,7 +374,7 @@ fn assert_compressed_matches_cpu(
         }
         common::assert_vec_close(
             &sinew::cpu::morph_weights(rig, &gpu_palette[start..start + rig.palette_entries()]),
-            &sinew::cpu::morph_weights(rig, &block),
+            &sinew::cpu::morph_weights(rig, block),
             common::WEIGHT_TOLERANCE,
             &format!("{} morph weights", describe(i)),
         );
@@ -559,8 +471,13 @@ fn rigs_added_at_run_time_are_compressed_at_upload_and_match_the_cpu_twin() {
     backend.reserve_palette(len as u32).unwrap();
     backend.evaluate(&records).unwrap();
     let palette = backend.read_palette(0..len as u32).unwrap();
+    let mut cpu = CpuBackend::with_compressed(twin.clone(), Vec::new()).unwrap();
+    let mut cpu_palette = vec![Mat3x4Rows::IDENTITY; len];
+    let mut cpu_bounds = vec![Aabb::EMPTY; records.len()];
+    cpu.evaluate(&records, &mut cpu_palette, &mut cpu_bounds)
+        .unwrap();
     for (i, rec) in records.iter().enumerate() {
-        let (block, _) = compressed_block(&twin[1], &[], rec, 0.0);
+        let block = &cpu_palette[rec.palette_offset as usize..];
         for (j, want) in block.iter().take(twin[1].joint_count()).enumerate() {
             let got = palette[rec.palette_offset as usize + j].to_cols_array();
             assert_rebuilt_close(
