@@ -1,6 +1,6 @@
 //! Stage 1, sample, from compressed clips: the value of one channel at one clip time, with the
 //! operations (and their f32 order) of the WGSL decoder, so both agree to rounding. The format
-//! is described in [`crate::bake::compressed`]; the exact twin is [`super::sample`].
+//! is described in [`crate::bake::compressed`]; the exact twin is `src/cpu/sample.rs`.
 
 use glam::{Quat, Vec3, Vec4};
 use half::f16;

@@ -1,12 +1,35 @@
 //! The crowd's animation LOD: the camera framing of `--view-fraction` and the GPU
 //! [`LodPolicy`] of `--lod`, `--update-every` and `--skip-culled`.
 
+use clap::error::ErrorKind;
 use glam::Vec3;
 use sinew::LodPolicy;
 
 use super::{CrowdArgs, FRAMED_CHARACTERS};
+use crate::cli::Backend;
 
 impl CrowdArgs {
+    /// The LOD flags need `--backend gpu`; a view fraction lies in 0..=1.
+    pub fn check(&self) -> Result<(), clap::Error> {
+        if self.backend != Backend::Gpu && (self.uses_lod() || self.skip_culled) {
+            return Err(crate::cli::usage_error(
+                "crowd",
+                ErrorKind::ArgumentConflict,
+                "--lod, --update-every and --skip-culled apply to --backend gpu only",
+            ));
+        }
+        if let Some(f) = self.view_fraction
+            && !(0.0..=1.0).contains(&f)
+        {
+            return Err(crate::cli::usage_error(
+                "crowd",
+                ErrorKind::ValueValidation,
+                "--view-fraction must lie in 0..=1",
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether a LOD policy applies: `--lod` or `--update-every` above 1.
     pub(super) fn uses_lod(&self) -> bool {
         self.lod || self.update_every > 1

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use clap::error::ErrorKind;
 use glam::Vec3;
 use hecs::World;
 use sinew::gpu::{ClipFormat, GpuOptions};
@@ -312,27 +311,6 @@ pub struct CrowdArgs {
 }
 
 impl CrowdArgs {
-    /// The LOD flags need `--backend gpu`; a view fraction lies in 0..=1.
-    pub fn check(&self) -> Result<(), clap::Error> {
-        if self.backend != Backend::Gpu && (self.uses_lod() || self.skip_culled) {
-            return Err(super::usage_error(
-                "crowd",
-                ErrorKind::ArgumentConflict,
-                "--lod, --update-every and --skip-culled apply to --backend gpu only",
-            ));
-        }
-        if let Some(f) = self.view_fraction
-            && !(0.0..=1.0).contains(&f)
-        {
-            return Err(super::usage_error(
-                "crowd",
-                ErrorKind::ValueValidation,
-                "--view-fraction must lie in 0..=1",
-            ));
-        }
-        Ok(())
-    }
-
     /// Runs the crowd, renders its last frame and prints the timing table or JSON report.
     pub fn run(&self) -> crate::cli::Result {
         let args = self;

@@ -15,7 +15,7 @@ use wide::{f32x4, f32x8};
 
 use crate::math::QUAT_EPSILON;
 
-/// Instances evaluated together, one per lane of an [`F8`].
+/// Instances evaluated together, one per lane of an `F8` (eight `f32` lanes).
 pub const LANES: usize = 8;
 
 /// One `[f32; 4]` value: a channel of one instance (xyzw) or a matrix row.

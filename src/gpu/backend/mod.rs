@@ -5,6 +5,7 @@
 mod buffers;
 mod content;
 mod lod;
+mod palette_blocks;
 mod reads;
 mod records;
 mod traffic;
@@ -37,7 +38,6 @@ use crate::error::{EvalError, GpuError};
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
-use crate::palette::PaletteBlock;
 pub use lod::SlotList;
 use lod::lod_header;
 
@@ -299,53 +299,6 @@ impl GpuBackend {
     /// Bytes of storage the uploaded rigs and masks occupy.
     pub fn library_bytes(&self) -> u64 {
         self.library.bytes()
-    }
-
-    /// Palette entries per instance of rig `rig` ([`Rig::palette_entries`]), if it exists.
-    pub fn palette_entries(&self, rig: u32) -> Option<usize> {
-        self.library
-            .rigs()
-            .get(rig as usize)
-            .map(|r| r.palette_entries)
-    }
-
-    /// A palette block for one instance of rig `rig` ([`Rig::palette_entries`] entries; the
-    /// palette grows if needed).
-    pub fn allocate(&mut self, rig: u32) -> Result<PaletteBlock, GpuError> {
-        let entries = self.palette_entries(rig).ok_or(EvalError::NoSuchRig {
-            rig,
-            rig_count: self.rig_count(),
-        })?;
-        self.allocate_entries(entries as u32)
-    }
-
-    /// A palette block of `len` entries (growing the palette if needed).
-    pub fn allocate_entries(&mut self, len: u32) -> Result<PaletteBlock, GpuError> {
-        self.loss.check()?;
-        self.palette.allocate(&self.device, &self.queue, len)
-    }
-
-    /// Frees a block from [`GpuBackend::allocate`].
-    pub fn free(&mut self, block: PaletteBlock) -> Result<(), GpuError> {
-        self.palette.free(block)
-    }
-
-    /// Grows the palette to at least `entries` entries, for callers that lay out palette
-    /// offsets themselves instead of allocating blocks.
-    pub fn reserve_palette(&mut self, entries: u32) -> Result<(), GpuError> {
-        self.loss.check()?;
-        self.palette.reserve(&self.device, &self.queue, entries)
-    }
-
-    /// Palette capacity in entries.
-    pub fn palette_capacity(&self) -> u32 {
-        self.palette.capacity()
-    }
-
-    /// The palette buffer (48-byte [`Mat3x4Rows`] entries), for a vertex shader to read. It is
-    /// replaced when the palette grows.
-    pub fn palette_buffer(&self) -> &wgpu::Buffer {
-        self.palette.buffer()
     }
 
     /// The AABB buffer: one [`Aabb`] per instance record of the last frame, in record order.

@@ -16,7 +16,7 @@ impl GpuBackend {
     }
 
     /// Bytes the last frame's evaluation read from global memory per joint, counted load by
-    /// load from the layout of the path that ran ([`GpuOptions::clips`]) and the layers each
+    /// load from the layout of the path that ran ([`crate::gpu::GpuOptions::clips`]) and the layers each
     /// instance had at the frame time:
     ///
     /// `Σ instances (instance + Σ layers (layer + Σ sampled joints and chunks channel)) / joints`
