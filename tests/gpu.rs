@@ -444,6 +444,26 @@ fn all_assets() -> Vec<PathBuf> {
     files
 }
 
+/// One record per rig at rest, then one per clip and sample time of each rig (every other one
+/// under a random world): the items every-asset comparisons pack.
+fn every_clip_items(rigs: &[Rig], rng: &mut Rng) -> Vec<(u32, u32, Affine3A, Vec<Layer>)> {
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        items.push((r as u32, 0, Affine3A::IDENTITY, Vec::new()));
+        for clip in 0..rig.clips.clip_count() {
+            for (k, t) in sample_times(rig, clip).into_iter().enumerate() {
+                let world = if k % 2 == 0 {
+                    Affine3A::IDENTITY
+                } else {
+                    rng.world()
+                };
+                items.push((r as u32, 0, world, vec![Layer::clip(clip as u32, t)]));
+            }
+        }
+    }
+    items
+}
+
 #[test]
 fn every_asset_matches_cpu_on_every_clip_and_time() {
     let Some(ctx) = gpu() else { return };
@@ -452,20 +472,7 @@ fn every_asset_matches_cpu_on_every_clip_and_time() {
     assert!(!files.is_empty());
     for path in files {
         let rigs = load(&path);
-        let mut items = Vec::new();
-        for (r, rig) in rigs.iter().enumerate() {
-            items.push((r as u32, 0, Affine3A::IDENTITY, Vec::new()));
-            for clip in 0..rig.clips.clip_count() {
-                for (k, t) in sample_times(rig, clip).into_iter().enumerate() {
-                    let world = if k % 2 == 0 {
-                        Affine3A::IDENTITY
-                    } else {
-                        rng.world()
-                    };
-                    items.push((r as u32, 0, world, vec![Layer::clip(clip as u32, t)]));
-                }
-            }
-        }
+        let items = every_clip_items(&rigs, &mut rng);
         let records = pack(&rigs, &items);
         let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

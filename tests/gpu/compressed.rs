@@ -11,8 +11,9 @@ use sinew::{
 
 use super::common::{self, Rng};
 use super::{
-    all_assets, assert_bounds_match, assert_transform_close, blend_rigs, chain_rig, gpu, load,
-    masks_for_all, morph_rigs, pack, palette_len, random_flags, random_layers, sample_times,
+    all_assets, assert_bounds_match, assert_transform_close, blend_rigs, chain_rig,
+    every_clip_items, gpu, load, masks_for_all, morph_rigs, pack, palette_len, random_flags,
+    random_layers,
 };
 
 /// Options of a backend that samples compressed clips.
@@ -398,20 +399,7 @@ fn every_asset_matches_the_cpu_twin_on_compressed_clips() {
     assert!(!files.is_empty());
     for path in files {
         let rigs = compressed(load(&path));
-        let mut items = Vec::new();
-        for (r, rig) in rigs.iter().enumerate() {
-            items.push((r as u32, 0, Affine3A::IDENTITY, Vec::new()));
-            for clip in 0..rig.clips.clip_count() {
-                for (k, t) in sample_times(rig, clip).into_iter().enumerate() {
-                    let world = if k % 2 == 0 {
-                        Affine3A::IDENTITY
-                    } else {
-                        rng.world()
-                    };
-                    items.push((r as u32, 0, world, vec![Layer::clip(clip as u32, t)]));
-                }
-            }
-        }
+        let items = every_clip_items(&rigs, &mut rng);
         let records = pack(&rigs, &items);
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         assert_compressed_matches_cpu(ctx, &rigs, &[], &records, &|i| {
