@@ -2604,3 +2604,46 @@ fn a_joint_named_only_in_influence_slot_six_bounds_its_vertices() {
     assert!(p.x > 200.0, "vertex 0 follows C: {p}");
     assert!(aabb.contains(p, 1e-4), "vertex 0 at {p} outside {aabb:?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Bytes read per joint
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn bytes_read_per_joint_is_the_hand_count_of_one_and_two_layers() {
+    use sinew::bake::TrackDesc;
+    let mut f = Fixture::new();
+    let j = f.node("J", None, at([0.0; 3]));
+    f.clip(
+        "walk",
+        vec![linear(
+            j,
+            Channel::Translation,
+            &[0.0, 1.0, 2.0],
+            &[xyz(0.0, 0.0, 0.0), xyz(1.0, 0.0, 0.0), xyz(2.0, 0.0, 0.0)],
+        )],
+    );
+    let rig = f.node_rig();
+    let mut backend = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
+    assert_eq!(backend.bytes_read_per_joint(), 0.0);
+    let desc = size_of::<TrackDesc>();
+    // Record; parent, rest SQT, inverse bind, bounds of the one joint.
+    let instance = size_of::<InstanceRecord>() + 2 + size_of::<Sqt>() + 64 + size_of::<Aabb>();
+    // Translation: descriptor, first, last and the guessed pair of times, two values;
+    // rotation and scale: one-key rest tracks, descriptor and one value.
+    let layer = desc + 4 * 4 + 2 * 16 + 2 * (desc + 16);
+    for (layers, expected) in [(1, instance + layer), (2, instance + 2 * layer)] {
+        let clips = vec![Layer::clip(0, 0.5); layers];
+        let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &clips).unwrap();
+        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+        let mut aabbs = [Aabb::EMPTY];
+        backend
+            .evaluate(&[record], &mut palette, &mut aabbs)
+            .unwrap();
+        assert_eq!(
+            backend.bytes_read_per_joint(),
+            expected as f64,
+            "{layers} layers"
+        );
+    }
+}

@@ -11,6 +11,7 @@ pub mod fast;
 mod ik;
 mod morph;
 mod propagate;
+mod reads;
 mod root_frame;
 mod root_motion;
 mod sample;
@@ -331,6 +332,10 @@ pub struct CpuBackend {
     source: ClipSource,
     /// Palette order and AABBs in that order, reused every frame.
     frame: FrameOrder,
+    /// Per rig, what its evaluation reads ([`reads::RigReads`]).
+    reads: Vec<reads::RigReads>,
+    /// Bytes read and joints evaluated by the last evaluation.
+    last_reads: (u64, u64),
 }
 
 impl CpuBackend {
@@ -340,10 +345,15 @@ impl CpuBackend {
     pub fn new(rigs: Vec<Rig>, masks: Vec<JointMask>) -> Result<Self, EvalError> {
         check_rigs(&rigs)?;
         Ok(Self {
+            reads: rigs
+                .iter()
+                .map(|r| reads::RigReads::new(r, ClipSource::Exact))
+                .collect(),
             rigs,
             masks,
             source: ClipSource::Exact,
             frame: FrameOrder::new(1),
+            last_reads: (0, 0),
         })
     }
 
@@ -360,6 +370,9 @@ impl CpuBackend {
         }
         let mut backend = Self::new(rigs, masks)?;
         backend.source = ClipSource::Compressed;
+        backend.reads = (backend.rigs.iter())
+            .map(|r| reads::RigReads::new(r, ClipSource::Compressed))
+            .collect();
         Ok(backend)
     }
 
@@ -387,6 +400,7 @@ impl CpuBackend {
             rig.compress(crate::DEFAULT_ERROR_BUDGET)
                 .map_err(|e| with_rig_index(e, index))?;
         }
+        self.reads.push(reads::RigReads::new(&rig, self.source));
         self.rigs.push(rig);
         Ok((self.rigs.len() - 1) as u32)
     }
@@ -396,6 +410,9 @@ impl CpuBackend {
     pub(crate) fn set_rig(&mut self, index: u32, rig: Rig) -> bool {
         match self.rigs.get_mut(index as usize) {
             Some(old) => {
+                if let Some(reads) = self.reads.get_mut(index as usize) {
+                    *reads = reads::RigReads::new(&rig, self.source);
+                }
                 *old = rig;
                 true
             }
@@ -441,7 +458,58 @@ impl CpuBackend {
             },
         );
         self.frame = frame;
-        result
+        result?;
+        self.last_reads = self.frame_reads(now, instances);
+        Ok(())
+    }
+
+    /// Bytes the last evaluation read from the rigs' baked arrays and the records per joint
+    /// evaluated:
+    ///
+    /// `Σ instances (instance + Σ layers Σ sampled joints and chunks channels) / joints`
+    ///
+    /// - instance: its record (`size_of::<InstanceRecord>()`), per joint its parent (2), rest
+    ///   SQT (48), inverse bind (64) and joint bounds (32).
+    /// - layer: an unmasked layer with weight above 0 samples every joint and weight chunk; a
+    ///   masked one reads each joint's and chunk's mask weight (4) and samples those weighted
+    ///   above 0.
+    /// - channel, exact: track descriptor (16), the first and last key times (8, the clamp
+    ///   checks), the key pair the uniform-spacing guess hits (8: counted as a hit, never the
+    ///   binary search), and the key values read (16 each: 1 STEP, 2 LINEAR, 4 CUBICSPLINE);
+    ///   a one-key track its descriptor and one value.
+    /// - channel, compressed ([`ClipSource::Compressed`]): clip record (32) and channel code
+    ///   (8); REST nothing more; a constant its words (12, 16 for rotations and weight chunks);
+    ///   animated, in each frame it decodes (two; one in a one-frame clip) each stored
+    ///   component's frame words (4, 8 when it straddles two) and range (4, none raw).
+    ///
+    /// Joints past a record's LOD level are counted as sampled. 0 before any evaluation.
+    pub fn bytes_read_per_joint(&self) -> f64 {
+        let (bytes, joints) = self.last_reads;
+        if joints == 0 {
+            return 0.0;
+        }
+        bytes as f64 / joints as f64
+    }
+
+    /// Bytes read and joints evaluated evaluating the (validated) `instances` at `now`.
+    fn frame_reads(&self, now: f32, instances: &[InstanceRecord]) -> (u64, u64) {
+        let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
+        let (mut bytes, mut joints) = (0, 0);
+        for rec in instances.iter().filter(|r| !r.is_empty()) {
+            let (Some(reads), Some(rig)) = (
+                self.reads.get(rec.rig as usize),
+                self.rigs.get(rec.rig as usize),
+            ) else {
+                continue;
+            };
+            let count = rec.used_layers().len();
+            for (slot, layer) in layers.iter_mut().zip(rec.layers_at(now)) {
+                *slot = layer;
+            }
+            bytes += reads.instance_bytes(&self.masks, &layers[..count]);
+            joints += rig.joint_count() as u64;
+        }
+        (bytes, joints)
     }
 
     /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.

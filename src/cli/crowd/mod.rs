@@ -470,6 +470,7 @@ impl CrowdArgs {
                         }
                         None => {
                             crowd.animator.evaluate_cpu()?;
+                            bytes_read_per_joint = Some(crowd.animator.cpu_bytes_read_per_joint());
                         }
                     }
                     times.compute.push(ms_since(compute));

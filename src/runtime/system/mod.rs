@@ -401,6 +401,11 @@ impl Animator {
         });
     }
 
+    /// [`CpuBackend::bytes_read_per_joint`] of the last [`Animator::evaluate_cpu`].
+    pub fn cpu_bytes_read_per_joint(&self) -> f64 {
+        self.backend.bytes_read_per_joint()
+    }
+
     /// Evaluates this frame's records with the CPU backend: the palette (indexed by each
     /// record's `palette_offset`) and one bounding box per record ([`Animator::records`]), or
     /// per slot ([`Animator::slot_records`]) in [`Scheduling::EventDriven`] mode.

@@ -1,0 +1,167 @@
+//! The memory reads of [`crate::CpuBackend`]'s evaluation, counted from the layout of the
+//! arrays it samples (exact key tracks or compressed clips): what
+//! [`crate::CpuBackend::bytes_read_per_joint`] reports.
+
+use glam::{Affine3A, Vec4};
+
+use crate::bake::{Aabb, ChannelCode, CompressedClip, CompressedClips, Rig, TrackDesc};
+use crate::cpu::ClipSource;
+use crate::import::Interpolation;
+use crate::instance::{InstanceRecord, Layer};
+use crate::math::Sqt;
+
+/// Bytes of one key time, mask weight or compressed data word.
+const WORD: u64 = 4;
+/// Bytes of one key value.
+const VALUE: u64 = size_of::<Vec4>() as u64;
+
+/// Bytes one exact track costs to sample inside its keys: descriptor, first and last key times
+/// (the clamp checks), the two times of the uniform-guess hit, and the key values (1 STEP,
+/// 2 LINEAR, 4 CUBICSPLINE); a one-key track its descriptor and one value.
+fn track_bytes(desc: &TrackDesc) -> u64 {
+    let descriptor = size_of::<TrackDesc>() as u64;
+    if desc.key_count <= 1 {
+        return descriptor + VALUE;
+    }
+    let values = match Interpolation::from_u32(desc.interpolation) {
+        Some(Interpolation::Step) => 1,
+        Some(Interpolation::CubicSpline) => 4,
+        _ => 2,
+    };
+    descriptor + 4 * WORD + values * VALUE
+}
+
+/// Bytes one compressed channel costs: the clip record and the code; a constant its words; an
+/// animated channel, in each frame it decodes (two, one for a one-frame clip), each stored
+/// component's words (one, two when it straddles) and range (none raw).
+fn channel_bytes(
+    clip: &CompressedClip,
+    code: ChannelCode,
+    constant_words: u64,
+    stored: u64,
+) -> u64 {
+    let head = (size_of::<CompressedClip>() + size_of::<ChannelCode>()) as u64;
+    if code.is_rest() {
+        return head;
+    }
+    let bits = code.bits();
+    if !code.is_animated() {
+        return head + constant_words * WORD;
+    }
+    let range = if bits == ChannelCode::RAW_BITS {
+        0
+    } else {
+        WORD
+    };
+    let frames = if clip.frame_count < 2 { 1 } else { 2 };
+    let per_frame: u64 = (0..stored)
+        .map(|c| {
+            let shift = (code.first_bit() + c as u32 * bits) % 32;
+            let words = if shift + bits > 32 { 2 } else { 1 };
+            words * WORD + range
+        })
+        .sum();
+    head + frames * per_frame
+}
+
+/// What [`crate::CpuBackend`] reads for one rig, in bytes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct RigReads {
+    /// Per instance, whatever its layers: the record, and per joint its parent, rest SQT,
+    /// inverse bind and joint bounds.
+    instance: u64,
+    /// Per clip, per joint then per weight chunk: the sampling reads of one layer.
+    clips: Vec<Vec<u64>>,
+    /// Per clip: the sum of `clips[clip]`.
+    clip_totals: Vec<u64>,
+    /// Per joint then per weight chunk: the joint whose mask weight applies.
+    mask_joints: Vec<usize>,
+}
+
+impl RigReads {
+    /// The reads of `rig` sampled from `source`.
+    pub(crate) fn new(rig: &Rig, source: ClipSource) -> Self {
+        let n = rig.joint_count();
+        let chunks = rig.clips.weight_chunk_count();
+        let per_joint =
+            (size_of::<u16>() + size_of::<Sqt>() + size_of::<Affine3A>() + size_of::<Aabb>())
+                as u64;
+        let instance = size_of::<InstanceRecord>() as u64 + n as u64 * per_joint;
+        let compressed = match source {
+            ClipSource::Compressed => rig.compressed.as_ref(),
+            ClipSource::Exact => None,
+        };
+        let clips: Vec<Vec<u64>> = (0..rig.clips.clip_count())
+            .map(|c| match compressed {
+                Some(cc) => compressed_costs(cc, c, n, chunks),
+                None => {
+                    let tracks = rig.clips.tracks();
+                    let joints = (0..n).map(|j| {
+                        let first = (c * n + j) * 3;
+                        tracks[first..first + 3].iter().map(track_bytes).sum()
+                    });
+                    let weights =
+                        (0..chunks).map(|k| rig.clips.weight_track(c, k).map_or(0, track_bytes));
+                    joints.chain(weights).collect()
+                }
+            })
+            .collect();
+        Self {
+            instance,
+            clip_totals: clips.iter().map(|c| c.iter().sum()).collect(),
+            clips,
+            mask_joints: (0..n)
+                .chain((0..chunks).map(|k| rig.morph.chunk_joint(k)))
+                .collect(),
+        }
+    }
+
+    /// Bytes one instance reads evaluating `layers` (at the frame time) with mask weights
+    /// `masks`: an unmasked layer with weight samples everything; a masked one reads the mask
+    /// weight of every joint and chunk and samples those weighted above 0.
+    pub(crate) fn instance_bytes(&self, masks: &[crate::JointMask], layers: &[Layer]) -> u64 {
+        let mut bytes = self.instance;
+        for layer in layers {
+            let clip = layer.clip as usize;
+            let Some(costs) = self.clips.get(clip) else {
+                continue;
+            };
+            let Some(mask) = layer.mask else {
+                if layer.weight > 0.0 {
+                    bytes += self.clip_totals[clip];
+                }
+                continue;
+            };
+            let weights = masks.get(mask as usize).map_or(&[][..], |m| &m.weights[..]);
+            for (cost, &joint) in costs.iter().zip(&self.mask_joints) {
+                bytes += WORD;
+                if layer.weight * weights.get(joint).copied().unwrap_or(0.0) > 0.0 {
+                    bytes += cost;
+                }
+            }
+        }
+        bytes
+    }
+}
+
+/// Per joint then per weight chunk, the bytes of sampling compressed clip `clip` once.
+fn compressed_costs(cc: &CompressedClips, clip: usize, n: usize, chunks: usize) -> Vec<u64> {
+    let Some(record) = cc.clips().get(clip) else {
+        return vec![0; n + chunks];
+    };
+    let codes = cc.clip_channels(clip);
+    let cost = |channel: usize| {
+        let kind = cc.channel_kind(channel);
+        codes.get(channel).map_or(0, |&code| {
+            channel_bytes(
+                record,
+                code,
+                kind.constant_words() as u64,
+                code.stored_components(kind) as u64,
+            )
+        })
+    };
+    let joints = (0..n).map(|j| (0..3).map(|k| cost(j * 3 + k)).sum());
+    let weights = (0..chunks).map(|k| cost(n * 3 + k));
+    joints.chain(weights).collect()
+}
