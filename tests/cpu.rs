@@ -2647,3 +2647,28 @@ fn bytes_read_per_joint_is_the_hand_count_of_one_and_two_layers() {
         );
     }
 }
+
+#[test]
+fn bytes_read_per_joint_counts_compressed_constants() {
+    use sinew::bake::{ChannelCode, CompressedClip};
+    let rig = additive_fixture();
+    let mut backend = CpuBackend::with_compressed(vec![rig.clone()], Vec::new()).unwrap();
+    let instance = size_of::<InstanceRecord>() + 2 + size_of::<Sqt>() + 64 + size_of::<Aabb>();
+    // Clip "base" holds constants: per channel the clip record and code, then 3 + 4 + 3 words.
+    let head = size_of::<CompressedClip>() + size_of::<ChannelCode>();
+    let layer = 3 * head + (3 + 4 + 3) * 4;
+    for (layers, expected) in [(1, instance + layer), (2, instance + 2 * layer)] {
+        let clips = vec![Layer::clip(0, 0.0); layers];
+        let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &clips).unwrap();
+        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+        let mut aabbs = [Aabb::EMPTY];
+        backend
+            .evaluate(&[record], &mut palette, &mut aabbs)
+            .unwrap();
+        assert_eq!(
+            backend.bytes_read_per_joint(),
+            expected as f64,
+            "{layers} layers"
+        );
+    }
+}
