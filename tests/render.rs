@@ -2325,6 +2325,10 @@ fn crowd_reports_every_field_and_writes_a_varied_png() {
             (report["bytes_written_per_joint"].as_f64().unwrap() - written).abs() < 1e-3,
             "{report}"
         );
+        // Both exact evaluators count their reads: each joint's rest pose and inverse bind and
+        // its layers' tracks and keys, well over 100 bytes.
+        let read = report["bytes_read_per_joint"].as_f64();
+        assert!(read.is_some_and(|r| r > 100.0), "{report}");
         // The characters are posed differently: the image has many distinct colours and is not
         // just background and floor.
         let image = RgbaImage::load_png(&png).unwrap();
