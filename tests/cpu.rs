@@ -2609,6 +2609,31 @@ fn a_joint_named_only_in_influence_slot_six_bounds_its_vertices() {
 // Bytes read per joint
 // ---------------------------------------------------------------------------------------------
 
+/// Evaluates one instance of `rig` playing clip 0 at `time` in one and then two layers on
+/// `backend`, and asserts its read count is `instance + layers × layer` bytes.
+fn assert_reads_of_one_and_two_layers(
+    backend: &mut CpuBackend,
+    rig: &Rig,
+    time: f32,
+    instance: usize,
+    layer: usize,
+) {
+    for layers in 1..=2 {
+        let clips = vec![Layer::clip(0, time); layers];
+        let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &clips).unwrap();
+        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+        let mut aabbs = [Aabb::EMPTY];
+        backend
+            .evaluate(&[record], &mut palette, &mut aabbs)
+            .unwrap();
+        assert_eq!(
+            backend.bytes_read_per_joint(),
+            (instance + layers * layer) as f64,
+            "{layers} layers"
+        );
+    }
+}
+
 #[test]
 fn bytes_read_per_joint_is_the_hand_count_of_one_and_two_layers() {
     use sinew::bake::TrackDesc;
@@ -2632,20 +2657,7 @@ fn bytes_read_per_joint_is_the_hand_count_of_one_and_two_layers() {
     // Translation: descriptor, first, last and the guessed pair of times, two values;
     // rotation and scale: one-key rest tracks, descriptor and one value.
     let layer = desc + 4 * 4 + 2 * 16 + 2 * (desc + 16);
-    for (layers, expected) in [(1, instance + layer), (2, instance + 2 * layer)] {
-        let clips = vec![Layer::clip(0, 0.5); layers];
-        let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &clips).unwrap();
-        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
-        let mut aabbs = [Aabb::EMPTY];
-        backend
-            .evaluate(&[record], &mut palette, &mut aabbs)
-            .unwrap();
-        assert_eq!(
-            backend.bytes_read_per_joint(),
-            expected as f64,
-            "{layers} layers"
-        );
-    }
+    assert_reads_of_one_and_two_layers(&mut backend, &rig, 0.5, instance, layer);
 }
 
 #[test]
@@ -2657,18 +2669,5 @@ fn bytes_read_per_joint_counts_compressed_constants() {
     // Clip "base" holds constants: per channel the clip record and code, then 3 + 4 + 3 words.
     let head = size_of::<CompressedClip>() + size_of::<ChannelCode>();
     let layer = 3 * head + (3 + 4 + 3) * 4;
-    for (layers, expected) in [(1, instance + layer), (2, instance + 2 * layer)] {
-        let clips = vec![Layer::clip(0, 0.0); layers];
-        let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &clips).unwrap();
-        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
-        let mut aabbs = [Aabb::EMPTY];
-        backend
-            .evaluate(&[record], &mut palette, &mut aabbs)
-            .unwrap();
-        assert_eq!(
-            backend.bytes_read_per_joint(),
-            expected as f64,
-            "{layers} layers"
-        );
-    }
+    assert_reads_of_one_and_two_layers(&mut backend, &rig, 0.0, instance, layer);
 }

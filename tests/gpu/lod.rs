@@ -6,7 +6,7 @@
 use glam::{Affine3A, Vec3};
 use sinew::lod::{LodPolicy, UpdateRate, evaluation};
 use sinew::render::{Camera, Renderer, Scene, SkinnedBatch, SkinnedBatchDesc, SkinnedInstance};
-use sinew::{GpuBackend, InstanceRecord, Layer, Mat3x4Rows, Rig, TimeWrap};
+use sinew::{GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows, Rig, TimeWrap};
 
 use super::{
     assert_evaluated_matches_cpu, assert_world_close, cpu_evaluate_at, frame_times, gpu,
@@ -197,6 +197,40 @@ fn joint_lod_levels_match_cpu() {
 /// Culling feeds the next frame: an instance the cull pass left out of the frustum is not
 /// evaluated (its palette stays bit for bit, but for the every-`CULLED_REFRESH` refresh), and
 /// on the frame after it is seen again it matches a fresh evaluation at that frame time.
+/// A skinned batch of `records` (one instance each, in record order) reading `backend`'s
+/// palette and boxes, for the culling tests.
+fn crowd_batch(
+    ctx: &GpuContext,
+    renderer: &Renderer,
+    backend: &GpuBackend,
+    rig: &Rig,
+    records: &[InstanceRecord],
+    label: &str,
+) -> SkinnedBatch {
+    let mut batch = SkinnedBatch::new(
+        &ctx.device,
+        renderer,
+        &SkinnedBatchDesc {
+            label,
+            meshes: &rig.meshes,
+            mesh_colors: &[],
+            capacity: records.len() as u32,
+            palette: backend.palette_buffer(),
+            aabbs: backend.bounds_buffer(),
+            preskin: false,
+        },
+    )
+    .unwrap();
+    let joints = rig.joint_count() as u32;
+    let instances: Vec<SkinnedInstance> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| SkinnedInstance::new(r.palette_offset, joints, i as u32, [1.0; 3]))
+        .collect();
+    batch.write_instances(&ctx.queue, &instances).unwrap();
+    batch
+}
+
 #[test]
 fn culled_instances_skip_evaluation_and_catch_up_when_seen() {
     let Some(ctx) = gpu() else { return };
@@ -212,27 +246,7 @@ fn culled_instances_skip_evaluation_and_catch_up_when_seen() {
     backend.evaluate_at(0.0, &records).unwrap();
 
     let renderer = Renderer::new(device).unwrap();
-    let mut batch = SkinnedBatch::new(
-        device,
-        &renderer,
-        &SkinnedBatchDesc {
-            label: "lod",
-            meshes: &rig.meshes,
-            mesh_colors: &[],
-            capacity: 2,
-            palette: backend.palette_buffer(),
-            aabbs: backend.bounds_buffer(),
-            preskin: false,
-        },
-    )
-    .unwrap();
-    let joints = rig.joint_count() as u32;
-    let instances: Vec<SkinnedInstance> = records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| SkinnedInstance::new(r.palette_offset, joints, i as u32, [1.0; 3]))
-        .collect();
-    batch.write_instances(queue, &instances).unwrap();
+    let batch = crowd_batch(ctx, &renderer, &backend, &rig, &records, "lod");
     let batches = [&batch];
     let camera_at = |x: f32| {
         Camera::look_at(
@@ -407,27 +421,7 @@ fn indirect_frames_evaluate_exactly_the_listed_slots() {
     assert_eq!(backend.read_slot_list().unwrap(), None);
 
     let renderer = Renderer::new(device).unwrap();
-    let mut batch = SkinnedBatch::new(
-        device,
-        &renderer,
-        &SkinnedBatchDesc {
-            label: "lod list",
-            meshes: &rig.meshes,
-            mesh_colors: &[],
-            capacity: records.len() as u32,
-            palette: backend.palette_buffer(),
-            aabbs: backend.bounds_buffer(),
-            preskin: false,
-        },
-    )
-    .unwrap();
-    let joints = rig.joint_count() as u32;
-    let instances: Vec<SkinnedInstance> = records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| SkinnedInstance::new(r.palette_offset, joints, i as u32, [1.0; 3]))
-        .collect();
-    batch.write_instances(queue, &instances).unwrap();
+    let batch = crowd_batch(ctx, &renderer, &backend, &rig, &records, "lod list");
     let batches = [&batch];
     let camera = Camera::look_at(
         Vec3::new(0.0, 1.0, 6.0),
