@@ -779,6 +779,44 @@ fn random_crowd_of_mixed_rigs_in_any_order_matches_cpu() {
 }
 
 #[test]
+fn runs_of_one_rig_evaluated_together_in_a_workgroup_match_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(21);
+    // 3 joints: a whole workgroup's slots in one pass; 64: exactly four fit; 100: two per
+    // pass; 256: one per pass.
+    let rigs = vec![
+        chain_rig(3),
+        repo_rig_or("synthetic/rig64.glb", || chain_rig(64)),
+        fan_rig(100),
+        repo_rig_or("synthetic/chain256.glb", || chain_rig(256)),
+    ];
+    assert_eq!(rigs[1].joint_count(), 64);
+    assert_eq!(rigs[3].joint_count(), 256);
+    let mut items = Vec::new();
+    // Runs of every length from 1 to 9 of each rig, so passes start and end at every place in
+    // a workgroup and break where the rig changes or its joints no longer fit.
+    for len in 1..=9 {
+        for (r, rig) in rigs.iter().enumerate() {
+            for _ in 0..len {
+                let count = 1 + rng.below(3);
+                let layers = random_layers(rig, &mut rng, 0, 0, count);
+                let flags = random_flags(&mut rng, rig.joint_count());
+                items.push((r as u32, flags, rng.world(), layers));
+            }
+        }
+    }
+    let records = pack(&rigs, &items);
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        let (r, _, _, layers) = &items[i];
+        format!(
+            "record {i}: rig {} layers {layers:?}",
+            rigs[*r as usize].name
+        )
+    });
+}
+
+#[test]
 fn gpu_aabb_contains_every_skinned_vertex() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(5);

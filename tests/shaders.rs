@@ -498,6 +498,10 @@ fn constants_match_rust() {
         constant("WORKGROUP_SIZE"),
         sinew::gpu::EVALUATE_WORKGROUP_SIZE
     );
+    assert_eq!(
+        constant("GROUP_INSTANCES"),
+        sinew::gpu::EVALUATE_GROUP_INSTANCES
+    );
 }
 
 /// CI systems spell their switches `1` or `true`: both turn `CI` and `REQUIRE_GPU` on.

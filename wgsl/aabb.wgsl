@@ -2,8 +2,9 @@
 // merged across the workgroup with integer atomics (WGSL has no float atomics) on an
 // order-preserving float -> u32 encoding. Twin of src/cpu/aabb.rs.
 
-// Encoded min x, y, z then max x, y, z of the instance a workgroup evaluates.
-var<workgroup> wg_bounds: array<atomic<u32>, 6>;
+// Encoded min x, y, z then max x, y, z of each instance a workgroup evaluates (6 entries from
+// 6 x its index in the workgroup).
+var<workgroup> wg_bounds: array<atomic<u32>, 24>; // 6 x GROUP_INSTANCES
 
 // Encoding of +infinity and -infinity: the empty box.
 const ORDER_KEY_POS_INF: u32 = 0xff800000u;
@@ -26,50 +27,59 @@ fn from_order_key(key: u32) -> f32 {
     return bitcast<f32>(~key);
 }
 
-// Empties the workgroup box; one lane calls it before the first barrier.
-fn bounds_begin() {
+// Empties the box of instance `k` of the workgroup; one lane calls it before a barrier.
+fn bounds_begin(k: u32) {
     for (var i = 0u; i < 3u; i++) {
-        atomicStore(&wg_bounds[i], ORDER_KEY_POS_INF);
-        atomicStore(&wg_bounds[i + 3u], ORDER_KEY_NEG_INF);
+        atomicStore(&wg_bounds[6u * k + i], ORDER_KEY_POS_INF);
+        atomicStore(&wg_bounds[6u * k + i + 3u], ORDER_KEY_NEG_INF);
     }
 }
 
-// The bounds of joint `joint` of `rig` moved by its model matrix, or None (min > max) when no
-// vertex follows the joint.
-fn joint_bounds(rig: RigDesc, joint: u32, model: Mat3x4Rows) -> Aabb {
-    let index = rig.joint_offset + joint;
+// The joint-space bounds of joint `index` (in `joints`), or None (min > max) when no vertex
+// follows the joint: read once per joint and pass, moved by each instance's model matrix.
+fn joint_space_bounds(index: u32) -> Aabb {
     if joints[index].has_bounds == 0u {
         return Aabb(vec4<f32>(F32_MAX), vec4<f32>(-F32_MAX));
     }
-    return transform_aabb(model, joints[index].bounds_min.xyz, joints[index].bounds_max.xyz);
+    return Aabb(joints[index].bounds_min, joints[index].bounds_max);
 }
 
-// Merges one lane's box into the workgroup box.
-fn bounds_merge(lo: vec3<f32>, hi: vec3<f32>) {
+// Joint-space bounds `b` moved by a model matrix (None stays None).
+fn joint_bounds(b: Aabb, model: Mat3x4Rows) -> Aabb {
+    if b.min.x > b.max.x {
+        return b;
+    }
+    return transform_aabb(model, b.min.xyz, b.max.xyz);
+}
+
+// Merges one lane's box into the box of instance `k`.
+fn bounds_merge(k: u32, lo: vec3<f32>, hi: vec3<f32>) {
     if lo.x > hi.x {
         return;
     }
-    atomicMin(&wg_bounds[0], order_key(lo.x));
-    atomicMin(&wg_bounds[1], order_key(lo.y));
-    atomicMin(&wg_bounds[2], order_key(lo.z));
-    atomicMax(&wg_bounds[3], order_key(hi.x));
-    atomicMax(&wg_bounds[4], order_key(hi.y));
-    atomicMax(&wg_bounds[5], order_key(hi.z));
+    let at = 6u * k;
+    atomicMin(&wg_bounds[at], order_key(lo.x));
+    atomicMin(&wg_bounds[at + 1u], order_key(lo.y));
+    atomicMin(&wg_bounds[at + 2u], order_key(lo.z));
+    atomicMax(&wg_bounds[at + 3u], order_key(hi.x));
+    atomicMax(&wg_bounds[at + 4u], order_key(hi.y));
+    atomicMax(&wg_bounds[at + 5u], order_key(hi.z));
 }
 
-// The merged box, after a barrier.
-fn bounds_result() -> Aabb {
+// The merged box of instance `k`, after a barrier.
+fn bounds_result(k: u32) -> Aabb {
+    let at = 6u * k;
     return Aabb(
         vec4<f32>(
-            from_order_key(atomicLoad(&wg_bounds[0])),
-            from_order_key(atomicLoad(&wg_bounds[1])),
-            from_order_key(atomicLoad(&wg_bounds[2])),
+            from_order_key(atomicLoad(&wg_bounds[at])),
+            from_order_key(atomicLoad(&wg_bounds[at + 1u])),
+            from_order_key(atomicLoad(&wg_bounds[at + 2u])),
             0.0,
         ),
         vec4<f32>(
-            from_order_key(atomicLoad(&wg_bounds[3])),
-            from_order_key(atomicLoad(&wg_bounds[4])),
-            from_order_key(atomicLoad(&wg_bounds[5])),
+            from_order_key(atomicLoad(&wg_bounds[at + 3u])),
+            from_order_key(atomicLoad(&wg_bounds[at + 4u])),
+            from_order_key(atomicLoad(&wg_bounds[at + 5u])),
             0.0,
         ),
     );

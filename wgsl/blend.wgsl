@@ -32,31 +32,34 @@ struct FrameLayer {
     weight: f32,
 }
 
-var<workgroup> wg_layers: array<FrameLayer, 4>;
-var<workgroup> wg_layer_count: u32;
+// Instance k of the workgroup: its layers from entry k x MAX_LAYERS, and how many.
+var<workgroup> wg_layers: array<FrameLayer, 16>; // MAX_LAYERS x GROUP_INSTANCES
+var<workgroup> wg_layer_count: array<u32, GROUP_INSTANCES>;
 
-// Lane 0: the layers of instance `slot` at the frame time, into workgroup memory (read after
-// the next barrier). Twin of `InstanceRecord::layers_at` in src/instance.rs.
-fn resolve_layers(slot: u32) {
+// Lane k: the layers of instance `slot` (instance k of the workgroup) at the frame time, into
+// workgroup memory (read after the next barrier). Twin of `InstanceRecord::layers_at` in
+// src/instance.rs.
+fn resolve_layers(k: u32, slot: u32) {
     let count = min(records[slot].layer_count, MAX_LAYERS);
     for (var i = 0u; i < count; i++) {
         let layer = records[slot].layers[i];
-        wg_layers[i] = FrameLayer(
+        wg_layers[k * MAX_LAYERS + i] = FrameLayer(
             layer.clip,
             layer.flags,
             layer_time(layer, header.time),
             layer_weight(layer, header.time),
         );
     }
-    wg_layer_count = count;
+    wg_layer_count[k] = count;
 }
 
-// The blended local transform of `joint`: start from the rest pose, then apply each resolved
-// layer, bottom first, with its weight times `mask[joint]`.
-fn blend_joint(rig: RigDesc, joint: u32, rest: Sqt) -> Sqt {
+// The blended local transform of `joint` of instance k of the workgroup: start from the rest
+// pose, then apply each resolved layer, bottom first, with its weight times `mask[joint]`.
+fn blend_joint(rig: RigDesc, k: u32, joint: u32, rest: Sqt) -> Sqt {
     var pose = rest;
-    let count = wg_layer_count;
-    for (var i = 0u; i < count; i++) {
+    let count = wg_layer_count[k];
+    for (var l = 0u; l < count; l++) {
+        let i = k * MAX_LAYERS + l;
         let layer = wg_layers[i];
         let w = layer.weight * mask_weight(layer.flags, joint);
         if w <= 0.0 || layer.clip >= rig.clip_count {

@@ -201,12 +201,14 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
     return a + (b - a) * frame.u;
 }
 
-// Every resolved layer's clip position at its time, resolved once per instance (lane 0).
-var<workgroup> wg_frames: array<ClipFrame, 4>;
+// Every resolved layer's clip position at its time, resolved once per instance (lane k for
+// instance k of the workgroup, entries as `wg_layers`).
+var<workgroup> wg_frames: array<ClipFrame, 16>; // MAX_LAYERS x GROUP_INSTANCES
 
-// Lane 0, after `resolve_layers`: the frame position of every resolved layer.
-fn prepare_layers(rig: RigDesc) {
-    for (var i = 0u; i < wg_layer_count; i++) {
+// Lane k, after `resolve_layers`: the frame position of every resolved layer of instance k.
+fn prepare_layers(rig: RigDesc, k: u32) {
+    for (var l = 0u; l < wg_layer_count[k]; l++) {
+        let i = k * MAX_LAYERS + l;
         let layer = wg_layers[i];
         if layer.clip < rig.clip_count {
             wg_frames[i] = clip_frame(rig, layer.clip, layer.time);

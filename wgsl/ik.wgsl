@@ -1,7 +1,7 @@
 // Stage 3b, IK: after propagation and before skinning, each of the rig's constraints turns the
-// model matrices of its joints and their descendants. Lane 0 solves a constraint into at most
-// two corrections (rotations about a joint's position, in world space) and every lane applies
-// them to its joints of the subtrees they turn. Twin of src/cpu/ik.rs: same functions, same
+// model matrices of its joints and their descendants. Lane k solves a constraint for instance k
+// of a pass into at most two corrections (rotations about a joint's position, in world space)
+// and every lane applies them to its joints of the subtrees they turn. Twin of src/cpu/ik.rs: same functions, same
 // operation order.
 
 // Lengths and distances below this leave a constraint unsolved.
@@ -12,9 +12,10 @@ const NO_IK_JOINT: u32 = 0xffffffffu;
 const POLE_POSITION: f32 = 1.0;
 const POLE_DIRECTION: f32 = 2.0;
 
-// The corrections of the constraint in hand and the top joints of the subtrees they turn.
-var<workgroup> wg_ik: array<Mat3x4Rows, 2>;
-var<workgroup> wg_ik_tops: vec2<u32>;
+// Per instance k of a pass: the corrections of the constraint in hand (entries 2k and 2k + 1)
+// and the top joints of the subtrees they turn.
+var<workgroup> wg_ik: array<Mat3x4Rows, 8>; // 2 x GROUP_INSTANCES
+var<workgroup> wg_ik_tops: array<vec2<u32>, GROUP_INSTANCES>;
 
 // `v` scaled to unit length (the caller checks the length).
 fn ik_unit(v: vec3<f32>) -> vec3<f32> {
@@ -78,7 +79,7 @@ fn ik_weighted(q: vec4<f32>, weight: f32) -> vec4<f32> {
 // Two-bone chain with joints at a, b, c (root, mid, tip) reaching for the target in `goal`
 // (row 0: target, weight; row 1: pole, mode). Writes both corrections and returns true, or
 // false when a bone or the root-target distance is degenerate.
-fn two_bone_corrections(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, goal: Mat3x4Rows) -> bool {
+fn two_bone_corrections(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, goal: Mat3x4Rows, k: u32) -> bool {
     let upper = b - a;
     let lower = c - b;
     let l1 = sqrt(dot(upper, upper));
@@ -121,15 +122,15 @@ fn two_bone_corrections(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, goal: Mat3x4Ro
     let q2 = rotation_arc(from2, ik_unit(tip_goal - mid_goal), any_orthogonal(from2));
     let first = rotation_about(ik_weighted(q1, weight), a);
     let mid = ik_transform_point(first, b);
-    wg_ik[0] = first;
-    wg_ik[1] = rotation_about(ik_weighted(q2, weight), mid);
+    wg_ik[2u * k] = first;
+    wg_ik[2u * k + 1u] = rotation_about(ik_weighted(q2, weight), mid);
     return true;
 }
 
 // Aim constraint on a joint with model matrix `model` (`code` index: its aim axis and limit
 // cosine, then up axis and limit sine, then world up). Writes the correction and returns true,
 // or false when the target sits on the joint.
-fn aim_correction(model: Mat3x4Rows, code: u32, goal: Mat3x4Rows) -> bool {
+fn aim_correction(model: Mat3x4Rows, code: u32, goal: Mat3x4Rows, k: u32) -> bool {
     let aim = key_values[code + 1u];
     let up = key_values[code + 2u];
     let world_up = key_values[code + 3u].xyz;
@@ -165,15 +166,15 @@ fn aim_correction(model: Mat3x4Rows, code: u32, goal: Mat3x4Rows) -> bool {
     if dot(up_side, up_side) > eps2 && dot(world_side, world_side) > eps2 {
         q = quat_mul(rotation_arc(ik_unit(up_side), ik_unit(world_side), want), q1);
     }
-    wg_ik[0] = rotation_about(ik_weighted(q, goal.rows[0].w), p);
+    wg_ik[2u * k] = rotation_about(ik_weighted(q, goal.rows[0].w), p);
     return true;
 }
 
-// Lane 0: solves constraint `k` of `rig` on the workgroup's model matrices with target entry
-// `goal` and sets the subtrees to turn (none when `readable` is false, the weight is not above
-// 0 or the constraint is degenerate).
-fn ik_solve(rig: RigDesc, k: u32, readable: bool, goal_index: u32) {
-    wg_ik_tops = vec2<u32>(NO_IK_JOINT);
+// Lane k of the workgroup, for instance k of a pass (models from entry `at`): solves constraint
+// `c` of `rig` with target entry `goal_index` and sets the subtrees to turn (none when
+// `readable` is false, the weight is not above 0 or the constraint is degenerate).
+fn ik_solve(rig: RigDesc, c: u32, readable: bool, goal_index: u32, k: u32, at: u32) {
+    wg_ik_tops[k] = vec2<u32>(NO_IK_JOINT);
     if !readable {
         return;
     }
@@ -181,18 +182,18 @@ fn ik_solve(rig: RigDesc, k: u32, readable: bool, goal_index: u32) {
     if !(goal.rows[0].w > 0.0) {
         return;
     }
-    let code = rig.ik_offset + k * IK_VEC4S;
+    let code = rig.ik_offset + c * IK_VEC4S;
     let head = bitcast<vec4<u32>>(key_values[code]);
     if head.x == IK_KIND_TWO_BONE {
-        let a = ik_position(wg_models[head.y]);
-        let b = ik_position(wg_models[head.z]);
-        let c = ik_position(wg_models[head.w]);
-        if two_bone_corrections(a, b, c, goal) {
-            wg_ik_tops = vec2<u32>(head.y, head.z);
+        let a = ik_position(wg_models[at + head.y]);
+        let b = ik_position(wg_models[at + head.z]);
+        let p = ik_position(wg_models[at + head.w]);
+        if two_bone_corrections(a, b, p, goal, k) {
+            wg_ik_tops[k] = vec2<u32>(head.y, head.z);
         }
     } else if head.x == IK_KIND_AIM {
-        if aim_correction(wg_models[head.y], code, goal) {
-            wg_ik_tops = vec2<u32>(head.y, NO_IK_JOINT);
+        if aim_correction(wg_models[at + head.y], code, goal, k) {
+            wg_ik_tops[k] = vec2<u32>(head.y, NO_IK_JOINT);
         }
     }
 }
@@ -210,18 +211,22 @@ fn ik_in_subtree(rig: RigDesc, joint: u32, top: u32) -> bool {
     return j == top;
 }
 
-// Every lane: applies the corrections lane 0 solved to its joints in the subtrees they turn.
-fn ik_apply(rig: RigDesc, lane: u32, lanes: u32, n: u32) {
-    let tops = wg_ik_tops;
-    if tops.x == NO_IK_JOINT {
-        return;
-    }
-    for (var j = lane; j < n; j += lanes) {
+// Every lane, over (instance, joint) pairs of the `count` instances of a pass: applies the
+// corrections solved for each instance to its joints of the subtrees they turn.
+fn ik_apply(rig: RigDesc, count: u32, lane: u32, lanes: u32) {
+    let n = rig.joint_count;
+    for (var item = lane; item < n * count; item += lanes) {
+        let k = item / n;
+        let j = item % n;
+        let tops = wg_ik_tops[k];
+        if tops.x == NO_IK_JOINT {
+            continue;
+        }
         if ik_in_subtree(rig, j, tops.x) {
-            wg_models[j] = affine_mul(wg_ik[0], wg_models[j]);
+            wg_models[item] = affine_mul(wg_ik[2u * k], wg_models[item]);
         }
         if tops.y != NO_IK_JOINT && ik_in_subtree(rig, j, tops.y) {
-            wg_models[j] = affine_mul(wg_ik[1], wg_models[j]);
+            wg_models[item] = affine_mul(wg_ik[2u * k + 1u], wg_models[item]);
         }
     }
 }

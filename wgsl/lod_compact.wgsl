@@ -57,14 +57,16 @@ fn lod_compact(
 }
 
 // One invocation, after `lod_compact`: the count becomes list entry 0 and a grid of rows of
-// `header.grid_width` workgroups covering it (the evaluation maps group (x, y) to list index
-// y * grid_width + x and skips those past the count).
+// `header.grid_width` workgroups of GROUP_INSTANCES entries each covering it (the evaluation
+// maps group (x, y) to list indices from (y * grid_width + x) * GROUP_INSTANCES and skips
+// those past the count).
 @compute @workgroup_size(1)
 fn lod_finalize() {
     let count = atomicLoad(&lod_args[3]);
+    let groups = (count + GROUP_INSTANCES - 1u) / GROUP_INSTANCES;
     let width = max(header.grid_width, 1u);
-    atomicStore(&lod_args[0], min(count, width));
-    atomicStore(&lod_args[1], (count + width - 1u) / width);
+    atomicStore(&lod_args[0], min(groups, width));
+    atomicStore(&lod_args[1], (groups + width - 1u) / width);
     atomicStore(&lod_args[2], 1u);
     lod_list_write(0u, f32(count));
 }

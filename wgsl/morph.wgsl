@@ -9,12 +9,13 @@ const CHUNKS_PER_ENTRY: u32 = 3u;
 // defaults, then apply each resolved layer, bottom first, with its weight times the mask value
 // of the chunk's mesh-node joint: override lerps toward the sample (takes it at weight >= 1),
 // additive adds (sample - default) x weight.
-fn blend_weight_chunk(rig: RigDesc, chunk: u32) -> vec4<f32> {
+fn blend_weight_chunk(rig: RigDesc, k: u32, chunk: u32) -> vec4<f32> {
     let rest = key_values[rig.value_offset + rig.morph_default_offset + chunk];
     let joint = u32(scalars[rig.morph_joint_offset + chunk]);
     var pose = rest;
-    let count = wg_layer_count;
-    for (var i = 0u; i < count; i++) {
+    let count = wg_layer_count[k];
+    for (var l = 0u; l < count; l++) {
+        let i = k * MAX_LAYERS + l;
         let layer = wg_layers[i];
         let w = layer.weight * mask_weight(layer.flags, joint);
         if w <= 0.0 || layer.clip >= rig.clip_count {
@@ -32,16 +33,16 @@ fn blend_weight_chunk(rig: RigDesc, chunk: u32) -> vec4<f32> {
     return pose;
 }
 
-// Lane `lane`'s share of the morph entries of an instance of `rig` whose block starts at
-// `base` in the bound palette window: row k % 3 of entry joint_count + k / 3 holds chunk k; the
+// Lane `lane`'s share of the morph entries of instance k of the workgroup, of `rig`, whose
+// block starts at `base` in the bound palette window: row k % 3 of entry joint_count + k / 3 holds chunk k; the
 // rows of the last entry past the weights are zero.
-fn write_morph_weights(rig: RigDesc, lane: u32, base: u32) {
+fn write_morph_weights(rig: RigDesc, k: u32, lane: u32, base: u32) {
     let rows = (rig.weight_chunks + CHUNKS_PER_ENTRY - 1u) / CHUNKS_PER_ENTRY * CHUNKS_PER_ENTRY;
-    for (var k = lane; k < rows; k += WORKGROUP_SIZE) {
+    for (var row = lane; row < rows; row += WORKGROUP_SIZE) {
         var value = vec4<f32>(0.0);
-        if k < rig.weight_chunks {
-            value = blend_weight_chunk(rig, k);
+        if row < rig.weight_chunks {
+            value = blend_weight_chunk(rig, k, row);
         }
-        palette[base + rig.joint_count + k / CHUNKS_PER_ENTRY].rows[k % CHUNKS_PER_ENTRY] = value;
+        palette[base + rig.joint_count + row / CHUNKS_PER_ENTRY].rows[row % CHUNKS_PER_ENTRY] = value;
     }
 }

@@ -1,32 +1,39 @@
 // Stage 3, propagate: local transforms to model matrices, parent before child, one depth level
 // at a time. Twin of src/cpu/propagate.rs.
 
-// The joint matrices of the instance a workgroup evaluates: local transforms until propagated,
-// model matrices after (48 bytes x MAX_JOINTS = 12 KiB).
+// The joint matrices of the instances a workgroup evaluates in one pass, instance k of the pass
+// at entries k x joint_count..: local transforms until propagated, model matrices after
+// (48 bytes x MAX_JOINTS = 12 KiB).
 var<workgroup> wg_models: array<Mat3x4Rows, MAX_JOINTS>;
 
-// Turns joint `joint`'s local transform into its model matrix: `world x local` for a root,
-// `local` for other joints until `propagate_level` reaches them.
-fn begin_model(rig: RigDesc, joint: u32, local: Mat3x4Rows, world: Mat3x4Rows) {
-    if joints[rig.joint_offset + joint].parent == NO_PARENT {
-        wg_models[joint] = affine_mul(world, local);
+// Turns the local transform of joint `joint` (parent `parent`) at entry `at` into its model
+// matrix: `world x local` for a root, `local` for other joints until `propagate_level` reaches
+// them.
+fn begin_model(parent: u32, at: u32, local: Mat3x4Rows, world: Mat3x4Rows) {
+    if parent == NO_PARENT {
+        wg_models[at] = affine_mul(world, local);
     } else {
-        wg_models[joint] = local;
+        wg_models[at] = local;
     }
 }
 
-// Joints of depth level `level` (>= 1), lane `lane` of the workgroup: model = parent's model x
-// local. Their parents sit on the level above, already final.
-fn propagate_level(rig: RigDesc, level: u32, lane: u32, lanes: u32) {
+// Joints of depth level `level` (>= 1) of the `count` instances of a pass, lane `lane` of the
+// workgroup: model = parent's model x local. Their parents sit on the level above, already
+// final. Lanes take (instance, joint) pairs, so one barrier per level serves every instance.
+fn propagate_level(rig: RigDesc, level: u32, count: u32, lane: u32, lanes: u32) {
     let start = joints[rig.joint_offset + level].level_start;
     var end = rig.joint_count;
     if level + 1u < rig.level_count {
         end = joints[rig.joint_offset + level + 1u].level_start;
     }
-    for (var j = start + lane; j < end; j += lanes) {
+    let width = end - start;
+    let n = rig.joint_count;
+    for (var item = lane; item < width * count; item += lanes) {
+        let k = item / width;
+        let j = start + item % width;
         let parent = joints[rig.joint_offset + j].parent;
         if parent < j {
-            wg_models[j] = affine_mul(wg_models[parent], wg_models[j]);
+            wg_models[k * n + j] = affine_mul(wg_models[k * n + parent], wg_models[k * n + j]);
         }
     }
 }

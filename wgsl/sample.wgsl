@@ -87,8 +87,8 @@ fn sample_joint(rig: RigDesc, clip: u32, joint: u32, time: f32) -> Sqt {
     return out;
 }
 
-// Lane 0, after `resolve_layers`: nothing to prepare for exact clips.
-fn prepare_layers(rig: RigDesc) {}
+// Lane k, after `resolve_layers`: nothing to prepare for exact clips.
+fn prepare_layers(rig: RigDesc, k: u32) {}
 
 // Joint `joint` of `rig` in resolved layer `layer` (its clip exists). `rest` is the joint's rest
 // pose (unused here: exact clips have a track for every channel).

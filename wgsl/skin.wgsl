@@ -1,7 +1,7 @@
 // Stage 4, skin: model matrix x inverse bind, the palette entry a vertex shader reads. Twin of
 // src/cpu/skin.rs.
 
-// The palette entry of joint `joint` of `rig` with model matrix `model`.
-fn skin_joint(rig: RigDesc, joint: u32, model: Mat3x4Rows) -> Mat3x4Rows {
-    return affine_mul(model, joints[rig.joint_offset + joint].inverse_bind);
+// The palette entry of a joint with model matrix `model` and inverse bind `inverse_bind`.
+fn skin_joint(model: Mat3x4Rows, inverse_bind: Mat3x4Rows) -> Mat3x4Rows {
+    return affine_mul(model, inverse_bind);
 }

@@ -39,9 +39,9 @@ pub use pose::GpuPose;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use scope::capture;
 pub use shader::{
-    DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE,
-    LOD_COMPACT_SOURCES, LOD_COMPACT_WORKGROUP_SIZE, compressed_shader_source,
-    evaluate_shader_source, lod_compact_shader_source,
+    DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_GROUP_INSTANCES, EVALUATE_SOURCES,
+    EVALUATE_WORKGROUP_SIZE, LOD_COMPACT_SOURCES, LOD_COMPACT_WORKGROUP_SIZE,
+    compressed_shader_source, evaluate_shader_source, lod_compact_shader_source,
 };
 pub use timer::PassTimer;
 pub use traffic::RigReads;

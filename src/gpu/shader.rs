@@ -61,6 +61,11 @@ pub const EVALUATE_ENTRY_POINT: &str = "evaluate";
 /// Invocations per workgroup of the evaluate kernel (`WORKGROUP_SIZE` in `wgsl/evaluate.wgsl`).
 pub const EVALUATE_WORKGROUP_SIZE: u32 = 16;
 
+/// Instance slots one evaluate workgroup takes (`GROUP_INSTANCES` in
+/// `wgsl/common/layout.wgsl`): consecutive ones of one rig are evaluated together when their
+/// joints fit in its workgroup memory.
+pub const EVALUATE_GROUP_INSTANCES: u32 = 4;
+
 /// The whole evaluate module: every file of [`EVALUATE_SOURCES`], each preceded by a comment
 /// naming it.
 pub fn evaluate_shader_source() -> String {

@@ -4,7 +4,9 @@
 //!
 //! Loads whose address is the same for every lane of a workgroup (the record, the rig
 //! descriptor, the clip descriptors, level starts, IK constraints) are counted once per
-//! instance: a GPU serves them with one broadcast. Loads per joint are counted per joint.
+//! instance: a GPU serves them with one broadcast. Loads per joint are counted per joint, and
+//! the rig data a lane reads once for every instance of a pass (rest pose, parent, inverse
+//! bind, bounds: see wgsl/evaluate.wgsl) once per pass.
 
 use crate::bake::{ChannelCode, CompressedClips, Rig, TrackDesc};
 use crate::gpu::layout::{ROOT_FRAME_VEC4S, RigDesc};
@@ -33,9 +35,12 @@ const JOINT_BOUNDS: u64 = 2 * VEC4;
 /// What the kernel reads for one uploaded rig, in bytes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RigReads {
-    /// Per instance, whatever its layers: record header and world, rig descriptor, level
-    /// starts, every joint's rest pose, parents, inverse bind and bounds, morph defaults and
-    /// chunk joints, IK constraints, targets and the parents IK walks.
+    /// Per pass (instances of the rig a workgroup evaluates together): rig descriptor, level
+    /// starts, every joint's rest pose, parent, inverse bind and bounds.
+    pub pass: u64,
+    /// Per instance, whatever its layers: record header and world, rig descriptor, the parents
+    /// propagation reads, morph defaults and chunk joints, IK constraints, targets and the
+    /// parents IK walks.
     pub instance: u64,
     /// Per resolved layer: its layer record, and its clip descriptor with compressed clips.
     pub layer: u64,
@@ -109,15 +114,16 @@ impl RigReads {
             .count() as u64;
         let levels = u64::from(desc.level_count.saturating_sub(1));
         let ik = rig.ik.len() as u64;
-        // Parents: once when roots go under the world, once more for non-roots when they
-        // propagate; each IK constraint reads every parent again.
+        // Parents: once per pass when roots go under the world, once more per instance for
+        // non-roots when they propagate; each IK constraint reads every parent again.
+        let pass = size_of::<RigDesc>() as u64
+            + 2 * WORD * levels
+            + n as u64 * (JOINT_FIXED + WORD)
+            + bounded * JOINT_BOUNDS;
         let instance = RECORD_HEADER
             + WORLD
             + size_of::<RigDesc>() as u64
-            + 2 * WORD * levels
-            + n as u64 * (JOINT_FIXED + WORD)
             + (n as u64 - roots) * WORD
-            + bounded * JOINT_BOUNDS
             + chunks as u64 * (VEC4 + WORD)
             + ik * ((IK_VEC4S as u64) * VEC4 + WORLD + n as u64 * WORD);
         let clip_count = rig.clips.clip_count();
@@ -192,6 +198,7 @@ impl RigReads {
             })
             .collect();
         Self {
+            pass,
             instance,
             layer: LAYER + if compressed.is_some() { CLIP_DESC } else { 0 },
             clips,
@@ -203,7 +210,8 @@ impl RigReads {
     }
 
     /// Bytes the kernel reads evaluating `record` at frame time `now` (`moved`: the previous
-    /// evaluation was at another time), with `masks` the uploaded masks. Masked layers read the
+    /// evaluation was at another time), with `masks` the uploaded masks, beside its pass's
+    /// [`RigReads::pass`]. Masked layers read the
     /// mask weight of every joint and chunk and sample those whose weighted mask is above 0.
     /// A clock that wraps inside the frame samples root motion twice more: not counted.
     pub(crate) fn record_bytes(

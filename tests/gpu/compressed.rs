@@ -302,13 +302,14 @@ fn every_rotation_layout_decodes_on_the_gpu_as_on_the_cpu() {
 fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let Some(ctx) = gpu() else { return };
     let (rig, _) = hand_built();
-    let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, 0.05)]).unwrap();
+    let record = |t| InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, t)]).unwrap();
     let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
-    backend.evaluate(&[record]).unwrap();
-    // Per instance: record header 16, world 48, rig descriptor 64, the starts of level 1 (8);
-    // per joint rest pose 48, inverse bind 48, has_bounds 4, parent 4 (joint 1 twice: 4 more),
-    // bounds 32 (both joints have a vertex).
-    let instance = 16 + 48 + 64 + 8 + 2 * (48 + 48 + 4 + 4) + 4 + 2 * 32;
+    // Per pass: rig descriptor 64, the starts of level 1 (8); per joint rest pose 48, inverse
+    // bind 48, has_bounds 4, parent 4, bounds 32 (both joints have a vertex).
+    let pass = 64 + 8 + 2 * (48 + 48 + 4 + 4) + 2 * 32;
+    // Per instance: record header 16, world 48, rig descriptor 64, joint 1's parent again when
+    // it propagates (4).
+    let instance = 16 + 48 + 64 + 4;
     // The layer: its record 48 and clip descriptor 24.
     let layer = 48 + 24;
     // Channels (code 4 each): joint 0 translation, 8 bits: bit offset 4, 3 ranges 12, 2 frames
@@ -321,9 +322,19 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
         + 4
         + (4 + 4 + 2 * 3 * 2 * 4)
         + (4 + 4 + 12 + 2 * 4 * 4);
-    let total = (instance + layer + channels) as f64;
-    assert_eq!(backend.bytes_read_per_joint(), total / 2.0);
-    assert_eq!(backend.last_frame().bytes_read, total as u64);
+    backend.evaluate(&[record(0.05)]).unwrap();
+    let one = (pass + instance + layer + channels) as f64;
+    assert_eq!(backend.bytes_read_per_joint(), one / 2.0);
+    assert_eq!(backend.last_frame().bytes_read, one as u64);
+    // Two instances of the rig in one workgroup share one pass: its rig data is read once.
+    let mut pair = [record(0.05), record(0.05)];
+    pair[1].palette_offset = rig.palette_entries() as u32;
+    backend
+        .reserve_palette(2 * rig.palette_entries() as u32)
+        .unwrap();
+    backend.evaluate(&pair).unwrap();
+    let two = (pass + 2 * (instance + layer + channels)) as f64;
+    assert_eq!(backend.bytes_read_per_joint(), two / 4.0);
 }
 
 /// Asserts column-major `a` is within [`common::COMPRESSED_MATRIX_TOLERANCE`] of `b`, relative

@@ -8,6 +8,8 @@
 
 const MAX_JOINTS: u32 = 256u;
 const MAX_LAYERS: u32 = 4u;
+// Instance slots one evaluate workgroup takes (wgsl/evaluate.wgsl).
+const GROUP_INSTANCES: u32 = 4u;
 const NO_PARENT: u32 = 0xffffu;
 const LAYER_ADDITIVE: u32 = 0x80000000u;
 const LAYER_MASK: u32 = 0x00ffffffu;

@@ -32,6 +32,7 @@ use super::readback::{
 };
 use super::resident::{Dispatch, ResidentTable};
 use super::scope::capture;
+use super::shader::EVALUATE_GROUP_INSTANCES;
 use super::worlds::{Run, WorldReadback, WorldsRead, plan, worlds_from};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::error::{EvalError, GpuError};
@@ -457,11 +458,11 @@ impl GpuBackend {
                 at += bytes.len();
             }
             for d in &plan {
-                let count = u64::from(d.count);
+                let groups = u64::from(d.count.div_ceil(EVALUATE_GROUP_INSTANCES));
                 let bounds_base = bounds_base(d.first, self.offset_alignment);
                 let header = FrameHeader {
                     instance_count: d.count,
-                    grid_width: count.min(max_workgroups) as u32,
+                    grid_width: groups.min(max_workgroups) as u32,
                     palette_base: stride.map_or(0, |s| d.window * s),
                     first_instance: d.first - bounds_base,
                     time: now,
@@ -498,9 +499,9 @@ impl GpuBackend {
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
                 for (d, (_, group)) in plan.iter().zip(frame_groups) {
-                    let count = u64::from(d.count);
-                    let width = count.min(max_workgroups);
-                    let height = count.div_ceil(width);
+                    let groups = u64::from(d.count.div_ceil(EVALUATE_GROUP_INSTANCES));
+                    let width = groups.min(max_workgroups).max(1);
+                    let height = groups.div_ceil(width);
                     pass.set_bind_group(1, group, &[]);
                     match compact {
                         Some(c) => pass.dispatch_workgroups_indirect(c.args(), 0),

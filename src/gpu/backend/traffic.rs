@@ -2,6 +2,8 @@
 //! (palette entries, boxes) and bytes read (counted by [`crate::gpu::RigReads`]).
 
 use super::{AABB_BYTES, GpuBackend, PALETTE_ENTRY_BYTES};
+use crate::bake::MAX_JOINTS;
+use crate::gpu::EVALUATE_GROUP_INSTANCES;
 
 impl GpuBackend {
     /// Bytes the last frame's evaluation wrote to global memory per joint: the 48-byte palette
@@ -19,14 +21,19 @@ impl GpuBackend {
     /// load from the layout of the path that ran ([`crate::gpu::GpuOptions::clips`]) and the layers each
     /// instance had at the frame time:
     ///
-    /// `Σ instances (instance + Σ layers (layer + Σ sampled joints and chunks channel)) / joints`
+    /// `(Σ passes pass + Σ instances (instance + Σ layers (layer + Σ sampled joints and chunks
+    /// channel))) / joints`
     ///
-    /// - instance: record header (16) and world (48), rig descriptor (64), level starts (8 per
-    ///   level below the roots), per joint rest pose (48), inverse bind (48), `has_bounds` (4),
-    ///   parent (4, twice below the roots), bounds (32, joints with vertices); per weight chunk
-    ///   defaults (16) and joint (4); per IK constraint its entries (64), target (48) and every
-    ///   parent (4 per joint); root motion (moving records): root frame (112), layer count (4),
-    ///   each base layer again (48) and its root channels at both frame ends.
+    /// - pass: the instances of one rig a workgroup evaluates together (consecutive slots of
+    ///   its [`crate::gpu::EVALUATE_GROUP_INSTANCES`] with the same rig, as many as fit in
+    ///   [`crate::bake::MAX_JOINTS`] joints): rig descriptor (64), level starts (8 per level
+    ///   below the roots), per joint rest pose (48), inverse bind (48), `has_bounds` (4),
+    ///   parent (4), bounds (32, joints with vertices).
+    /// - instance: record header (16) and world (48), rig descriptor (64), parent (4 per joint
+    ///   below the roots); per weight chunk defaults (16) and joint (4); per IK constraint its
+    ///   entries (64), target (48) and every parent (4 per joint); root motion (moving
+    ///   records): root frame (112), layer count (4), each base layer again (48) and its root
+    ///   channels at both frame ends.
     /// - layer: its record (48), with compressed clips its clip descriptor (24); a masked layer
     ///   reads the mask weight of every joint and chunk (4) and samples those weighted above 0.
     /// - channel, exact: track descriptor (16), first and last key times (8), the guessed key
@@ -47,18 +54,38 @@ impl GpuBackend {
     }
 
     /// Global-memory bytes the kernel read evaluating every slot at `now`
-    /// ([`crate::gpu::RigReads`]); an
-    /// empty slot reads its rig index and flags.
+    /// ([`crate::gpu::RigReads`]), the slots grouped into workgroups and passes as the kernel
+    /// groups them; an empty slot reads its rig index and flags.
     pub(super) fn frame_reads(&self, now: f32, moved: bool) -> u64 {
         let rigs = self.library.rigs();
         let masks = self.library.masks();
-        self.table
+        let mut bytes = 0;
+        for group in self
+            .table
             .records()
-            .iter()
-            .map(|r| match rigs.get(r.rig as usize) {
-                Some(rig) => rig.reads.record_bytes(r, masks, now, moved),
-                None => 8,
-            })
-            .sum()
+            .chunks(EVALUATE_GROUP_INSTANCES as usize)
+        {
+            // The rig and joint count of the pass in hand.
+            let mut pass: Option<(u32, usize)> = None;
+            for r in group {
+                let Some(rig) = rigs.get(r.rig as usize) else {
+                    bytes += 8;
+                    pass = None;
+                    continue;
+                };
+                let n = rig.joint_count.clamp(1, MAX_JOINTS);
+                pass = match pass {
+                    Some((index, count)) if index == r.rig && (count + 1) * n <= MAX_JOINTS => {
+                        Some((index, count + 1))
+                    }
+                    _ => {
+                        bytes += rig.reads.pass;
+                        Some((r.rig, 1))
+                    }
+                };
+                bytes += rig.reads.record_bytes(r, masks, now, moved);
+            }
+        }
+        bytes
     }
 }
