@@ -1186,8 +1186,11 @@ fn influences_section_of_the_wrong_length_or_joints_is_corrupt() {
 const KIND_COMPRESSED: u32 = 8;
 
 /// The humanoid and the morph rig, with compressed clips.
+/// The humanoid (its first clip with a gap in its keys, so framed on segments) and the morph
+/// rig, compressed.
 fn compressed_rigs() -> Vec<Rig> {
     let mut rigs = bake(&common::repo().join("assets/humanoid.glb"));
+    rigs[0] = common::with_key_gap(&rigs[0], 0);
     rigs.extend(bake(&common::repo().join("assets/synthetic/morph.glb")));
     for rig in &mut rigs {
         rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
@@ -1196,10 +1199,12 @@ fn compressed_rigs() -> Vec<Rig> {
 }
 
 #[test]
-fn compressed_clips_round_trip_in_version_4_files() {
+fn compressed_clips_round_trip_with_their_segments() {
     let rigs = compressed_rigs();
     let bytes = to_bytes(&rigs);
-    assert_eq!(u32_at(&bytes, VERSION_AT), 4);
+    assert_eq!(u32_at(&bytes, VERSION_AT), FORMAT_VERSION);
+    let segmented = rigs[0].compressed.as_ref().unwrap();
+    assert!(segmented.segments(0).len() > 1, "clip 0 on segments");
     let sections: Vec<u32> = section_table(&bytes)
         .iter()
         .filter(|e| e.kind == KIND_COMPRESSED)
@@ -1287,6 +1292,25 @@ fn damaged_compressed_sections_are_corrupt_never_a_panic() {
 }
 
 #[test]
+fn version_4_files_load_their_compressed_clips_and_refuse_segment_words() {
+    // Version 4 wrote the same section with zero padding where segment tables now live.
+    let mut rigs = bake(&common::repo().join("assets/synthetic/features.glb"));
+    rigs[0].compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    let c = rigs[0].compressed.as_ref().unwrap();
+    assert!((0..c.clips().len()).all(|i| c.segments(i).is_empty()));
+    let mut bytes = to_bytes(&rigs);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&4u32.to_le_bytes());
+    let loaded = from_bytes(&bytes, "v4.sinew").unwrap();
+    assert_eq!(loaded[0].compressed, rigs[0].compressed);
+    // Clips on segments, labelled version 4: their padding is not zero.
+    let segmented = compressed_rigs();
+    let mut bytes = to_bytes(&segmented);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&4u32.to_le_bytes());
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 compressed clips");
+    assert!(reason.contains("version 4"), "reason: {reason}");
+}
+
+#[test]
 fn compressed_clips_of_other_joints_are_corrupt() {
     let mut rigs = compressed_rigs();
     let other = rigs[1].compressed.clone();
@@ -1332,7 +1356,11 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
             "clip 0",
             Box::new(|h| h.clips[0].frame_count = 0),
         ),
-        ("padding", "clip 0", Box::new(|h| h.clips[0].pad[1] = 1)),
+        (
+            "segment offset without segments",
+            "clip 0",
+            Box::new(|h| h.clips[0].segment_offset = 1),
+        ),
         (
             "bit rate 25",
             "clip 0 channel 0",
@@ -1412,6 +1440,113 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
     let bad_budget =
         sinew::CompressedClips::from_parts(2, 1, h.clips, h.channels, h.data, 0.0, 0.0);
     assert_eq!(bad_budget.unwrap_err().object, "budget");
+}
+
+#[test]
+fn the_checked_constructor_rejects_damaged_segment_tables() {
+    assert!(common::hand_segmented().build().is_ok());
+    type Edit = Box<dyn Fn(&mut common::HandCompressed)>;
+    // Word `w` of segment `k` of the table.
+    fn seg(h: &mut common::HandCompressed, k: usize, w: usize) -> &mut u32 {
+        let at =
+            h.clips[0].segment_offset as usize + k * sinew::bake::compressed::SEGMENT_WORDS + w;
+        &mut h.data[at]
+    }
+    let f = |v: f32| v.to_bits();
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        (
+            "one segment",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].segment_count = 1),
+        ),
+        (
+            "more than the cap",
+            "clip 0 segments",
+            Box::new(|h| {
+                h.clips[0].segment_count = sinew::bake::compressed::MAX_SEGMENTS as u32 + 1
+            }),
+        ),
+        (
+            "table past the data",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].segment_offset = h.data.len() as u32 - 4),
+        ),
+        (
+            "table offset past u32 words",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].segment_offset = u32::MAX),
+        ),
+        (
+            "frame count not the segments'",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].frame_count = 2),
+        ),
+        (
+            "last segment ends before the duration",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].duration = 1.75),
+        ),
+        (
+            "first segment after 0 s",
+            "clip 0 segment 0",
+            Box::new(move |h| *seg(h, 0, 0) = f(0.5)),
+        ),
+        (
+            "zero rate",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 1) = f(0.0)),
+        ),
+        (
+            "NaN rate",
+            "clip 0 segment 0",
+            Box::new(move |h| *seg(h, 0, 1) = f(f32::NAN)),
+        ),
+        (
+            "infinite rate",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 1) = f(f32::INFINITY)),
+        ),
+        (
+            "NaN start",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 0) = f(f32::NAN)),
+        ),
+        (
+            "start not increasing",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 0) = f(0.0)),
+        ),
+        (
+            "start away from the previous end",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 0) = f(0.9)),
+        ),
+        (
+            "no interval",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 3) = 0),
+        ),
+        (
+            "first frame not the previous end",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 2) = 2),
+        ),
+        (
+            "first frame of segment 0",
+            "clip 0 segment 0",
+            Box::new(move |h| *seg(h, 0, 2) = u32::MAX),
+        ),
+    ];
+    for (case, object, edit) in cases {
+        let mut h = common::hand_segmented();
+        edit(&mut h);
+        let result = std::panic::catch_unwind(move || h.build());
+        match result {
+            Err(_) => panic!("{case}: panicked"),
+            Ok(Ok(_)) => panic!("{case}: accepted"),
+            Ok(Err(e)) => assert_eq!(e.object, object, "{case}: {}", e.reason),
+        }
+    }
 }
 
 #[test]

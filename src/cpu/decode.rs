@@ -5,26 +5,42 @@
 use glam::{Quat, Vec3, Vec4};
 use half::f16;
 
-use crate::bake::{ChannelCode, ChannelKind, CompressedClip, CompressedClips, Rig};
+use crate::bake::{ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, Rig};
 use crate::math::Sqt;
 
-/// Frame `f` and blend factor `u` of clip time `time`: the value is that of frames `f` and
-/// `f + 1` blended by `u` (a one-frame clip: frame 0, `u = 0`). Times clamp to the clip and
-/// snap to a frame within 1e-4 of a frame.
+/// Frame `f` and blend factor `u` of clip time `time` in clip `clip` whose segment table is
+/// `segments` (empty: one grid): the value is that of frames `f` and `f + 1` blended by `u` (a
+/// one-frame clip: frame 0, `u = 0`). Times clamp to the clip, find their segment by a scan
+/// and snap to a frame within 1e-4 of a frame.
 #[inline]
-pub fn frame_position(clip: &CompressedClip, time: f32) -> (u32, f32) {
+pub fn frame_position(clip: &CompressedClip, segments: &[ClipSegment], time: f32) -> (u32, f32) {
     if clip.frame_count < 2 {
         return (0, 0.0);
     }
-    let x = time.max(0.0).min(clip.duration) * clip.rate;
+    let t = time.max(0.0).min(clip.duration);
+    let (start, rate, first, intervals) = match segments.split_first() {
+        None => (0.0, clip.rate, 0, clip.frame_count - 1),
+        Some((&s0, rest)) => {
+            let mut s = s0;
+            for &next in rest {
+                if t >= next.start {
+                    s = next;
+                } else {
+                    break;
+                }
+            }
+            (s.start, s.rate, s.first_frame, s.intervals)
+        }
+    };
+    let x = (t - start) * rate;
     let nearest = (x + 0.5).floor();
     let x = if (x - nearest).abs() <= 1e-4 {
         nearest
     } else {
         x
     };
-    let f = x.floor().min((clip.frame_count - 2) as f32);
-    (f as u32, (x - f).min(1.0))
+    let f = x.floor().min(intervals.saturating_sub(1) as f32);
+    (first + f as u32, (x - f).min(1.0))
 }
 
 /// The `bits`-bit integer (1..=32) at bit `bit` of the records in `data`: bit `i` is bit
@@ -172,7 +188,7 @@ pub fn sample_channel(
             _ => Vec4::new(word(0), word(1), word(2), 0.0),
         };
     }
-    let (f, u) = frame_position(record, time);
+    let (f, u) = frame_position(record, clips.segments(clip), time);
     let a = decode_frame(data, record, code, kind, f);
     if record.frame_count < 2 {
         return a;

@@ -13,7 +13,7 @@ use sinew::{
 use super::common::{
     COMPRESSED_CONFORMANCE_ERROR_M, COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR,
     COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, fbx_assets, repo, repo_assets, shared,
-    shared_assets,
+    shared_assets, with_key_gap,
 };
 
 fn rigs_of(path: &Path) -> Vec<Rig> {
@@ -188,9 +188,62 @@ fn compressed_humanoid_clips_are_four_times_smaller() {
 }
 
 #[test]
-fn compressed_fox_clips_are_twice_smaller() {
+fn compressed_fox_clips_on_segments_are_smaller() {
     if let Some(dir) = shared() {
         assert_ratio(&dir.join("gltf/Fox.glb"), FOX_COMPRESSION_MIN_RATIO);
+    }
+}
+
+/// Every key time of clip `clip` of `rig` (tracks of more than one key), sorted, distinct.
+fn key_times(rig: &Rig, clip: usize) -> Vec<f32> {
+    let lib = &rig.clips;
+    let mut times: Vec<f32> = (0..lib.joint_count())
+        .flat_map(|j| sinew::import::Channel::ALL.map(|ch| *lib.track(clip, j, ch)))
+        .filter(|d| d.key_count > 1)
+        .flat_map(|d| {
+            let t0 = d.time_offset as usize;
+            lib.times()[t0..t0 + d.key_count as usize].to_vec()
+        })
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    times
+}
+
+#[test]
+fn clips_with_a_gap_in_their_keys_are_framed_on_uniform_segments() {
+    let rig = with_key_gap(&rigs_of(&repo().join("assets/humanoid.glb")).remove(0), 0);
+    let keys = key_times(&rig, 0);
+    let rig = compressed(&rig, 1.0);
+    let c = rig.compressed.as_ref().unwrap();
+    let segments = c.segments(0);
+    // Uniform keys, the gap as one interval, uniform keys: every key a frame and no other.
+    assert_eq!(segments.len(), 3, "{segments:?}");
+    assert_eq!(segments[1].intervals, 1, "{segments:?}");
+    assert_eq!(
+        c.clips()[0].frame_count as usize,
+        keys.len(),
+        "{segments:?}"
+    );
+    let gap = (segments[1].start, segments[2].start);
+    assert!(keys.iter().all(|&t| t <= gap.0 || t >= gap.1), "{gap:?}");
+    // At each key, a third of the way to the next and half way, the pose is the exact one
+    // within the budget (ACL's metric).
+    let offsets = vertex_offsets(&rig, 0.03);
+    let mut times = keys.clone();
+    for w in keys.windows(2) {
+        times.extend([w[0] + (w[1] - w[0]) / 3.0, (w[0] + w[1]) * 0.5]);
+    }
+    for t in times {
+        let (me, _) = pose(&rig, ClipSource::Exact, 0, t);
+        let (mc, _) = pose(&rig, ClipSource::Compressed, 0, t);
+        for (j, (e, a)) in me.iter().zip(&mc).enumerate() {
+            let err = vertex_error(e, a, offsets[j]);
+            assert!(
+                err <= COMPRESSED_SHIPPED_ERROR_M,
+                "t {t} joint {j}: {err} m"
+            );
+        }
     }
 }
 
@@ -382,7 +435,8 @@ fn raw_rotation(layout: u32, a: &[f32], b: &[f32]) -> CompressedClips {
         channel_offset: 0,
         frame_offset: 0,
         frame_words: words as u32,
-        pad: [0; 2],
+        segment_offset: 0,
+        segment_count: 0,
     }];
     CompressedClips::from_parts(1, 0, clips, channels, data, 1e-4, 0.0).unwrap()
 }
@@ -462,7 +516,8 @@ fn rotation_layouts_are_checked() {
                 channel_offset: 0,
                 frame_offset: 0,
                 frame_words,
-                pad: [0; 2],
+                segment_offset: 0,
+                segment_count: 0,
             }],
             codes.to_vec(),
             vec![0; 2 * frame_words as usize],

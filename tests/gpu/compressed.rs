@@ -112,7 +112,8 @@ fn hand_built() -> (Rig, Quat) {
         channel_offset: 0,
         frame_offset,
         frame_words: FRAME_WORDS,
-        pad: [0; 2],
+        segment_offset: 0,
+        segment_count: 0,
     }];
     for c in 1..3 {
         clips.push(CompressedClip {
@@ -122,7 +123,8 @@ fn hand_built() -> (Rig, Quat) {
             channel_offset: 6 * c,
             frame_offset,
             frame_words: FRAME_WORDS,
-            pad: [0; 2],
+            segment_offset: 0,
+            segment_count: 0,
         });
         channels.extend([ChannelCode::rest(); 6]);
     }
@@ -251,7 +253,8 @@ fn hand_built_layouts() -> (Rig, Vec<[Quat; 2]>) {
         channel_offset: 0,
         frame_offset: 0,
         frame_words: frame_words as u32,
-        pad: [0; 2],
+        segment_offset: 0,
+        segment_count: 0,
     }];
     for c in 1..rig.clips.clip_count() {
         clips.push(CompressedClip {
@@ -261,7 +264,8 @@ fn hand_built_layouts() -> (Rig, Vec<[Quat; 2]>) {
             channel_offset: 15 * c as u32,
             frame_offset: 0,
             frame_words: frame_words as u32,
-            pad: [0; 2],
+            segment_offset: 0,
+            segment_count: 0,
         });
         codes.extend([ChannelCode::rest(); 15]);
     }
@@ -309,8 +313,8 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     // per joint rest pose 48, inverse bind 48, has_bounds 4, parent 4 (joint 1 twice: 4 more),
     // bounds 32 (both joints have a vertex).
     let instance = 16 + 48 + 64 + 8 + 2 * (48 + 48 + 4 + 4) + 4 + 2 * 32;
-    // The layer: its record 48 and clip descriptor 24.
-    let layer = 48 + 24;
+    // The layer: its record 48 and clip descriptor 28 (no segments).
+    let layer = 48 + 28;
     // Channels (code 4 each): joint 0 translation, 8 bits: bit offset 4, 3 ranges 12, 2 frames
     // x 3 one-word components; rotation constant 16; scale REST. Joint 1 translation REST;
     // rotation raw STEP: bit offset 4, 2 frames x 3 components straddling two words; scale 12
