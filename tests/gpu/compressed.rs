@@ -414,6 +414,42 @@ fn every_asset_matches_the_cpu_twin_on_compressed_clips() {
 }
 
 #[test]
+fn clips_on_segments_match_the_cpu_twin_at_and_around_their_boundaries() {
+    let Some(ctx) = gpu() else { return };
+    let humanoid = load(&common::repo().join("assets/humanoid.glb")).remove(0);
+    let rigs = compressed(vec![common::with_key_gap(&humanoid, 0)]);
+    let c = rigs[0].compressed.as_ref().unwrap();
+    let segments = c.segments(0).to_vec();
+    assert!(segments.len() > 1, "{segments:?}");
+    // Each segment's start, a hair and a frame's fraction either side, and past both ends.
+    let duration = c.clips()[0].duration;
+    let mut times = vec![-0.5, duration, duration + 0.5];
+    for s in &segments {
+        for d in [-1e-3, -1e-6, 0.0, 1e-6, 1e-3, 0.3 / s.rate, 0.5 / s.rate] {
+            times.push(s.start + d);
+        }
+    }
+    let items: Vec<(u32, u32, Affine3A, Vec<Layer>)> = times
+        .iter()
+        .map(|&t| (0, 0, Affine3A::IDENTITY, vec![Layer::clip(0, t)]))
+        .collect();
+    let records = pack(&rigs, &items);
+    assert_compressed_matches_cpu(ctx, &rigs, &[], &records, &|i| format!("t {}", times[i]));
+    // Lane 0 reads the segment table once per layer, scanning it from segment 1.
+    let mut backend = compressed_backend(ctx, &rigs);
+    let one = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, 0.0)]).unwrap();
+    backend.evaluate(&[one]).unwrap();
+    let first = backend.last_frame().bytes_read;
+    let last = segments.last().unwrap().start + 1e-3;
+    let late = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, last)]).unwrap();
+    backend.evaluate(&[late]).unwrap();
+    // The scan compares every later start instead of one: each 4 bytes.
+    let scanned = (segments.len() as u64 - 2) * 4;
+    assert!(segments.len() > 2, "{segments:?}");
+    assert_eq!(backend.last_frame().bytes_read, first + scanned);
+}
+
+#[test]
 fn cross_fades_masks_additive_layers_and_root_holds_match_the_cpu_twin_on_compressed_clips() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(12);

@@ -51,7 +51,7 @@ pub(super) enum Sampled {
 /// Where a clip's frames lie: one grid of `rate`, or uniform segments.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Framing {
-    /// Frames per second of the one grid (unused with segments).
+    /// Frames per second of the one grid (with segments: the finest segment's).
     pub rate: f32,
     /// The segments; empty for one grid.
     pub segments: Vec<ClipSegment>,
@@ -208,10 +208,11 @@ impl Rig {
     }
 }
 
-/// Samples clip `clip` on `framing`, halving the step (of one grid, or of each segment that
-/// misses the budget; up to the fast mode's limits) while even raw frames miss the budget and
-/// halving at least halves that error (an error that stays, such as the f32 rounding of a far
-/// joint, is not worth frames), then chooses every channel's bit rate.
+/// Samples clip `clip` on `framing`, halving the step (of one grid, or of the runs of
+/// intervals that miss, on segments of their own; up to the fast mode's limits) while even raw
+/// frames pass most of the budget (leaving too little to quantization) and halving at least
+/// halves that error (an error that stays, such as the f32 rounding of a far joint, is not
+/// worth frames), then chooses every channel's bit rate.
 fn plan_clip(rig: &Rig, clip: usize, framing: Framing, budget: f32, vertex: f32) -> ClipPlan<'_> {
     let mut framing = framing;
     let duration = rig.clips.clips()[clip].duration;

@@ -90,7 +90,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::CompressedError;
 
-/// Every clip of one rig, compressed: uniform frames, constant and rest channels stripped,
+/// Every clip of one rig, compressed: uniform frames (one grid or uniform segments per clip),
+/// constant and rest channels stripped,
 /// animated channels quantized in their range at a bit rate chosen per channel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompressedClips {
@@ -302,7 +303,8 @@ impl CompressedClips {
     /// Assembles compressed clips from their parts (as the `.sinew` loader reads them, or built
     /// by hand), checking every count, offset, bit rate, range and value so the decoders can
     /// index without checks: one clip record per clip with a finite positive rate, a finite
-    /// duration the frames cover, channel offsets `clip * (joint_count * 3 + weight_chunks)`,
+    /// duration the frames cover (see [`ClipSegment`] for a segment table's checks), channel
+    /// offsets `clip * (joint_count * 3 + weight_chunks)`,
     /// frames inside `data`, bit rates 0..=24 or 32, rotation layouts 0..=4 (0 for other
     /// channels), components inside their frame record,
     /// value indices inside `data`, finite constants and ranges with extent ≥ 0, finite raw

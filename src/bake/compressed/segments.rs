@@ -22,7 +22,11 @@ const SPACING_TOLERANCE: f64 = 1e-4;
 
 /// One uniform run of a clip's frames (16 bytes, stored in the data words): frames
 /// `first_frame..=first_frame + intervals` at `start + i / rate`, its last frame the next
-/// segment's first.
+/// segment's first. [`super::CompressedClips::from_parts`] accepts a table of 2..=
+/// [`MAX_SEGMENTS`] inside the data, starting at 0 s on frame 0, each segment with a finite
+/// positive rate and at least one interval, starting where the previous one ends (frame, and
+/// time within a thousandth of its step), the last on the clip's last frame at or after its
+/// duration.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ClipSegment {
