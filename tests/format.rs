@@ -1599,6 +1599,23 @@ fn bake_compress_stores_what_inspect_reports() {
     assert!((c["budget_mm"].as_f64().unwrap() - 0.2).abs() < 1e-6, "{c}");
     assert!(c["max_error_mm"].as_f64().unwrap() <= 0.2, "{c}");
     assert!(c["ratio"].as_f64().unwrap() > 1.0, "{c}");
+    // Each clip's segments as stored (the humanoid refines parts of a clip on segments).
+    let segments = c["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), clips.clips().len(), "{c}");
+    for (i, s) in segments.iter().enumerate() {
+        let s = s.as_array().unwrap();
+        assert_eq!(s.len(), clips.segments(i).len(), "clip {i}: {c}");
+        for (k, seg) in s.iter().enumerate() {
+            assert_eq!(seg["intervals"], clips.segments(i)[k].intervals, "{c}");
+        }
+    }
+    assert!(segments.iter().any(|s| s.as_array().unwrap().len() > 1), "{c}");
+    let text = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(["inspect", gltf])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains(" segments ["), "{text}");
     let on_the_fly = sinew_json(&["inspect", gltf, "--json"]);
     let c = &on_the_fly["rigs"][0]["compression"];
     assert_eq!(c["stored"], false);
