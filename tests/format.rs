@@ -1609,7 +1609,10 @@ fn bake_compress_stores_what_inspect_reports() {
             assert_eq!(seg["intervals"], clips.segments(i)[k].intervals, "{c}");
         }
     }
-    assert!(segments.iter().any(|s| s.as_array().unwrap().len() > 1), "{c}");
+    assert!(
+        segments.iter().any(|s| s.as_array().unwrap().len() > 1),
+        "{c}"
+    );
     let text = Command::new(env!("CARGO_BIN_EXE_sinew"))
         .args(["inspect", gltf])
         .output()
