@@ -159,6 +159,36 @@ fn rotation_from_stored(s: vec4<f32>, order: u32) -> vec4<f32> {
     }
 }
 
+// Coefficients of the slerp correction in `interpolate_rotation` (SLERP_FIT in
+// src/cpu/decode.rs): k = e (C0 + e C1 + s (C2 + e C3)), e = 1 - d, s = (u - 0.5)^2.
+const SLERP_FIT_0: f32 = 0.66537;
+const SLERP_FIT_1: f32 = 0.14839;
+const SLERP_FIT_2: f32 = -0.011094;
+const SLERP_FIT_3: f32 = 0.66037;
+
+// Unit rotations `a` and `b` blended by `u` along their shorter arc, close to slerp: b negated
+// when d = dot(a, b) < 0, u moved to u + u (u - 0.5) (u - 1) k(d, u), then a + (b - a) u
+// normalized (the identity when its length is 0 or not finite).
+fn interpolate_rotation(a: vec4<f32>, b_in: vec4<f32>, u_in: f32) -> vec4<f32> {
+    var b = b_in;
+    var d = dot(a, b);
+    if d < 0.0 {
+        d = -d;
+        b = -b;
+    }
+    let e = 1.0 - d;
+    let h = u_in - 0.5;
+    let s = h * h;
+    let k = e * (SLERP_FIT_0 + e * SLERP_FIT_1 + s * (SLERP_FIT_2 + e * SLERP_FIT_3));
+    let u = u_in + u_in * h * (u_in - 1.0) * k;
+    let v = a + (b - a) * u;
+    let len = sqrt(dot(v, v));
+    if len > 0.0 && len <= F32_MAX {
+        return v / len;
+    }
+    return QUAT_IDENTITY;
+}
+
 // Channel `channel` of the clip at `frame` (joint j's T, R, S at 3j + CHANNEL_*, weight chunk k
 // at 3 x joint_count + k), of kind `kind` (CHANNEL_* or CHANNEL_WEIGHTS); `rest` is its value
 // for a REST code.
@@ -211,15 +241,7 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
         return b;
     }
     if rotation {
-        if dot(a, b) < 0.0 {
-            b = -b;
-        }
-        let v = a + (b - a) * frame.u;
-        let len = sqrt(dot(v, v));
-        if len > 0.0 && len <= F32_MAX {
-            return v / len;
-        }
-        return QUAT_IDENTITY;
+        return interpolate_rotation(a, b, frame.u);
     }
     return a + (b - a) * frame.u;
 }

@@ -21,6 +21,11 @@ pub const SKIN_TOLERANCE: f32 = 1e-4;
 pub const IK_TOLERANCE: f32 = 1e-4;
 /// Quaternion tolerance: `1 - |dot(a, b)| <= QUAT_TOLERANCE`.
 pub const QUAT_TOLERANCE: f32 = 1e-5;
+/// How far (radians) the compressed decoder's rotation interpolation may stray from slerp
+/// between frames up to 90° apart (its fit: 9e-6 rad there; normalized lerp: 1.6e-2).
+pub const SLERP_FIT_TOLERANCE: f32 = 2e-5;
+/// The same between frames 147° apart (its fit: 2.0e-3 rad there; normalized lerp: 7.4e-2).
+pub const SLERP_FIT_WIDE_TOLERANCE: f32 = 3e-3;
 /// Exact operations (no approximation involved).
 pub const EXACT_TOLERANCE: f32 = 1e-5;
 /// How far outside a GPU AABB a CPU-skinned vertex may lie.
@@ -404,13 +409,12 @@ pub const COMPRESSED_CONFORMANCE_ERROR_M: f32 = 1e-3;
 /// The largest difference of a morph weight between compressed and exact clips.
 pub const COMPRESSED_WEIGHT_ERROR: f32 = 1e-3;
 /// How many times smaller compressed clips must be than the exact key layout (the humanoid:
-/// measured 6.96×).
+/// measured 7.36×).
 pub const COMPRESSION_MIN_RATIO: f64 = 4.0;
-/// The same for Fox (measured 3.80×; 2.21× on one grid): its "Run" keys lie on 24 Hz, then
-/// after a gap on 24 Hz shifted by 1/120 s, so its frames lie on uniform segments; at 0.1 mm
-/// parts of "Walk" and "Run" need 48 Hz (normalized lerp between 24 Hz frames strays from the
-/// keys' slerp), and the gap 20 Hz.
-pub const FOX_COMPRESSION_MIN_RATIO: f64 = 3.6;
+/// The same for Fox (measured 4.64×; 3.80× with plain normalized lerp between frames, 2.21× on
+/// one grid): its "Run" keys lie on 24 Hz, then after a gap on 24 Hz shifted by 1/120 s, so its
+/// frames lie on uniform segments.
+pub const FOX_COMPRESSION_MIN_RATIO: f64 = 4.0;
 
 /// Hand-built compressed clips: 2 joints and one weight chunk, one clip of 1 s at 1 Hz (two
 /// frames). Joint 0: translation quantized at 8 bits (ranges x 0..2, y -1..3, z 1..1),

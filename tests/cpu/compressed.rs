@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::{Affine3A, Vec3A};
+use glam::{Affine3A, Quat, Vec3, Vec3A, Vec4};
+use sinew::cpu::decode::interpolate_rotation;
 use sinew::cpu::{ClipSource, evaluate_pose_from, morph_weights};
 use sinew::{
     CompressedClips, CpuBackend, DEFAULT_ERROR_BUDGET, InstanceRecord, Layer, Mat3x4Rows, Rig,
@@ -12,8 +13,8 @@ use sinew::{
 
 use super::common::{
     COMPRESSED_CONFORMANCE_ERROR_M, COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR,
-    COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, fbx_assets, repo, repo_assets, shared,
-    shared_assets, with_key_gap,
+    COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, SLERP_FIT_TOLERANCE,
+    SLERP_FIT_WIDE_TOLERANCE, fbx_assets, repo, repo_assets, shared, shared_assets, with_key_gap,
 };
 
 fn rigs_of(path: &Path) -> Vec<Rig> {
@@ -314,9 +315,53 @@ fn raw_rotations_rebuild_w_and_take_the_short_way() {
     // Frame 1 (-0.8, 0, 0, w) is in the other hemisphere: negated to (0.8, 0, 0, -w), the
     // midpoint is (0.8, 0, 0, 0) normalized (half a turn about x), not the identity.
     assert_eq!(at(0.5), glam::Vec4::X);
+    // A quarter of the way (the frames 147° apart): slerp's rotation, not normalized lerp's.
     let q = at(0.25);
-    let expected = glam::Vec4::new(0.8, 0.0, 0.0, w + (-w - w) * 0.25);
-    assert!((q - expected.normalize()).abs().max_element() < 1e-7, "{q}");
+    let (a, b) = (
+        Quat::from_xyzw(0.8, 0.0, 0.0, w),
+        Quat::from_xyzw(0.8, 0.0, 0.0, -w),
+    );
+    let err = angle_between(Quat::from_vec4(q), a.slerp(b, 0.25));
+    assert!(err <= SLERP_FIT_WIDE_TOLERANCE, "{q}: {err} rad");
+}
+
+/// The angle (radians) of the rotation between unit quaternions `a` and `b`, in f64.
+fn angle_between(a: Quat, b: Quat) -> f32 {
+    let (a, b) = (a.as_dquat(), b.as_dquat());
+    let d = (a.conjugate() * b).normalize();
+    (2.0 * d.xyz().length().atan2(d.w.abs())) as f32
+}
+
+#[test]
+fn rotations_between_frames_follow_slerp() {
+    // Pairs from 0.5° to 90° apart about a tilted axis, at sixteenths of the way.
+    let axis = Vec3::new(0.3, -0.5, 0.8).normalize();
+    let a = Quat::from_axis_angle(Vec3::new(-0.6, 0.0, 0.8), 0.7);
+    for degrees in [0.5f32, 3.0, 10.0, 25.0, 45.0, 60.0, 75.0, 90.0] {
+        let b = Quat::from_axis_angle(axis, degrees.to_radians()) * a;
+        // Both signs of b: the shorter arc either way.
+        for b in [b, -b] {
+            for i in 0..=16 {
+                let u = i as f32 / 16.0;
+                let q = interpolate_rotation(Vec4::from(a), Vec4::from(b), u);
+                assert!((q.length() - 1.0).abs() < 1e-6, "{degrees}° u {u}: {q}");
+                let err = angle_between(Quat::from_vec4(q), a.slerp(b, u));
+                assert!(
+                    err <= SLERP_FIT_TOLERANCE,
+                    "{degrees}° u {u}: {err} rad from slerp"
+                );
+            }
+        }
+    }
+    // The ends are the frames themselves.
+    let b = Quat::from_rotation_z(1.0) * a;
+    for (u, frame) in [(0.0, a), (1.0, b)] {
+        let q = interpolate_rotation(a.into(), b.into(), u);
+        assert!(
+            angle_between(Quat::from_vec4(q), frame) < 1e-6,
+            "u {u}: {q}"
+        );
+    }
 }
 
 #[test]
