@@ -60,8 +60,8 @@ pub const MAX_MEASURED_POSES: usize = 1 << 21;
 /// The times the error is measured at for a clip of `duration` seconds on `frame_count` frames
 /// at `rate`, for a rig of `joints` joints: every frame time and seven more between two frames
 /// (every eighth), fewer when that passes [`MAX_MEASURED_POSES`], inside `0..=duration`
-/// (normalized lerp meets slerp at the midpoint and strays most near a fifth and four fifths of
-/// the way; a key between frames bends the exact curve anywhere).
+/// (the decoder's corrected normalized lerp meets slerp at the midpoint and strays most between
+/// it and the frames; a key between frames bends the exact curve anywhere).
 pub fn dense_times(duration: f32, rate: f32, frame_count: u32, joints: usize) -> Vec<f32> {
     let grid = ClipSegment {
         start: 0.0,

@@ -53,8 +53,10 @@
 //! integer within 1e-4; `i = min(floor(x), intervals - 1)`, `u = min(x - i, 1)`, frames
 //! `f = first_frame + i` and `f + 1` (one frame: frame 0 alone). Translation, scale and weights are `a + (b - a) * u` of frames `f` and
 //! `f + 1`; rotations rebuild both as unit `xyzw`, negate the second when their dot is
-//! negative, and normalize `a + (b - a) * u`; STEP channels take frame `f` (`f + 1` when
-//! `u == 1`).
+//! negative, move `u` toward slerp by `u' = u + u (u - 0.5) (u - 1) k` with `e = 1 - dot(a, b)`
+//! (after the negation), `k = e (0.66537 + 0.14839 e + (u - 0.5)^2 (-0.011094 + 0.66037 e))`
+//! ([`crate::cpu::decode::interpolate_rotation`]), and normalize `a + (b - a) * u'`; STEP
+//! channels take frame `f` (`f + 1` when `u == 1`).
 //!
 //! # Why
 //!
@@ -66,6 +68,11 @@
 //! by about `|s| / d`, so always dropping `w` resolved only ~2e-4 rad near half a turn
 //! (`w ≈ 0`). Every frame of a unit quaternion has a component of magnitude ≥ 0.5, but a full
 //! spin may have none that stays there; below 0.5 all four are stored.
+//!
+//! Rotations between frames follow slerp (the exact player's interpolation between keys)
+//! within about 1e-5 rad up to 90° apart, where plain normalized lerp strays by up to 1.6e-2:
+//! the frames can be sparser at the same budget (Fox 3.80× → 4.64× smaller), for a few
+//! multiply-adds per rotation.
 //!
 //! Segments follow the keys: an exporter's keys are uniform in runs, and a gap or a shift
 //! between runs (Fox's "Run": 24 Hz, a 0.2 s gap, then 24 Hz shifted by 1/120 s) would need one
