@@ -42,9 +42,10 @@ pub mod report;
 pub mod runtime;
 
 pub use bake::{
-    Aabb, ChannelCode, ChannelKind, ClipInfo, ClipLibrary, CompressedClip, CompressedClips,
-    DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode,
-    NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, bake_rigs,
+    Aabb, ChannelCode, ChannelKind, ClipInfo, ClipLibrary, ClipSegment, CompressedClip,
+    CompressedClips, DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK,
+    MeshMorph, MorphNode, NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc,
+    bake_rigs,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{

@@ -1186,8 +1186,11 @@ fn influences_section_of_the_wrong_length_or_joints_is_corrupt() {
 const KIND_COMPRESSED: u32 = 8;
 
 /// The humanoid and the morph rig, with compressed clips.
+/// The humanoid (its first clip with a gap in its keys, so framed on segments) and the morph
+/// rig, compressed.
 fn compressed_rigs() -> Vec<Rig> {
     let mut rigs = bake(&common::repo().join("assets/humanoid.glb"));
+    rigs[0] = common::with_key_gap(&rigs[0], 0);
     rigs.extend(bake(&common::repo().join("assets/synthetic/morph.glb")));
     for rig in &mut rigs {
         rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
@@ -1196,10 +1199,12 @@ fn compressed_rigs() -> Vec<Rig> {
 }
 
 #[test]
-fn compressed_clips_round_trip_in_version_4_files() {
+fn compressed_clips_round_trip_with_their_segments() {
     let rigs = compressed_rigs();
     let bytes = to_bytes(&rigs);
-    assert_eq!(u32_at(&bytes, VERSION_AT), 4);
+    assert_eq!(u32_at(&bytes, VERSION_AT), FORMAT_VERSION);
+    let segmented = rigs[0].compressed.as_ref().unwrap();
+    assert!(segmented.segments(0).len() > 1, "clip 0 on segments");
     let sections: Vec<u32> = section_table(&bytes)
         .iter()
         .filter(|e| e.kind == KIND_COMPRESSED)
@@ -1287,6 +1292,25 @@ fn damaged_compressed_sections_are_corrupt_never_a_panic() {
 }
 
 #[test]
+fn version_4_files_load_their_compressed_clips_and_refuse_segment_words() {
+    // Version 4 wrote the same section with zero padding where segment tables now live.
+    let mut rigs = bake(&common::repo().join("assets/synthetic/features.glb"));
+    rigs[0].compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    let c = rigs[0].compressed.as_ref().unwrap();
+    assert!((0..c.clips().len()).all(|i| c.segments(i).is_empty()));
+    let mut bytes = to_bytes(&rigs);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&4u32.to_le_bytes());
+    let loaded = from_bytes(&bytes, "v4.sinew").unwrap();
+    assert_eq!(loaded[0].compressed, rigs[0].compressed);
+    // Clips on segments, labelled version 4: their padding is not zero.
+    let segmented = compressed_rigs();
+    let mut bytes = to_bytes(&segmented);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&4u32.to_le_bytes());
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 compressed clips");
+    assert!(reason.contains("version 4"), "reason: {reason}");
+}
+
+#[test]
 fn compressed_clips_of_other_joints_are_corrupt() {
     let mut rigs = compressed_rigs();
     let other = rigs[1].compressed.clone();
@@ -1332,7 +1356,11 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
             "clip 0",
             Box::new(|h| h.clips[0].frame_count = 0),
         ),
-        ("padding", "clip 0", Box::new(|h| h.clips[0].pad[1] = 1)),
+        (
+            "segment offset without segments",
+            "clip 0",
+            Box::new(|h| h.clips[0].segment_offset = 1),
+        ),
         (
             "bit rate 25",
             "clip 0 channel 0",
@@ -1415,6 +1443,113 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
 }
 
 #[test]
+fn the_checked_constructor_rejects_damaged_segment_tables() {
+    assert!(common::hand_segmented().build().is_ok());
+    type Edit = Box<dyn Fn(&mut common::HandCompressed)>;
+    // Word `w` of segment `k` of the table.
+    fn seg(h: &mut common::HandCompressed, k: usize, w: usize) -> &mut u32 {
+        let at =
+            h.clips[0].segment_offset as usize + k * sinew::bake::compressed::SEGMENT_WORDS + w;
+        &mut h.data[at]
+    }
+    let f = |v: f32| v.to_bits();
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        (
+            "one segment",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].segment_count = 1),
+        ),
+        (
+            "more than the cap",
+            "clip 0 segments",
+            Box::new(|h| {
+                h.clips[0].segment_count = sinew::bake::compressed::MAX_SEGMENTS as u32 + 1
+            }),
+        ),
+        (
+            "table past the data",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].segment_offset = h.data.len() as u32 - 4),
+        ),
+        (
+            "table offset past u32 words",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].segment_offset = u32::MAX),
+        ),
+        (
+            "frame count not the segments'",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].frame_count = 2),
+        ),
+        (
+            "last segment ends before the duration",
+            "clip 0 segments",
+            Box::new(|h| h.clips[0].duration = 1.75),
+        ),
+        (
+            "first segment after 0 s",
+            "clip 0 segment 0",
+            Box::new(move |h| *seg(h, 0, 0) = f(0.5)),
+        ),
+        (
+            "zero rate",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 1) = f(0.0)),
+        ),
+        (
+            "NaN rate",
+            "clip 0 segment 0",
+            Box::new(move |h| *seg(h, 0, 1) = f(f32::NAN)),
+        ),
+        (
+            "infinite rate",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 1) = f(f32::INFINITY)),
+        ),
+        (
+            "NaN start",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 0) = f(f32::NAN)),
+        ),
+        (
+            "start not increasing",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 0) = f(0.0)),
+        ),
+        (
+            "start away from the previous end",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 0) = f(0.9)),
+        ),
+        (
+            "no interval",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 3) = 0),
+        ),
+        (
+            "first frame not the previous end",
+            "clip 0 segment 1",
+            Box::new(move |h| *seg(h, 1, 2) = 2),
+        ),
+        (
+            "first frame of segment 0",
+            "clip 0 segment 0",
+            Box::new(move |h| *seg(h, 0, 2) = u32::MAX),
+        ),
+    ];
+    for (case, object, edit) in cases {
+        let mut h = common::hand_segmented();
+        edit(&mut h);
+        let result = std::panic::catch_unwind(move || h.build());
+        match result {
+            Err(_) => panic!("{case}: panicked"),
+            Ok(Ok(_)) => panic!("{case}: accepted"),
+            Ok(Err(e)) => assert_eq!(e.object, object, "{case}: {}", e.reason),
+        }
+    }
+}
+
+#[test]
 fn a_version_1_file_from_the_old_writer_still_loads() {
     let path = common::repo().join("tests/data/v1_features.sinew");
     let bytes = std::fs::read(&path).unwrap();
@@ -1464,6 +1599,26 @@ fn bake_compress_stores_what_inspect_reports() {
     assert!((c["budget_mm"].as_f64().unwrap() - 0.2).abs() < 1e-6, "{c}");
     assert!(c["max_error_mm"].as_f64().unwrap() <= 0.2, "{c}");
     assert!(c["ratio"].as_f64().unwrap() > 1.0, "{c}");
+    // Each clip's segments as stored (the humanoid refines parts of a clip on segments).
+    let segments = c["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), clips.clips().len(), "{c}");
+    for (i, s) in segments.iter().enumerate() {
+        let s = s.as_array().unwrap();
+        assert_eq!(s.len(), clips.segments(i).len(), "clip {i}: {c}");
+        for (k, seg) in s.iter().enumerate() {
+            assert_eq!(seg["intervals"], clips.segments(i)[k].intervals, "{c}");
+        }
+    }
+    assert!(
+        segments.iter().any(|s| s.as_array().unwrap().len() > 1),
+        "{c}"
+    );
+    let text = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(["inspect", gltf])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains(" segments ["), "{text}");
     let on_the_fly = sinew_json(&["inspect", gltf, "--json"]);
     let c = &on_the_fly["rigs"][0]["compression"];
     assert_eq!(c["stored"], false);

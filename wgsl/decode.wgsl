@@ -10,6 +10,8 @@
 @group(0) @binding(3) var<storage, read> clip_words: array<u32>;
 
 const CLIP_DESC_WORDS: u32 = 8u;
+// A segment of a clip's table (`ClipSegment`): start, rate (f32), first frame, intervals.
+const SEGMENT_WORDS: u32 = 4u;
 const CHANNEL_CODE_WORDS: u32 = 2u;
 const CODE_RATE_BITS: u32 = 0x3fu;
 const CODE_STEP: u32 = 0x40u;
@@ -52,28 +54,49 @@ fn rig_data_base(rig: RigDesc) -> u32 {
     return rig_channel_base(rig) + rig.clip_count * per_clip * CHANNEL_CODE_WORDS;
 }
 
-// Clip `clip` of `rig` at clip time `time`: x = clamp(t, 0, duration) x rate, snapped to a
-// near integer; frame f = min(floor(x), frame_count - 2), u = min(x - f, 1).
+// Clip `clip` of `rig` at clip time `time`: t = clamp(time, 0, duration); its segment the last
+// whose start <= t (without a table one: start 0, rate, first frame 0, frame_count - 1
+// intervals); x = (t - start) x rate, snapped to a near integer; i = min(floor(x),
+// intervals - 1), u = min(x - i, 1), frame first + i.
 fn clip_frame(rig: RigDesc, clip: u32, time: f32) -> ClipFrame {
     let desc = rig.track_offset + clip * CLIP_DESC_WORDS;
-    let rate = bitcast<f32>(clip_words[desc]);
+    var rate = bitcast<f32>(clip_words[desc]);
     let duration = bitcast<f32>(clip_words[desc + 1u]);
     let frame_count = clip_words[desc + 2u];
     let channel_offset = clip_words[desc + 3u];
     let frame_offset = clip_words[desc + 4u];
     let frame_words = clip_words[desc + 5u];
+    let segment_count = clip_words[desc + 7u];
     let record = rig_data_base(rig) + frame_offset;
     let channels = rig_channel_base(rig) + channel_offset * CHANNEL_CODE_WORDS;
     if frame_count < 2u {
         return ClipFrame(record, 0u, 0.0, channels);
     }
-    var x = clamp(time, 0.0, duration) * rate;
+    let t = clamp(time, 0.0, duration);
+    var start = 0.0;
+    var first = 0u;
+    var intervals = frame_count - 1u;
+    if segment_count > 0u {
+        let table = rig_data_base(rig) + clip_words[desc + 6u];
+        var at = table;
+        for (var s = 1u; s < segment_count; s++) {
+            if t < bitcast<f32>(clip_words[table + s * SEGMENT_WORDS]) {
+                break;
+            }
+            at = table + s * SEGMENT_WORDS;
+        }
+        start = bitcast<f32>(clip_words[at]);
+        rate = bitcast<f32>(clip_words[at + 1u]);
+        first = clip_words[at + 2u];
+        intervals = clip_words[at + 3u];
+    }
+    var x = (t - start) * rate;
     let nearest = floor(x + 0.5);
     if abs(x - nearest) <= FRAME_SNAP {
         x = nearest;
     }
-    let f = min(floor(x), f32(frame_count - 2u));
-    return ClipFrame(record + u32(f) * frame_words, frame_words, min(x - f, 1.0), channels);
+    let f = min(floor(x), f32(intervals - 1u));
+    return ClipFrame(record + (first + u32(f)) * frame_words, frame_words, min(x - f, 1.0), channels);
 }
 
 // The `bits`-bit integer at bit `bit` of the record starting at word `record`: one word, or the
@@ -136,6 +159,36 @@ fn rotation_from_stored(s: vec4<f32>, order: u32) -> vec4<f32> {
     }
 }
 
+// Coefficients of the slerp correction in `interpolate_rotation` (SLERP_FIT in
+// src/cpu/decode.rs): k = e (C0 + e C1 + s (C2 + e C3)), e = 1 - d, s = (u - 0.5)^2.
+const SLERP_FIT_0: f32 = 0.66537;
+const SLERP_FIT_1: f32 = 0.14839;
+const SLERP_FIT_2: f32 = -0.011094;
+const SLERP_FIT_3: f32 = 0.66037;
+
+// Unit rotations `a` and `b` blended by `u` along their shorter arc, close to slerp: b negated
+// when d = dot(a, b) < 0, u moved to u + u (u - 0.5) (u - 1) k(d, u), then a + (b - a) u
+// normalized (the identity when its length is 0 or not finite).
+fn interpolate_rotation(a: vec4<f32>, b_in: vec4<f32>, u_in: f32) -> vec4<f32> {
+    var b = b_in;
+    var d = dot(a, b);
+    if d < 0.0 {
+        d = -d;
+        b = -b;
+    }
+    let e = 1.0 - d;
+    let h = u_in - 0.5;
+    let s = h * h;
+    let k = e * (SLERP_FIT_0 + e * SLERP_FIT_1 + s * (SLERP_FIT_2 + e * SLERP_FIT_3));
+    let u = u_in + u_in * h * (u_in - 1.0) * k;
+    let v = a + (b - a) * u;
+    let len = sqrt(dot(v, v));
+    if len > 0.0 && len <= F32_MAX {
+        return v / len;
+    }
+    return QUAT_IDENTITY;
+}
+
 // Channel `channel` of the clip at `frame` (joint j's T, R, S at 3j + CHANNEL_*, weight chunk k
 // at 3 x joint_count + k), of kind `kind` (CHANNEL_* or CHANNEL_WEIGHTS); `rest` is its value
 // for a REST code.
@@ -188,15 +241,7 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
         return b;
     }
     if rotation {
-        if dot(a, b) < 0.0 {
-            b = -b;
-        }
-        let v = a + (b - a) * frame.u;
-        let len = sqrt(dot(v, v));
-        if len > 0.0 && len <= F32_MAX {
-            return v / len;
-        }
-        return QUAT_IDENTITY;
+        return interpolate_rotation(a, b, frame.u);
     }
     return a + (b - a) * frame.u;
 }

@@ -1,7 +1,7 @@
 //! The `.sinew` baked file format: rigs stored so that loading them needs no glTF parsing and
 //! is mostly a copy of flat arrays.
 //!
-//! # Layout (version 4)
+//! # Layout (version 5)
 //!
 //! All numbers are little-endian.
 //!
@@ -30,12 +30,15 @@
 //! | 5    | morph    | only for a rig with morph targets: node, weight chunk, default key offset, weight track and default weight counts; nodes (4 × u32: glTF node, mask joint, first weight, target count); node names; default weights (f32, node after node); weight track descriptors (4 × u32, clip × chunk) |
 //! | 6    | mesh morph | only for a mesh with morph targets (index = mesh number): target count, first weight, position and normal delta counts; position deltas, normal deltas (3 × f32, target-major) |
 //! | 7    | mesh influences | only for a mesh with a nonzero weight past the fourth or vertices cut to eight influences (index = mesh number): cut vertex count, joint and weight counts; joints 5-8 (4 × u16), weights 5-8 (4 × f32) |
-//! | 8    | compressed clips | only for a rig with compressed clips: joint count, weight chunk count, clip, channel and data word counts, budget and max error (f32 bits); clip records (8 × u32: rate, duration as f32, frame count, channel offset, frame offset, frame words, 2 × 0); channel codes (2 × u32: code, bit offset with the rotation layout in its top 3 bits); data words (u32), as [`crate::bake::compressed`] describes |
+//! | 8    | compressed clips | only for a rig with compressed clips: joint count, weight chunk count, clip, channel and data word counts, budget and max error (f32 bits); clip records (8 × u32: rate, duration as f32, frame count, channel offset, frame offset, frame words, segment offset, segment count); channel codes (2 × u32: code, bit offset with the rotation layout in its top 3 bits); data words (u32), as [`crate::bake::compressed`] describes |
 //!
 //! Version 2 added sections 5 and 6 (the weight keys live in the clips section's key tables);
 //! version 3 stores each skin's palette map in the rig section (one rig per skeleton), each
 //! mesh's node and skin, and adds section 7 (a mesh without it has four influences); version 4
-//! adds section 8. Version 1, 2 and 3 files still load (see below).
+//! adds section 8; version 5 gives its clip records' last two words, zero before, to segment
+//! tables, and its encoder measures rotations with the decoder's slerp-corrected interpolation
+//! (version 4 clips decode with it too, nearer the exact slerp than the plain normalized lerp
+//! their stored max error was measured with). Version 1 to 4 files still load (see below).
 //!
 //! Inside a body, counts are u32s at the start; every array, and every string table, starts at
 //! the next multiple of 16 from the section start. A string table is `count` u32 byte lengths
@@ -72,7 +75,7 @@ use crate::error::{FormatError, FormatErrorKind};
 pub const MAGIC: [u8; 8] = *b"\x89SINEW\r\n";
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;

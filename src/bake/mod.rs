@@ -15,7 +15,7 @@ mod skinned_mesh;
 
 pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
 pub use compressed::{
-    ChannelCode, ChannelKind, CompressedClip, CompressedClips, DEFAULT_ERROR_BUDGET,
+    ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, DEFAULT_ERROR_BUDGET,
 };
 pub use morph::{
     MAX_MORPH_ENTRIES, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode, RigMorph,

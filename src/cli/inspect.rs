@@ -69,6 +69,19 @@ struct CompressionInfo {
     bit_rates: Vec<(u32, usize)>,
     /// Mean bits per stored component of the animated channels.
     mean_bits: f64,
+    /// Per clip: its uniform segments (empty for a clip on one grid).
+    segments: Vec<Vec<SegmentInfo>>,
+}
+
+/// One uniform segment of a compressed clip.
+#[derive(Serialize)]
+struct SegmentInfo {
+    /// Clip time of its first frame (s).
+    start: f32,
+    /// Frames per second.
+    rate: f32,
+    /// Frames after its first.
+    intervals: u32,
 }
 
 /// The compression figures of `rig`: its stored compressed clips, or ones built now (the
@@ -100,6 +113,18 @@ fn compression(rig: &Rig) -> Result<CompressionInfo, String> {
             bits as f64 / channels as f64
         },
         bit_rates,
+        segments: (0..c.clips().len())
+            .map(|i| {
+                c.segments(i)
+                    .iter()
+                    .map(|s| SegmentInfo {
+                        start: s.start,
+                        rate: s.rate,
+                        intervals: s.intervals,
+                    })
+                    .collect()
+            })
+            .collect(),
     })
 }
 
@@ -357,6 +382,22 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             c.mean_bits,
             rates.join(" ")
         );
+        for (clip, segments) in c.segments.iter().enumerate() {
+            if segments.len() < 2 {
+                continue;
+            }
+            let runs: Vec<String> = segments
+                .iter()
+                .map(|s| format!("{:.4} s {:.1} Hz ×{}", s.start, s.rate, s.intervals))
+                .collect();
+            let name = info.clips.get(clip).map_or("", |c| c.name.as_str());
+            let _ = writeln!(
+                text,
+                "    clip {name:?}: {} segments [{}]",
+                segments.len(),
+                runs.join(", ")
+            );
+        }
     }
     if let Some(e) = &info.compression_error {
         let _ = writeln!(text, "  compressed clips: cannot be built: {e}");

@@ -5,26 +5,42 @@
 use glam::{Quat, Vec3, Vec4};
 use half::f16;
 
-use crate::bake::{ChannelCode, ChannelKind, CompressedClip, CompressedClips, Rig};
+use crate::bake::{ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, Rig};
 use crate::math::Sqt;
 
-/// Frame `f` and blend factor `u` of clip time `time`: the value is that of frames `f` and
-/// `f + 1` blended by `u` (a one-frame clip: frame 0, `u = 0`). Times clamp to the clip and
-/// snap to a frame within 1e-4 of a frame.
+/// Frame `f` and blend factor `u` of clip time `time` in clip `clip` whose segment table is
+/// `segments` (empty: one grid): the value is that of frames `f` and `f + 1` blended by `u` (a
+/// one-frame clip: frame 0, `u = 0`). Times clamp to the clip, find their segment by a scan
+/// and snap to a frame within 1e-4 of a frame.
 #[inline]
-pub fn frame_position(clip: &CompressedClip, time: f32) -> (u32, f32) {
+pub fn frame_position(clip: &CompressedClip, segments: &[ClipSegment], time: f32) -> (u32, f32) {
     if clip.frame_count < 2 {
         return (0, 0.0);
     }
-    let x = time.max(0.0).min(clip.duration) * clip.rate;
+    let t = time.max(0.0).min(clip.duration);
+    let (start, rate, first, intervals) = match segments.split_first() {
+        None => (0.0, clip.rate, 0, clip.frame_count - 1),
+        Some((&s0, rest)) => {
+            let mut s = s0;
+            for &next in rest {
+                if t >= next.start {
+                    s = next;
+                } else {
+                    break;
+                }
+            }
+            (s.start, s.rate, s.first_frame, s.intervals)
+        }
+    };
+    let x = (t - start) * rate;
     let nearest = (x + 0.5).floor();
     let x = if (x - nearest).abs() <= 1e-4 {
         nearest
     } else {
         x
     };
-    let f = x.floor().min((clip.frame_count - 2) as f32);
-    (f as u32, (x - f).min(1.0))
+    let f = x.floor().min(intervals.saturating_sub(1) as f32);
+    (first + f as u32, (x - f).min(1.0))
 }
 
 /// The `bits`-bit integer (1..=32) at bit `bit` of the records in `data`: bit `i` is bit
@@ -127,8 +143,42 @@ pub fn decode_frame(
     }
 }
 
-/// Blends decoded frames `a` and `b` by `u`: `a + (b − a) · u`; rotations negate `b` when
-/// `dot(a, b) < 0` and normalize the result; STEP channels take `a` (`b` when `u == 1`).
+/// Coefficients of the slerp correction in [`interpolate_rotation`]: `k = e (C0 + e C1 +
+/// s (C2 + e C3))` with `e = 1 − d`, `s = (u − ½)²` (the form of Kapoulkine's "Approximating
+/// slerp", 2015, refit): a least-squares fit of the exact `k` between frames up to 90° apart, with `k = 0` at `d = 1` so that close frames (most of them)
+/// stay close to slerp: `C0 ≈ ⅔` is the small-angle limit.
+const SLERP_FIT: [f32; 4] = [0.66537, 0.14839, -0.011094, 0.66037];
+
+/// Unit rotations `a` and `b` (`xyzw`) blended by `u` along their shorter arc, within about
+/// 1e-6 rad of slerp up to 60° apart (normalized lerp: 5e-3 rad at 60°): `b` is negated when
+/// `d = dot(a, b) < 0`, `u` moves to `u + u (u − ½)(u − 1) k(d, u)` (exact at 0, ½ and 1),
+/// then `a + (b − a) · u` is normalized (the identity when its length is 0 or not finite).
+#[inline]
+pub fn interpolate_rotation(a: Vec4, b: Vec4, u: f32) -> Vec4 {
+    let mut d = a.dot(b);
+    let b = if d < 0.0 {
+        d = -d;
+        -b
+    } else {
+        b
+    };
+    let e = 1.0 - d;
+    let h = u - 0.5;
+    let s = h * h;
+    let [c0, c1, c2, c3] = SLERP_FIT;
+    let k = e * (c0 + e * c1 + s * (c2 + e * c3));
+    let u = u + u * h * (u - 1.0) * k;
+    let v = a + (b - a) * u;
+    let len = v.length();
+    if len > 0.0 && len.is_finite() {
+        v / len
+    } else {
+        Vec4::W
+    }
+}
+
+/// Blends decoded frames `a` and `b` by `u`: `a + (b − a) · u`; rotations by
+/// [`interpolate_rotation`]; STEP channels take `a` (`b` when `u == 1`).
 #[inline]
 pub fn blend_frames(kind: ChannelKind, step: bool, a: Vec4, b: Vec4, u: f32) -> Vec4 {
     if step {
@@ -137,14 +187,7 @@ pub fn blend_frames(kind: ChannelKind, step: bool, a: Vec4, b: Vec4, u: f32) -> 
     if kind != ChannelKind::Rotation {
         return a + (b - a) * u;
     }
-    let b = if a.dot(b) < 0.0 { -b } else { b };
-    let v = a + (b - a) * u;
-    let len = v.length();
-    if len > 0.0 && len.is_finite() {
-        v / len
-    } else {
-        Vec4::W
-    }
+    interpolate_rotation(a, b, u)
 }
 
 /// Channel `channel` (an index inside the clip's channels) of clip `clip` at clip time `time`;
@@ -172,7 +215,7 @@ pub fn sample_channel(
             _ => Vec4::new(word(0), word(1), word(2), 0.0),
         };
     }
-    let (f, u) = frame_position(record, time);
+    let (f, u) = frame_position(record, clips.segments(clip), time);
     let a = decode_frame(data, record, code, kind, f);
     if record.frame_count < 2 {
         return a;

@@ -25,8 +25,9 @@ const RECORD_HEADER: u64 = 4 * WORD;
 const WORLD: u64 = 3 * VEC4;
 /// One layer record.
 const LAYER: u64 = size_of::<LayerRecord>() as u64;
-/// Fields of a compressed clip descriptor the kernel reads (all but the padding).
-const CLIP_DESC: u64 = 6 * WORD;
+/// Fields of a compressed clip descriptor the kernel reads (all but the segment offset, read
+/// only with segments).
+const CLIP_DESC: u64 = 7 * WORD;
 /// Per joint, whatever the clips: rest pose (3 vec4), inverse bind (3 vec4), `has_bounds`.
 const JOINT_FIXED: u64 = 3 * VEC4 + 3 * VEC4 + WORD;
 /// Per joint with vertices: its two bounds corners.
@@ -42,8 +43,11 @@ pub struct RigReads {
     /// propagation reads, morph defaults and chunk joints, IK constraints, targets and the
     /// parents IK walks.
     pub instance: u64,
-    /// Per resolved layer: its layer record, and its clip descriptor with compressed clips.
+    /// Per resolved layer: its layer record, and its clip descriptor with compressed clips
+    /// (plus [`RigReads::segment_bytes`] for a clip on segments).
     pub layer: u64,
+    /// Per clip: the start times of its compressed segments (empty without), and its duration.
+    pub segments: Vec<(Vec<f32>, f32)>,
     /// Per clip, per channel group (joint `j` at `j`, weight chunk `k` at `joint_count + k`):
     /// the reads of sampling it in one layer (track descriptors, key times and values; or
     /// channel codes, constants, ranges and frame words).
@@ -197,16 +201,42 @@ impl RigReads {
                     .collect()
             })
             .collect();
+        let segments = (0..clip_count)
+            .map(|c| match compressed {
+                Some(cc) => (
+                    cc.segments(c).iter().map(|s| s.start).collect(),
+                    cc.clips().get(c).map_or(0.0, |r| r.duration),
+                ),
+                None => (Vec::new(), 0.0),
+            })
+            .collect();
         Self {
             pass,
             instance,
             layer: LAYER + if compressed.is_some() { CLIP_DESC } else { 0 },
+            segments,
             clips,
             clip_totals,
             mask_joints,
             root_motion,
             root_frame: ROOT_FRAME_VEC4S as u64 * VEC4,
         }
+    }
+
+    /// Bytes lane 0 reads finding the segment of clip `clip` at clip time `time`, beyond the
+    /// clip descriptor: the table's offset, the starts its scan compares (from segment 1 to the
+    /// first later than the time) and the segment's four words; 0 without segments.
+    pub fn segment_bytes(&self, clip: usize, time: f32) -> u64 {
+        let Some((starts, duration)) = self.segments.get(clip) else {
+            return 0;
+        };
+        if starts.is_empty() {
+            return 0;
+        }
+        let t = time.max(0.0).min(*duration);
+        let later = starts.iter().skip(1).position(|&s| t < s);
+        let compared = later.map_or(starts.len() - 1, |i| i + 1);
+        (1 + compared as u64 + 4) * WORD
     }
 
     /// Bytes the kernel reads evaluating `record` at frame time `now` (`moved`: the previous
@@ -223,8 +253,8 @@ impl RigReads {
     ) -> u64 {
         let mut bytes = self.instance;
         for layer_record in record.used_layers() {
-            bytes += self.layer;
             let layer = layer_record.to_layer_at(now);
+            bytes += self.layer + self.segment_bytes(layer.clip as usize, layer.time);
             let Some(costs) = self.clips.get(layer.clip as usize) else {
                 continue;
             };
@@ -282,5 +312,28 @@ impl RigReads {
             }
         }
         bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RigReads, WORD};
+
+    #[test]
+    fn segment_reads_follow_the_scan() {
+        let reads = RigReads {
+            segments: vec![(Vec::new(), 1.0), (vec![0.0, 0.5, 0.7], 1.0)],
+            ..RigReads::default()
+        };
+        // One grid: nothing beyond the descriptor.
+        assert_eq!(reads.segment_bytes(0, 0.3), 0);
+        // Offset, the starts compared (segment 1's; then 2's, which stops or ends the scan),
+        // the segment's four words.
+        assert_eq!(reads.segment_bytes(1, 0.2), (1 + 1 + 4) * WORD);
+        assert_eq!(reads.segment_bytes(1, 0.6), (1 + 2 + 4) * WORD);
+        assert_eq!(reads.segment_bytes(1, 0.9), (1 + 2 + 4) * WORD);
+        // Times clamp into the clip; clips past the table read nothing more.
+        assert_eq!(reads.segment_bytes(1, -1.0), (1 + 1 + 4) * WORD);
+        assert_eq!(reads.segment_bytes(2, 0.2), 0);
     }
 }

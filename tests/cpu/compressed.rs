@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::{Affine3A, Vec3A};
+use glam::{Affine3A, Quat, Vec3, Vec3A, Vec4};
+use sinew::cpu::decode::interpolate_rotation;
 use sinew::cpu::{ClipSource, evaluate_pose_from, morph_weights};
 use sinew::{
     CompressedClips, CpuBackend, DEFAULT_ERROR_BUDGET, InstanceRecord, Layer, Mat3x4Rows, Rig,
@@ -12,8 +13,8 @@ use sinew::{
 
 use super::common::{
     COMPRESSED_CONFORMANCE_ERROR_M, COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR,
-    COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, fbx_assets, repo, repo_assets, shared,
-    shared_assets,
+    COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, SLERP_FIT_TOLERANCE,
+    SLERP_FIT_WIDE_TOLERANCE, fbx_assets, repo, repo_assets, shared, shared_assets, with_key_gap,
 };
 
 fn rigs_of(path: &Path) -> Vec<Rig> {
@@ -188,9 +189,62 @@ fn compressed_humanoid_clips_are_four_times_smaller() {
 }
 
 #[test]
-fn compressed_fox_clips_are_twice_smaller() {
+fn compressed_fox_clips_on_segments_are_smaller() {
     if let Some(dir) = shared() {
         assert_ratio(&dir.join("gltf/Fox.glb"), FOX_COMPRESSION_MIN_RATIO);
+    }
+}
+
+/// Every key time of clip `clip` of `rig` (tracks of more than one key), sorted, distinct.
+fn key_times(rig: &Rig, clip: usize) -> Vec<f32> {
+    let lib = &rig.clips;
+    let mut times: Vec<f32> = (0..lib.joint_count())
+        .flat_map(|j| sinew::import::Channel::ALL.map(|ch| *lib.track(clip, j, ch)))
+        .filter(|d| d.key_count > 1)
+        .flat_map(|d| {
+            let t0 = d.time_offset as usize;
+            lib.times()[t0..t0 + d.key_count as usize].to_vec()
+        })
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    times
+}
+
+#[test]
+fn clips_with_a_gap_in_their_keys_are_framed_on_uniform_segments() {
+    let rig = with_key_gap(&rigs_of(&repo().join("assets/humanoid.glb")).remove(0), 0);
+    let keys = key_times(&rig, 0);
+    let rig = compressed(&rig, 1.0);
+    let c = rig.compressed.as_ref().unwrap();
+    let segments = c.segments(0);
+    // Uniform keys, the gap as one interval, uniform keys: every key a frame and no other.
+    assert_eq!(segments.len(), 3, "{segments:?}");
+    assert_eq!(segments[1].intervals, 1, "{segments:?}");
+    assert_eq!(
+        c.clips()[0].frame_count as usize,
+        keys.len(),
+        "{segments:?}"
+    );
+    let gap = (segments[1].start, segments[2].start);
+    assert!(keys.iter().all(|&t| t <= gap.0 || t >= gap.1), "{gap:?}");
+    // At each key, a third of the way to the next and half way, the pose is the exact one
+    // within the budget (ACL's metric).
+    let offsets = vertex_offsets(&rig, 0.03);
+    let mut times = keys.clone();
+    for w in keys.windows(2) {
+        times.extend([w[0] + (w[1] - w[0]) / 3.0, (w[0] + w[1]) * 0.5]);
+    }
+    for t in times {
+        let (me, _) = pose(&rig, ClipSource::Exact, 0, t);
+        let (mc, _) = pose(&rig, ClipSource::Compressed, 0, t);
+        for (j, (e, a)) in me.iter().zip(&mc).enumerate() {
+            let err = vertex_error(e, a, offsets[j]);
+            assert!(
+                err <= COMPRESSED_SHIPPED_ERROR_M,
+                "t {t} joint {j}: {err} m"
+            );
+        }
     }
 }
 
@@ -261,9 +315,53 @@ fn raw_rotations_rebuild_w_and_take_the_short_way() {
     // Frame 1 (-0.8, 0, 0, w) is in the other hemisphere: negated to (0.8, 0, 0, -w), the
     // midpoint is (0.8, 0, 0, 0) normalized (half a turn about x), not the identity.
     assert_eq!(at(0.5), glam::Vec4::X);
+    // A quarter of the way (the frames 147° apart): slerp's rotation, not normalized lerp's.
     let q = at(0.25);
-    let expected = glam::Vec4::new(0.8, 0.0, 0.0, w + (-w - w) * 0.25);
-    assert!((q - expected.normalize()).abs().max_element() < 1e-7, "{q}");
+    let (a, b) = (
+        Quat::from_xyzw(0.8, 0.0, 0.0, w),
+        Quat::from_xyzw(0.8, 0.0, 0.0, -w),
+    );
+    let err = angle_between(Quat::from_vec4(q), a.slerp(b, 0.25));
+    assert!(err <= SLERP_FIT_WIDE_TOLERANCE, "{q}: {err} rad");
+}
+
+/// The angle (radians) of the rotation between unit quaternions `a` and `b`, in f64.
+fn angle_between(a: Quat, b: Quat) -> f32 {
+    let (a, b) = (a.as_dquat(), b.as_dquat());
+    let d = (a.conjugate() * b).normalize();
+    (2.0 * d.xyz().length().atan2(d.w.abs())) as f32
+}
+
+#[test]
+fn rotations_between_frames_follow_slerp() {
+    // Pairs from 0.5° to 90° apart about a tilted axis, at sixteenths of the way.
+    let axis = Vec3::new(0.3, -0.5, 0.8).normalize();
+    let a = Quat::from_axis_angle(Vec3::new(-0.6, 0.0, 0.8), 0.7);
+    for degrees in [0.5f32, 3.0, 10.0, 25.0, 45.0, 60.0, 75.0, 90.0] {
+        let b = Quat::from_axis_angle(axis, degrees.to_radians()) * a;
+        // Both signs of b: the shorter arc either way.
+        for b in [b, -b] {
+            for i in 0..=16 {
+                let u = i as f32 / 16.0;
+                let q = interpolate_rotation(Vec4::from(a), Vec4::from(b), u);
+                assert!((q.length() - 1.0).abs() < 1e-6, "{degrees}° u {u}: {q}");
+                let err = angle_between(Quat::from_vec4(q), a.slerp(b, u));
+                assert!(
+                    err <= SLERP_FIT_TOLERANCE,
+                    "{degrees}° u {u}: {err} rad from slerp"
+                );
+            }
+        }
+    }
+    // The ends are the frames themselves.
+    let b = Quat::from_rotation_z(1.0) * a;
+    for (u, frame) in [(0.0, a), (1.0, b)] {
+        let q = interpolate_rotation(a.into(), b.into(), u);
+        assert!(
+            angle_between(Quat::from_vec4(q), frame) < 1e-6,
+            "u {u}: {q}"
+        );
+    }
 }
 
 #[test]
@@ -382,7 +480,8 @@ fn raw_rotation(layout: u32, a: &[f32], b: &[f32]) -> CompressedClips {
         channel_offset: 0,
         frame_offset: 0,
         frame_words: words as u32,
-        pad: [0; 2],
+        segment_offset: 0,
+        segment_count: 0,
     }];
     CompressedClips::from_parts(1, 0, clips, channels, data, 1e-4, 0.0).unwrap()
 }
@@ -462,7 +561,8 @@ fn rotation_layouts_are_checked() {
                 channel_offset: 0,
                 frame_offset: 0,
                 frame_words,
-                pad: [0; 2],
+                segment_offset: 0,
+                segment_count: 0,
             }],
             codes.to_vec(),
             vec![0; 2 * frame_words as usize],

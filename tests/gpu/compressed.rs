@@ -112,7 +112,8 @@ fn hand_built() -> (Rig, Quat) {
         channel_offset: 0,
         frame_offset,
         frame_words: FRAME_WORDS,
-        pad: [0; 2],
+        segment_offset: 0,
+        segment_count: 0,
     }];
     for c in 1..3 {
         clips.push(CompressedClip {
@@ -122,7 +123,8 @@ fn hand_built() -> (Rig, Quat) {
             channel_offset: 6 * c,
             frame_offset,
             frame_words: FRAME_WORDS,
-            pad: [0; 2],
+            segment_offset: 0,
+            segment_count: 0,
         });
         channels.extend([ChannelCode::rest(); 6]);
     }
@@ -251,7 +253,8 @@ fn hand_built_layouts() -> (Rig, Vec<[Quat; 2]>) {
         channel_offset: 0,
         frame_offset: 0,
         frame_words: frame_words as u32,
-        pad: [0; 2],
+        segment_offset: 0,
+        segment_count: 0,
     }];
     for c in 1..rig.clips.clip_count() {
         clips.push(CompressedClip {
@@ -261,7 +264,8 @@ fn hand_built_layouts() -> (Rig, Vec<[Quat; 2]>) {
             channel_offset: 15 * c as u32,
             frame_offset: 0,
             frame_words: frame_words as u32,
-            pad: [0; 2],
+            segment_offset: 0,
+            segment_count: 0,
         });
         codes.extend([ChannelCode::rest(); 15]);
     }
@@ -310,8 +314,8 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     // Per instance: record header 16, world 48, rig descriptor 64, joint 1's parent again when
     // it propagates (4).
     let instance = 16 + 48 + 64 + 4;
-    // The layer: its record 48 and clip descriptor 24.
-    let layer = 48 + 24;
+    // The layer: its record 48 and clip descriptor 28 (no segments).
+    let layer = 48 + 28;
     // Channels (code 4 each): joint 0 translation, 8 bits: bit offset 4, 3 ranges 12, 2 frames
     // x 3 one-word components; rotation constant 16; scale REST. Joint 1 translation REST;
     // rotation raw STEP: bit offset 4, 2 frames x 3 components straddling two words; scale 12
@@ -418,6 +422,42 @@ fn every_asset_matches_the_cpu_twin_on_compressed_clips() {
             format!("{name} rig {r} layers {layers:?}")
         });
     }
+}
+
+#[test]
+fn clips_on_segments_match_the_cpu_twin_at_and_around_their_boundaries() {
+    let Some(ctx) = gpu() else { return };
+    let humanoid = load(&common::repo().join("assets/humanoid.glb")).remove(0);
+    let rigs = compressed(vec![common::with_key_gap(&humanoid, 0)]);
+    let c = rigs[0].compressed.as_ref().unwrap();
+    let segments = c.segments(0).to_vec();
+    assert!(segments.len() > 1, "{segments:?}");
+    // Each segment's start, a hair and a frame's fraction either side, and past both ends.
+    let duration = c.clips()[0].duration;
+    let mut times = vec![-0.5, duration, duration + 0.5];
+    for s in &segments {
+        for d in [-1e-3, -1e-6, 0.0, 1e-6, 1e-3, 0.3 / s.rate, 0.5 / s.rate] {
+            times.push(s.start + d);
+        }
+    }
+    let items: Vec<(u32, u32, Affine3A, Vec<Layer>)> = times
+        .iter()
+        .map(|&t| (0, 0, Affine3A::IDENTITY, vec![Layer::clip(0, t)]))
+        .collect();
+    let records = pack(&rigs, &items);
+    assert_compressed_matches_cpu(ctx, &rigs, &[], &records, &|i| format!("t {}", times[i]));
+    // Lane 0 reads the segment table once per layer, scanning it from segment 1.
+    let mut backend = compressed_backend(ctx, &rigs);
+    let one = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, 0.0)]).unwrap();
+    backend.evaluate(&[one]).unwrap();
+    let first = backend.last_frame().bytes_read;
+    let last = segments.last().unwrap().start + 1e-3;
+    let late = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, last)]).unwrap();
+    backend.evaluate(&[late]).unwrap();
+    // The scan compares every later start instead of one: each 4 bytes.
+    let scanned = (segments.len() as u64 - 2) * 4;
+    assert!(segments.len() > 2, "{segments:?}");
+    assert_eq!(backend.last_frame().bytes_read, first + scanned);
 }
 
 #[test]

@@ -7,8 +7,8 @@
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
 
-use super::encode::{ClipFrames, Sampled, decoded, record_times};
-use super::error::{exact_models, exact_weights, vertex_error, vertex_offsets};
+use super::encode::{ClipFrames, Sampled, decoded};
+use super::error::{exact_models, exact_weights, record_times, vertex_error, vertex_offsets};
 use super::{ChannelCode, ChannelKind, WEIGHT_ERROR_BUDGET, channel_kind};
 use crate::bake::Rig;
 use crate::cpu::decode::{blend_frames, frame_position};
@@ -16,6 +16,9 @@ use crate::math::Sqt;
 
 /// Share of the budget the first bit rates aim at.
 const FIRST_SHARE: f32 = 0.5;
+/// Share of the budget above which an interval's raw frames are refined when a clip misses its
+/// budget: the rest is left to quantization.
+const REFINE_SHARE: f32 = 0.85;
 /// Share of the budget the search keeps every joint within at the measured times: between
 /// them the error may rise a little.
 const TIME_MARGIN: f32 = 0.9;
@@ -58,10 +61,10 @@ impl<'a> ClipPlan<'a> {
     /// units, as is `vertex` (the virtual vertices' distance from their joint).
     pub fn raw(rig: &'a Rig, clip: usize, frames: ClipFrames, budget: f32, vertex: f32) -> Self {
         let joints = rig.joint_count();
-        let times = record_times(&frames.record, joints);
+        let times = record_times(&frames.record, &frames.segments, joints);
         let positions = times
             .iter()
-            .map(|&t| frame_position(&frames.record, t))
+            .map(|&t| frame_position(&frames.record, &frames.segments, t))
             .collect();
         let exact = exact_models(rig, clip, &times);
         let chunks = frames.channels.len() - joints * 3;
@@ -120,16 +123,52 @@ impl<'a> ClipPlan<'a> {
         plan
     }
 
-    /// Whether every joint and weight is within its budget.
-    pub fn meets_budget(&self) -> bool {
-        self.error <= self.budget && self.weight_error <= WEIGHT_ERROR_BUDGET
+    /// Whether every joint and weight is within [`REFINE_SHARE`] of its budget (the rest left
+    /// to quantization).
+    pub fn frames_suffice(&self) -> bool {
+        self.error <= REFINE_SHARE * self.budget
+            && self.weight_error <= REFINE_SHARE * WEIGHT_ERROR_BUDGET
+    }
+
+    /// Per interval of the frames (frame `f` to `f + 1`): whether a joint or a weight passes
+    /// [`REFINE_SHARE`] of its budget, or half the clip's largest error, at a measured time
+    /// inside it (so that refining those can halve the error, see [`ClipPlan::improves_on`]).
+    pub fn intervals_missing_budget(&self) -> Vec<bool> {
+        let joint_limit = (REFINE_SHARE * self.budget).min(0.5 * self.error);
+        let weight_limit = (REFINE_SHARE * WEIGHT_ERROR_BUDGET).min(0.5 * self.weight_error);
+        let last = self.frames.record.frame_count.saturating_sub(2);
+        let mut missed = vec![false; last as usize + 1];
+        let n = self.joints;
+        let chunks = self.frames.channels.len() - n * 3;
+        for (ti, &(frame, _)) in self.positions.iter().enumerate() {
+            let joints = (0..n).any(|d| {
+                let e = vertex_error(
+                    &self.exact[ti * n + d],
+                    &self.approx[ti * n + d],
+                    self.offsets[d],
+                );
+                e > joint_limit
+            });
+            let weights = (0..chunks).any(|c| {
+                let v = self.value_at(n * 3 + c, ti);
+                let e = (v - self.exact_weights[ti * chunks + c])
+                    .abs()
+                    .max_element();
+                e > weight_limit
+            });
+            if joints || weights {
+                missed[frame.min(last) as usize] = true;
+            }
+        }
+        missed
     }
 
     /// Whether this plan (at a doubled rate) at least halves the excess error of `coarser`,
     /// on the joints or on the weights.
     pub fn improves_on(&self, coarser: &Self) -> bool {
-        let joints = coarser.error > self.budget && self.error <= 0.5 * coarser.error;
-        let weights = coarser.weight_error > WEIGHT_ERROR_BUDGET
+        let joints =
+            coarser.error > REFINE_SHARE * self.budget && self.error <= 0.5 * coarser.error;
+        let weights = coarser.weight_error > REFINE_SHARE * WEIGHT_ERROR_BUDGET
             && self.weight_error <= 0.5 * coarser.weight_error;
         joints || weights
     }

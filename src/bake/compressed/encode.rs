@@ -5,10 +5,11 @@ use glam::Vec4;
 use half::f16;
 
 use super::bit_rates::ClipPlan;
-use super::error::{dense_times, exact_weights, measure};
+use super::error::{exact_weights, measure};
+use super::segments::{finest_rate, frame_times, frame_total, key_segments, refine};
 use super::{
-    ChannelCode, ChannelKind, CompressedClip, CompressedClips, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET,
-    VIRTUAL_VERTEX_DISTANCE, channel_kind,
+    ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, MAX_ERROR_BUDGET,
+    MIN_ERROR_BUDGET, VIRTUAL_VERTEX_DISTANCE, channel_kind,
 };
 use crate::bake::{ClipLibrary, Rig};
 use crate::cpu::decode::{dequantize, range_bounds, rotation_from_stored, stored_rotation};
@@ -47,11 +48,80 @@ pub(super) enum Sampled {
     },
 }
 
-/// One clip's frame grid and every channel sampled on it.
+/// Where a clip's frames lie: one grid of `rate`, or uniform segments.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Framing {
+    /// Frames per second of the one grid (with segments: the finest segment's).
+    pub rate: f32,
+    /// The segments; empty for one grid.
+    pub segments: Vec<ClipSegment>,
+}
+
+impl Framing {
+    /// The step halved where `missed` (one flag per interval of a clip of `duration` seconds)
+    /// is true: one grid's whole when every interval is missed, else the runs of missed
+    /// intervals on segments of their own ([`refine`]); every segment's, or the grid's, when
+    /// that needs too many segments.
+    fn refined(&self, missed: &[bool], duration: f32) -> Self {
+        let doubled = Self {
+            rate: self.rate * 2.0,
+            segments: Vec::new(),
+        };
+        let grid;
+        let segments = if self.segments.is_empty() {
+            if missed.iter().all(|&m| m) {
+                return doubled;
+            }
+            grid = [ClipSegment {
+                start: 0.0,
+                rate: self.rate,
+                first_frame: 0,
+                intervals: frame_count(duration, self.rate) as u32 - 1,
+            }];
+            &grid[..]
+        } else {
+            &self.segments[..]
+        };
+        match refine(segments, missed) {
+            Some(segments) if segments.len() > 1 => Self {
+                rate: finest_rate(&segments),
+                segments,
+            },
+            Some(_) => doubled,
+            None if self.segments.is_empty() => doubled,
+            None => Self {
+                rate: self.rate * 2.0,
+                segments: refine(&self.segments, &[]).unwrap_or_default(),
+            },
+        }
+    }
+
+    /// The finest rate.
+    fn finest_rate(&self) -> f32 {
+        if self.segments.is_empty() {
+            self.rate
+        } else {
+            finest_rate(&self.segments)
+        }
+    }
+
+    /// Frames of a clip of `duration` seconds.
+    fn frame_count(&self, duration: f32) -> usize {
+        if self.segments.is_empty() {
+            frame_count(duration, self.rate)
+        } else {
+            frame_total(&self.segments)
+        }
+    }
+}
+
+/// One clip's frames and every channel sampled on them.
 #[derive(Clone, Debug)]
 pub(super) struct ClipFrames {
     /// The grid (offsets left 0).
     pub record: CompressedClip,
+    /// The segment table (empty for one grid).
+    pub segments: Vec<ClipSegment>,
     /// Per channel (`joint * 3 + channel`, then weight chunks).
     pub channels: Vec<Sampled>,
 }
@@ -96,8 +166,14 @@ impl CompressedClips {
         let mut data = Vec::new();
         let mut max_error = 0.0f32;
         for (clip, grid) in resampled.clips().iter().enumerate() {
-            let rate = clip_rate(lib, clip, grid);
-            let plan = plan_clip(rig, clip, rate, budget * upm, VIRTUAL_VERTEX_DISTANCE * upm);
+            let framing = clip_framing(lib, clip, grid);
+            let plan = plan_clip(
+                rig,
+                clip,
+                framing,
+                budget * upm,
+                VIRTUAL_VERTEX_DISTANCE * upm,
+            );
             max_error = max_error.max(plan.error);
             let record = pack(&plan, clip, &mut channels, &mut data).map_err(invalid)?;
             clips.push(record);
@@ -132,21 +208,29 @@ impl Rig {
     }
 }
 
-/// Samples clip `clip` at `rate`, doubling it (up to the fast mode's limits) while even raw
-/// frames miss the budget and doubling at least halves that error (an error that stays, such as
-/// the f32 rounding of a far joint, is not worth frames), then chooses every
-/// channel's bit rate.
-fn plan_clip(rig: &Rig, clip: usize, rate: f32, budget: f32, vertex: f32) -> ClipPlan<'_> {
-    let mut rate = rate;
-    let mut plan = ClipPlan::raw(rig, clip, sample_clip(rig, clip, rate), budget, vertex);
-    while !plan.meets_budget()
-        && rate * 2.0 <= MAX_RATE
-        && frame_count(plan.frames.record.duration, rate * 2.0) < MAX_CLIP_FRAMES as usize
-    {
+/// Samples clip `clip` on `framing`, halving the step (of one grid, or of the runs of
+/// intervals that miss, on segments of their own; up to the fast mode's limits) while even raw
+/// frames pass most of the budget (leaving too little to quantization) and halving at least
+/// halves that error (an error that stays, such as the f32 rounding of a far joint, is not
+/// worth frames), then chooses every channel's bit rate.
+fn plan_clip(rig: &Rig, clip: usize, framing: Framing, budget: f32, vertex: f32) -> ClipPlan<'_> {
+    let mut framing = framing;
+    let duration = rig.clips.clips()[clip].duration;
+    let mut plan = ClipPlan::raw(rig, clip, sample_clip(rig, clip, &framing), budget, vertex);
+    loop {
+        if plan.frames_suffice() {
+            break;
+        }
+        let finer_framing = framing.refined(&plan.intervals_missing_budget(), duration);
+        if finer_framing.finest_rate() > MAX_RATE
+            || finer_framing.frame_count(duration) >= MAX_CLIP_FRAMES as usize
+        {
+            break;
+        }
         let finer = ClipPlan::raw(
             rig,
             clip,
-            sample_clip(rig, clip, rate * 2.0),
+            sample_clip(rig, clip, &finer_framing),
             budget,
             vertex,
         );
@@ -154,16 +238,35 @@ fn plan_clip(rig: &Rig, clip: usize, rate: f32, budget: f32, vertex: f32) -> Cli
             break;
         }
         plan = finer;
-        rate *= 2.0;
+        framing = finer_framing;
     }
     plan.choose_bits()
 }
 
-/// The first rate of clip `clip`: its own key grid when it has one and no cubic splines (every
-/// key a frame, no more frames than keys), else the fast mode's rate `grid` (cubic factor,
-/// doubling on fast turns, frame cap).
-fn clip_rate(lib: &ClipLibrary, clip: usize, grid: &ResampledClip) -> f32 {
-    let cubic = (0..lib.joint_count()).any(|j| {
+/// The first framing of clip `clip`: the uniform segments of its keys when they need more than
+/// one and it has no cubic splines ([`key_segments`]), else one grid ([`clip_rate`]).
+fn clip_framing(lib: &ClipLibrary, clip: usize, grid: &ResampledClip) -> Framing {
+    let rate = clip_rate(lib, clip, grid);
+    let segments = if has_cubic(lib, clip) {
+        None
+    } else {
+        key_segments(lib, clip)
+    };
+    match segments {
+        Some(segments) if frame_total(&segments) < MAX_CLIP_FRAMES as usize => Framing {
+            rate: finest_rate(&segments),
+            segments,
+        },
+        _ => Framing {
+            rate,
+            segments: Vec::new(),
+        },
+    }
+}
+
+/// Whether a track of clip `clip` with more than one key is a cubic spline.
+fn has_cubic(lib: &ClipLibrary, clip: usize) -> bool {
+    (0..lib.joint_count()).any(|j| {
         Channel::ALL.iter().any(|&ch| {
             let d = lib.track(clip, j, ch);
             d.key_count > 1 && d.interpolation == Interpolation::CubicSpline as u32
@@ -172,7 +275,14 @@ fn clip_rate(lib: &ClipLibrary, clip: usize, grid: &ResampledClip) -> f32 {
         lib.weight_track(clip, k).is_some_and(|d| {
             d.key_count > 1 && d.interpolation == Interpolation::CubicSpline as u32
         })
-    });
+    })
+}
+
+/// The first rate of clip `clip`: its own key grid when it has one and no cubic splines (every
+/// key a frame, no more frames than keys), else the fast mode's rate `grid` (cubic factor,
+/// doubling on fast turns, frame cap).
+fn clip_rate(lib: &ClipLibrary, clip: usize, grid: &ResampledClip) -> f32 {
+    let cubic = has_cubic(lib, clip);
     match grid.key_grid {
         Some(keys) if !cubic && keys <= grid.rate => keys,
         _ => grid.rate,
@@ -190,15 +300,20 @@ pub(super) fn frame_count(duration: f32, rate: f32) -> usize {
     intervals as usize + 1
 }
 
-/// Samples every channel of `clip` at the frames of `rate` and sorts it: rest, constant or
+/// Samples every channel of `clip` at the frames of `framing` and sorts it: rest, constant or
 /// animated.
-pub(super) fn sample_clip(rig: &Rig, clip: usize, rate: f32) -> ClipFrames {
+pub(super) fn sample_clip(rig: &Rig, clip: usize, framing: &Framing) -> ClipFrames {
     let lib = &rig.clips;
     let duration = lib.clips()[clip].duration;
-    let count = frame_count(duration, rate);
-    let times: Vec<f32> = (0..count)
-        .map(|f| ((f as f64 / f64::from(rate)) as f32).min(duration))
-        .collect();
+    let rate = framing.finest_rate();
+    let times: Vec<f32> = if framing.segments.is_empty() {
+        (0..frame_count(duration, rate))
+            .map(|f| ((f as f64 / f64::from(rate)) as f32).min(duration))
+            .collect()
+    } else {
+        frame_times(&framing.segments, duration)
+    };
+    let count = times.len();
     let joints = rig.joint_count();
     let chunks = lib.weight_chunk_count();
     let mut channels = Vec::with_capacity(joints * 3 + chunks);
@@ -246,6 +361,7 @@ pub(super) fn sample_clip(rig: &Rig, clip: usize, rate: f32) -> ClipFrames {
             frame_count: count as u32,
             ..CompressedClip::default()
         },
+        segments: framing.segments.clone(),
         channels,
     }
 }
@@ -449,6 +565,11 @@ fn pack(
             .filter(|&i| i <= ChannelCode::MAX_INDEX)
             .ok_or_else(|| format!("clip {clip}: compressed data passes 2^24 words"))
     };
+    if !frames.segments.is_empty() {
+        record.segment_offset = index(data)?;
+        record.segment_count = frames.segments.len() as u32;
+        data.extend_from_slice(bytemuck::cast_slice(&frames.segments));
+    }
     let mut cursor = 0usize;
     let mut placed = Vec::with_capacity(frames.channels.len());
     for (k, sampled) in frames.channels.iter().enumerate() {
@@ -523,11 +644,6 @@ fn pack(
     }
     channels.extend(placed);
     Ok(record)
-}
-
-/// The dense measuring times of `record` for a rig of `joints` joints.
-pub(super) fn record_times(record: &CompressedClip, joints: usize) -> Vec<f32> {
-    dense_times(record.duration, record.rate, record.frame_count, joints)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub const VIRTUAL_VERTEX_DISTANCE: f32 = 0.03;
 
 use glam::{Affine3A, Vec3, Vec4};
 
+use super::{ClipSegment, CompressedClip, effective_segments};
 use crate::bake::{ClipLibrary, CompressedClips, Rig};
 use crate::cpu::{propagate_joint, sample_joint, sample_joint_compressed, sample_track};
 
@@ -59,17 +60,39 @@ pub const MAX_MEASURED_POSES: usize = 1 << 21;
 /// The times the error is measured at for a clip of `duration` seconds on `frame_count` frames
 /// at `rate`, for a rig of `joints` joints: every frame time and seven more between two frames
 /// (every eighth), fewer when that passes [`MAX_MEASURED_POSES`], inside `0..=duration`
-/// (normalized lerp meets slerp at the midpoint and strays most near a fifth and four fifths of
-/// the way; a key between frames bends the exact curve anywhere).
+/// (the decoder's corrected normalized lerp meets slerp at the midpoint and strays most between
+/// it and the frames; a key between frames bends the exact curve anywhere).
 pub fn dense_times(duration: f32, rate: f32, frame_count: u32, joints: usize) -> Vec<f32> {
+    let grid = ClipSegment {
+        start: 0.0,
+        rate,
+        first_frame: 0,
+        intervals: frame_count.saturating_sub(1),
+    };
+    segment_dense_times(duration, &[grid], frame_count, joints)
+}
+
+/// [`dense_times`] of a clip on `segments` of `frame_count` frames in all: each segment's
+/// frames and the times between them.
+pub(super) fn segment_dense_times(
+    duration: f32,
+    segments: &[ClipSegment],
+    frame_count: u32,
+    joints: usize,
+) -> Vec<f32> {
     let poses_per_part = (frame_count as usize).saturating_mul(joints.max(1));
     let parts = (MAX_MEASURED_POSES / poses_per_part.max(1)).clamp(1, 8);
     let mut times = Vec::with_capacity(frame_count as usize * parts);
-    for f in 0..frame_count {
-        for part in 0..parts {
-            let t = ((f64::from(f) + part as f64 / parts as f64) / f64::from(rate)) as f32;
-            if t <= duration && times.last().is_none_or(|&last| t > last) {
-                times.push(t);
+    for (k, s) in segments.iter().enumerate() {
+        // The last segment measures after its last frame too (times past the clip are cut).
+        let frames = s.intervals + u32::from(k + 1 == segments.len());
+        for f in 0..frames {
+            for part in 0..parts {
+                let x = (f64::from(f) + part as f64 / parts as f64) / f64::from(s.rate);
+                let t = (f64::from(s.start) + x) as f32;
+                if t <= duration && times.last().is_none_or(|&last| t > last) {
+                    times.push(t);
+                }
             }
         }
     }
@@ -77,6 +100,17 @@ pub fn dense_times(duration: f32, rate: f32, frame_count: u32, joints: usize) ->
         times.push(duration);
     }
     times
+}
+
+/// The dense measuring times of clip `record` with segment table `table` (empty: one grid) for
+/// a rig of `joints` joints.
+pub(super) fn record_times(
+    record: &CompressedClip,
+    table: &[ClipSegment],
+    joints: usize,
+) -> Vec<f32> {
+    let segments = effective_segments(record, table);
+    segment_dense_times(record.duration, &segments, record.frame_count, joints)
 }
 
 /// Model matrices of every joint of `rig` at each of `times` (time-major: `t * joints + j`),
@@ -120,7 +154,7 @@ pub(super) fn measure(
     let mut approx = vec![Affine3A::IDENTITY; joints];
     let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
     let mut worst = 0.0f32;
-    for t in dense_times(record.duration, record.rate, record.frame_count, joints) {
+    for t in record_times(record, clips.segments(clip), joints) {
         for j in 0..joints {
             let e = sample_joint(&rig.clips, clip, j, t);
             let a = sample_joint_compressed(rig, clips, clip, j, t);

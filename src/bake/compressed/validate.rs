@@ -3,7 +3,10 @@
 
 use half::f16;
 
-use super::{ChannelCode, ChannelKind, CompressedClips, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET};
+use super::{
+    ChannelCode, ChannelKind, ClipSegment, CompressedClips, MAX_ERROR_BUDGET, MAX_SEGMENTS,
+    MIN_ERROR_BUDGET, SEGMENT_WORDS,
+};
 use crate::bake::{MAX_JOINTS, MAX_MORPH_WEIGHTS, WEIGHTS_PER_CHUNK};
 use crate::error::CompressedError;
 
@@ -70,15 +73,25 @@ pub(super) fn check(c: &CompressedClips) -> Result<(), CompressedError> {
         if clip.frame_count == 0 {
             return fail(object(), "no frames".into());
         }
-        let covered = f64::from(clip.frame_count - 1) / f64::from(clip.rate);
-        if covered < f64::from(clip.duration) * (1.0 - 1e-5) - 1e-6 {
-            return fail(
-                object(),
-                format!(
-                    "{} frames at {} Hz end before the duration {} s",
-                    clip.frame_count, clip.rate, clip.duration
-                ),
-            );
+        if clip.segment_count == 0 {
+            if clip.segment_offset != 0 {
+                return fail(
+                    object(),
+                    format!("segment offset {} without segments", clip.segment_offset),
+                );
+            }
+            let covered = f64::from(clip.frame_count - 1) / f64::from(clip.rate);
+            if covered < f64::from(clip.duration) * (1.0 - 1e-5) - 1e-6 {
+                return fail(
+                    object(),
+                    format!(
+                        "{} frames at {} Hz end before the duration {} s",
+                        clip.frame_count, clip.rate, clip.duration
+                    ),
+                );
+            }
+        } else {
+            check_segments(c, i)?;
         }
         if clip.channel_offset as usize != i * per_clip {
             return fail(
@@ -102,14 +115,111 @@ pub(super) fn check(c: &CompressedClips) -> Result<(), CompressedError> {
                 ),
             );
         }
-        if clip.pad != [0; 2] {
-            return fail(object(), "padding is not zero".into());
-        }
         let codes = &c.channels[i * per_clip..(i + 1) * per_clip];
         for (k, &code) in codes.iter().enumerate() {
             check_channel(c, i, k, code)
                 .map_err(|reason| CompressedError::new(format!("clip {i} channel {k}"), reason))?;
         }
+    }
+    Ok(())
+}
+
+/// Checks the segment table of clip `i` (`segment_count > 0`): 2..=[`MAX_SEGMENTS`] segments
+/// inside the data, starting at 0 s on frame 0, each with a finite positive rate and at least
+/// one interval, starting where the previous one ends (time and frame), strictly later, the
+/// last ending on the clip's last frame at or after its duration.
+fn check_segments(c: &CompressedClips, i: usize) -> Result<(), CompressedError> {
+    let clip = &c.clips[i];
+    let fail = |object: String, reason: String| Err(CompressedError::new(object, reason));
+    let object = || format!("clip {i} segments");
+    let count = clip.segment_count as usize;
+    if !(2..=MAX_SEGMENTS).contains(&count) {
+        return fail(
+            object(),
+            format!("{count} segments, not 2..={MAX_SEGMENTS}"),
+        );
+    }
+    if clip.frame_count < 2 {
+        return fail(object(), "segments on a one-frame clip".into());
+    }
+    let end = u64::from(clip.segment_offset) + (count * SEGMENT_WORDS) as u64;
+    if end > c.data.len() as u64 {
+        return fail(
+            object(),
+            format!(
+                "the table ends at word {end}, past the {} data words",
+                c.data.len()
+            ),
+        );
+    }
+    let segments = c.segments(i);
+    let mut frame = 0u64;
+    let mut previous: Option<&ClipSegment> = None;
+    for (k, s) in segments.iter().enumerate() {
+        let object = || format!("clip {i} segment {k}");
+        if !(s.rate.is_finite() && s.rate > 0.0) {
+            return fail(
+                object(),
+                format!("rate {} is not a positive number", s.rate),
+            );
+        }
+        if !s.start.is_finite() {
+            return fail(object(), format!("start {} is not a time", s.start));
+        }
+        if s.intervals == 0 {
+            return fail(object(), "no interval".into());
+        }
+        if u64::from(s.first_frame) != frame {
+            return fail(
+                object(),
+                format!(
+                    "first frame {} is not {frame} (where the previous segment ends)",
+                    s.first_frame
+                ),
+            );
+        }
+        match previous {
+            None if s.start != 0.0 => {
+                return fail(object(), format!("starts at {} s, not 0", s.start));
+            }
+            Some(p) => {
+                let step = 1.0 / f64::from(p.rate);
+                let gap = (p.end() - f64::from(s.start)).abs();
+                if s.start <= p.start || gap > 1e-3 * step + 1e-6 {
+                    return fail(
+                        object(),
+                        format!(
+                            "starts at {} s, not where the previous segment ends ({} s)",
+                            s.start,
+                            p.end()
+                        ),
+                    );
+                }
+            }
+            None => {}
+        }
+        frame += u64::from(s.intervals);
+        previous = Some(s);
+    }
+    if frame + 1 != u64::from(clip.frame_count) {
+        return fail(
+            object(),
+            format!(
+                "segments hold {} frames, the clip {}",
+                frame + 1,
+                clip.frame_count
+            ),
+        );
+    }
+    let last_end = previous.map_or(0.0, ClipSegment::end);
+    if last_end < f64::from(clip.duration) * (1.0 - 1e-5) - 1e-6 {
+        return fail(
+            object(),
+            format!(
+                "the last segment ends at {last_end} s, before the duration {} s",
+                clip.duration
+            ),
+        );
     }
     Ok(())
 }

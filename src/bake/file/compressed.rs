@@ -4,11 +4,15 @@
 
 use super::container::{Section, SectionId, SectionKind, SectionTable};
 use super::section::{SectionReader, SectionWriter, count};
-use crate::bake::{ClipLibrary, CompressedClips};
+use crate::bake::{ClipLibrary, CompressedClip, CompressedClips};
 use crate::error::FormatErrorKind;
 
 /// The first format version with compressed clips sections.
 pub(super) const FIRST_COMPRESSED_VERSION: u32 = 4;
+
+/// The first format version whose clip records may have segment tables (before, those two
+/// words were padding, zero).
+pub(super) const FIRST_SEGMENT_VERSION: u32 = 5;
 
 /// The compressed clips section of rig `r`, when it has compressed clips.
 pub(super) fn rig_section(clips: Option<&CompressedClips>, r: u32) -> Option<Section> {
@@ -60,6 +64,17 @@ pub(super) fn decode_rig(
         section: id.to_string(),
         reason,
     };
+    if table.version < FIRST_SEGMENT_VERSION {
+        let padded = records
+            .iter()
+            .position(|c: &CompressedClip| c.segment_offset != 0 || c.segment_count != 0);
+        if let Some(c) = padded {
+            return Err(corrupt(format!(
+                "clip {c}: padding is not zero in a version {} file",
+                table.version
+            )));
+        }
+    }
     let compressed =
         CompressedClips::from_parts(joints, chunks, records, channels, data, budget, max_error)
             .map_err(|e| corrupt(e.to_string()))?;
