@@ -15,7 +15,8 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use super::lanes::{F4, F8, LANES, gather};
+use super::lanes::{F4, F8, LANES, MulAdd, gather};
+use super::reads::{ClipReads, GroupReads};
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
 use super::soa::{Affine8, Sqt8};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
@@ -40,6 +41,8 @@ pub struct FastRig {
     pub(crate) bounds: Vec<Option<([F8; 3], [F8; 3])>>,
     /// Per joint: its rest transform and its [`RootFrame`] as the root of root motion.
     pub(crate) root_holds: Vec<(Sqt, RootFrame)>,
+    /// Per clip, what sampling it reads.
+    pub(crate) reads: ClipReads,
 }
 
 impl FastRig {
@@ -47,8 +50,10 @@ impl FastRig {
     /// (see [`ResampledClips::build`]).
     pub fn new(rig: &Rig, rate: f32) -> Self {
         let sk = &rig.skeleton;
+        let clips = ResampledClips::build(&rig.clips, rate);
         Self {
-            clips: ResampledClips::build(&rig.clips, rate),
+            reads: ClipReads::new(&clips),
+            clips,
             parents: sk.parents().to_vec(),
             rest: sk
                 .rest_pose()
@@ -108,6 +113,8 @@ fn sqt_to_arrays(s: &Sqt) -> [[f32; 4]; 3] {
 struct Slot<'a> {
     /// Every lane plays the same clip (constants come from one table, pre-splatted).
     uniform: bool,
+    /// Each lane's clip.
+    clips: [u32; LANES],
     /// Frame records `f` and `f + 1` of each lane's clip.
     a: [&'a [F4]; LANES],
     b: [&'a [F4]; LANES],
@@ -137,18 +144,18 @@ struct Slot<'a> {
 impl Slot<'_> {
     /// Every lane's sample of joint `j`.
     #[inline(always)]
-    fn sample(&self, j: usize) -> Sqt8 {
+    fn sample<M: MulAdd>(&self, j: usize) -> Sqt8 {
         if self.uniform {
             self.sample_uniform(j)
         } else {
-            self.sample_mixed(j)
+            self.sample_mixed::<M>(j)
         }
     }
 
     /// Lane `i`'s value of channel slot `slot`, interpolated unless `step`. Written
     /// `a (1 - alpha) + b alpha`, which is exactly `a` or `b` at either end.
     #[inline(always)]
-    fn lane_value(&self, i: usize, slot: usize, step: bool) -> F4 {
+    fn lane_value<M: MulAdd>(&self, i: usize, slot: usize, step: bool) -> F4 {
         let (wa, wb) = if step { self.hold[i] } else { self.lerp[i] };
         self.b[i][slot].mul_add(wb, self.a[i][slot] * wa)
     }
@@ -184,8 +191,8 @@ impl Slot<'_> {
     }
 
     #[inline(always)]
-    fn sample_mixed(&self, j: usize) -> Sqt8 {
-        let l: [[F4; 3]; LANES] = std::array::from_fn(|i| self.mixed_lane(i, j));
+    fn sample_mixed<M: MulAdd>(&self, j: usize) -> Sqt8 {
+        let l: [[F4; 3]; LANES] = std::array::from_fn(|i| self.mixed_lane::<M>(i, j));
         let [tx, ty, tz, _] = gather(l.map(|v| v[0]));
         let r = gather(l.map(|v| v[1]));
         let [sx, sy, sz, _] = gather(l.map(|v| v[2]));
@@ -198,14 +205,14 @@ impl Slot<'_> {
 
     /// Lane `i`'s translation, rotation and scale of joint `j`, from its own clip.
     #[inline(always)]
-    fn mixed_lane(&self, i: usize, j: usize) -> [F4; 3] {
+    fn mixed_lane<M: MulAdd>(&self, i: usize, j: usize) -> [F4; 3] {
         let js = self.slots[i][j];
         let c = &self.constants[i][j];
         let channel = |ch: usize| {
             if js.slot[ch] == CONSTANT {
                 c[ch]
             } else {
-                self.lane_value(i, js.slot[ch] as usize, js.step & (1 << ch) != 0)
+                self.lane_value::<M>(i, js.slot[ch] as usize, js.step & (1 << ch) != 0)
             }
         };
         [channel(0), channel(1), channel(2)]
@@ -221,7 +228,7 @@ pub(crate) struct Group<'a> {
     pub palettes: &'a mut [&'a mut [Mat3x4Rows]],
 }
 
-/// Working memory of [`evaluate_group`], reused from group to group (one per thread).
+/// Working memory of [`evaluate_group_with`], reused from group to group (one per thread).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
     /// The group's model matrices, one per joint.
@@ -230,16 +237,18 @@ pub(crate) struct Scratch {
     samples: [Vec<[F4; LANES]>; MAX_LAYERS],
 }
 
-/// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB.
+/// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
+/// and the bytes the group read ([`GroupReads`]).
 /// When `models` is given, lane 0's model matrices are written to it. Records must have been
 /// validated against the rig of `fast` and `masks`.
-pub(crate) fn evaluate_group(
+#[inline(always)]
+pub(crate) fn evaluate_group_with<M: MulAdd>(
     fast: &FastRig,
     masks: &[JointMask],
     group: Group<'_>,
     mut models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
-) -> [Aabb; LANES] {
+) -> ([Aabb; LANES], u64) {
     let n = fast.joint_count();
     let recs = group.records;
     let lib = &fast.clips;
@@ -274,6 +283,7 @@ pub(crate) fn evaluate_group(
         };
         let mut slot = Slot {
             uniform: true,
+            clips: [0; LANES],
             a: [&[]; LANES],
             b: [&[]; LANES],
             lerp: [(F4::ZERO, F4::ZERO); LANES],
@@ -296,6 +306,7 @@ pub(crate) fn evaluate_group(
         for (i, lane_weights) in weights.iter_mut().enumerate() {
             let (rec, real) = layer(i);
             let clip = rec.clip as usize;
+            slot.clips[i] = rec.clip;
             let (f, alpha) = lib.clips[clip].frame_at(rec.time);
             let (a, b) = lib.frame_pair(clip, f);
             let (js, c, c4) = lib.joint_tables(clip);
@@ -333,7 +344,7 @@ pub(crate) fn evaluate_group(
             !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
         if !unseen {
             if slot.uniform {
-                fill_samples(&slot, lib.channel_steps(first_clip), buf);
+                fill_samples::<M>(&slot, lib.channel_steps(first_clip), buf);
                 slot.samples = buf.as_slice();
             }
             *out = Some(slot);
@@ -361,6 +372,15 @@ pub(crate) fn evaluate_group(
         }
     });
     let any_hold = hold_joint.iter().any(|&h| h != usize::MAX);
+    let counter = GroupReads {
+        fast,
+        real: group.palettes.len(),
+        from_rest: first_full.is_none(),
+        holds: hold_joint.iter().filter(|&&h| h < n).count(),
+    };
+    let bytes = active.iter().flatten().fold(counter.base(), |sum, slot| {
+        sum + counter.slot(slot.uniform, &slot.clips, slot.any_mask, slot.any_additive)
+    });
 
     let world = Affine8::from_lanes(recs.map(|r| &r.world));
     let mut lo = [F8::splat(f32::INFINITY); 3];
@@ -370,14 +390,14 @@ pub(crate) fn evaluate_group(
 
     for j in 0..n {
         let mut pose = match first_full {
-            Some(slot) => slot.sample(j),
+            Some(slot) => slot.sample::<M>(j),
             None => fast.rest[j],
         };
         // Whether the pose's rotation may be far from unit length (after an override blend).
         let mut far = false;
         for slot in rest_slots.iter().flatten() {
             if slot.full {
-                pose = slot.sample(j);
+                pose = slot.sample::<M>(j);
                 far = false;
                 continue;
             }
@@ -390,13 +410,13 @@ pub(crate) fn evaluate_group(
                     continue;
                 }
             }
-            let sample = slot.sample(j);
+            let sample = slot.sample::<M>(j);
             if slot.any_override {
-                pose = pose.blend_toward(&sample, wo.clamp01(), far);
+                pose = pose.blend_toward::<M>(&sample, wo.clamp01(), far);
                 far = true;
             }
             if slot.any_additive {
-                pose = pose.add_delta(
+                pose = pose.add_delta::<M>(
                     &sample,
                     &fast.rest[j],
                     &fast.rest_inv_scale[j],
@@ -415,15 +435,15 @@ pub(crate) fn evaluate_group(
                 }
             }
         }
-        let local = pose.to_affine();
+        let local = pose.to_affine::<M>();
         let parent = fast.parents[j] as usize;
         let (done, todo) = scratch.split_at_mut(j);
         let model = &mut todo[0];
         match done.get(parent) {
-            Some(p) => p.mul_into(&local, model),
-            None => world.mul_into(&local, model),
+            Some(p) => p.mul_into::<M>(&local, model),
+            None => world.mul_into::<M>(&local, model),
         }
-        let skin = model.mul(&fast.inverse_binds[j]);
+        let skin = model.mul::<M>(&fast.inverse_binds[j]);
         let rows = [skin.row_lanes(0), skin.row_lanes(1), skin.row_lanes(2)];
         for (lane, palette) in palettes.iter_mut().enumerate() {
             palette[j] = Mat3x4Rows {
@@ -435,14 +455,14 @@ pub(crate) fn evaluate_group(
             };
         }
         if let Some((center, extent)) = &fast.bounds[j] {
-            model.grow_aabb(center, extent, &mut lo, &mut hi);
+            model.grow_aabb::<M>(center, extent, &mut lo, &mut hi);
         }
         if let Some(models) = models.as_deref_mut() {
             models[j] = model.lane(0).to_affine();
         }
     }
 
-    std::array::from_fn(|lane| {
+    let aabbs = std::array::from_fn(|lane| {
         if lo[0].lane(lane) > hi[0].lane(lane) {
             Aabb::EMPTY
         } else {
@@ -451,13 +471,15 @@ pub(crate) fn evaluate_group(
                 max: [hi[0].lane(lane), hi[1].lane(lane), hi[2].lane(lane), 0.0],
             }
         }
-    })
+    });
+    (aabbs, bytes)
 }
 
 /// Every animated channel of `slot`'s clip (whose STEP channels are `steps`) in every lane,
 /// interpolated (or held) between the lane's two frame records, into `out`: one pass over the
 /// records, with no per-joint indexing.
-fn fill_samples(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F4; LANES]>) {
+#[inline(always)]
+fn fill_samples<M: MulAdd>(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F4; LANES]>) {
     out.clear();
     out.resize(steps.len(), [F4::ZERO; LANES]);
     for i in 0..LANES {

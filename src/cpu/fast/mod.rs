@@ -53,11 +53,14 @@
 //! Results of one instance do not depend on which instances share its group, to float
 //! rounding; they differ between builds with and without FMA by rounding.
 
+mod dispatch;
 mod evaluate;
 mod lanes;
+mod reads;
 mod resampled;
 mod soa;
 
+pub use dispatch::FastKernel;
 pub use evaluate::FastRig;
 pub use lanes::LANES;
 pub use resampled::{
@@ -65,9 +68,11 @@ pub use resampled::{
     ResampledClip, ResampledClips, sanitize_rate,
 };
 
-use evaluate::{Group, Scratch, evaluate_group};
+use dispatch::evaluate_group;
+use evaluate::{Group, Scratch};
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Affine3A;
 
@@ -87,6 +92,9 @@ pub struct FastCpuBackend {
     fast: Vec<FastRig>,
     masks: Vec<JointMask>,
     rate: f32,
+    kernel: FastKernel,
+    /// Bytes read and joints evaluated by the last evaluation.
+    last_reads: (u64, u64),
     /// Palette order and AABBs in that order, reused every frame.
     frame: super::FrameOrder,
 }
@@ -113,6 +121,8 @@ impl FastCpuBackend {
             rigs,
             masks,
             rate,
+            kernel: FastKernel::detect(),
+            last_reads: (0, 0),
             frame: super::FrameOrder::new(LANES),
         }
     }
@@ -120,6 +130,18 @@ impl FastCpuBackend {
     /// The requested resampling rate (frames per second, after clamping).
     pub fn rate(&self) -> f32 {
         self.rate
+    }
+
+    /// The kernel groups are evaluated with: [`FastKernel::detect`]'s unless
+    /// [`FastCpuBackend::use_portable_kernel`] was called.
+    pub fn kernel(&self) -> FastKernel {
+        self.kernel
+    }
+
+    /// Evaluates with the portable kernel from now on, even where the CPU runs a faster one
+    /// (results differ by float rounding; for comparisons and tests).
+    pub fn use_portable_kernel(&mut self) {
+        self.kernel = FastKernel::Portable;
     }
 
     /// The rigs.
@@ -171,7 +193,8 @@ impl FastCpuBackend {
         let joints = range.start + joint_count;
         let (palette, morph) = palette[range.start..range.end].split_at_mut(joint_count);
         let mut palettes = [palette];
-        let aabbs = evaluate_group(
+        let (aabbs, _) = evaluate_group(
+            self.kernel,
             &self.fast[rig],
             &self.masks,
             Group {
@@ -206,6 +229,7 @@ impl FastCpuBackend {
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
         let mut frame = std::mem::take(&mut self.frame);
+        let (bytes, joints) = (AtomicU64::new(0), AtomicU64::new(0));
         let result = frame.run(
             &self.rigs,
             &self.masks,
@@ -213,15 +237,49 @@ impl FastCpuBackend {
             palette,
             aabbs,
             |order, palette, base, sorted| {
-                self.evaluate_chunk(now, instances, order, palette, base, sorted)
+                let (b, j) = self.evaluate_chunk(now, instances, order, palette, base, sorted);
+                bytes.fetch_add(b, Ordering::Relaxed);
+                joints.fetch_add(j, Ordering::Relaxed);
             },
         );
         self.frame = frame;
-        result
+        result?;
+        self.last_reads = (bytes.into_inner(), joints.into_inner());
+        Ok(())
+    }
+
+    /// Bytes the last [`FastCpuBackend::evaluate_at`] read from this backend's layout (records,
+    /// rig data, resampled frames) per joint evaluated, counted per lane group:
+    ///
+    /// `Σ groups (records + joints × shared + Σ visible layer slots slot) / Σ instances' joints`
+    ///
+    /// - records: `size_of::<InstanceRecord>()` per instance.
+    /// - shared, per joint, once per group (its values are already in every lane): parent (2)
+    ///   and inverse bind (384); bounds (192) for a joint with vertices; the rest pose (320)
+    ///   unless the bottom visible slot replaces the pose; and per lane holding root motion the
+    ///   root's rest and frame.
+    /// - slot whose lanes all play one clip: per joint its channel table (8) and each constant
+    ///   channel in every lane (96, 128 rotations); per lane the two frame records
+    ///   (`2 × frame_stride × 16`).
+    /// - slot of mixed clips, per lane: per joint its channel table (8), each constant channel's
+    ///   value (16) and each animated channel's frame pair (32).
+    /// - a masked slot adds each joint's eight lane mask weights (32), an additive one each
+    ///   joint's rest pose and inverse rest scale (416).
+    ///
+    /// Per-lane loads count for all eight lanes, a partial group's spare lanes included; shared
+    /// loads once per group, spread over its instances. A masked slot counts every joint as
+    /// sampled. Morph weights (sampled from the exact key tracks) are not counted. 0 before any
+    /// evaluation.
+    pub fn bytes_read_per_joint(&self) -> f64 {
+        let (bytes, joints) = self.last_reads;
+        if joints == 0 {
+            return 0.0;
+        }
+        bytes as f64 / joints as f64
     }
 
     /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.
-    /// `base` is the palette index of `palette[0]`.
+    /// `base` is the palette index of `palette[0]`. Returns the bytes read and joints evaluated.
     fn evaluate_chunk(
         &self,
         now: f32,
@@ -230,8 +288,9 @@ impl FastCpuBackend {
         palette: &mut [Mat3x4Rows],
         base: usize,
         aabbs: &mut [Aabb],
-    ) {
+    ) -> (u64, u64) {
         SCRATCH.with_borrow_mut(|scratch| {
+            let (mut bytes, mut evaluated) = (0, 0);
             let mut rest = palette;
             let mut rest_base = base;
             let mut at = 0;
@@ -267,7 +326,8 @@ impl FastCpuBackend {
                     rest = tail;
                     rest_base = rec.palette_offset as usize + entries;
                 }
-                let group_aabbs = evaluate_group(
+                let (group_aabbs, group_bytes) = evaluate_group(
+                    self.kernel,
                     &self.fast[rig as usize],
                     &self.masks,
                     Group {
@@ -278,12 +338,15 @@ impl FastCpuBackend {
                     scratch,
                 );
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
+                bytes += group_bytes;
+                evaluated += (count * joints) as u64;
                 for (record, morph) in resolved.iter().zip(&mut weights).take(count) {
                     write_weights(&self.rigs[rig as usize], &self.masks, record, morph);
                 }
                 at += count;
             }
-        });
+            (bytes, evaluated)
+        })
     }
 }
 
