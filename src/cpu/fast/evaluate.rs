@@ -126,9 +126,9 @@ struct Slot<'a> {
     slots: [&'a [JointSlots]; LANES],
     constants: [&'a [[F4; 3]]; LANES],
     constants_lanes: &'a [Sqt8],
-    /// When `uniform`: every animated channel's value in each lane, interpolated (or held) in
-    /// one pass over the frame records before the joint walk.
-    samples: &'a [[F4; LANES]],
+    /// When `uniform`: every animated channel's value in each lane as lanes of xyzw,
+    /// interpolated (or held) in one pass over the frame records before the joint walk.
+    samples: &'a [[F8; 4]],
     /// Per-joint mask weights of each lane.
     masks: [&'a [f32]; LANES],
     any_mask: bool,
@@ -160,10 +160,10 @@ impl Slot<'_> {
         self.b[i][slot].mul_add(wb, self.a[i][slot] * wa)
     }
 
-    /// Channel slot `slot` of every lane, from the pre-interpolated samples, as lanes of xyzw.
+    /// Channel slot `slot` of every lane, from the pre-interpolated samples (lanes of xyzw).
     #[inline(always)]
     fn gather(&self, slot: u16) -> [F8; 4] {
-        gather(self.samples[slot as usize])
+        self.samples[slot as usize]
     }
 
     #[inline(always)]
@@ -192,10 +192,14 @@ impl Slot<'_> {
 
     #[inline(always)]
     fn sample_mixed<M: MulAdd>(&self, j: usize) -> Sqt8 {
-        let l: [[F4; 3]; LANES] = std::array::from_fn(|i| self.mixed_lane::<M>(i, j));
-        let [tx, ty, tz, _] = gather(l.map(|v| v[0]));
-        let r = gather(l.map(|v| v[1]));
-        let [sx, sy, sz, _] = gather(l.map(|v| v[2]));
+        // Loops rather than `array::map` and `from_fn`, which are not always inlined.
+        let (mut t, mut r, mut s) = ([F4::ZERO; LANES], [F4::ZERO; LANES], [F4::ZERO; LANES]);
+        for i in 0..LANES {
+            [t[i], r[i], s[i]] = self.mixed_lane::<M>(i, j);
+        }
+        let [tx, ty, tz, _] = gather(t);
+        let r = gather(r);
+        let [sx, sy, sz, _] = gather(s);
         Sqt8 {
             t: [tx, ty, tz],
             r,
@@ -234,7 +238,7 @@ pub(crate) struct Scratch {
     /// The group's model matrices, one per joint.
     models: Vec<Affine8>,
     /// Per layer slot: the interpolated channel values of a slot whose lanes all play one clip.
-    samples: [Vec<[F4; LANES]>; MAX_LAYERS],
+    samples: [Vec<[F8; 4]>; MAX_LAYERS],
 }
 
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
@@ -344,7 +348,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
             !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
         if !unseen {
             if slot.uniform {
-                fill_samples::<M>(&slot, lib.channel_steps(first_clip), buf);
+                fill_samples(&slot, lib.channel_steps(first_clip), buf);
                 slot.samples = buf.as_slice();
             }
             *out = Some(slot);
@@ -403,7 +407,11 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
             }
             let (mut wo, mut wa) = (slot.w_override, slot.w_additive);
             if slot.any_mask {
-                let m = F8::new(std::array::from_fn(|i| slot.masks[i][j]));
+                let mut m = [0.0; LANES];
+                for (w, mask) in m.iter_mut().zip(&slot.masks) {
+                    *w = mask[j];
+                }
+                let m = F8::new(m);
                 wo = wo * m;
                 wa = wa * m;
                 if wo.all_le_zero() && wa.all_le_zero() {
@@ -476,18 +484,27 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
 }
 
 /// Every animated channel of `slot`'s clip (whose STEP channels are `steps`) in every lane,
-/// interpolated (or held) between the lane's two frame records, into `out`: one pass over the
-/// records, with no per-joint indexing.
+/// interpolated (or held) between the lane's two frame records, into `out` as lanes of xyzw:
+/// one pass over the records before the joint walk, which then loads each channel whole.
 #[inline(always)]
-fn fill_samples<M: MulAdd>(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F4; LANES]>) {
+fn fill_samples(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F8; 4]>) {
+    let n = steps.len();
     out.clear();
-    out.resize(steps.len(), [F4::ZERO; LANES]);
+    out.resize(n, [F8::ZERO; 4]);
+    // Each lane's two records, cut to the record length once (no bounds checks per value).
+    let mut a = [&[][..]; LANES];
+    let mut b = [&[][..]; LANES];
     for i in 0..LANES {
-        let (lerp, hold) = (slot.lerp[i], slot.hold[i]);
-        for (((value, a), b), &step) in out.iter_mut().zip(slot.a[i]).zip(slot.b[i]).zip(steps) {
-            let (wa, wb) = if step { hold } else { lerp };
-            value[i] = b.mul_add(wb, *a * wa);
+        a[i] = &slot.a[i][..n];
+        b[i] = &slot.b[i][..n];
+    }
+    for (v, (value, &step)) in out.iter_mut().zip(steps).enumerate() {
+        let mut lanes = [F4::ZERO; LANES];
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            let (wa, wb) = if step { slot.hold[i] } else { slot.lerp[i] };
+            *lane = b[i][v].mul_add(wb, a[i][v] * wa);
         }
+        *value = gather(lanes);
     }
 }
 

@@ -318,13 +318,20 @@ impl F8 {
 pub fn gather(values: [F4; LANES]) -> [F8; 4] {
     let lo = f32x4::transpose([values[0].0, values[1].0, values[2].0, values[3].0]);
     let hi = f32x4::transpose([values[4].0, values[5].0, values[6].0, values[7].0]);
-    [0, 1, 2, 3].map(|c| F8::from_halves(lo[c], hi[c]))
+    // Written out: `array::map` is not always inlined, and a call leaves the AVX2 kernel.
+    [
+        F8::from_halves(lo[0], hi[0]),
+        F8::from_halves(lo[1], hi[1]),
+        F8::from_halves(lo[2], hi[2]),
+        F8::from_halves(lo[3], hi[3]),
+    ]
 }
 
 /// The inverse of [`gather`]: `out[i]` component `c` is `components[c]` lane `i`.
 #[inline(always)]
 pub fn scatter(components: [F8; 4]) -> [F4; LANES] {
-    let h = components.map(F8::halves);
+    let [c0, c1, c2, c3] = components;
+    let h = [c0.halves(), c1.halves(), c2.halves(), c3.halves()];
     let lo = f32x4::transpose([h[0].0, h[1].0, h[2].0, h[3].0]);
     let hi = f32x4::transpose([h[0].1, h[1].1, h[2].1, h[3].1]);
     [

@@ -26,32 +26,39 @@
 //! key times the two backends agree to the matrix tolerance.
 //! A two-clip cross-fade (30 %) on the shipped rigs stays within 0.023 mm.
 //!
+//! Root motion: a record's held root (`HOLD_ROOT_*`) is removed from the pose the backend
+//! samples, its resampled frames, so the pose agrees with its own clips. The backend does not
+//! move worlds: [`InstanceRecord::GPU_ROOT_MOTION`] is applied by the GPU and by
+//! [`CpuBackend::advance_root_motion`] (exact or compressed clips); a caller moving worlds by
+//! root motion (the runtime's `RootMotion`) samples the exact key tracks, which the resampled
+//! frames follow within the error bound above. A third, resampled definition of root motion
+//! would give the world a second source of truth for the same clip.
+//!
+//! Kernels ([`FastKernel`], `dispatch.rs`): the group kernel is one generic body over
+//! plain-array lanes, compiled twice, for the crate's target ([`FastKernel::Portable`]; SSE2 on
+//! baseline x86-64) and inside a function built for AVX2 and FMA ([`FastKernel::Avx2Fma`]),
+//! which runs where the CPU reports both at run time, so a default build uses them.
+//! [`FastCpuBackend::use_portable_kernel`] forces the portable one. The two differ by the
+//! rounding of fused multiply-adds; results of one instance do not depend on which instances
+//! share its group, to float rounding.
+//!
 //! Speed, rig64 (64 joints) cross-fading two clips, one core, instructions per joint in the
 //! group kernel (callgrind; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per second
-//! against ozz-animation-rs):
+//! against ozz-animation-rs): with `wide` vectors, whose instructions follow the crate's
+//! compile target, 258 in a default build (SSE2) and 137 in an `x86-64-v3` one; with the
+//! run-time choice, in a default build, 215 on the AVX2 and FMA kernel and 273 on the portable
+//! one. LLVM vectorizes the plain-array loops per calling context, but spills more than `wide`
+//! does in a v3 build (about a third of the AVX2 kernel's instructions are moves to and from
+//! the stack). Measured side by side with ozz-animation-rs: see `docs/BENCHMARKS.md`.
 //!
-//! | build | 4 lanes | 8 lanes | + fused multiply-add | + one-pass sampling |
-//! |---|---:|---:|---:|---:|
-//! | x86-64 baseline (SSE2) | 242 | 251 | 257 | 258 |
-//! | `-C target-cpu=x86-64-v3` (AVX2, FMA) | 218 | 160 | 149 | 137 |
-//!
-//! The exact evaluator needs about 1,150. Kept: eight lanes (one AVX register per value; on
-//! the baseline target an `f32x8` is two SSE registers and costs 4 % more instructions, with no
-//! measurable change in time); `mul_add` in the matrix products, dot products, bounds and key
-//! lerps (one instruction where the target has FMA; elsewhere a multiply and an add, whose
-//! chained order costs the baseline build 2 % more instructions); and, for a layer slot whose
-//! lanes all play one clip, interpolating all its animated channels in one pass over each
-//! lane's two frame records before the joint walk, which then reads one pre-interpolated
-//! record per channel (half the sampling instructions were per-lane index arithmetic and
-//! bounds checks). Dropped:
-//! per-joint constants (inverse binds, bounds, rest pose, constant channels) stored once and
-//! broadcast at each use instead of pre-splatted across the lanes: 21 % more instructions with
-//! AVX2, where the pre-splatted values fold into the arithmetic as memory operands. There is no
-//! dispatch on CPU features at run time: `wide` picks its code by the target features the crate
-//! is compiled for, so building for the machine is what selects AVX2, e.g.
-//! `RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release` (or `target-cpu=native`).
-//! Results of one instance do not depend on which instances share its group, to float
-//! rounding; they differ between builds with and without FMA by rounding.
+//! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
+//! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
+//! a layer slot whose lanes all play one clip, interpolating all its animated channels in one
+//! pass over each lane's two frame records before the joint walk, which then reads one
+//! pre-interpolated record per channel. Dropped: per-joint constants stored once and broadcast
+//! at each use instead of pre-splatted across the lanes (21 % more instructions with AVX2,
+//! where the pre-splatted values fold into the arithmetic as memory operands); an AVX-512
+//! kernel (32 vector registers, fewer spills) measured slower.
 
 mod dispatch;
 mod evaluate;
