@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use common::{assert_matrix_close, repo, repo_assets, shared_assets};
 use glam::{Affine3A, Quat, Vec3, Vec3A};
 use sinew::cpu::evaluate_pose_with_flags;
-use sinew::import::Channel;
 use sinew::cpu::fast::{DEFAULT_RATE, FastKernel, LANES, MAX_RATE, MIN_RATE};
+use sinew::import::Channel;
 use sinew::{
     Aabb, BlendMode, CpuBackend, EvalError, FastCpuBackend, InstanceRecord, JointMask, Layer,
     Mat3x4Rows, Rig, bake_rigs, import_file,
@@ -669,8 +669,7 @@ fn the_detected_kernel_runs_and_differs_from_the_portable_one_by_rounding() {
     let mut fast = FastCpuBackend::new(rigs, masks, DEFAULT_RATE).unwrap();
     assert_eq!(fast.kernel(), FastKernel::detect());
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    {
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         assert_eq!(fast.kernel(), FastKernel::Avx2Fma);
     }
     let mut detected = vec![Mat3x4Rows::IDENTITY; palette_len];
@@ -935,7 +934,11 @@ fn fast_backend_writes_the_exact_morph_weights() {
 /// Bytes of one channel of one joint pre-splatted across the lanes: three `F8` (translation,
 /// scale) or four (rotation) of 32 bytes.
 fn splatted_bytes(channel: Channel) -> usize {
-    if channel == Channel::Rotation { 128 } else { 96 }
+    if channel == Channel::Rotation {
+        128
+    } else {
+        96
+    }
 }
 
 /// `bytes_read_per_joint` by hand on rig64, one clip per slot: per group, the records
@@ -990,7 +993,11 @@ fn bytes_read_per_joint_is_the_hand_count_of_lane_groups() {
     let per_joint = |bytes: usize, count: usize| bytes as f64 / (count * n) as f64;
     // One clip, full weight: the rest pose is never read.
     for count in [1, LANES] {
-        let got = evaluate(&mut backend, &|i| vec![Layer::clip(0, 0.1 * i as f32)], count);
+        let got = evaluate(
+            &mut backend,
+            &|i| vec![Layer::clip(0, 0.1 * i as f32)],
+            count,
+        );
         let expected = per_joint(count * record + shared + uniform0, count);
         assert_eq!(got, expected, "{count} instances, one clip");
     }

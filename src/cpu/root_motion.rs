@@ -15,6 +15,11 @@
 //! from the root's parent space to model space before its held axes are kept, and the yaw is
 //! that of the root's model-space rotation, so the world moves along the model's ground plane
 //! and turns about the model's +Y.
+//!
+//! The root's tracks are sampled from a [`ClipSource`], as the GPU pipeline of the same clips
+//! samples them: the exact keys ([`advance_root_motion`]) or the compressed clips
+//! ([`advance_root_motion_from`] with [`ClipSource::Compressed`], what
+//! [`crate::CpuBackend::advance_root_motion`] of [`crate::CpuBackend::with_compressed`] runs).
 
 use glam::{Quat, Vec3, Vec4};
 

@@ -11,9 +11,9 @@ use sinew::{
 };
 
 use super::common::{
-    COARSE_BUDGET_M, COARSE_ROOT_OFFSET_M, COMPRESSED_CONFORMANCE_ERROR_M, EXACT_TOLERANCE, COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR,
-    COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, fbx_assets, repo, repo_assets, shared,
-    shared_assets,
+    COARSE_BUDGET_M, COARSE_ROOT_OFFSET_M, COMPRESSED_CONFORMANCE_ERROR_M,
+    COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR, COMPRESSION_MIN_RATIO, EXACT_TOLERANCE,
+    FOX_COMPRESSION_MIN_RATIO, fbx_assets, repo, repo_assets, shared, shared_assets,
 };
 
 fn rigs_of(path: &Path) -> Vec<Rig> {
@@ -510,8 +510,7 @@ fn compressed_root_motion_samples_the_compressed_root_track() {
     let mut record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
     record.layer_count = 1;
     record.layers[0] = layer;
-    record.flags =
-        hips as u32 | InstanceRecord::HOLD_ROOT_XYZ | InstanceRecord::gpu_root_motion(1);
+    record.flags = hips as u32 | InstanceRecord::HOLD_ROOT_XYZ | InstanceRecord::gpu_root_motion(1);
     let moved_by = |backend: &CpuBackend| {
         let mut r = record;
         backend.advance_root_motion(&mut r, prev, now).unwrap();
@@ -526,7 +525,8 @@ fn compressed_root_motion_samples_the_compressed_root_track() {
     let expected = Vec3A::from(RootFrame::of_root(&rig, hips).vector_to_model(at(now) - at(prev)));
     let got = moved_by(&compressed);
     assert!(
-        (got - expected).abs().max_element() <= EXACT_TOLERANCE * expected.abs().max_element().max(1.0),
+        (got - expected).abs().max_element()
+            <= EXACT_TOLERANCE * expected.abs().max_element().max(1.0),
         "compressed twin moved {got}, the decoded hips {expected}"
     );
     let off = (moved_by(&exact) - expected).abs().max_element();
