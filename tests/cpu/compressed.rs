@@ -514,7 +514,7 @@ fn compressed_root_motion_samples_the_compressed_root_track() {
     let moved_by = |backend: &CpuBackend| {
         let mut r = record;
         backend.advance_root_motion(&mut r, prev, now).unwrap();
-        Vec3A::from(r.world.to_affine().translation)
+        r.world.to_affine().translation
     };
     let compressed = CpuBackend::with_compressed(vec![rig.clone()], Vec::new()).unwrap();
     let exact = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
