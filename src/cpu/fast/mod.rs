@@ -46,10 +46,13 @@
 //! group kernel (callgrind; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per second
 //! against ozz-animation-rs): with `wide` vectors, whose instructions follow the crate's
 //! compile target, 258 in a default build (SSE2) and 137 in an `x86-64-v3` one; with the
-//! run-time choice, in a default build, 215 on the AVX2 and FMA kernel and 273 on the portable
-//! one. LLVM vectorizes the plain-array loops per calling context, but spills more than `wide`
-//! does in a v3 build (about a third of the AVX2 kernel's instructions are moves to and from
-//! the stack). Measured side by side with ozz-animation-rs: see `docs/BENCHMARKS.md`.
+//! run-time choice, in a default build, 177 on the AVX2 and FMA kernel and 265 on the portable
+//! one. LLVM vectorizes the plain-array loops per calling context but spills more than `wide`
+//! does in a v3 build. Two things cost the first plain-array kernel 215: `array::map` and
+//! `from_fn` calls left uninlined in the joint walk (each a call out of the AVX2 code), and
+//! pre-interpolated channels stored per lane and transposed per joint, whose two 16-byte
+//! stores stalled the 32-byte loads after them; the walk now loads each channel as lanes of
+//! xyzw. Measured side by side with ozz-animation-rs: see `docs/BENCHMARKS.md`.
 //!
 //! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
 //! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
@@ -57,8 +60,8 @@
 //! pass over each lane's two frame records before the joint walk, which then reads one
 //! pre-interpolated record per channel. Dropped: per-joint constants stored once and broadcast
 //! at each use instead of pre-splatted across the lanes (21 % more instructions with AVX2,
-//! where the pre-splatted values fold into the arithmetic as memory operands); an AVX-512
-//! kernel (32 vector registers, fewer spills) measured slower.
+//! where the pre-splatted values fold into the arithmetic as memory operands); the AVX2 kernel
+//! built with AVX-512VL as well (32 vector registers) ran slower in one loaded run.
 
 mod dispatch;
 mod evaluate;
