@@ -3,8 +3,9 @@
 //! it for the target features of the function it is inlined into: once for the crate's target
 //! ([`FastKernel::Portable`]: SSE2 on baseline x86-64, NEON or scalar elsewhere; multiply and
 //! add apart) and, on x86 and x86-64, once inside a function built for AVX2 and FMA
-//! ([`FastKernel::Avx2Fma`]), which runs where the CPU reports both at run time. A build for
-//! such a target (`-C target-cpu=x86-64-v3`) runs the same code either way.
+//! ([`FastKernel::Avx2Fma`]), which runs where the CPU reports both at run time. In a build for
+//! such a target (`-C target-cpu=x86-64-v3`) both copies use AVX2; the detected one also fuses
+//! multiply-adds.
 
 use glam::Affine3A;
 

@@ -2,15 +2,17 @@
 //! matrix row) of one instance, and [`F8`], one scalar of each of the [`LANES`] instances of a
 //! group. [`gather`] and [`scatter`] turn one kind into the other.
 //!
-//! Both are plain arrays whose operations are `#[inline(always)]` loops over the components,
-//! with no branches and no calls: LLVM turns each loop into vector instructions for the target
+//! An `F8` is a plain array whose operations are `#[inline(always)]` loops over the lanes, with
+//! no branches and no calls: LLVM turns each loop into vector instructions for the target
 //! features of the function it is inlined into. The kernel is compiled twice
 //! (`super::dispatch`): once for the crate's target (SSE2 on baseline x86-64, an `F8` in two
-//! registers) and, on x86-64, once inside a function built for AVX2 and FMA (an `F8` in one
-//! register), chosen at run time. Wrapping `wide` vectors instead would fix the instructions at
-//! compile time, by the crate's target features alone.
+//! registers) and, on x86, once inside a function built for AVX2 and FMA (an `F8` in one
+//! register), chosen at run time. A `wide` vector would fix its instructions at compile time, by
+//! the crate's target features alone. An `F4` is a `wide` vector all the same: four lanes are
+//! one SSE register on every x86-64 target, and per-component loops over four-element arrays
+//! came out partly scalar.
 //!
-//! Multiply-adds take a [`MulAdd`] flavour as a type parameter: fused (`f32::mul_add`, one
+//! `F8` multiply-adds take a [`MulAdd`] flavour as a type parameter: fused (`f32::mul_add`, one
 //! instruction where the kernel is built for FMA) or a multiply and an add (on the portable
 //! path, where `f32::mul_add` would be a library call per lane).
 

@@ -52,7 +52,9 @@
 //! `from_fn` calls left uninlined in the joint walk (each a call out of the AVX2 code), and
 //! pre-interpolated channels stored per lane and transposed per joint, whose two 16-byte
 //! stores stalled the 32-byte loads after them; the walk now loads each channel as lanes of
-//! xyzw. Measured side by side with ozz-animation-rs: see `docs/BENCHMARKS.md`.
+//! xyzw. Side by side with ozz-animation-rs 0.11 in a default build (2026-12-02, two cores
+//! shared with other builds, load about 5): 6.6× on rig64 and 6.9× on the humanoid with the
+//! AVX2 kernel chosen at run time, 5.5× and 5.8× on the portable one (`docs/BENCHMARKS.md`).
 //!
 //! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
 //! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
