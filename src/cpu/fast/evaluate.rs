@@ -239,6 +239,9 @@ pub(crate) struct Scratch {
     models: Vec<Affine8>,
     /// Per layer slot: the interpolated channel values of a slot whose lanes all play one clip.
     samples: [Vec<[F8; 4]>; MAX_LAYERS],
+    /// The joint's skin matrices, stored whole before they are transposed into the palettes
+    /// (kept in registers, the product would be vectorized at the transposes' width).
+    skin: Affine8,
 }
 
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
@@ -264,6 +267,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
     let Scratch {
         models: scratch,
         samples,
+        skin,
     } = scratch;
     if scratch.len() < n {
         scratch.resize(n, Affine8::default());
@@ -451,7 +455,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
             Some(p) => p.mul_into::<M>(&local, model),
             None => world.mul_into::<M>(&local, model),
         }
-        let skin = model.mul::<M>(&fast.inverse_binds[j]);
+        model.mul_into::<M>(&fast.inverse_binds[j], skin);
         let rows = [skin.row_lanes(0), skin.row_lanes(1), skin.row_lanes(2)];
         for (lane, palette) in palettes.iter_mut().enumerate() {
             palette[j] = Mat3x4Rows {

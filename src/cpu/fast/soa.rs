@@ -260,20 +260,8 @@ impl Affine8 {
         }
     }
 
-    /// The affine product `self * b` (apply `b`, then `self`).
-    #[inline(always)]
-    pub(crate) fn mul<M: MulAdd>(&self, b: &Affine8) -> Affine8 {
-        Affine8 {
-            m: [
-                mul_row::<M>(&self.m[0], &b.m),
-                mul_row::<M>(&self.m[1], &b.m),
-                mul_row::<M>(&self.m[2], &b.m),
-            ],
-        }
-    }
-
-    /// Writes the affine product `self * b` into `out` element by element (a whole-matrix move
-    /// would go through a `memcpy` call).
+    /// Writes the affine product `self * b` (apply `b`, then `self`) into `out` element by
+    /// element (a whole-matrix move would go through a `memcpy` call).
     #[inline(always)]
     pub(crate) fn mul_into<M: MulAdd>(&self, b: &Affine8, out: &mut Affine8) {
         for (row, a) in out.m.iter_mut().zip(&self.m) {
@@ -383,7 +371,8 @@ mod tests {
         let s: [Sqt; LANES] = std::array::from_fn(|i| sqt(i as f32));
         let a = lanes(s).to_affine::<Separate>();
         let b = lanes(std::array::from_fn(|i| s[LANES - 1 - i])).to_affine::<Separate>();
-        let p = a.mul::<Separate>(&b);
+        let mut p = Affine8::default();
+        a.mul_into::<Separate>(&b, &mut p);
         for i in 0..LANES {
             close(
                 &p.lane(i),
