@@ -46,15 +46,19 @@
 //! group kernel (callgrind; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per second
 //! against ozz-animation-rs): with `wide` vectors, whose instructions follow the crate's
 //! compile target, 258 in a default build (SSE2) and 137 in an `x86-64-v3` one; with the
-//! run-time choice, in a default build, 177 on the AVX2 and FMA kernel and 265 on the portable
-//! one. LLVM vectorizes the plain-array loops per calling context but spills more than `wide`
-//! does in a v3 build. Two things cost the first plain-array kernel 215: `array::map` and
-//! `from_fn` calls left uninlined in the joint walk (each a call out of the AVX2 code), and
-//! pre-interpolated channels stored per lane and transposed per joint, whose two 16-byte
-//! stores stalled the 32-byte loads after them; the walk now loads each channel as lanes of
-//! xyzw. Side by side with ozz-animation-rs 0.11 in a default build (2026-12-02, two cores
-//! shared with other builds, load about 5): 6.6× on rig64 and 6.9× on the humanoid with the
-//! AVX2 kernel chosen at run time, 5.5× and 5.8× on the portable one (`docs/BENCHMARKS.md`).
+//! run-time choice, in a default build, 142 on the AVX2 and FMA kernel and 243 on the portable
+//! one. LLVM vectorizes the plain-array loops per calling context; three things cost the first
+//! plain-array kernel 215 (AVX2): `array::map` and `from_fn` calls left uninlined in the joint
+//! walk (each a call out of the AVX2 code); pre-interpolated channels stored per lane and
+//! transposed per joint, whose two 16-byte stores stalled the 32-byte loads after them (the
+//! walk now loads each channel as lanes of xyzw); and the skin product kept in registers, which
+//! the vectorizer then built at the width of the palette transposes it feeds, two lanes at a
+//! time (it is stored whole first). Side by side with ozz-animation-rs 0.11 in a default build
+//! (2026-12-02, two cores shared with other builds, load 3–5; `docs/BENCHMARKS.md`): one
+//! thread each, 7.1× on rig64 and 6.9× on the humanoid with the AVX2 kernel chosen at run
+//! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Short of 8×: the kernel runs
+//! about 12× fewer instructions per joint than ozz, and time gains less (the palette written
+//! per frame goes to memory).
 //!
 //! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
 //! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
