@@ -144,18 +144,18 @@ struct Slot<'a> {
 impl Slot<'_> {
     /// Every lane's sample of joint `j`.
     #[inline(always)]
-    fn sample<M: MulAdd>(&self, j: usize) -> Sqt8 {
+    fn sample(&self, j: usize) -> Sqt8 {
         if self.uniform {
             self.sample_uniform(j)
         } else {
-            self.sample_mixed::<M>(j)
+            self.sample_mixed(j)
         }
     }
 
     /// Lane `i`'s value of channel slot `slot`, interpolated unless `step`. Written
     /// `a (1 - alpha) + b alpha`, which is exactly `a` or `b` at either end.
     #[inline(always)]
-    fn lane_value<M: MulAdd>(&self, i: usize, slot: usize, step: bool) -> F4 {
+    fn lane_value(&self, i: usize, slot: usize, step: bool) -> F4 {
         let (wa, wb) = if step { self.hold[i] } else { self.lerp[i] };
         self.b[i][slot].mul_add(wb, self.a[i][slot] * wa)
     }
@@ -191,11 +191,11 @@ impl Slot<'_> {
     }
 
     #[inline(always)]
-    fn sample_mixed<M: MulAdd>(&self, j: usize) -> Sqt8 {
+    fn sample_mixed(&self, j: usize) -> Sqt8 {
         // Loops rather than `array::map` and `from_fn`, which are not always inlined.
         let (mut t, mut r, mut s) = ([F4::ZERO; LANES], [F4::ZERO; LANES], [F4::ZERO; LANES]);
         for i in 0..LANES {
-            [t[i], r[i], s[i]] = self.mixed_lane::<M>(i, j);
+            [t[i], r[i], s[i]] = self.mixed_lane(i, j);
         }
         let [tx, ty, tz, _] = gather(t);
         let r = gather(r);
@@ -209,14 +209,14 @@ impl Slot<'_> {
 
     /// Lane `i`'s translation, rotation and scale of joint `j`, from its own clip.
     #[inline(always)]
-    fn mixed_lane<M: MulAdd>(&self, i: usize, j: usize) -> [F4; 3] {
+    fn mixed_lane(&self, i: usize, j: usize) -> [F4; 3] {
         let js = self.slots[i][j];
         let c = &self.constants[i][j];
         let channel = |ch: usize| {
             if js.slot[ch] == CONSTANT {
                 c[ch]
             } else {
-                self.lane_value::<M>(i, js.slot[ch] as usize, js.step & (1 << ch) != 0)
+                self.lane_value(i, js.slot[ch] as usize, js.step & (1 << ch) != 0)
             }
         };
         [channel(0), channel(1), channel(2)]
@@ -398,14 +398,14 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
 
     for j in 0..n {
         let mut pose = match first_full {
-            Some(slot) => slot.sample::<M>(j),
+            Some(slot) => slot.sample(j),
             None => fast.rest[j],
         };
         // Whether the pose's rotation may be far from unit length (after an override blend).
         let mut far = false;
         for slot in rest_slots.iter().flatten() {
             if slot.full {
-                pose = slot.sample::<M>(j);
+                pose = slot.sample(j);
                 far = false;
                 continue;
             }
@@ -422,7 +422,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
                     continue;
                 }
             }
-            let sample = slot.sample::<M>(j);
+            let sample = slot.sample(j);
             if slot.any_override {
                 pose = pose.blend_toward::<M>(&sample, wo.clamp01(), far);
                 far = true;
