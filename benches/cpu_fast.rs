@@ -1,7 +1,8 @@
 //! Exact, fast and compressed-clip CPU evaluation, side by side, in joints per second: sample 2
 //! clips + cross-fade blend + local-to-model + skin matrices + animated AABB, every instance at
 //! its own time, on all cores (`RAYON_NUM_THREADS=1` for one). The fast backend resamples clips
-//! at 30 Hz; "compressed" is the exact backend sampling the compressed clips the GPU decodes.
+//! at 30 Hz, with the fastest kernel the CPU runs ("fast") and with the portable one
+//! ("fast-portable"); "compressed" is the exact backend sampling the compressed clips the GPU decodes.
 //!
 //! Rigs: the 64-joint synthetic rig (the closest to ozz-animation's 67-joint sample skeleton)
 //! and the shipped humanoid, at 10,000 and 100,000 instances.
@@ -47,6 +48,9 @@ fn exact_vs_fast(c: &mut Criterion) {
         let block = rig.palette_entries();
         let mut exact = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
         let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
+        // The kernel built for the compile target alone, where the CPU would run a faster one.
+        let mut portable = fast.clone();
+        portable.use_portable_kernel();
         // The compressed clips the GPU decodes, sampled by the exact evaluator's stages: the
         // layout the fast mode is measured against.
         let mut compressed = CpuBackend::with_compressed(vec![rig.clone()], Vec::new()).unwrap();
@@ -66,6 +70,13 @@ fn exact_vs_fast(c: &mut Criterion) {
             });
             group.bench_function(BenchmarkId::new("fast", count), |b| {
                 b.iter(|| fast.evaluate(&instances, &mut palette, &mut aabbs).unwrap())
+            });
+            group.bench_function(BenchmarkId::new("fast-portable", count), |b| {
+                b.iter(|| {
+                    portable
+                        .evaluate(&instances, &mut palette, &mut aabbs)
+                        .unwrap()
+                })
             });
             group.bench_function(BenchmarkId::new("compressed", count), |b| {
                 b.iter(|| {

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use common::{assert_matrix_close, repo, repo_assets, shared_assets};
 use glam::{Affine3A, Quat, Vec3, Vec3A};
 use sinew::cpu::evaluate_pose_with_flags;
-use sinew::cpu::fast::{DEFAULT_RATE, LANES, MAX_RATE, MIN_RATE};
+use sinew::cpu::fast::{DEFAULT_RATE, FastKernel, LANES, MAX_RATE, MIN_RATE};
+use sinew::import::Channel;
 use sinew::{
     Aabb, BlendMode, CpuBackend, EvalError, FastCpuBackend, InstanceRecord, JointMask, Layer,
     Mat3x4Rows, Rig, bake_rigs, import_file,
@@ -552,11 +553,21 @@ fn crowd() -> (Vec<Rig>, Vec<JointMask>, Vec<InstanceRecord>, usize) {
     (rigs, masks, records, offset as usize)
 }
 
+/// On both kernels: the one the CPU runs ([`FastKernel::detect`]) and the portable one.
 #[test]
 fn many_instances_match_the_exact_backend() {
+    for portable in [false, true] {
+        many_instances_match_the_exact_backend_on(portable);
+    }
+}
+
+fn many_instances_match_the_exact_backend_on(portable: bool) {
     let (rigs, masks, records, palette_len) = crowd();
     let mut exact = CpuBackend::new(rigs.clone(), masks.clone()).unwrap();
     let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
+    if portable {
+        fast.use_portable_kernel();
+    }
     let mut pe = vec![Mat3x4Rows::IDENTITY; palette_len];
     let mut pf = vec![Mat3x4Rows::IDENTITY; palette_len];
     let mut ae = vec![Aabb::EMPTY; records.len()];
@@ -566,7 +577,7 @@ fn many_instances_match_the_exact_backend() {
     for (i, rec) in records.iter().enumerate() {
         let n = rigs[rec.rig as usize].joint_count();
         let r = rec.palette_offset as usize..rec.palette_offset as usize + n;
-        let what = format!("instance {i}");
+        let what = format!("instance {i} ({:?} kernel)", fast.kernel());
         assert_palettes_close(&pf[r.clone()], &pe[r.clone()], &what);
         assert_aabb_close(&af[i], &ae[i], 1e-4, &what);
         // The batch and the single-instance path agree (to rounding: an instance whose layer
@@ -625,18 +636,55 @@ fn lane_groups_match_the_exact_backend(rig: &Rig, masks: &[JointMask], records: 
     let n = rig.joint_count();
     let count = records.len();
     let mut exact = CpuBackend::new(vec![rig.clone()], masks.to_vec()).unwrap();
-    let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
     let mut pe = vec![Mat3x4Rows::IDENTITY; count * n];
-    let mut pf = vec![Mat3x4Rows::IDENTITY; count * n];
     let mut ae = vec![Aabb::EMPTY; count];
-    let mut af = vec![Aabb::EMPTY; count];
     exact.evaluate(records, &mut pe, &mut ae).unwrap();
-    fast.evaluate(records, &mut pf, &mut af).unwrap();
-    for i in 0..count {
-        let r = i * n..(i + 1) * n;
-        let what = format!("instance {i} (lane {} of its group)", i % LANES);
-        assert_palettes_close(&pf[r.clone()], &pe[r], &what);
-        assert_aabb_close(&af[i], &ae[i], 1e-4, &what);
+    for portable in [false, true] {
+        let mut fast = FastCpuBackend::from_exact(&exact, DEFAULT_RATE);
+        if portable {
+            fast.use_portable_kernel();
+        }
+        let mut pf = vec![Mat3x4Rows::IDENTITY; count * n];
+        let mut af = vec![Aabb::EMPTY; count];
+        fast.evaluate(records, &mut pf, &mut af).unwrap();
+        for i in 0..count {
+            let r = i * n..(i + 1) * n;
+            let what = format!(
+                "instance {i} (lane {} of its group, {:?} kernel)",
+                i % LANES,
+                fast.kernel()
+            );
+            assert_palettes_close(&pf[r.clone()], &pe[r.clone()], &what);
+            assert_aabb_close(&af[i], &ae[i], 1e-4, &what);
+        }
+    }
+}
+
+/// The backend runs the kernel the CPU supports, and where that is the AVX2 and FMA kernel it
+/// is a different code path from the portable one: fused multiply-adds round once, so some
+/// palette bits differ (each within the tolerance, [`many_instances_match_the_exact_backend`]).
+#[test]
+fn the_detected_kernel_runs_and_differs_from_the_portable_one_by_rounding() {
+    let (rigs, masks, records, palette_len) = crowd();
+    let mut fast = FastCpuBackend::new(rigs, masks, DEFAULT_RATE).unwrap();
+    assert_eq!(fast.kernel(), FastKernel::detect());
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        assert_eq!(fast.kernel(), FastKernel::Avx2Fma);
+    }
+    let mut detected = vec![Mat3x4Rows::IDENTITY; palette_len];
+    let mut aabbs = vec![Aabb::EMPTY; records.len()];
+    fast.evaluate(&records, &mut detected, &mut aabbs).unwrap();
+    let mut portable = fast.clone();
+    portable.use_portable_kernel();
+    assert_eq!(portable.kernel(), FastKernel::Portable);
+    let mut plain = vec![Mat3x4Rows::IDENTITY; palette_len];
+    portable.evaluate(&records, &mut plain, &mut aabbs).unwrap();
+    let differ = detected.iter().zip(&plain).filter(|(a, b)| a != b).count();
+    if fast.kernel() == FastKernel::Portable {
+        assert_eq!(differ, 0, "one kernel, the same bits");
+    } else {
+        assert!(differ > 0, "the {:?} kernel ran", fast.kernel());
     }
 }
 
@@ -881,4 +929,95 @@ fn fast_backend_writes_the_exact_morph_weights() {
         sinew::cpu::morph_weights(rig, &block),
         sinew::cpu::morph_weights(rig, &pe[at..at + rig.palette_entries()])
     );
+}
+
+/// Bytes of one channel of one joint pre-splatted across the lanes: three `F8` (translation,
+/// scale) or four (rotation) of 32 bytes.
+fn splatted_bytes(channel: Channel) -> usize {
+    if channel == Channel::Rotation {
+        128
+    } else {
+        96
+    }
+}
+
+/// `bytes_read_per_joint` by hand on rig64, one clip per slot: per group, the records
+/// (`InstanceRecord`), per joint its parent (2) and inverse bind in every lane (384), bounds
+/// (192) for joints with vertices; per slot of one clip, each joint's channel table (8) and
+/// constant channels in every lane, and eight lanes' two frame records; per slot of mixed
+/// clips, per lane each joint's table, constant values (16) and animated pairs (32). Shared
+/// loads count once per group: a full group spreads them over eight instances.
+#[test]
+fn bytes_read_per_joint_is_the_hand_count_of_lane_groups() {
+    let rig = rigs_of(&repo().join("assets/synthetic/rig64.glb")).remove(0);
+    let (n, entries) = (rig.joint_count(), rig.palette_entries());
+    let mut backend = FastCpuBackend::new(vec![rig.clone()], Vec::new(), DEFAULT_RATE).unwrap();
+    assert_eq!(backend.bytes_read_per_joint(), 0.0);
+    let resampled = backend.fast_rigs()[0].clips().clips().to_vec();
+    // Per clip: bytes of a slot whose lanes all play it, and of one lane of a mixed slot.
+    let slot_bytes = |clip: usize| {
+        let (mut uniform, mut lane, mut animated) = (0, 0, 0);
+        for j in 0..n {
+            uniform += 8;
+            lane += 8;
+            for channel in Channel::ALL {
+                if rig.clips.track(clip, j, channel).key_count > 1 {
+                    animated += 1;
+                    lane += 32;
+                } else {
+                    uniform += splatted_bytes(channel);
+                    lane += 16;
+                }
+            }
+        }
+        let stride = resampled[clip].frame_stride as usize;
+        assert_eq!(stride, animated, "clip {clip}: every keyed channel changes");
+        (uniform + LANES * 2 * stride * 16, lane)
+    };
+    let bounds = rig.joint_bounds.iter().filter(|b| !b.is_empty()).count();
+    let shared = n * (2 + 384) + bounds * 192;
+    let record = size_of::<InstanceRecord>();
+    let (uniform0, lane0) = slot_bytes(0);
+    let (uniform1, lane1) = slot_bytes(1);
+    let evaluate = |backend: &mut FastCpuBackend, layers: &dyn Fn(usize) -> Vec<Layer>, count| {
+        let records: Vec<InstanceRecord> = (0..count)
+            .map(|i| rec(0, (i * entries) as u32, &layers(i)))
+            .collect();
+        let mut palette = vec![Mat3x4Rows::IDENTITY; count * entries];
+        let mut aabbs = vec![Aabb::EMPTY; count];
+        backend
+            .evaluate(&records, &mut palette, &mut aabbs)
+            .unwrap();
+        backend.bytes_read_per_joint()
+    };
+    let per_joint = |bytes: usize, count: usize| bytes as f64 / (count * n) as f64;
+    // One clip, full weight: the rest pose is never read.
+    for count in [1, LANES] {
+        let got = evaluate(
+            &mut backend,
+            &|i| vec![Layer::clip(0, 0.1 * i as f32)],
+            count,
+        );
+        let expected = per_joint(count * record + shared + uniform0, count);
+        assert_eq!(got, expected, "{count} instances, one clip");
+    }
+    // A cross-fade: two slots of one clip each.
+    let fade = |i: usize| {
+        vec![
+            Layer::clip(0, 0.1 * i as f32),
+            Layer {
+                weight: 0.3,
+                ..Layer::clip(1, 0.2)
+            },
+        ]
+    };
+    let got = evaluate(&mut backend, &fade, LANES);
+    let expected = per_joint(LANES * record + shared + uniform0 + uniform1, LANES);
+    assert_eq!(got, expected, "cross-fade");
+    // Lanes alternating two clips in one slot: each lane samples its own clip.
+    let mixed = |i: usize| vec![Layer::clip((i % 2) as u32, 0.1 * i as f32)];
+    let got = evaluate(&mut backend, &mixed, LANES);
+    let lanes = (LANES / 2) * (lane0 + lane1);
+    let expected = per_joint(LANES * record + shared + lanes, LANES);
+    assert_eq!(got, expected, "mixed clips");
 }

@@ -2374,6 +2374,32 @@ fn crowd_heads_turn_to_the_camera_unless_turned_off() {
     }
 }
 
+/// The fast CPU evaluator (`--backend cpu --resampled`) counts its reads too: its records,
+/// per-joint constants in every lane and frame records, over 100 bytes per joint.
+#[test]
+fn crowd_resampled_on_the_cpu_reports_bytes_read_per_joint() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("crowd-cpu-resampled.png");
+    let report = crowd_json(&[
+        "--characters",
+        "12",
+        "--frames",
+        "2",
+        "--backend",
+        "cpu",
+        "--resampled",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(report["backend"], "cpu", "{report}");
+    let read = report["bytes_read_per_joint"].as_f64();
+    assert!(read.is_some_and(|r| r > 100.0), "{report}");
+}
+
 #[test]
 fn crowd_resampled_on_the_gpu_decodes_compressed_clips_and_reads_fewer_bytes() {
     if gpu().is_none() {

@@ -3,9 +3,10 @@
 
 use glam::Vec4;
 
-use super::decode::{sample_joint_compressed, sample_weight_chunk_compressed};
+use super::decode::{sample_channel, sample_joint_compressed, sample_weight_chunk_compressed};
 use super::sample::{sample_joint, sample_track};
 use crate::bake::Rig;
+use crate::import::Channel;
 use crate::math::Sqt;
 
 /// Where a layer's clip values come from.
@@ -30,6 +31,34 @@ pub fn sample_joint_from(
     match (source, &rig.compressed) {
         (ClipSource::Compressed, Some(c)) => sample_joint_compressed(rig, c, clip, joint, time),
         _ => sample_joint(&rig.clips, clip, joint, time),
+    }
+}
+
+/// Channel `channel` of joint `joint` of `clip` at `time`, from `source`: translation and scale
+/// as `(x, y, z, 0)`, rotation as unit `xyzw` (one channel of [`sample_joint_from`]).
+#[inline]
+pub fn sample_channel_from(
+    rig: &Rig,
+    source: ClipSource,
+    clip: usize,
+    joint: usize,
+    channel: Channel,
+    time: f32,
+) -> Vec4 {
+    match (source, &rig.compressed) {
+        (ClipSource::Compressed, Some(c)) => {
+            let rest = rig.skeleton.rest_pose()[joint];
+            let rest = match channel {
+                Channel::Translation => rest.translation.extend(0.0),
+                Channel::Rotation => Vec4::from(rest.rotation),
+                Channel::Scale => rest.scale.extend(0.0),
+            };
+            sample_channel(c, clip, joint * 3 + channel as usize, rest, time)
+        }
+        _ => {
+            let track = rig.clips.track(clip, joint, channel);
+            sample_track(&rig.clips, track, channel == Channel::Rotation, time)
+        }
     }
 }
 

@@ -21,7 +21,9 @@ pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{
     blend_joint, blend_joint_from, blend_layers, hold_root, hold_root_in_frame, validate_layers,
 };
-pub use clip_source::{ClipSource, sample_joint_from, sample_weight_chunk_from};
+pub use clip_source::{
+    ClipSource, sample_channel_from, sample_joint_from, sample_weight_chunk_from,
+};
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use decode::{sample_channel, sample_joint_compressed, sample_weight_chunk_compressed};
 pub use fast::FastCpuBackend;
@@ -35,8 +37,9 @@ pub use morph::{
 pub use propagate::{local_to_model, propagate_joint};
 pub use root_frame::RootFrame;
 pub use root_motion::{
-    advance_root_motion, layer_root_motion, move_world, root_motion_delta, root_translation,
-    root_yaw, short_angle,
+    advance_root_motion, advance_root_motion_from, layer_root_motion, move_world,
+    root_motion_delta, root_translation, root_translation_from, root_yaw, root_yaw_from,
+    short_angle,
 };
 pub use sample::{find_key, sample_clip, sample_joint, sample_track};
 pub use skin::{skin_joint, skin_palette};
@@ -379,6 +382,27 @@ impl CpuBackend {
     /// Where clip values come from.
     pub fn clip_source(&self) -> ClipSource {
         self.source
+    }
+
+    /// Moves `record`'s world by its root motion from frame time `prev` to `now`
+    /// ([`advance_root_motion_from`]), the root's tracks sampled from [`CpuBackend::clip_source`]:
+    /// the twin of the GPU pipeline of the same source. Fails with [`EvalError::NoSuchRig`] when
+    /// the record names a rig the backend does not have.
+    pub fn advance_root_motion(
+        &self,
+        record: &mut InstanceRecord,
+        prev: f32,
+        now: f32,
+    ) -> Result<(), EvalError> {
+        let rig = self
+            .rigs
+            .get(record.rig as usize)
+            .ok_or(EvalError::NoSuchRig {
+                rig: record.rig,
+                rig_count: self.rigs.len(),
+            })?;
+        advance_root_motion_from(rig, self.source, record, prev, now);
+        Ok(())
     }
 
     /// The rigs.

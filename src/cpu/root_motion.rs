@@ -15,12 +15,17 @@
 //! from the root's parent space to model space before its held axes are kept, and the yaw is
 //! that of the root's model-space rotation, so the world moves along the model's ground plane
 //! and turns about the model's +Y.
+//!
+//! The root's tracks are sampled from a [`ClipSource`], as the GPU pipeline of the same clips
+//! samples them: the exact keys ([`advance_root_motion`]) or the compressed clips
+//! ([`advance_root_motion_from`] with [`ClipSource::Compressed`], what
+//! [`crate::CpuBackend::advance_root_motion`] of [`crate::CpuBackend::with_compressed`] runs).
 
 use glam::{Quat, Vec3, Vec4};
 
+use super::clip_source::{ClipSource, sample_channel_from};
 use super::clock::{layer_weight, wrap_time};
 use super::root_frame::RootFrame;
-use super::sample::sample_track;
 use crate::bake::Rig;
 use crate::import::Channel;
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
@@ -37,27 +42,62 @@ pub fn short_angle(a: f32) -> f32 {
     x - (x / cycle).floor() * cycle - PI
 }
 
-/// Translation of `joint` in `clip` at clip time `time`.
+/// Translation of `joint` in `clip` at clip time `time`, from the exact key tracks.
 #[inline]
 pub fn root_translation(rig: &Rig, clip: u32, joint: usize, time: f32) -> Vec3 {
-    let track = rig.clips.track(clip as usize, joint, Channel::Translation);
-    sample_track(&rig.clips, track, false, time).truncate()
+    root_translation_from(rig, ClipSource::Exact, clip, joint, time)
+}
+
+/// Translation of `joint` in `clip` at clip time `time`, sampled from `source` (the GPU's
+/// compressed pipeline decodes it as [`ClipSource::Compressed`] does).
+#[inline]
+pub fn root_translation_from(
+    rig: &Rig,
+    source: ClipSource,
+    clip: u32,
+    joint: usize,
+    time: f32,
+) -> Vec3 {
+    sample_channel_from(
+        rig,
+        source,
+        clip as usize,
+        joint,
+        Channel::Translation,
+        time,
+    )
+    .truncate()
 }
 
 /// Yaw (radians about model +Y, [`RootFrame::model_yaw`]) of `joint` in `clip` at clip time
-/// `time`, `frame` being the joint's [`RootFrame`].
+/// `time`, `frame` being the joint's [`RootFrame`], from the exact key tracks.
 #[inline]
 pub fn root_yaw(rig: &Rig, frame: &RootFrame, clip: u32, joint: usize, time: f32) -> f32 {
-    let track = rig.clips.track(clip as usize, joint, Channel::Rotation);
-    let q = sample_track(&rig.clips, track, true, time);
+    root_yaw_from(rig, ClipSource::Exact, frame, clip, joint, time)
+}
+
+/// [`root_yaw`] sampled from `source`.
+#[inline]
+pub fn root_yaw_from(
+    rig: &Rig,
+    source: ClipSource,
+    frame: &RootFrame,
+    clip: u32,
+    joint: usize,
+    time: f32,
+) -> f32 {
+    let q = sample_channel_from(rig, source, clip as usize, joint, Channel::Rotation, time);
     frame.model_yaw(Quat::from_vec4(q))
 }
 
 /// The root's motion in `layer` between frame times `prev` and `now`: translation in `xyz`
 /// (in the root's parent space), yaw about model +Y in `w` when `yaw` (else 0), `frame` being
-/// the root's [`RootFrame`]. Zero for a clock that did not move.
+/// the root's [`RootFrame`], the root's tracks sampled from `source`. Zero for a clock that did
+/// not move.
+#[allow(clippy::too_many_arguments)]
 pub fn layer_root_motion(
     rig: &Rig,
+    source: ClipSource,
     frame: &RootFrame,
     layer: &LayerRecord,
     joint: usize,
@@ -76,26 +116,26 @@ pub fn layer_root_motion(
     let wrap = layer.wrap();
     let t_from = wrap_time(wrap, u_from, layer.period);
     let t_to = wrap_time(wrap, u_to, layer.period);
-    let mut translation = root_translation(rig, layer.clip, joint, t_to)
-        - root_translation(rig, layer.clip, joint, t_from);
+    let mut translation = root_translation_from(rig, source, layer.clip, joint, t_to)
+        - root_translation_from(rig, source, layer.clip, joint, t_from);
     let mut turn = 0.0;
     if yaw {
         turn = short_angle(
-            root_yaw(rig, frame, layer.clip, joint, t_to)
-                - root_yaw(rig, frame, layer.clip, joint, t_from),
+            root_yaw_from(rig, source, frame, layer.clip, joint, t_to)
+                - root_yaw_from(rig, source, frame, layer.clip, joint, t_from),
         );
     }
     // A zero-length clip (a pose) has no cycles to count, and moves nothing across them.
     if wrap == TimeWrap::Loop && layer.period > 0.0 {
         let wraps = (u_to / layer.period).floor() - (u_from / layer.period).floor();
         if wraps != 0.0 {
-            let end = root_translation(rig, layer.clip, joint, layer.period);
-            let start = root_translation(rig, layer.clip, joint, 0.0);
+            let end = root_translation_from(rig, source, layer.clip, joint, layer.period);
+            let start = root_translation_from(rig, source, layer.clip, joint, 0.0);
             translation += (end - start) * wraps;
             if yaw {
                 let cycle = short_angle(
-                    root_yaw(rig, frame, layer.clip, joint, layer.period)
-                        - root_yaw(rig, frame, layer.clip, joint, 0.0),
+                    root_yaw_from(rig, source, frame, layer.clip, joint, layer.period)
+                        - root_yaw_from(rig, source, frame, layer.clip, joint, 0.0),
                 );
                 turn += cycle * wraps;
             }
@@ -106,8 +146,14 @@ pub fn layer_root_motion(
 
 /// The blended root motion of `record`'s base layers between `prev` and `now`: translation in
 /// model space (`xyz`, model Y zeroed unless the whole translation is held, all zero when none
-/// is) and yaw about model +Y (`w`, 0 unless held).
-pub fn root_motion_delta(rig: &Rig, record: &InstanceRecord, prev: f32, now: f32) -> Vec4 {
+/// is) and yaw about model +Y (`w`, 0 unless held), the root's tracks sampled from `source`.
+pub fn root_motion_delta(
+    rig: &Rig,
+    source: ClipSource,
+    record: &InstanceRecord,
+    prev: f32,
+    now: f32,
+) -> Vec4 {
     let flags = record.flags;
     let joint = (flags & InstanceRecord::ROOT_JOINT) as usize;
     if joint >= rig.joint_count() {
@@ -126,7 +172,8 @@ pub fn root_motion_delta(rig: &Rig, record: &InstanceRecord, prev: f32, now: f32
             let share = w * above;
             above *= 1.0 - w;
             if share > 0.0 {
-                motion += layer_root_motion(rig, &frame, layer, joint, prev, now, yaw) * share;
+                motion +=
+                    layer_root_motion(rig, source, &frame, layer, joint, prev, now, yaw) * share;
             }
         }
     }
@@ -161,8 +208,21 @@ pub fn move_world(world: &Mat3x4Rows, motion: Vec4) -> Mat3x4Rows {
 /// One evaluation's root motion of `record` (frame time `prev` to `now`), as the GPU kernel
 /// runs it before propagation: nothing without [`InstanceRecord::GPU_ROOT_MOTION`]; a record
 /// with [`InstanceRecord::WORLD_PLACED`] loses the flag and stays; any other has its `world`
-/// moved by [`root_motion_delta`] (model space).
+/// moved by [`root_motion_delta`] (model space). Samples the exact key tracks, as the GPU's exact
+/// pipeline does; [`advance_root_motion_from`] takes the source.
 pub fn advance_root_motion(rig: &Rig, record: &mut InstanceRecord, prev: f32, now: f32) {
+    advance_root_motion_from(rig, ClipSource::Exact, record, prev, now);
+}
+
+/// [`advance_root_motion`] with the root's tracks sampled from `source`:
+/// [`ClipSource::Compressed`] is the twin of the GPU's compressed pipeline.
+pub fn advance_root_motion_from(
+    rig: &Rig,
+    source: ClipSource,
+    record: &mut InstanceRecord,
+    prev: f32,
+    now: f32,
+) {
     let flags = record.flags;
     if flags & InstanceRecord::GPU_ROOT_MOTION == 0 {
         return;
@@ -171,7 +231,7 @@ pub fn advance_root_motion(rig: &Rig, record: &mut InstanceRecord, prev: f32, no
         record.flags = flags & !InstanceRecord::WORLD_PLACED;
         return;
     }
-    let delta = root_motion_delta(rig, record, prev, now);
+    let delta = root_motion_delta(rig, source, record, prev, now);
     if delta == Vec4::ZERO {
         return;
     }

@@ -416,6 +416,13 @@ pub const COMPRESSION_MIN_RATIO: f64 = 4.0;
 /// frames lie on uniform segments.
 pub const FOX_COMPRESSION_MIN_RATIO: f64 = 4.0;
 
+/// An error budget (metres) coarse enough that compressed root tracks decode measurably off
+/// the exact keys, for tests that tell the two apart.
+pub const COARSE_BUDGET_M: f32 = 0.05;
+/// The least root-motion difference (metres) between exact and [`COARSE_BUDGET_M`] clips that
+/// counts as telling them apart.
+pub const COARSE_ROOT_OFFSET_M: f32 = 1e-3;
+
 /// Hand-built compressed clips: 2 joints and one weight chunk, one clip of 1 s at 1 Hz (two
 /// frames). Joint 0: translation quantized at 8 bits (ranges x 0..2, y -1..3, z 1..1),
 /// rotation raw (frame 0 `x = 0.8`, frame 1 `x = -0.8`, both `w = 0.6` rebuilt: opposite

@@ -12,9 +12,10 @@ use sinew::{
 };
 
 use super::common::{
-    COMPRESSED_CONFORMANCE_ERROR_M, COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR,
-    COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, SLERP_FIT_TOLERANCE,
-    SLERP_FIT_WIDE_TOLERANCE, fbx_assets, repo, repo_assets, shared, shared_assets, with_key_gap,
+    COARSE_BUDGET_M, COARSE_ROOT_OFFSET_M, COMPRESSED_CONFORMANCE_ERROR_M,
+    COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR, COMPRESSION_MIN_RATIO, EXACT_TOLERANCE,
+    FOX_COMPRESSION_MIN_RATIO, SLERP_FIT_TOLERANCE, SLERP_FIT_WIDE_TOLERANCE, fbx_assets, repo,
+    repo_assets, shared, shared_assets, with_key_gap,
 };
 
 fn rigs_of(path: &Path) -> Vec<Rig> {
@@ -582,4 +583,56 @@ fn rotation_layouts_are_checked() {
     assert!(err.to_string().contains("layout 5"), "{err}");
     let err = build([raw.with_layout(ChannelCode::DROP_X), rest, rest], 4).unwrap_err();
     assert!(err.to_string().contains("layout 1"), "{err}");
+}
+
+/// Root motion on the compressed CPU twin samples the root from the compressed clips: on the
+/// humanoid compressed at a coarse budget, where its hips decode measurably off the exact keys,
+/// [`CpuBackend::advance_root_motion`] moves the world by the decoded hips' step (taken to
+/// model space), not by the exact one.
+#[test]
+fn compressed_root_motion_samples_the_compressed_root_track() {
+    use sinew::cpu::{RootFrame, sample_channel};
+    use sinew::{TimeWrap, import::Channel};
+    let mut rig = rigs_of(&repo().join("assets/humanoid.glb")).remove(0);
+    rig.compress(COARSE_BUDGET_M).unwrap();
+    let hips = rig.skeleton.find_joint("Hips").unwrap();
+    let clip = (0..rig.clips.clip_count())
+        .find(|&c| rig.clips.track(c, hips, Channel::Translation).key_count > 1)
+        .unwrap();
+    let (prev, now) = (0.1, 0.45);
+    assert!(rig.clips.clips()[clip].duration > now);
+    let layer = Layer::clip(clip as u32, 0.0).to_record().with_clock(
+        0.0,
+        0.0,
+        1.0,
+        TimeWrap::Clamp,
+        rig.clips.clips()[clip].duration,
+    );
+    let mut record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
+    record.layer_count = 1;
+    record.layers[0] = layer;
+    record.flags = hips as u32 | InstanceRecord::HOLD_ROOT_XYZ | InstanceRecord::gpu_root_motion(1);
+    let moved_by = |backend: &CpuBackend| {
+        let mut r = record;
+        backend.advance_root_motion(&mut r, prev, now).unwrap();
+        r.world.to_affine().translation
+    };
+    let compressed = CpuBackend::with_compressed(vec![rig.clone()], Vec::new()).unwrap();
+    let exact = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
+    // The decoder's hips, by hand.
+    let clips = rig.compressed.as_ref().unwrap();
+    let rest = rig.skeleton.rest_pose()[hips].translation.extend(0.0);
+    let at = |t: f32| sample_channel(clips, clip, hips * 3, rest, t).truncate();
+    let expected = Vec3A::from(RootFrame::of_root(&rig, hips).vector_to_model(at(now) - at(prev)));
+    let got = moved_by(&compressed);
+    assert!(
+        (got - expected).abs().max_element()
+            <= EXACT_TOLERANCE * expected.abs().max_element().max(1.0),
+        "compressed twin moved {got}, the decoded hips {expected}"
+    );
+    let off = (moved_by(&exact) - expected).abs().max_element();
+    assert!(
+        off > COARSE_ROOT_OFFSET_M,
+        "the coarse budget moves the decoded hips off the exact ones ({off})"
+    );
 }

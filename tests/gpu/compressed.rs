@@ -527,3 +527,50 @@ fn rigs_added_at_run_time_are_compressed_at_upload_and_match_the_cpu_twin() {
         }
     }
 }
+
+/// Root motion on compressed clips: over 120 uneven frames of the walker compressed at a
+/// coarse budget, the compressed kernel's worlds equal the compressed CPU twin's
+/// ([`CpuBackend::advance_root_motion`] of [`CpuBackend::with_compressed`]) within the exact
+/// path's tolerance, and lie measurably off the exact twin's.
+#[test]
+fn compressed_root_motion_matches_the_compressed_cpu_twin() {
+    let Some(ctx) = gpu() else { return };
+    let mut rig = super::walker_rig();
+    rig.compress(common::COARSE_BUDGET_M).unwrap();
+    let rigs = [rig.clone()];
+    let records = super::root_motion_records(&rig);
+    let slots: Vec<u32> = (0..records.len() as u32).collect();
+    let twin = CpuBackend::with_compressed(rigs.to_vec(), Vec::new()).unwrap();
+    let (mut cpu, mut exact) = (records.clone(), records.clone());
+    let options = GpuOptions {
+        clips: ClipFormat::Compressed {
+            budget: common::COARSE_BUDGET_M,
+        },
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    let mut prev = None;
+    for now in super::frame_times(120) {
+        backend.evaluate_at(now, &records).unwrap();
+        let from = prev.unwrap_or(now);
+        for (c, e) in cpu.iter_mut().zip(&mut exact) {
+            twin.advance_root_motion(c, from, now).unwrap();
+            sinew::cpu::advance_root_motion(&rig, e, from, now);
+        }
+        prev = Some(now);
+    }
+    let worlds = backend.read_worlds(&slots).unwrap();
+    let mut off = 0.0f32;
+    for (i, ((g, c), e)) in worlds.iter().zip(&cpu).zip(&exact).enumerate() {
+        super::assert_world_close(g, &c.world.to_affine(), &format!("record {i}"));
+        let e = Vec3::from(e.world.to_affine().translation);
+        off = off.max((Vec3::from(g.translation) - e).abs().max_element());
+    }
+    assert!(
+        off > common::COARSE_ROOT_OFFSET_M,
+        "the coarse budget moves the compressed roots off the exact ones ({off})"
+    );
+}

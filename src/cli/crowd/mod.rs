@@ -467,6 +467,7 @@ impl CrowdArgs {
                             fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
                             fast_bounds.resize(records.len(), Aabb::EMPTY);
                             f.evaluate_at(now, records, &mut fast_palette, &mut fast_bounds)?;
+                            bytes_read_per_joint = Some(f.bytes_read_per_joint());
                         }
                         None => {
                             crowd.animator.evaluate_cpu()?;

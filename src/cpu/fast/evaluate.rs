@@ -15,7 +15,8 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use super::lanes::{F4, F8, LANES, gather};
+use super::lanes::{F4, F8, LANES, MulAdd, gather};
+use super::reads::{ClipReads, GroupReads};
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
 use super::soa::{Affine8, Sqt8};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
@@ -40,6 +41,8 @@ pub struct FastRig {
     pub(crate) bounds: Vec<Option<([F8; 3], [F8; 3])>>,
     /// Per joint: its rest transform and its [`RootFrame`] as the root of root motion.
     pub(crate) root_holds: Vec<(Sqt, RootFrame)>,
+    /// Per clip, what sampling it reads.
+    pub(crate) reads: ClipReads,
 }
 
 impl FastRig {
@@ -47,8 +50,10 @@ impl FastRig {
     /// (see [`ResampledClips::build`]).
     pub fn new(rig: &Rig, rate: f32) -> Self {
         let sk = &rig.skeleton;
+        let clips = ResampledClips::build(&rig.clips, rate);
         Self {
-            clips: ResampledClips::build(&rig.clips, rate),
+            reads: ClipReads::new(&clips),
+            clips,
             parents: sk.parents().to_vec(),
             rest: sk
                 .rest_pose()
@@ -108,6 +113,8 @@ fn sqt_to_arrays(s: &Sqt) -> [[f32; 4]; 3] {
 struct Slot<'a> {
     /// Every lane plays the same clip (constants come from one table, pre-splatted).
     uniform: bool,
+    /// Each lane's clip.
+    clips: [u32; LANES],
     /// Frame records `f` and `f + 1` of each lane's clip.
     a: [&'a [F4]; LANES],
     b: [&'a [F4]; LANES],
@@ -119,9 +126,9 @@ struct Slot<'a> {
     slots: [&'a [JointSlots]; LANES],
     constants: [&'a [[F4; 3]]; LANES],
     constants_lanes: &'a [Sqt8],
-    /// When `uniform`: every animated channel's value in each lane, interpolated (or held) in
-    /// one pass over the frame records before the joint walk.
-    samples: &'a [[F4; LANES]],
+    /// When `uniform`: every animated channel's value in each lane as lanes of xyzw,
+    /// interpolated (or held) in one pass over the frame records before the joint walk.
+    samples: &'a [[F8; 4]],
     /// Per-joint mask weights of each lane.
     masks: [&'a [f32]; LANES],
     any_mask: bool,
@@ -153,10 +160,10 @@ impl Slot<'_> {
         self.b[i][slot].mul_add(wb, self.a[i][slot] * wa)
     }
 
-    /// Channel slot `slot` of every lane, from the pre-interpolated samples, as lanes of xyzw.
+    /// Channel slot `slot` of every lane, from the pre-interpolated samples (lanes of xyzw).
     #[inline(always)]
     fn gather(&self, slot: u16) -> [F8; 4] {
-        gather(self.samples[slot as usize])
+        self.samples[slot as usize]
     }
 
     #[inline(always)]
@@ -185,10 +192,14 @@ impl Slot<'_> {
 
     #[inline(always)]
     fn sample_mixed(&self, j: usize) -> Sqt8 {
-        let l: [[F4; 3]; LANES] = std::array::from_fn(|i| self.mixed_lane(i, j));
-        let [tx, ty, tz, _] = gather(l.map(|v| v[0]));
-        let r = gather(l.map(|v| v[1]));
-        let [sx, sy, sz, _] = gather(l.map(|v| v[2]));
+        // Loops rather than `array::map` and `from_fn`, which are not always inlined.
+        let (mut t, mut r, mut s) = ([F4::ZERO; LANES], [F4::ZERO; LANES], [F4::ZERO; LANES]);
+        for i in 0..LANES {
+            [t[i], r[i], s[i]] = self.mixed_lane(i, j);
+        }
+        let [tx, ty, tz, _] = gather(t);
+        let r = gather(r);
+        let [sx, sy, sz, _] = gather(s);
         Sqt8 {
             t: [tx, ty, tz],
             r,
@@ -221,25 +232,30 @@ pub(crate) struct Group<'a> {
     pub palettes: &'a mut [&'a mut [Mat3x4Rows]],
 }
 
-/// Working memory of [`evaluate_group`], reused from group to group (one per thread).
+/// Working memory of [`evaluate_group_with`], reused from group to group (one per thread).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
     /// The group's model matrices, one per joint.
     models: Vec<Affine8>,
     /// Per layer slot: the interpolated channel values of a slot whose lanes all play one clip.
-    samples: [Vec<[F4; LANES]>; MAX_LAYERS],
+    samples: [Vec<[F8; 4]>; MAX_LAYERS],
+    /// The joint's skin matrices, stored whole before they are transposed into the palettes
+    /// (kept in registers, the product would be vectorized at the transposes' width).
+    skin: Affine8,
 }
 
-/// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB.
+/// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
+/// and the bytes the group read ([`GroupReads`]).
 /// When `models` is given, lane 0's model matrices are written to it. Records must have been
 /// validated against the rig of `fast` and `masks`.
-pub(crate) fn evaluate_group(
+#[inline(always)]
+pub(crate) fn evaluate_group_with<M: MulAdd>(
     fast: &FastRig,
     masks: &[JointMask],
     group: Group<'_>,
     mut models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
-) -> [Aabb; LANES] {
+) -> ([Aabb; LANES], u64) {
     let n = fast.joint_count();
     let recs = group.records;
     let lib = &fast.clips;
@@ -251,6 +267,7 @@ pub(crate) fn evaluate_group(
     let Scratch {
         models: scratch,
         samples,
+        skin,
     } = scratch;
     if scratch.len() < n {
         scratch.resize(n, Affine8::default());
@@ -274,6 +291,7 @@ pub(crate) fn evaluate_group(
         };
         let mut slot = Slot {
             uniform: true,
+            clips: [0; LANES],
             a: [&[]; LANES],
             b: [&[]; LANES],
             lerp: [(F4::ZERO, F4::ZERO); LANES],
@@ -296,6 +314,7 @@ pub(crate) fn evaluate_group(
         for (i, lane_weights) in weights.iter_mut().enumerate() {
             let (rec, real) = layer(i);
             let clip = rec.clip as usize;
+            slot.clips[i] = rec.clip;
             let (f, alpha) = lib.clips[clip].frame_at(rec.time);
             let (a, b) = lib.frame_pair(clip, f);
             let (js, c, c4) = lib.joint_tables(clip);
@@ -361,6 +380,15 @@ pub(crate) fn evaluate_group(
         }
     });
     let any_hold = hold_joint.iter().any(|&h| h != usize::MAX);
+    let counter = GroupReads {
+        fast,
+        real: group.palettes.len(),
+        from_rest: first_full.is_none(),
+        holds: hold_joint.iter().filter(|&&h| h < n).count(),
+    };
+    let bytes = active.iter().flatten().fold(counter.base(), |sum, slot| {
+        sum + counter.slot(slot.uniform, &slot.clips, slot.any_mask, slot.any_additive)
+    });
 
     let world = Affine8::from_lanes(recs.map(|r| &r.world));
     let mut lo = [F8::splat(f32::INFINITY); 3];
@@ -383,7 +411,11 @@ pub(crate) fn evaluate_group(
             }
             let (mut wo, mut wa) = (slot.w_override, slot.w_additive);
             if slot.any_mask {
-                let m = F8::new(std::array::from_fn(|i| slot.masks[i][j]));
+                let mut m = [0.0; LANES];
+                for (w, mask) in m.iter_mut().zip(&slot.masks) {
+                    *w = mask[j];
+                }
+                let m = F8::new(m);
                 wo = wo * m;
                 wa = wa * m;
                 if wo.all_le_zero() && wa.all_le_zero() {
@@ -392,11 +424,11 @@ pub(crate) fn evaluate_group(
             }
             let sample = slot.sample(j);
             if slot.any_override {
-                pose = pose.blend_toward(&sample, wo.clamp01(), far);
+                pose = pose.blend_toward::<M>(&sample, wo.clamp01(), far);
                 far = true;
             }
             if slot.any_additive {
-                pose = pose.add_delta(
+                pose = pose.add_delta::<M>(
                     &sample,
                     &fast.rest[j],
                     &fast.rest_inv_scale[j],
@@ -415,15 +447,15 @@ pub(crate) fn evaluate_group(
                 }
             }
         }
-        let local = pose.to_affine();
+        let local = pose.to_affine::<M>();
         let parent = fast.parents[j] as usize;
         let (done, todo) = scratch.split_at_mut(j);
         let model = &mut todo[0];
         match done.get(parent) {
-            Some(p) => p.mul_into(&local, model),
-            None => world.mul_into(&local, model),
+            Some(p) => p.mul_into::<M>(&local, model),
+            None => world.mul_into::<M>(&local, model),
         }
-        let skin = model.mul(&fast.inverse_binds[j]);
+        model.mul_into::<M>(&fast.inverse_binds[j], skin);
         let rows = [skin.row_lanes(0), skin.row_lanes(1), skin.row_lanes(2)];
         for (lane, palette) in palettes.iter_mut().enumerate() {
             palette[j] = Mat3x4Rows {
@@ -435,14 +467,14 @@ pub(crate) fn evaluate_group(
             };
         }
         if let Some((center, extent)) = &fast.bounds[j] {
-            model.grow_aabb(center, extent, &mut lo, &mut hi);
+            model.grow_aabb::<M>(center, extent, &mut lo, &mut hi);
         }
         if let Some(models) = models.as_deref_mut() {
             models[j] = model.lane(0).to_affine();
         }
     }
 
-    std::array::from_fn(|lane| {
+    let aabbs = std::array::from_fn(|lane| {
         if lo[0].lane(lane) > hi[0].lane(lane) {
             Aabb::EMPTY
         } else {
@@ -451,21 +483,32 @@ pub(crate) fn evaluate_group(
                 max: [hi[0].lane(lane), hi[1].lane(lane), hi[2].lane(lane), 0.0],
             }
         }
-    })
+    });
+    (aabbs, bytes)
 }
 
 /// Every animated channel of `slot`'s clip (whose STEP channels are `steps`) in every lane,
-/// interpolated (or held) between the lane's two frame records, into `out`: one pass over the
-/// records, with no per-joint indexing.
-fn fill_samples(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F4; LANES]>) {
+/// interpolated (or held) between the lane's two frame records, into `out` as lanes of xyzw:
+/// one pass over the records before the joint walk, which then loads each channel whole.
+#[inline(always)]
+fn fill_samples(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F8; 4]>) {
+    let n = steps.len();
     out.clear();
-    out.resize(steps.len(), [F4::ZERO; LANES]);
+    out.resize(n, [F8::ZERO; 4]);
+    // Each lane's two records, cut to the record length once (no bounds checks per value).
+    let mut a = [&[][..]; LANES];
+    let mut b = [&[][..]; LANES];
     for i in 0..LANES {
-        let (lerp, hold) = (slot.lerp[i], slot.hold[i]);
-        for (((value, a), b), &step) in out.iter_mut().zip(slot.a[i]).zip(slot.b[i]).zip(steps) {
-            let (wa, wb) = if step { hold } else { lerp };
-            value[i] = b.mul_add(wb, *a * wa);
+        a[i] = &slot.a[i][..n];
+        b[i] = &slot.b[i][..n];
+    }
+    for (v, (value, &step)) in out.iter_mut().zip(steps).enumerate() {
+        let mut lanes = [F4::ZERO; LANES];
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            let (wa, wb) = if step { slot.hold[i] } else { slot.lerp[i] };
+            *lane = b[i][v].mul_add(wb, a[i][v] * wa);
         }
+        *value = gather(lanes);
     }
 }
 

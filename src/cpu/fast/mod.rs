@@ -26,38 +26,57 @@
 //! key times the two backends agree to the matrix tolerance.
 //! A two-clip cross-fade (30 %) on the shipped rigs stays within 0.023 mm.
 //!
+//! Root motion: a record's held root (`HOLD_ROOT_*`) is removed from the pose the backend
+//! samples, its resampled frames, so the pose agrees with its own clips. The backend does not
+//! move worlds: [`InstanceRecord::GPU_ROOT_MOTION`] is applied by the GPU and by
+//! [`CpuBackend::advance_root_motion`] (exact or compressed clips); a caller moving worlds by
+//! root motion (the runtime's `RootMotion`) samples the exact key tracks, which the resampled
+//! frames follow within the error bound above. A third, resampled definition of root motion
+//! would give the world a second source of truth for the same clip.
+//!
+//! Kernels ([`FastKernel`], `dispatch.rs`): the group kernel is one generic body over
+//! plain-array lanes, compiled twice, for the crate's target ([`FastKernel::Portable`]; SSE2 on
+//! baseline x86-64) and inside a function built for AVX2 and FMA ([`FastKernel::Avx2Fma`]),
+//! which runs where the CPU reports both at run time, so a default build uses them.
+//! [`FastCpuBackend::use_portable_kernel`] forces the portable one. The two differ by the
+//! rounding of fused multiply-adds; results of one instance do not depend on which instances
+//! share its group, to float rounding.
+//!
 //! Speed, rig64 (64 joints) cross-fading two clips, one core, instructions per joint in the
 //! group kernel (callgrind; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per second
-//! against ozz-animation-rs):
+//! against ozz-animation-rs): with `wide` vectors, whose instructions follow the crate's
+//! compile target, 258 in a default build (SSE2) and 137 in an `x86-64-v3` one; with the
+//! run-time choice, in a default build, 142 on the AVX2 and FMA kernel and 243 on the portable
+//! one. LLVM vectorizes the plain-array loops per calling context; three things cost the first
+//! plain-array kernel 215 (AVX2): `array::map` and `from_fn` calls left uninlined in the joint
+//! walk (each a call out of the AVX2 code); pre-interpolated channels stored per lane and
+//! transposed per joint, whose two 16-byte stores stalled the 32-byte loads after them (the
+//! walk now loads each channel as lanes of xyzw); and the skin product kept in registers, which
+//! the vectorizer then built at the width of the palette transposes it feeds, two lanes at a
+//! time (it is stored whole first). Side by side with ozz-animation-rs 0.11 in a default build
+//! (2026-12-02, two cores shared with other builds, load 3–5; `docs/BENCHMARKS.md`): one
+//! thread each, 7.1× on rig64 and 6.9× on the humanoid with the AVX2 kernel chosen at run
+//! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Short of 8×: the kernel runs
+//! about 12× fewer instructions per joint than ozz, and time gains less (the palette written
+//! per frame goes to memory).
 //!
-//! | build | 4 lanes | 8 lanes | + fused multiply-add | + one-pass sampling |
-//! |---|---:|---:|---:|---:|
-//! | x86-64 baseline (SSE2) | 242 | 251 | 257 | 258 |
-//! | `-C target-cpu=x86-64-v3` (AVX2, FMA) | 218 | 160 | 149 | 137 |
-//!
-//! The exact evaluator needs about 1,150. Kept: eight lanes (one AVX register per value; on
-//! the baseline target an `f32x8` is two SSE registers and costs 4 % more instructions, with no
-//! measurable change in time); `mul_add` in the matrix products, dot products, bounds and key
-//! lerps (one instruction where the target has FMA; elsewhere a multiply and an add, whose
-//! chained order costs the baseline build 2 % more instructions); and, for a layer slot whose
-//! lanes all play one clip, interpolating all its animated channels in one pass over each
-//! lane's two frame records before the joint walk, which then reads one pre-interpolated
-//! record per channel (half the sampling instructions were per-lane index arithmetic and
-//! bounds checks). Dropped:
-//! per-joint constants (inverse binds, bounds, rest pose, constant channels) stored once and
-//! broadcast at each use instead of pre-splatted across the lanes: 21 % more instructions with
-//! AVX2, where the pre-splatted values fold into the arithmetic as memory operands. There is no
-//! dispatch on CPU features at run time: `wide` picks its code by the target features the crate
-//! is compiled for, so building for the machine is what selects AVX2, e.g.
-//! `RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release` (or `target-cpu=native`).
-//! Results of one instance do not depend on which instances share its group, to float
-//! rounding; they differ between builds with and without FMA by rounding.
+//! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
+//! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
+//! a layer slot whose lanes all play one clip, interpolating all its animated channels in one
+//! pass over each lane's two frame records before the joint walk, which then reads one
+//! pre-interpolated record per channel. Dropped: per-joint constants stored once and broadcast
+//! at each use instead of pre-splatted across the lanes (21 % more instructions with AVX2,
+//! where the pre-splatted values fold into the arithmetic as memory operands); the AVX2 kernel
+//! built with AVX-512VL as well (32 vector registers) ran slower in one loaded run.
 
+mod dispatch;
 mod evaluate;
 mod lanes;
+mod reads;
 mod resampled;
 mod soa;
 
+pub use dispatch::FastKernel;
 pub use evaluate::FastRig;
 pub use lanes::LANES;
 pub use resampled::{
@@ -65,9 +84,11 @@ pub use resampled::{
     ResampledClip, ResampledClips, sanitize_rate,
 };
 
-use evaluate::{Group, Scratch, evaluate_group};
+use dispatch::evaluate_group;
+use evaluate::{Group, Scratch};
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Affine3A;
 
@@ -87,6 +108,9 @@ pub struct FastCpuBackend {
     fast: Vec<FastRig>,
     masks: Vec<JointMask>,
     rate: f32,
+    kernel: FastKernel,
+    /// Bytes read and joints evaluated by the last evaluation.
+    last_reads: (u64, u64),
     /// Palette order and AABBs in that order, reused every frame.
     frame: super::FrameOrder,
 }
@@ -113,6 +137,8 @@ impl FastCpuBackend {
             rigs,
             masks,
             rate,
+            kernel: FastKernel::detect(),
+            last_reads: (0, 0),
             frame: super::FrameOrder::new(LANES),
         }
     }
@@ -120,6 +146,18 @@ impl FastCpuBackend {
     /// The requested resampling rate (frames per second, after clamping).
     pub fn rate(&self) -> f32 {
         self.rate
+    }
+
+    /// The kernel groups are evaluated with: [`FastKernel::detect`]'s unless
+    /// [`FastCpuBackend::use_portable_kernel`] was called.
+    pub fn kernel(&self) -> FastKernel {
+        self.kernel
+    }
+
+    /// Evaluates with the portable kernel from now on, even where the CPU runs a faster one
+    /// (results differ by float rounding; for comparisons and tests).
+    pub fn use_portable_kernel(&mut self) {
+        self.kernel = FastKernel::Portable;
     }
 
     /// The rigs.
@@ -171,7 +209,8 @@ impl FastCpuBackend {
         let joints = range.start + joint_count;
         let (palette, morph) = palette[range.start..range.end].split_at_mut(joint_count);
         let mut palettes = [palette];
-        let aabbs = evaluate_group(
+        let (aabbs, _) = evaluate_group(
+            self.kernel,
             &self.fast[rig],
             &self.masks,
             Group {
@@ -206,6 +245,7 @@ impl FastCpuBackend {
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
         let mut frame = std::mem::take(&mut self.frame);
+        let (bytes, joints) = (AtomicU64::new(0), AtomicU64::new(0));
         let result = frame.run(
             &self.rigs,
             &self.masks,
@@ -213,15 +253,49 @@ impl FastCpuBackend {
             palette,
             aabbs,
             |order, palette, base, sorted| {
-                self.evaluate_chunk(now, instances, order, palette, base, sorted)
+                let (b, j) = self.evaluate_chunk(now, instances, order, palette, base, sorted);
+                bytes.fetch_add(b, Ordering::Relaxed);
+                joints.fetch_add(j, Ordering::Relaxed);
             },
         );
         self.frame = frame;
-        result
+        result?;
+        self.last_reads = (bytes.into_inner(), joints.into_inner());
+        Ok(())
+    }
+
+    /// Bytes the last [`FastCpuBackend::evaluate_at`] read from this backend's layout (records,
+    /// rig data, resampled frames) per joint evaluated, counted per lane group:
+    ///
+    /// `Σ groups (records + joints × shared + Σ visible layer slots slot) / Σ instances' joints`
+    ///
+    /// - records: `size_of::<InstanceRecord>()` per instance.
+    /// - shared, per joint, once per group (its values are already in every lane): parent (2)
+    ///   and inverse bind (384); bounds (192) for a joint with vertices; the rest pose (320)
+    ///   unless the bottom visible slot replaces the pose; and per lane holding root motion the
+    ///   root's rest and frame.
+    /// - slot whose lanes all play one clip: per joint its channel table (8) and each constant
+    ///   channel in every lane (96, 128 rotations); per lane the two frame records
+    ///   (`2 × frame_stride × 16`).
+    /// - slot of mixed clips, per lane: per joint its channel table (8), each constant channel's
+    ///   value (16) and each animated channel's frame pair (32).
+    /// - a masked slot adds each joint's eight lane mask weights (32), an additive one each
+    ///   joint's rest pose and inverse rest scale (416).
+    ///
+    /// Per-lane loads count for all eight lanes, a partial group's spare lanes included; shared
+    /// loads once per group, spread over its instances. A masked slot counts every joint as
+    /// sampled. Morph weights (sampled from the exact key tracks) are not counted. 0 before any
+    /// evaluation.
+    pub fn bytes_read_per_joint(&self) -> f64 {
+        let (bytes, joints) = self.last_reads;
+        if joints == 0 {
+            return 0.0;
+        }
+        bytes as f64 / joints as f64
     }
 
     /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.
-    /// `base` is the palette index of `palette[0]`.
+    /// `base` is the palette index of `palette[0]`. Returns the bytes read and joints evaluated.
     fn evaluate_chunk(
         &self,
         now: f32,
@@ -230,8 +304,9 @@ impl FastCpuBackend {
         palette: &mut [Mat3x4Rows],
         base: usize,
         aabbs: &mut [Aabb],
-    ) {
+    ) -> (u64, u64) {
         SCRATCH.with_borrow_mut(|scratch| {
+            let (mut bytes, mut evaluated) = (0, 0);
             let mut rest = palette;
             let mut rest_base = base;
             let mut at = 0;
@@ -267,7 +342,8 @@ impl FastCpuBackend {
                     rest = tail;
                     rest_base = rec.palette_offset as usize + entries;
                 }
-                let group_aabbs = evaluate_group(
+                let (group_aabbs, group_bytes) = evaluate_group(
+                    self.kernel,
                     &self.fast[rig as usize],
                     &self.masks,
                     Group {
@@ -278,12 +354,15 @@ impl FastCpuBackend {
                     scratch,
                 );
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
+                bytes += group_bytes;
+                evaluated += (count * joints) as u64;
                 for (record, morph) in resolved.iter().zip(&mut weights).take(count) {
                     write_weights(&self.rigs[rig as usize], &self.masks, record, morph);
                 }
                 at += count;
             }
-        });
+            (bytes, evaluated)
+        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! instance `i` of a group of [`LANES`] instances of one rig, so a joint's whole chain (blend,
 //! SQT to matrix, propagation, skinning, bounds) runs for all of them in the same instructions.
 
-use super::lanes::{F4, F8, LANES, gather, scatter};
+use super::lanes::{F4, F8, LANES, MulAdd, gather, scatter};
 use crate::math::Mat3x4Rows;
 
 /// [`LANES`] SQT transforms, one per lane. The rotation need not be unit length: every consumer
@@ -42,19 +42,19 @@ impl Sqt8 {
     /// sample: one Newton step normalizes it); so must `self`'s unless `self_far` (the result
     /// of an earlier blend), which then takes a full normalization.
     #[inline(always)]
-    pub fn blend_toward(&self, target: &Sqt8, w: F8, self_far: bool) -> Sqt8 {
+    pub(crate) fn blend_toward<M: MulAdd>(&self, target: &Sqt8, w: F8, self_far: bool) -> Sqt8 {
         let keep = F8::ONE - w;
         let (a, b) = (self, target);
         // Both rotations at unit length, as the exact operator's are (an interpolated sample is
         // a little shorter, which would shift the weight toward the other), folded into the
         // weights: `a (1 - w) / |a| ± b w / |b|`, the sign giving the shorter arc.
         let inv_a = if self_far {
-            dot4(&a.r, &a.r).rsqrt_or_zero().0
+            dot4::<M>(&a.r, &a.r).rsqrt_or_zero().0
         } else {
-            near_unit_inverse_length(&a.r)
+            near_unit_inverse_length::<M>(&a.r)
         };
         let ka = keep * inv_a;
-        let kb = (w * near_unit_inverse_length(&b.r)).flip_sign_of(dot4(&a.r, &b.r));
+        let kb = (w * near_unit_inverse_length::<M>(&b.r)).flip_sign_of(dot4::<M>(&a.r, &b.r));
         Sqt8 {
             t: [
                 a.t[0] * keep + b.t[0] * w,
@@ -79,21 +79,27 @@ impl Sqt8 {
     /// `T + w (Ts - Tr)`, `R * nlerp(I, Rr⁻¹ Rs, w)` (normalized), `S * lerp(1, Ss / Sr, w)`.
     /// `rest_inv_s` is `1 / Sr`. Lanes with `w = 0` come out unchanged, bit for bit.
     #[inline(always)]
-    pub fn add_delta(&self, sample: &Sqt8, rest: &Sqt8, rest_inv_s: &[F8; 3], w: F8) -> Sqt8 {
+    pub(crate) fn add_delta<M: MulAdd>(
+        &self,
+        sample: &Sqt8,
+        rest: &Sqt8,
+        rest_inv_s: &[F8; 3],
+        w: F8,
+    ) -> Sqt8 {
         let conj = [-rest.r[0], -rest.r[1], -rest.r[2], rest.r[3]];
-        let d = normalize4(quat_mul(&conj, &sample.r));
+        let d = normalize4::<M>(quat_mul(&conj, &sample.r));
         // nlerp(I, d, w) on the shorter arc: dot(I, d) = d.w.
         let wd = w.flip_sign_of(d[3]);
         let keep = F8::ONE - w;
-        let step = [d[0] * wd, d[1] * wd, d[2] * wd, d[3].mul_add(wd, keep)];
-        let r = normalize4(quat_mul(&self.r, &step));
+        let step = [d[0] * wd, d[1] * wd, d[2] * wd, d[3].mul_add::<M>(wd, keep)];
+        let r = normalize4::<M>(quat_mul(&self.r, &step));
         let on = w.is_positive();
         let (a, b) = (self, sample);
         Sqt8 {
             t: [
-                (b.t[0] - rest.t[0]).mul_add(w, a.t[0]),
-                (b.t[1] - rest.t[1]).mul_add(w, a.t[1]),
-                (b.t[2] - rest.t[2]).mul_add(w, a.t[2]),
+                (b.t[0] - rest.t[0]).mul_add::<M>(w, a.t[0]),
+                (b.t[1] - rest.t[1]).mul_add::<M>(w, a.t[1]),
+                (b.t[2] - rest.t[2]).mul_add::<M>(w, a.t[2]),
             ],
             r: [
                 on.select(r[0], a.r[0]),
@@ -102,9 +108,9 @@ impl Sqt8 {
                 on.select(r[3], a.r[3]),
             ],
             s: [
-                a.s[0] * (b.s[0] * rest_inv_s[0]).mul_add(w, keep),
-                a.s[1] * (b.s[1] * rest_inv_s[1]).mul_add(w, keep),
-                a.s[2] * (b.s[2] * rest_inv_s[2]).mul_add(w, keep),
+                a.s[0] * (b.s[0] * rest_inv_s[0]).mul_add::<M>(w, keep),
+                a.s[1] * (b.s[1] * rest_inv_s[1]).mul_add::<M>(w, keep),
+                a.s[2] * (b.s[2] * rest_inv_s[2]).mul_add::<M>(w, keep),
             ],
         }
     }
@@ -112,9 +118,9 @@ impl Sqt8 {
     /// `T * R * S` as one affine matrix per lane, normalizing the rotation on the way (a rotation of
     /// no length gives identity, like [`crate::math::normalize_or_identity`]).
     #[inline(always)]
-    pub fn to_affine(self) -> Affine8 {
+    pub(crate) fn to_affine<M: MulAdd>(self) -> Affine8 {
         let [x, y, z, w] = self.r;
-        let k = dot4(&self.r, &self.r).two_over_or_zero();
+        let k = dot4::<M>(&self.r, &self.r).two_over_or_zero();
         let (xk, yk, zk) = (x * k, y * k, z * k);
         let (xx, yy, zz) = (x * xk, y * yk, z * zk);
         let (xy, xz, yz) = (x * yk, x * zk, y * zk);
@@ -177,22 +183,30 @@ impl Sqt8 {
 }
 
 #[inline(always)]
-fn dot4(a: &[F8; 4], b: &[F8; 4]) -> F8 {
-    a[3].mul_add(b[3], a[2].mul_add(b[2], a[1].mul_add(b[1], a[0] * b[0])))
+fn dot4<M: MulAdd>(a: &[F8; 4], b: &[F8; 4]) -> F8 {
+    a[3].mul_add::<M>(
+        b[3],
+        a[2].mul_add::<M>(b[2], a[1].mul_add::<M>(b[1], a[0] * b[0])),
+    )
 }
 
 #[inline(always)]
-fn normalize4(q: [F8; 4]) -> [F8; 4] {
+fn normalize4<M: MulAdd>(q: [F8; 4]) -> [F8; 4] {
     // A rotation of no length becomes identity.
-    let (inv, w_fix) = dot4(&q, &q).rsqrt_or_zero();
-    [q[0] * inv, q[1] * inv, q[2] * inv, q[3].mul_add(inv, w_fix)]
+    let (inv, w_fix) = dot4::<M>(&q, &q).rsqrt_or_zero();
+    [
+        q[0] * inv,
+        q[1] * inv,
+        q[2] * inv,
+        q[3].mul_add::<M>(inv, w_fix),
+    ]
 }
 
 /// `1 / |q|` by one Newton step from 1, `(3 - |q|²) / 2`: for `|q|² = 1 - e` it scales `q` to
 /// within `3 e² / 8` of unit length (2e-5 for two frames 20° apart).
 #[inline(always)]
-fn near_unit_inverse_length(q: &[F8; 4]) -> F8 {
-    (F8::splat(3.0) - dot4(q, q)) * F8::splat(0.5)
+fn near_unit_inverse_length<M: MulAdd>(q: &[F8; 4]) -> F8 {
+    (F8::splat(3.0) - dot4::<M>(q, q)) * F8::splat(0.5)
 }
 
 /// Hamilton product `a * b` of one quaternion pair per lane (xyzw).
@@ -246,24 +260,12 @@ impl Affine8 {
         }
     }
 
-    /// The affine product `self * b` (apply `b`, then `self`).
+    /// Writes the affine product `self * b` (apply `b`, then `self`) into `out` element by
+    /// element (a whole-matrix move would go through a `memcpy` call).
     #[inline(always)]
-    pub fn mul(&self, b: &Affine8) -> Affine8 {
-        Affine8 {
-            m: [
-                mul_row(&self.m[0], &b.m),
-                mul_row(&self.m[1], &b.m),
-                mul_row(&self.m[2], &b.m),
-            ],
-        }
-    }
-
-    /// Writes the affine product `self * b` into `out` element by element (a whole-matrix move
-    /// would go through a `memcpy` call).
-    #[inline(always)]
-    pub fn mul_into(&self, b: &Affine8, out: &mut Affine8) {
+    pub(crate) fn mul_into<M: MulAdd>(&self, b: &Affine8, out: &mut Affine8) {
         for (row, a) in out.m.iter_mut().zip(&self.m) {
-            let [r0, r1, r2, r3] = mul_row(a, &b.m);
+            let [r0, r1, r2, r3] = mul_row::<M>(a, &b.m);
             row[0] = r0;
             row[1] = r1;
             row[2] = r2;
@@ -274,7 +276,7 @@ impl Affine8 {
     /// Grows the boxes `lo`..`hi` (one per lane) by the box `center ± extent` moved by each
     /// lane's matrix: centre transformed, extent by the absolute matrix.
     #[inline(always)]
-    pub fn grow_aabb(
+    pub(crate) fn grow_aabb<M: MulAdd>(
         &self,
         center: &[F8; 3],
         extent: &[F8; 3],
@@ -283,10 +285,14 @@ impl Affine8 {
     ) {
         for r in 0..3 {
             let [a0, a1, a2, a3] = self.m[r];
-            let c = a2.mul_add(center[2], a1.mul_add(center[1], a0.mul_add(center[0], a3)));
-            let e = a2
-                .abs()
-                .mul_add(extent[2], a1.abs().mul_add(extent[1], a0.abs() * extent[0]));
+            let c = a2.mul_add::<M>(
+                center[2],
+                a1.mul_add::<M>(center[1], a0.mul_add::<M>(center[0], a3)),
+            );
+            let e = a2.abs().mul_add::<M>(
+                extent[2],
+                a1.abs().mul_add::<M>(extent[1], a0.abs() * extent[0]),
+            );
             lo[r] = lo[r].min(c - e);
             hi[r] = hi[r].max(c + e);
         }
@@ -295,19 +301,23 @@ impl Affine8 {
 
 /// Row `a` of an affine matrix times the affine matrix `b`.
 #[inline(always)]
-fn mul_row(a: &[F8; 4], b: &[[F8; 4]; 3]) -> [F8; 4] {
+fn mul_row<M: MulAdd>(a: &[F8; 4], b: &[[F8; 4]; 3]) -> [F8; 4] {
     let [a0, a1, a2, a3] = *a;
     [
-        a2.mul_add(b[2][0], a1.mul_add(b[1][0], a0 * b[0][0])),
-        a2.mul_add(b[2][1], a1.mul_add(b[1][1], a0 * b[0][1])),
-        a2.mul_add(b[2][2], a1.mul_add(b[1][2], a0 * b[0][2])),
-        a2.mul_add(b[2][3], a1.mul_add(b[1][3], a0.mul_add(b[0][3], a3))),
+        a2.mul_add::<M>(b[2][0], a1.mul_add::<M>(b[1][0], a0 * b[0][0])),
+        a2.mul_add::<M>(b[2][1], a1.mul_add::<M>(b[1][1], a0 * b[0][1])),
+        a2.mul_add::<M>(b[2][2], a1.mul_add::<M>(b[1][2], a0 * b[0][2])),
+        a2.mul_add::<M>(
+            b[2][3],
+            a1.mul_add::<M>(b[1][3], a0.mul_add::<M>(b[0][3], a3)),
+        ),
     ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::fast::lanes::Separate;
     use crate::math::Sqt;
     use glam::{Affine3A, Quat, Vec3};
 
@@ -350,7 +360,7 @@ mod tests {
         for q in &mut l.r {
             *q = *q * F8::new([1.0, 0.5, 2.0, 0.9, 1.5, 0.7, 1.2, 3.0]);
         }
-        let m = l.to_affine();
+        let m = l.to_affine::<Separate>();
         for (i, s) in s.iter().enumerate() {
             close(&m.lane(i), &s.to_affine());
         }
@@ -359,9 +369,10 @@ mod tests {
     #[test]
     fn affine_product_matches_glam() {
         let s: [Sqt; LANES] = std::array::from_fn(|i| sqt(i as f32));
-        let a = lanes(s).to_affine();
-        let b = lanes(std::array::from_fn(|i| s[LANES - 1 - i])).to_affine();
-        let p = a.mul(&b);
+        let a = lanes(s).to_affine::<Separate>();
+        let b = lanes(std::array::from_fn(|i| s[LANES - 1 - i])).to_affine::<Separate>();
+        let mut p = Affine8::default();
+        a.mul_into::<Separate>(&b, &mut p);
         for i in 0..LANES {
             close(
                 &p.lane(i),
@@ -376,17 +387,17 @@ mod tests {
         let b: [Sqt; LANES] = std::array::from_fn(|i| sqt([0.5, -1.0, 2.5, 7.0][i % 4] + i as f32));
         let rest = sqt(0.25);
         let w = F8::new([0.0, 0.3, 1.0, 0.7, 0.5, 0.0, 1.0, 0.1]);
-        let blended = lanes(a).blend_toward(&lanes(b), w, true);
+        let blended = lanes(a).blend_toward::<Separate>(&lanes(b), w, true);
         let r4 = lanes([rest; LANES]);
         let inv = [0, 1, 2].map(|i| F8::splat(1.0 / rest.scale[i]));
-        let added = lanes(a).add_delta(&lanes(b), &r4, &inv, w);
+        let added = lanes(a).add_delta::<Separate>(&lanes(b), &r4, &inv, w);
         for i in 0..LANES {
             let expect = a[i].blend_toward(&b[i], w.lane(i)).to_affine();
-            close(&blended.to_affine().lane(i), &expect);
+            close(&blended.to_affine::<Separate>().lane(i), &expect);
             let expect = a[i]
                 .add_delta(&b[i].delta_from(&rest), w.lane(i))
                 .to_affine();
-            close(&added.to_affine().lane(i), &expect);
+            close(&added.to_affine::<Separate>().lane(i), &expect);
         }
     }
 }
