@@ -1,4 +1,4 @@
-// Animation LOD: whether lane 0 evaluates a record this frame and at which joint LOD level.
+// Animation LOD: whether lane k evaluates a record this frame and at which joint LOD level.
 // Twin of `evaluation` in src/lod.rs. A record whose LOD bits are all 0 takes them from the
 // header's policy (when HEADER_LOD_POLICY is set): its level is how many of the policy's
 // distances its world translation lies at or beyond, its interval the policy's for that level,

@@ -1,6 +1,6 @@
-// Stage 2b, root motion: for a record with GPU_ROOT_MOTION, lane 0 moves the record's world by
-// the root joint's held motion between the previous frame time and this one, before
-// propagation, and writes it back. Twin of src/cpu/root_motion.rs, function for function and
+// Stage 2b, root motion: for a record with GPU_ROOT_MOTION, its instance's lane moves the
+// record's world by the root joint's held motion between the previous frame time and this one,
+// before propagation, and writes it back. Twin of src/cpu/root_motion.rs, function for function and
 // operation for operation (see there for the definition); `root_frame` and the frame functions
 // are the twins of `RootFrame` in src/cpu/root_frame.rs. Translations and yaws are in model
 // space.

@@ -19,7 +19,7 @@ use crate::mask::JointMask;
 const VEC4: u64 = 16;
 /// Bytes of a `u32` or `f32` load.
 const WORD: u64 = 4;
-/// Record fields lane 0 reads: rig, flags, palette offset, layer count.
+/// Record fields an instance's lane reads: rig, flags, palette offset, layer count.
 const RECORD_HEADER: u64 = 4 * WORD;
 /// The record's world matrix.
 const WORLD: u64 = 3 * VEC4;
@@ -223,7 +223,7 @@ impl RigReads {
         }
     }
 
-    /// Bytes lane 0 reads finding the segment of clip `clip` at clip time `time`, beyond the
+    /// Bytes an instance's lane reads finding the segment of clip `clip` at clip time `time`, beyond the
     /// clip descriptor: the table's offset, the starts its scan compares (from segment 1 to the
     /// first later than the time) and the segment's four words; 0 without segments.
     pub fn segment_bytes(&self, clip: usize, time: f32) -> u64 {
