@@ -99,14 +99,28 @@ fn clip_frame(rig: RigDesc, clip: u32, time: f32) -> ClipFrame {
     return ClipFrame(record + (first + u32(f)) * frame_words, frame_words, min(x - f, 1.0), channels);
 }
 
-// The `bits`-bit integer at bit `bit` of the record starting at word `record`: one word, or the
-// two adjacent words it straddles.
-fn frame_bits(record: u32, bit: u32, bits: u32) -> u32 {
-    let at = record + (bit >> 5u);
+// Words per frame window: four 32-bit components at any bit shift span at most five.
+const WINDOW_WORDS: u32 = 5u;
+
+// The `count` words of the frame record at word `record` that hold a channel's bits, from the
+// word of bit `bit_offset` on: each frame's words are read once, not once per component.
+fn read_window(record: u32, bit_offset: u32, count: u32) -> array<u32, WINDOW_WORDS> {
+    var w = array<u32, WINDOW_WORDS>();
+    let first = record + (bit_offset >> 5u);
+    for (var i = 0u; i < count; i++) {
+        w[i] = clip_words[first + i];
+    }
+    return w;
+}
+
+// The `bits`-bit integer at bit `bit` of window `w` (bit 0: bit 0 of its first word): one
+// word, or the two adjacent words it straddles.
+fn window_bits(w: ptr<function, array<u32, WINDOW_WORDS>>, bit: u32, bits: u32) -> u32 {
+    let at = bit >> 5u;
     let shift = bit & 31u;
-    var q = clip_words[at] >> shift;
+    var q = (*w)[at] >> shift;
     if shift + bits > 32u {
-        q |= clip_words[at + 1u] << (32u - shift);
+        q |= (*w)[at + 1u] << (32u - shift);
     }
     if bits < 32u {
         q &= (1u << bits) - 1u;
@@ -115,13 +129,21 @@ fn frame_bits(record: u32, bit: u32, bits: u32) -> u32 {
 }
 
 // Stored component `c` of a channel with bit rate `bits` (0 < bits <= 32) whose component 0
-// sits at bit `bit_offset`, in the frame records at `a` and `b`: raw f32 bits, or dequantized
-// in the range word at `range + c` (min | extent << 16, as f16) by
+// sits at bit `shift` of the windows `a` and `b` of its two frames: raw f32 bits, or
+// dequantized in the range word at `range + c` (min | extent << 16, as f16) by
 // fma(extent, q x scale, min) with scale = 1 / (2^b - 1).
-fn decode_component(a: u32, b: u32, bit_offset: u32, bits: u32, range: u32, scale: f32, c: u32) -> vec2<f32> {
-    let bit = bit_offset + c * bits;
-    let qa = frame_bits(a, bit, bits);
-    let qb = frame_bits(b, bit, bits);
+fn decode_component(
+    a: ptr<function, array<u32, WINDOW_WORDS>>,
+    b: ptr<function, array<u32, WINDOW_WORDS>>,
+    shift: u32,
+    bits: u32,
+    range: u32,
+    scale: f32,
+    c: u32,
+) -> vec2<f32> {
+    let bit = shift + c * bits;
+    let qa = window_bits(a, bit, bits);
+    let qb = window_bits(b, bit, bits);
     if bits >= RATE_RAW {
         return vec2<f32>(bitcast<f32>(qa), bitcast<f32>(qb));
     }
@@ -219,14 +241,19 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
     // 1 / (2^b - 1): a correctly rounded division, as on the CPU (WGSL lets a driver round
     // it less well; lavapipe and llvmpipe do not).
     let scale = 1.0 / f32((1u << min(bits, 31u)) - 1u);
-    // Both frames at once (a one-frame clip reads frame 0 twice): each range is read once.
-    let record_b = frame.record + frame.next;
-    let x = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 0u);
-    let y = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 1u);
-    let z = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 2u);
+    // Both frames at once (a one-frame clip reads frame 0 twice), each frame's words once,
+    // each range once.
+    let four = kind == CHANNEL_WEIGHTS || (rotation && order == LAYOUT_FULL);
+    let shift = bit_offset & 31u;
+    let count = (shift + select(3u, 4u, four) * bits + 31u) / 32u;
+    var wa = read_window(frame.record, bit_offset, count);
+    var wb = read_window(frame.record + frame.next, bit_offset, count);
+    let x = decode_component(&wa, &wb, shift, bits, index, scale, 0u);
+    let y = decode_component(&wa, &wb, shift, bits, index, scale, 1u);
+    let z = decode_component(&wa, &wb, shift, bits, index, scale, 2u);
     var w = vec2<f32>(0.0);
-    if kind == CHANNEL_WEIGHTS || (rotation && order == LAYOUT_FULL) {
-        w = decode_component(frame.record, record_b, bit_offset, bits, index, scale, 3u);
+    if four {
+        w = decode_component(&wa, &wb, shift, bits, index, scale, 3u);
     }
     var a = vec4<f32>(x.x, y.x, z.x, w.x);
     var b = vec4<f32>(x.y, y.y, z.y, w.y);

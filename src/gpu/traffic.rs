@@ -80,8 +80,8 @@ fn track_bytes(desc: &TrackDesc) -> u64 {
 }
 
 /// Bytes one compressed channel costs in one layer: its code; a constant's words; an animated
-/// channel's bit offset, ranges and the words of each component in both frame records (a
-/// one-frame clip reads its frame twice).
+/// channel's bit offset, ranges and, in both frame records, the words its bits span, each read
+/// once (a one-frame clip reads its frame twice).
 fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
     if code.is_rest() {
         return WORD;
@@ -96,12 +96,8 @@ fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
         stored * WORD
     };
     let frames = 2;
-    let words: u64 = (0..stored)
-        .map(|c| {
-            let shift = (code.first_bit() + c as u32 * bits) % 32;
-            if shift + bits > 32 { 2 } else { 1 }
-        })
-        .sum();
+    let span = u64::from(code.first_bit() % 32) + stored * u64::from(bits);
+    let words = span.div_ceil(32);
     2 * WORD + ranges + frames * words * WORD
 }
 

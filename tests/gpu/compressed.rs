@@ -316,16 +316,13 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let instance = 16 + 48 + 64 + 4;
     // The layer: its record 48 and clip descriptor 28 (no segments).
     let layer = 48 + 28;
-    // Channels (code 4 each): joint 0 translation, 8 bits: bit offset 4, 3 ranges 12, 2 frames
-    // x 3 one-word components; rotation constant 16; scale REST. Joint 1 translation REST;
-    // rotation raw STEP: bit offset 4, 2 frames x 3 components straddling two words; scale 12
-    // bits: bit offset 4, ranges 12, 2 frames x (x straddles: 2 words, y 1, z 1).
-    let channels = (4 + 4 + 12 + 2 * 3 * 4)
-        + (4 + 16)
-        + 4
-        + 4
-        + (4 + 4 + 2 * 3 * 2 * 4)
-        + (4 + 4 + 12 + 2 * 4 * 4);
+    // Channels (code 4 each), each frame's words read once: joint 0 translation, 8 bits from
+    // bit 0: bit offset 4, 3 ranges 12, 2 frames x 1 word (24 bits); rotation constant 16;
+    // scale REST. Joint 1 translation REST; rotation raw STEP from bit 24: bit offset 4, 2
+    // frames x 4 words (bits 24..120); scale 12 bits from bit 120: bit offset 4, ranges 12, 2
+    // frames x 2 words (bits 120..156).
+    let channels =
+        (4 + 4 + 12 + 2 * 4) + (4 + 16) + 4 + 4 + (4 + 4 + 2 * 4 * 4) + (4 + 4 + 12 + 2 * 2 * 4);
     backend.evaluate(&[record(0.05)]).unwrap();
     let one = (pass + instance + layer + channels) as f64;
     assert_eq!(backend.bytes_read_per_joint(), one / 2.0);

@@ -41,7 +41,7 @@ impl GpuBackend {
     ///   LINEAR, 4 CUBICSPLINE); one key: descriptor, one time, one value.
     /// - channel, compressed: code (4); REST nothing more; a constant its words (12, 16 for a
     ///   rotation or weight chunk); animated: bit offset (4), ranges (4 per component, none
-    ///   raw), and in both frame records each component's word (4, 8 when it straddles two).
+    ///   raw), and in both frame records the words its bits span (4 each, read once).
     ///
     /// Loads at one address for the whole workgroup (record, descriptors, level starts, IK)
     /// count once per instance; times inside the keys are assumed (the uniform-grid guess).
