@@ -99,28 +99,40 @@ fn clip_frame(rig: RigDesc, clip: u32, time: f32) -> ClipFrame {
     return ClipFrame(record + (first + u32(f)) * frame_words, frame_words, min(x - f, 1.0), channels);
 }
 
-// Words per frame window: four 32-bit components at any bit shift span at most five.
-const WINDOW_WORDS: u32 = 5u;
+// The words of a channel's stored bits in one frame record, in registers: four 32-bit
+// components at any bit shift span at most five words (`lo`, then `hi`).
+struct FrameWindow {
+    lo: vec4<u32>,
+    hi: u32,
+}
 
 // The `count` words of the frame record at word `record` that hold a channel's bits, from the
 // word of bit `bit_offset` on: each frame's words are read once, not once per component.
-fn read_window(record: u32, bit_offset: u32, count: u32) -> array<u32, WINDOW_WORDS> {
-    var w = array<u32, WINDOW_WORDS>();
+fn read_window(record: u32, bit_offset: u32, count: u32) -> FrameWindow {
     let first = record + (bit_offset >> 5u);
-    for (var i = 0u; i < count; i++) {
-        w[i] = clip_words[first + i];
+    var w = FrameWindow(vec4<u32>(0u), 0u);
+    for (var i = 0u; i < min(count, 4u); i++) {
+        w.lo[i] = clip_words[first + i];
+    }
+    if count > 4u {
+        w.hi = clip_words[first + 4u];
     }
     return w;
 }
 
+// Word `i` (0..=4) of window `w`.
+fn window_word(w: FrameWindow, i: u32) -> u32 {
+    return select(w.lo[min(i, 3u)], w.hi, i >= 4u);
+}
+
 // The `bits`-bit integer at bit `bit` of window `w` (bit 0: bit 0 of its first word): one
 // word, or the two adjacent words it straddles.
-fn window_bits(w: ptr<function, array<u32, WINDOW_WORDS>>, bit: u32, bits: u32) -> u32 {
+fn window_bits(w: FrameWindow, bit: u32, bits: u32) -> u32 {
     let at = bit >> 5u;
     let shift = bit & 31u;
-    var q = (*w)[at] >> shift;
+    var q = window_word(w, at) >> shift;
     if shift + bits > 32u {
-        q |= (*w)[at + 1u] << (32u - shift);
+        q |= window_word(w, at + 1u) << (32u - shift);
     }
     if bits < 32u {
         q &= (1u << bits) - 1u;
@@ -133,8 +145,8 @@ fn window_bits(w: ptr<function, array<u32, WINDOW_WORDS>>, bit: u32, bits: u32) 
 // dequantized in the range word at `range + c` (min | extent << 16, as f16) by
 // fma(extent, q x scale, min) with scale = 1 / (2^b - 1).
 fn decode_component(
-    a: ptr<function, array<u32, WINDOW_WORDS>>,
-    b: ptr<function, array<u32, WINDOW_WORDS>>,
+    a: FrameWindow,
+    b: FrameWindow,
     shift: u32,
     bits: u32,
     range: u32,
@@ -246,14 +258,14 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
     let four = kind == CHANNEL_WEIGHTS || (rotation && order == LAYOUT_FULL);
     let shift = bit_offset & 31u;
     let count = (shift + select(3u, 4u, four) * bits + 31u) / 32u;
-    var wa = read_window(frame.record, bit_offset, count);
-    var wb = read_window(frame.record + frame.next, bit_offset, count);
-    let x = decode_component(&wa, &wb, shift, bits, index, scale, 0u);
-    let y = decode_component(&wa, &wb, shift, bits, index, scale, 1u);
-    let z = decode_component(&wa, &wb, shift, bits, index, scale, 2u);
+    let wa = read_window(frame.record, bit_offset, count);
+    let wb = read_window(frame.record + frame.next, bit_offset, count);
+    let x = decode_component(wa, wb, shift, bits, index, scale, 0u);
+    let y = decode_component(wa, wb, shift, bits, index, scale, 1u);
+    let z = decode_component(wa, wb, shift, bits, index, scale, 2u);
     var w = vec2<f32>(0.0);
     if four {
-        w = decode_component(&wa, &wb, shift, bits, index, scale, 3u);
+        w = decode_component(wa, wb, shift, bits, index, scale, 3u);
     }
     var a = vec4<f32>(x.x, y.x, z.x, w.x);
     var b = vec4<f32>(x.y, y.y, z.y, w.y);
