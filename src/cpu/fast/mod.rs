@@ -212,9 +212,9 @@ impl FastCpuBackend {
         let mut palettes = [palette];
         let (aabbs, _) = evaluate_group(
             self.kernel,
-            &self.fast[rig],
-            &self.masks,
             Group {
+                fast: &self.fast[rig],
+                masks: &self.masks,
                 records: [record; LANES],
                 palettes: &mut palettes,
             },
@@ -344,9 +344,9 @@ impl FastCpuBackend {
                 }
                 let (group_aabbs, group_bytes) = evaluate_group(
                     self.kernel,
-                    &self.fast[rig as usize],
-                    &self.masks,
                     Group {
+                        fast: &self.fast[rig as usize],
+                        masks: &self.masks,
                         records: std::array::from_fn(|i| &resolved[i]),
                         palettes: &mut palettes[..count],
                     },
