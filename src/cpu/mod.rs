@@ -338,7 +338,7 @@ pub struct CpuBackend {
     /// Per rig, what its evaluation reads ([`reads::RigReads`]).
     reads: Vec<reads::RigReads>,
     /// Bytes read and joints evaluated by the last evaluation.
-    last_reads: (u64, u64),
+    last_reads: reads::ReadTally,
 }
 
 impl CpuBackend {
@@ -356,7 +356,7 @@ impl CpuBackend {
             masks,
             source: ClipSource::Exact,
             frame: FrameOrder::new(1),
-            last_reads: (0, 0),
+            last_reads: reads::ReadTally::default(),
         })
     }
 
@@ -508,15 +508,11 @@ impl CpuBackend {
     ///
     /// Joints past a record's LOD level are counted as sampled. 0 before any evaluation.
     pub fn bytes_read_per_joint(&self) -> f64 {
-        let (bytes, joints) = self.last_reads;
-        if joints == 0 {
-            return 0.0;
-        }
-        bytes as f64 / joints as f64
+        self.last_reads.per_joint()
     }
 
     /// Bytes read and joints evaluated evaluating the (validated) `instances` at `now`.
-    fn frame_reads(&self, now: f32, instances: &[InstanceRecord]) -> (u64, u64) {
+    fn frame_reads(&self, now: f32, instances: &[InstanceRecord]) -> reads::ReadTally {
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
         let (mut bytes, mut joints) = (0, 0);
         for rec in instances.iter().filter(|r| !r.is_empty()) {
@@ -533,7 +529,7 @@ impl CpuBackend {
             bytes += reads.instance_bytes(&self.masks, &layers[..count]);
             joints += rig.joint_count() as u64;
         }
-        (bytes, joints)
+        reads::ReadTally { bytes, joints }
     }
 
     /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.

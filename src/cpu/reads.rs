@@ -1,6 +1,7 @@
 //! The memory reads of [`crate::CpuBackend`]'s evaluation, counted from the layout of the
 //! arrays it samples (exact key tracks or compressed clips): what
-//! [`crate::CpuBackend::bytes_read_per_joint`] reports.
+//! [`crate::CpuBackend::bytes_read_per_joint`] reports; and the tally of one evaluation both
+//! CPU backends keep.
 
 use glam::{Affine3A, Vec4};
 
@@ -62,6 +63,25 @@ fn channel_bytes(
         })
         .sum();
     head + frames * per_frame
+}
+
+/// Bytes read and joints evaluated by one evaluation of either CPU backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ReadTally {
+    /// Bytes read.
+    pub bytes: u64,
+    /// Joints evaluated.
+    pub joints: u64,
+}
+
+impl ReadTally {
+    /// Bytes read per joint evaluated: 0 when none was.
+    pub(crate) fn per_joint(self) -> f64 {
+        if self.joints == 0 {
+            return 0.0;
+        }
+        self.bytes as f64 / self.joints as f64
+    }
 }
 
 /// What [`crate::CpuBackend`] reads for one rig, in bytes.

@@ -82,6 +82,11 @@
 mod bit_rates;
 mod encode;
 mod error;
+mod framing;
+mod levers;
+mod pack;
+mod quantize;
+mod sample;
 mod segments;
 mod validate;
 

@@ -9,10 +9,9 @@
 
 use glam::Affine3A;
 
-use super::evaluate::{FastRig, Group, Scratch, evaluate_group_with};
+use super::evaluate::{Group, Scratch, evaluate_group_with};
 use super::lanes::{LANES, Separate};
 use crate::bake::Aabb;
-use crate::mask::JointMask;
 
 /// The instruction set the fast evaluator's group kernel runs with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,8 +49,6 @@ fn avx2_fma() -> bool {
 /// falls back to the portable kernel on a CPU without AVX2 or FMA.
 pub(crate) fn evaluate_group(
     kernel: FastKernel,
-    fast: &FastRig,
-    masks: &[JointMask],
     group: Group<'_>,
     models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
@@ -64,21 +61,19 @@ pub(crate) fn evaluate_group(
         // SAFETY: `evaluate_group_avx2` is safe Rust whose only requirement is that the CPU
         // executes the instructions of its `target_feature` list, AVX2 and FMA; both were
         // detected on this CPU by the condition just above.
-        return unsafe { evaluate_group_avx2(fast, masks, group, models, scratch) };
+        return unsafe { evaluate_group_avx2(group, models, scratch) };
     }
     let _ = kernel;
-    evaluate_group_with::<Separate>(fast, masks, group, models, scratch)
+    evaluate_group_with::<Separate>(group, models, scratch)
 }
 
 /// The kernel compiled for AVX2 and FMA.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 #[target_feature(enable = "avx2,fma")]
 fn evaluate_group_avx2(
-    fast: &FastRig,
-    masks: &[JointMask],
     group: Group<'_>,
     models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
 ) -> ([Aabb; LANES], u64) {
-    evaluate_group_with::<super::lanes::Fused>(fast, masks, group, models, scratch)
+    evaluate_group_with::<super::lanes::Fused>(group, models, scratch)
 }

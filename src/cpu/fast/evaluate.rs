@@ -224,8 +224,13 @@ impl Slot<'_> {
 }
 
 /// The instances of a group, one per lane (a group of fewer repeats its first instance in the
-/// spare lanes, whose results are not written).
+/// spare lanes, whose results are not written), with the rig and masks they were validated
+/// against.
 pub(crate) struct Group<'a> {
+    /// The rig every lane plays.
+    pub fast: &'a FastRig,
+    /// The backend's layer masks.
+    pub masks: &'a [JointMask],
     /// The records, one per lane.
     pub records: [&'a InstanceRecord; LANES],
     /// Palette slices of the real lanes (`1..=LANES` of them), one entry per joint each.
@@ -247,17 +252,20 @@ pub(crate) struct Scratch {
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
 /// and the bytes the group read ([`GroupReads`]).
 /// When `models` is given, lane 0's model matrices are written to it. Records must have been
-/// validated against the rig of `fast` and `masks`.
+/// validated against the group's rig and masks.
 #[inline(always)]
 pub(crate) fn evaluate_group_with<M: MulAdd>(
-    fast: &FastRig,
-    masks: &[JointMask],
     group: Group<'_>,
     mut models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
 ) -> ([Aabb; LANES], u64) {
+    let Group {
+        fast,
+        masks,
+        records: recs,
+        palettes,
+    } = group;
     let n = fast.joint_count();
-    let recs = group.records;
     let lib = &fast.clips;
     let layer_count = recs.map(|r| (r.layer_count as usize).min(MAX_LAYERS));
     let max_layers = layer_count.iter().copied().max().unwrap_or(0);
@@ -382,7 +390,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
     let any_hold = hold_joint.iter().any(|&h| h != usize::MAX);
     let counter = GroupReads {
         fast,
-        real: group.palettes.len(),
+        real: palettes.len(),
         from_rest: first_full.is_none(),
         holds: hold_joint.iter().filter(|&&h| h < n).count(),
     };
@@ -393,7 +401,6 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
     let world = Affine8::from_lanes(recs.map(|r| &r.world));
     let mut lo = [F8::splat(f32::INFINITY); 3];
     let mut hi = [F8::splat(f32::NEG_INFINITY); 3];
-    let palettes = group.palettes;
     let scratch = &mut scratch[..n];
 
     for j in 0..n {

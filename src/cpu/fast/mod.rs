@@ -94,6 +94,7 @@ use glam::Affine3A;
 
 use crate::bake::{Aabb, Rig};
 use crate::cpu::CpuBackend;
+use crate::cpu::reads::ReadTally;
 use crate::error::EvalError;
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
@@ -110,7 +111,7 @@ pub struct FastCpuBackend {
     rate: f32,
     kernel: FastKernel,
     /// Bytes read and joints evaluated by the last evaluation.
-    last_reads: (u64, u64),
+    last_reads: ReadTally,
     /// Palette order and AABBs in that order, reused every frame.
     frame: super::FrameOrder,
 }
@@ -138,7 +139,7 @@ impl FastCpuBackend {
             masks,
             rate,
             kernel: FastKernel::detect(),
-            last_reads: (0, 0),
+            last_reads: ReadTally::default(),
             frame: super::FrameOrder::new(LANES),
         }
     }
@@ -211,9 +212,9 @@ impl FastCpuBackend {
         let mut palettes = [palette];
         let (aabbs, _) = evaluate_group(
             self.kernel,
-            &self.fast[rig],
-            &self.masks,
             Group {
+                fast: &self.fast[rig],
+                masks: &self.masks,
                 records: [record; LANES],
                 palettes: &mut palettes,
             },
@@ -260,7 +261,10 @@ impl FastCpuBackend {
         );
         self.frame = frame;
         result?;
-        self.last_reads = (bytes.into_inner(), joints.into_inner());
+        self.last_reads = ReadTally {
+            bytes: bytes.into_inner(),
+            joints: joints.into_inner(),
+        };
         Ok(())
     }
 
@@ -287,11 +291,7 @@ impl FastCpuBackend {
     /// sampled. Morph weights (sampled from the exact key tracks) are not counted. 0 before any
     /// evaluation.
     pub fn bytes_read_per_joint(&self) -> f64 {
-        let (bytes, joints) = self.last_reads;
-        if joints == 0 {
-            return 0.0;
-        }
-        bytes as f64 / joints as f64
+        self.last_reads.per_joint()
     }
 
     /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.
@@ -344,9 +344,9 @@ impl FastCpuBackend {
                 }
                 let (group_aabbs, group_bytes) = evaluate_group(
                     self.kernel,
-                    &self.fast[rig as usize],
-                    &self.masks,
                     Group {
+                        fast: &self.fast[rig as usize],
+                        masks: &self.masks,
                         records: std::array::from_fn(|i| &resolved[i]),
                         palettes: &mut palettes[..count],
                     },

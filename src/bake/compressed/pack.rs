@@ -1,0 +1,115 @@
+//! Packing one planned clip into the format's words: channel codes, constants, range words,
+//! the segment table and the bit-packed frame records.
+
+use super::bit_rates::ClipPlan;
+use super::quantize::{quantize, stored, stored_count};
+use super::sample::Sampled;
+use super::{ChannelCode, CompressedClip, channel_kind};
+
+/// Writes the `bits` low bits of `value` at bit `bit` of `words`.
+fn write_bits(words: &mut [u32], bit: usize, bits: u32, value: u32) {
+    let (word, shift) = (bit / 32, (bit % 32) as u32);
+    words[word] |= value << shift;
+    if shift + bits > 32 {
+        words[word + 1] |= value >> (32 - shift);
+    }
+}
+
+/// Appends clip `clip` of `plan` to `channels` and `data` and returns its record. Fails when a
+/// value index passes 24 bits.
+pub(super) fn pack(
+    plan: &ClipPlan,
+    clip: usize,
+    channels: &mut Vec<ChannelCode>,
+    data: &mut Vec<u32>,
+) -> Result<CompressedClip, String> {
+    let frames = &plan.frames;
+    let joints = plan.joints;
+    let mut record = frames.record;
+    record.channel_offset = channels.len() as u32;
+    let index = |data: &Vec<u32>| -> Result<u32, String> {
+        u32::try_from(data.len())
+            .ok()
+            .filter(|&i| i <= ChannelCode::MAX_INDEX)
+            .ok_or_else(|| format!("clip {clip}: compressed data passes 2^24 words"))
+    };
+    if !frames.segments.is_empty() {
+        record.segment_offset = index(data)?;
+        record.segment_count = frames.segments.len() as u32;
+        data.extend_from_slice(bytemuck::cast_slice(&frames.segments));
+    }
+    let mut cursor = 0usize;
+    let mut placed = Vec::with_capacity(frames.channels.len());
+    for (k, sampled) in frames.channels.iter().enumerate() {
+        let kind = channel_kind(joints, k);
+        let code = match sampled {
+            Sampled::Rest => ChannelCode::rest(),
+            Sampled::Constant(v) => {
+                let at = index(data)?;
+                data.extend(
+                    v.to_array()[..kind.constant_words()]
+                        .iter()
+                        .map(|x| x.to_bits()),
+                );
+                ChannelCode::constant(at)
+            }
+            Sampled::Animated {
+                step,
+                layout,
+                ranges,
+                ..
+            } => {
+                let bits = plan.bits[k];
+                let count = stored_count(kind, *layout);
+                let at = match (bits, ranges) {
+                    (ChannelCode::RAW_BITS, _) | (_, None) => 0,
+                    (_, Some(r)) => {
+                        let at = index(data)?;
+                        data.extend_from_slice(&r[..count]);
+                        at
+                    }
+                };
+                let first = u32::try_from(cursor)
+                    .ok()
+                    .filter(|&b| b <= ChannelCode::FIRST_BIT_MASK)
+                    .ok_or_else(|| format!("clip {clip}: a frame record passes 2^29 bits"))?;
+                let code = ChannelCode::animated(bits, *step, at, first).with_layout(*layout);
+                cursor += count * bits as usize;
+                code
+            }
+        };
+        placed.push(code);
+    }
+    record.frame_words = cursor.div_ceil(32) as u32;
+    record.frame_offset = data.len() as u32;
+    let words = record.frame_words as usize;
+    let start = data.len();
+    data.resize(start + words * record.frame_count as usize, 0);
+    for (k, sampled) in frames.channels.iter().enumerate() {
+        let Sampled::Animated {
+            frames: values,
+            layout,
+            ranges,
+            ..
+        } = sampled
+        else {
+            continue;
+        };
+        let kind = channel_kind(joints, k);
+        let code = placed[k];
+        let bits = code.bits();
+        for (f, v) in values.iter().enumerate() {
+            let rec = &mut data[start + f * words..start + (f + 1) * words];
+            let v = stored(kind, *layout, *v);
+            for c in 0..code.stored_components(kind) {
+                let q = match ranges {
+                    Some(r) if bits != ChannelCode::RAW_BITS => quantize(v[c], bits, r[c]),
+                    _ => v[c].to_bits(),
+                };
+                write_bits(rec, code.first_bit() as usize + c * bits as usize, bits, q);
+            }
+        }
+    }
+    channels.extend(placed);
+    Ok(record)
+}
