@@ -85,7 +85,7 @@ pub use resampled::{
 };
 
 use dispatch::evaluate_group;
-use evaluate::{Group, Scratch};
+use evaluate::{Group, Lane, Scratch};
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -204,7 +204,7 @@ impl FastCpuBackend {
             });
         }
         let rig = record.rig as usize;
-        let record = &record.resolved(0.0);
+        let lane = Lane::at(record, 0.0);
         let mut scratch = Scratch::default();
         let joints = range.start + joint_count;
         let (palette, morph) = palette[range.start..range.end].split_at_mut(joint_count);
@@ -214,13 +214,13 @@ impl FastCpuBackend {
             &self.fast[rig],
             &self.masks,
             Group {
-                records: [record; LANES],
+                lanes: &[lane; LANES],
                 palettes: &mut palettes,
             },
             Some(&mut models[range.start..joints]),
             &mut scratch,
         );
-        write_weights(&self.rigs[rig], &self.masks, record, morph);
+        write_weights(&self.rigs[rig], &self.masks, &lane, morph);
         Ok(aabbs[0])
     }
 
@@ -321,20 +321,21 @@ impl FastCpuBackend {
                 }
                 let joints = self.rigs[rig as usize].joint_count();
                 let entries = self.rigs[rig as usize].palette_entries();
-                // Each lane's record with its clocks and fades read at `now`.
-                let mut resolved = [instances[order[at] as usize].resolved(now); LANES];
+                // Each lane's record with its layers' clocks and fades read at `now`; spare
+                // lanes repeat the first.
+                let lanes: [Lane<'_>; LANES] = std::array::from_fn(|lane| {
+                    let lane = if lane < count { lane } else { 0 };
+                    Lane::at(&instances[order[at + lane] as usize], now)
+                });
                 let mut palettes: [&mut [Mat3x4Rows]; LANES] = Default::default();
                 let mut weights: [&mut [Mat3x4Rows]; LANES] = Default::default();
-                for (lane, (record, (out, morph))) in resolved
+                for (lane, (out, morph)) in palettes
                     .iter_mut()
-                    .zip(palettes.iter_mut().zip(&mut weights))
+                    .zip(&mut weights)
                     .enumerate()
+                    .take(count)
                 {
-                    if lane >= count {
-                        break;
-                    }
-                    let rec = &instances[order[at + lane] as usize];
-                    *record = rec.resolved(now);
+                    let rec = lanes[lane].record;
                     let start = rec.palette_offset as usize - rest_base;
                     let (_, tail) = std::mem::take(&mut rest).split_at_mut(start);
                     let (mine, tail) = tail.split_at_mut(entries);
@@ -347,7 +348,7 @@ impl FastCpuBackend {
                     &self.fast[rig as usize],
                     &self.masks,
                     Group {
-                        records: std::array::from_fn(|i| &resolved[i]),
+                        lanes: &lanes,
                         palettes: &mut palettes[..count],
                     },
                     None,
@@ -356,8 +357,8 @@ impl FastCpuBackend {
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
                 bytes += group_bytes;
                 evaluated += (count * joints) as u64;
-                for (record, morph) in resolved.iter().zip(&mut weights).take(count) {
-                    write_weights(&self.rigs[rig as usize], &self.masks, record, morph);
+                for (lane, morph) in lanes.iter().zip(&mut weights).take(count) {
+                    write_weights(&self.rigs[rig as usize], &self.masks, lane, morph);
                 }
                 at += count;
             }
@@ -366,24 +367,13 @@ impl FastCpuBackend {
     }
 }
 
-/// The morph weights of `record` (its layers at its resolved frame time) into `entries`. The
-/// weights are evaluated exactly, with the clip library's own keys (there are few of them).
-fn write_weights(
-    rig: &Rig,
-    masks: &[JointMask],
-    record: &InstanceRecord,
-    entries: &mut [Mat3x4Rows],
-) {
+/// The morph weights of `lane` (its layers at the frame time) into `entries`. The weights are
+/// evaluated exactly, with the clip library's own keys (there are few of them).
+fn write_weights(rig: &Rig, masks: &[JointMask], lane: &Lane<'_>, entries: &mut [Mat3x4Rows]) {
     if entries.is_empty() {
         return;
     }
-    let mut layers = [crate::instance::Layer::clip(0, 0.0); crate::instance::MAX_LAYERS];
-    let mut count = 0;
-    for (slot, layer) in layers.iter_mut().zip(record.layers_at(0.0)) {
-        *slot = layer;
-        count += 1;
-    }
-    crate::cpu::write_morph_weights(rig, masks, &layers[..count], entries);
+    crate::cpu::write_morph_weights(rig, masks, lane.layers(), entries);
 }
 
 thread_local! {
