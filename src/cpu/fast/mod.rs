@@ -56,9 +56,15 @@
 //! time (it is stored whole first). Side by side with ozz-animation-rs 0.11 in a default build
 //! (2026-12-02, two cores shared with other builds, load 3–5; `docs/BENCHMARKS.md`): one
 //! thread each, 7.1× on rig64 and 6.9× on the humanoid with the AVX2 kernel chosen at run
-//! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Short of 8×: the kernel runs
-//! about 12× fewer instructions per joint than ozz, and time gains less (the palette written
-//! per frame goes to memory).
+//! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Outside the kernel a frame then
+//! spent 15 instructions per joint (rig64, one thread): 7 checking records, 8 copying and
+//! resolving eight 256-byte records per group. Now each lane resolves its record's layers in
+//! place ([`evaluate::Lane`]), root-motion holds are a call out of the joint walk (inlined, they
+//! grew it by 400 instructions per group joint), and records that are the bytes of the last
+//! accepted frame are not checked again: 147 per joint in all (kernel 141), and one thread
+//! 7.6× (rig64) and 7.9× (humanoid) in a run at load 2.4–3.2. Short of 8× in the medians: the
+//! kernel runs about 12× fewer instructions per joint than ozz, and time gains less (the
+//! palette written per frame goes to memory).
 //!
 //! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
 //! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
