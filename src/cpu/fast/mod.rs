@@ -59,8 +59,8 @@
 //! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Outside the kernel a frame then
 //! spent 15 instructions per joint (rig64, one thread): 7 checking records, 8 copying and
 //! resolving eight 256-byte records per group. Now each lane resolves its record's layers in
-//! place ([`evaluate::Lane`]), root-motion holds are a call out of the joint walk (inlined, they
-//! grew it by 400 instructions per group joint), and records that are the bytes of the last
+//! place ([`evaluate::Lane`]), root-motion holds are a call out of the joint walk (inlined, with
+//! those lanes, their loads were hoisted into every joint, 400 instructions per group joint), and records that are the bytes of the last
 //! accepted frame are not checked again: 147 per joint in all (kernel 141), and one thread
 //! 7.6× (rig64) and 7.9× (humanoid) in a run at load 2.4–3.2. Short of 8× in the medians: the
 //! kernel runs about 12× fewer instructions per joint than ozz, and time gains less (the
