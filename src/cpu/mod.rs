@@ -4,6 +4,7 @@
 
 mod aabb;
 mod blend;
+mod checked;
 mod clip_source;
 mod clock;
 pub mod decode;
@@ -227,6 +228,8 @@ pub(crate) fn order_records(
 #[derive(Clone, Debug)]
 pub(crate) struct FrameOrder {
     order: Vec<u32>,
+    /// The last checked records, whose order `order` still holds.
+    checked: checked::CheckedRecords,
     sorted: Vec<Aabb>,
     /// Instances a chunk boundary must be a multiple of (the SIMD group size).
     lanes: usize,
@@ -243,12 +246,20 @@ impl FrameOrder {
     pub(crate) fn new(lanes: usize) -> Self {
         Self {
             order: Vec::new(),
+            checked: checked::CheckedRecords::default(),
             sorted: Vec::new(),
             lanes: lanes.max(1),
         }
     }
 
-    /// Validates and orders `instances` ([`order_records`]), evaluates them in parallel with
+    /// Forgets the records last checked, so the next frame checks every record (the rigs
+    /// changed).
+    pub(crate) fn forget_checked(&mut self) {
+        self.checked.forget();
+    }
+
+    /// Validates and orders `instances` ([`order_records`], skipped when they are the last
+    /// frame's: [`checked::CheckedRecords`]), evaluates them in parallel with
     /// [`split_across_cores`] and `chunk`, then scatters the AABBs back to record order.
     pub(crate) fn run(
         &mut self,
@@ -265,7 +276,8 @@ impl FrameOrder {
                 found: aabbs.len(),
             });
         }
-        order_records(rigs, masks, instances, palette.len(), &mut self.order)?;
+        self.checked
+            .order(rigs, masks, instances, palette.len(), &mut self.order)?;
         if self.order.len() < instances.len() {
             aabbs.fill(Aabb::EMPTY);
         }
@@ -426,6 +438,7 @@ impl CpuBackend {
         }
         self.reads.push(reads::RigReads::new(&rig, self.source));
         self.rigs.push(rig);
+        self.frame.forget_checked();
         Ok((self.rigs.len() - 1) as u32)
     }
 
@@ -438,6 +451,7 @@ impl CpuBackend {
                     *reads = reads::RigReads::new(&rig, self.source);
                 }
                 *old = rig;
+                self.frame.forget_checked();
                 true
             }
             None => false,

@@ -21,7 +21,7 @@ use super::resampled::{CONSTANT, JointSlots, ResampledClips};
 use super::soa::{Affine8, Sqt8};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::cpu::{RootFrame, hold_root_in_frame};
-use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
+use crate::instance::{BlendMode, InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
 use crate::math::{Mat3x4Rows, Sqt};
 
@@ -223,6 +223,41 @@ impl Slot<'_> {
     }
 }
 
+/// One lane's input: its instance's record (world transform and root-motion flags) and the
+/// record's used layers at the evaluated frame time, resolved once per frame without copying
+/// the record.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lane<'a> {
+    /// The instance's record.
+    pub record: &'a InstanceRecord,
+    /// Its used layers at the frame time (the first `layer_count`).
+    pub layers: [Layer; MAX_LAYERS],
+    /// Number of used layers.
+    pub layer_count: usize,
+}
+
+impl<'a> Lane<'a> {
+    /// `record`'s lane at frame time `now`.
+    #[inline]
+    pub fn at(record: &'a InstanceRecord, now: f32) -> Self {
+        let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
+        let used = record.used_layers();
+        for (out, layer) in layers.iter_mut().zip(used) {
+            *out = layer.to_layer_at(now);
+        }
+        Self {
+            record,
+            layers,
+            layer_count: used.len(),
+        }
+    }
+
+    /// The used layers.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers[..self.layer_count]
+    }
+}
+
 /// The instances of a group, one per lane (a group of fewer repeats its first instance in the
 /// spare lanes, whose results are not written), with the rig and masks they were validated
 /// against.
@@ -231,8 +266,8 @@ pub(crate) struct Group<'a> {
     pub fast: &'a FastRig,
     /// The backend's layer masks.
     pub masks: &'a [JointMask],
-    /// The records, one per lane.
-    pub records: [&'a InstanceRecord; LANES],
+    /// The lanes' inputs.
+    pub lanes: &'a [Lane<'a>; LANES],
     /// Palette slices of the real lanes (`1..=LANES` of them), one entry per joint each.
     pub palettes: &'a mut [&'a mut [Mat3x4Rows]],
 }
@@ -262,12 +297,12 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
     let Group {
         fast,
         masks,
-        records: recs,
+        lanes,
         palettes,
     } = group;
     let n = fast.joint_count();
     let lib = &fast.clips;
-    let layer_count = recs.map(|r| (r.layer_count as usize).min(MAX_LAYERS));
+    let layer_count = lanes.each_ref().map(|l| l.layer_count.min(MAX_LAYERS));
     let max_layers = layer_count.iter().copied().max().unwrap_or(0);
 
     // Per slot: each lane's clip, frames, weight and mask; lanes without this slot take the
@@ -290,11 +325,11 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
         let Some(donor) = (0..LANES).find(|&i| k < layer_count[i]) else {
             continue;
         };
-        let layer = |i: usize| -> (&LayerRecord, bool) {
+        let layer = |i: usize| -> (&Layer, bool) {
             if k < layer_count[i] {
-                (&recs[i].layers[k], true)
+                (&lanes[i].layers[k], true)
             } else {
-                (&recs[donor].layers[k], false)
+                (&lanes[donor].layers[k], false)
             }
         };
         let mut slot = Slot {
@@ -316,7 +351,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
             any_additive: false,
             full: true,
         };
-        let first_clip = recs[donor].layers[k].clip as usize;
+        let first_clip = lanes[donor].layers[k].clip as usize;
         // Per lane: override and additive weight.
         let mut weights = [[0.0f32; 2]; LANES];
         for (i, lane_weights) in weights.iter_mut().enumerate() {
@@ -338,12 +373,12 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
             }
             slot.uniform &= clip == first_clip;
             let weight = if real { rec.weight } else { 0.0 };
-            let mask = rec.flags & LayerRecord::MASK;
-            if real && mask != 0 {
-                slot.masks[i] = &masks[mask as usize - 1].weights;
+            let mask = rec.mask.filter(|_| real);
+            if let Some(m) = mask {
+                slot.masks[i] = &masks[m as usize].weights;
                 slot.any_mask = true;
             }
-            let additive = rec.flags & LayerRecord::ADDITIVE != 0;
+            let additive = rec.mode == BlendMode::Additive;
             if additive {
                 lane_weights[1] = weight;
                 slot.any_additive |= real;
@@ -351,7 +386,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
                 lane_weights[0] = weight;
                 slot.any_override |= real;
             }
-            slot.full &= real && !additive && mask == 0 && weight >= 1.0;
+            slot.full &= real && !additive && rec.mask.is_none() && weight >= 1.0;
         }
         slot.w_override = F8::new(weights.map(|w| w[0]));
         slot.w_additive = F8::new(weights.map(|w| w[1]));
@@ -380,7 +415,8 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
     const HOLD: u32 = InstanceRecord::HOLD_ROOT_XZ
         | InstanceRecord::HOLD_ROOT_XYZ
         | InstanceRecord::HOLD_ROOT_YAW;
-    let hold_joint = recs.map(|r| {
+    let hold_joint = lanes.each_ref().map(|l| {
+        let r = l.record;
         if r.flags & HOLD != 0 {
             (r.flags & InstanceRecord::ROOT_JOINT) as usize
         } else {
@@ -388,6 +424,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
         }
     });
     let any_hold = hold_joint.iter().any(|&h| h != usize::MAX);
+    let hold_flags = lanes.each_ref().map(|l| l.record.flags);
     let counter = GroupReads {
         fast,
         real: palettes.len(),
@@ -398,7 +435,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
         sum + counter.slot(slot.uniform, &slot.clips, slot.any_mask, slot.any_additive)
     });
 
-    let world = Affine8::from_lanes(recs.map(|r| &r.world));
+    let world = Affine8::from_lanes(lanes.each_ref().map(|l| &l.record.world));
     let mut lo = [F8::splat(f32::INFINITY); 3];
     let mut hi = [F8::splat(f32::NEG_INFINITY); 3];
     let scratch = &mut scratch[..n];
@@ -443,16 +480,8 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
                 );
             }
         }
-        if any_hold {
-            for (lane, &h) in hold_joint.iter().enumerate() {
-                if h == j {
-                    let trs = pose.lane(lane);
-                    let (rest, frame) = &fast.root_holds[j];
-                    let held =
-                        hold_root_in_frame(frame, rest, recs[lane].flags, j, arrays_to_sqt(&trs));
-                    pose.set_lane(lane, &sqt_to_arrays(&held));
-                }
-            }
+        if any_hold && hold_joint.contains(&j) {
+            hold_roots(fast, &hold_joint, &hold_flags, j, &mut pose);
         }
         let local = pose.to_affine::<M>();
         let parent = fast.parents[j] as usize;
@@ -516,6 +545,27 @@ fn fill_samples(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F8; 4]>) {
             *lane = b[i][v].mul_add(wb, a[i][v] * wa);
         }
         *value = gather(lanes);
+    }
+}
+
+/// Holds the root motion of joint `j` in the lanes whose root it is (`hold_joint`, with their
+/// record flags `flags`). Kept out of the joint walk, which runs it on at most one joint per
+/// lane.
+#[inline(never)]
+fn hold_roots(
+    fast: &FastRig,
+    hold_joint: &[usize; LANES],
+    flags: &[u32; LANES],
+    j: usize,
+    pose: &mut Sqt8,
+) {
+    let (rest, frame) = &fast.root_holds[j];
+    for (lane, (&h, &flags)) in hold_joint.iter().zip(flags).enumerate() {
+        if h == j {
+            let trs = pose.lane(lane);
+            let held = hold_root_in_frame(frame, rest, flags, j, arrays_to_sqt(&trs));
+            pose.set_lane(lane, &sqt_to_arrays(&held));
+        }
     }
 }
 

@@ -56,9 +56,15 @@
 //! time (it is stored whole first). Side by side with ozz-animation-rs 0.11 in a default build
 //! (2026-12-02, two cores shared with other builds, load 3–5; `docs/BENCHMARKS.md`): one
 //! thread each, 7.1× on rig64 and 6.9× on the humanoid with the AVX2 kernel chosen at run
-//! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Short of 8×: the kernel runs
-//! about 12× fewer instructions per joint than ozz, and time gains less (the palette written
-//! per frame goes to memory).
+//! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Outside the kernel a frame then
+//! spent 15 instructions per joint (rig64, one thread): 7 checking records, 8 copying and
+//! resolving eight 256-byte records per group. Now each lane resolves its record's layers in
+//! place ([`evaluate::Lane`]), root-motion holds are a call out of the joint walk (inlined, with
+//! those lanes, their loads were hoisted into every joint, 400 instructions per group joint), and records that are the bytes of the last
+//! accepted frame are not checked again: 147 per joint in all (kernel 141), and one thread
+//! 7.6× (rig64) and 7.9× (humanoid) in a run at load 2.4–3.2. Short of 8× in the medians: the
+//! kernel runs about 12× fewer instructions per joint than ozz, and time gains less (the
+//! palette written per frame goes to memory).
 //!
 //! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
 //! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
@@ -85,7 +91,7 @@ pub use resampled::{
 };
 
 use dispatch::evaluate_group;
-use evaluate::{Group, Scratch};
+use evaluate::{Group, Lane, Scratch};
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -205,7 +211,7 @@ impl FastCpuBackend {
             });
         }
         let rig = record.rig as usize;
-        let record = &record.resolved(0.0);
+        let lane = Lane::at(record, 0.0);
         let mut scratch = Scratch::default();
         let joints = range.start + joint_count;
         let (palette, morph) = palette[range.start..range.end].split_at_mut(joint_count);
@@ -215,13 +221,13 @@ impl FastCpuBackend {
             Group {
                 fast: &self.fast[rig],
                 masks: &self.masks,
-                records: [record; LANES],
+                lanes: &[lane; LANES],
                 palettes: &mut palettes,
             },
             Some(&mut models[range.start..joints]),
             &mut scratch,
         );
-        write_weights(&self.rigs[rig], &self.masks, record, morph);
+        write_weights(&self.rigs[rig], &self.masks, &lane, morph);
         Ok(aabbs[0])
     }
 
@@ -321,20 +327,21 @@ impl FastCpuBackend {
                 }
                 let joints = self.rigs[rig as usize].joint_count();
                 let entries = self.rigs[rig as usize].palette_entries();
-                // Each lane's record with its clocks and fades read at `now`.
-                let mut resolved = [instances[order[at] as usize].resolved(now); LANES];
+                // Each lane's record with its layers' clocks and fades read at `now`; spare
+                // lanes repeat the first.
+                let lanes: [Lane<'_>; LANES] = std::array::from_fn(|lane| {
+                    let lane = if lane < count { lane } else { 0 };
+                    Lane::at(&instances[order[at + lane] as usize], now)
+                });
                 let mut palettes: [&mut [Mat3x4Rows]; LANES] = Default::default();
                 let mut weights: [&mut [Mat3x4Rows]; LANES] = Default::default();
-                for (lane, (record, (out, morph))) in resolved
+                for (lane, (out, morph)) in palettes
                     .iter_mut()
-                    .zip(palettes.iter_mut().zip(&mut weights))
+                    .zip(&mut weights)
                     .enumerate()
+                    .take(count)
                 {
-                    if lane >= count {
-                        break;
-                    }
-                    let rec = &instances[order[at + lane] as usize];
-                    *record = rec.resolved(now);
+                    let rec = lanes[lane].record;
                     let start = rec.palette_offset as usize - rest_base;
                     let (_, tail) = std::mem::take(&mut rest).split_at_mut(start);
                     let (mine, tail) = tail.split_at_mut(entries);
@@ -347,7 +354,7 @@ impl FastCpuBackend {
                     Group {
                         fast: &self.fast[rig as usize],
                         masks: &self.masks,
-                        records: std::array::from_fn(|i| &resolved[i]),
+                        lanes: &lanes,
                         palettes: &mut palettes[..count],
                     },
                     None,
@@ -356,8 +363,8 @@ impl FastCpuBackend {
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
                 bytes += group_bytes;
                 evaluated += (count * joints) as u64;
-                for (record, morph) in resolved.iter().zip(&mut weights).take(count) {
-                    write_weights(&self.rigs[rig as usize], &self.masks, record, morph);
+                for (lane, morph) in lanes.iter().zip(&mut weights).take(count) {
+                    write_weights(&self.rigs[rig as usize], &self.masks, lane, morph);
                 }
                 at += count;
             }
@@ -366,24 +373,13 @@ impl FastCpuBackend {
     }
 }
 
-/// The morph weights of `record` (its layers at its resolved frame time) into `entries`. The
-/// weights are evaluated exactly, with the clip library's own keys (there are few of them).
-fn write_weights(
-    rig: &Rig,
-    masks: &[JointMask],
-    record: &InstanceRecord,
-    entries: &mut [Mat3x4Rows],
-) {
+/// The morph weights of `lane` (its layers at the frame time) into `entries`. The weights are
+/// evaluated exactly, with the clip library's own keys (there are few of them).
+fn write_weights(rig: &Rig, masks: &[JointMask], lane: &Lane<'_>, entries: &mut [Mat3x4Rows]) {
     if entries.is_empty() {
         return;
     }
-    let mut layers = [crate::instance::Layer::clip(0, 0.0); crate::instance::MAX_LAYERS];
-    let mut count = 0;
-    for (slot, layer) in layers.iter_mut().zip(record.layers_at(0.0)) {
-        *slot = layer;
-        count += 1;
-    }
-    crate::cpu::write_morph_weights(rig, masks, &layers[..count], entries);
+    crate::cpu::write_morph_weights(rig, masks, lane.layers(), entries);
 }
 
 thread_local! {
