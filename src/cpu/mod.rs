@@ -5,6 +5,7 @@
 mod aabb;
 mod blend;
 mod checked;
+pub(crate) use checked::validate_record;
 mod clip_source;
 mod clock;
 pub mod decode;
@@ -150,79 +151,6 @@ pub fn evaluate_pose_from(
     aabb
 }
 
-/// Checks one record against `rigs` and `masks`: rig, layer count, clips, masks, finite
-/// numbers, palette range inside `palette_len`. Returns the palette range.
-pub(crate) fn validate_record(
-    rigs: &[Rig],
-    masks: &[JointMask],
-    rec: &InstanceRecord,
-    palette_len: usize,
-) -> Result<std::ops::Range<usize>, EvalError> {
-    let rig = rigs.get(rec.rig as usize).ok_or(EvalError::NoSuchRig {
-        rig: rec.rig,
-        rig_count: rigs.len(),
-    })?;
-    if rec.layer_count as usize > MAX_LAYERS {
-        return Err(EvalError::BadLayer {
-            reason: format!("{} layers, at most {MAX_LAYERS}", rec.layer_count),
-        });
-    }
-    for layer in rec.used_layers() {
-        if !layer.is_well_formed() {
-            return Err(EvalError::BadLayer {
-                reason: format!(
-                    "clip {} has a clock or fade that is not finite, a negative fade rate or a \
-                     wrap with a negative period",
-                    layer.clip
-                ),
-            });
-        }
-        validate_layers(rig, masks, &[layer.to_layer_at(layer.anchor)])?;
-    }
-    let start = rec.palette_offset as usize;
-    let end = start + rig.palette_entries();
-    if end > palette_len {
-        return Err(EvalError::OutputSize {
-            expected: end,
-            found: palette_len,
-        });
-    }
-    Ok(start..end)
-}
-
-/// Fills `order` with the indices of the records ascending by palette offset, leaving out
-/// empty ones ([`InstanceRecord::EMPTY`], skipped as the GPU kernel skips them), checking every
-/// record ([`validate_record`]) and that no two palette ranges overlap. Both CPU backends split
-/// their work along this order.
-pub(crate) fn order_records(
-    rigs: &[Rig],
-    masks: &[JointMask],
-    instances: &[InstanceRecord],
-    palette_len: usize,
-    order: &mut Vec<u32>,
-) -> Result<(), EvalError> {
-    order.clear();
-    order.extend((0..instances.len() as u32).filter(|&i| !instances[i as usize].is_empty()));
-    if !order
-        .windows(2)
-        .all(|w| instances[w[0] as usize].palette_offset <= instances[w[1] as usize].palette_offset)
-    {
-        order.sort_unstable_by_key(|&i| instances[i as usize].palette_offset);
-    }
-    let mut end = 0;
-    for &i in order.iter() {
-        let range = validate_record(rigs, masks, &instances[i as usize], palette_len)?;
-        if range.start < end {
-            return Err(EvalError::PaletteOverlap {
-                instance: i as usize,
-                offset: range.start as u32,
-            });
-        }
-        end = range.end;
-    }
-    Ok(())
-}
-
 /// Per-frame scratch both CPU backends reuse: record indices in palette order, and the AABBs
 /// in that order (no allocation once grown).
 #[derive(Clone, Debug)]
@@ -258,7 +186,7 @@ impl FrameOrder {
         self.checked.forget();
     }
 
-    /// Validates and orders `instances` ([`order_records`], skipped when they are the last
+    /// Validates and orders `instances` ([`checked::order_records`], skipped when they are the last
     /// frame's: [`checked::CheckedRecords`]), evaluates them in parallel with
     /// [`split_across_cores`] and `chunk`, then scatters the AABBs back to record order.
     pub(crate) fn run(
