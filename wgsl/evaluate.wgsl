@@ -21,6 +21,8 @@ var<workgroup> wg_flags: array<u32, GROUP_INSTANCES>;
 var<workgroup> wg_world: array<Mat3x4Rows, GROUP_INSTANCES>;
 var<workgroup> wg_offset: array<u32, GROUP_INSTANCES>;
 var<workgroup> wg_lod: array<u32, GROUP_INSTANCES>;
+// Whether instance k's palette block lies in the bound window (`block_writable`), decided once.
+var<workgroup> wg_writable: array<bool, GROUP_INSTANCES>;
 // The pass in hand: its first instance, how many (0: none left) and their rig.
 var<workgroup> wg_pass: vec3<u32>;
 
@@ -88,6 +90,7 @@ fn evaluate(
                     rig_index = NO_RIG;
                 } else {
                     wg_offset[k] = records[slot].palette_offset;
+                    wg_writable[k] = block_writable(rigs[rig_index], k);
                     resolve_layers(k, slot);
                     prepare_layers(rigs[rig_index], k);
                     bounds_begin(k);
@@ -151,7 +154,7 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
         if lane < count {
             let k = first + lane;
             let goal = wg_offset[k] - header.palette_base + n + morph_entries + c;
-            ik_solve(rig, c, block_writable(rig, k), goal, lane, lane * n);
+            ik_solve(rig, c, wg_writable[k], goal, lane, lane * n);
         }
         workgroupBarrier();
         ik_apply(rig, count, lane, WORKGROUP_SIZE);
@@ -172,7 +175,7 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
         for (var p = 0u; p < count; p++) {
             let k = first + p;
             let model = wg_models[p * n + j];
-            if block_writable(rig, k) {
+            if wg_writable[k] {
                 palette[wg_offset[k] - header.palette_base + j] = skin_joint(model, inverse_bind);
             }
             let b = joint_bounds(space, model);
@@ -185,7 +188,7 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
         bounds_merge(k, lo[p], hi[p]);
         // Stage 2c: the morph weights after the joint entries (the joint count is the rig's
         // here: a rig past MAX_JOINTS never bakes).
-        if block_writable(rig, k) && n == rig.joint_count {
+        if wg_writable[k] && n == rig.joint_count {
             write_morph_weights(rig, k, lane, wg_offset[k] - header.palette_base);
         }
     }
