@@ -36,6 +36,13 @@ pub struct Layer {
 }
 
 impl Layer {
+    /// Whether the layer, at weight `weight` (its own times its mask's) at a joint, takes the
+    /// sample whole there, so the layers under it cannot show: an override at full weight.
+    /// Neither backend samples them.
+    pub(crate) fn hides_lower(&self, weight: f32) -> bool {
+        self.mode == BlendMode::Override && weight >= 1.0
+    }
+
     /// A full-weight override layer of `clip` at `time`.
     pub fn clip(clip: u32, time: f32) -> Self {
         Self {

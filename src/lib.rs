@@ -33,6 +33,7 @@ pub mod gpu;
 pub mod ik;
 pub mod import;
 mod instance;
+mod layer_reads;
 pub mod lod;
 mod mask;
 pub mod math;

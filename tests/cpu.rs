@@ -2610,7 +2610,9 @@ fn a_joint_named_only_in_influence_slot_six_bounds_its_vertices() {
 // ---------------------------------------------------------------------------------------------
 
 /// Evaluates one instance of `rig` playing clip 0 at `time` in one and then two layers on
-/// `backend`, and asserts its read count is `instance + layers × layer` bytes.
+/// `backend` (the top one at half weight), and asserts its read count is
+/// `instance + layers × layer` bytes; then with the top layer at full weight, which hides the
+/// one under it: `instance + layer`.
 fn assert_reads_of_one_and_two_layers(
     backend: &mut CpuBackend,
     rig: &Rig,
@@ -2618,8 +2620,16 @@ fn assert_reads_of_one_and_two_layers(
     instance: usize,
     layer: usize,
 ) {
-    for layers in 1..=2 {
-        let clips = vec![Layer::clip(0, time); layers];
+    let half = Layer {
+        weight: 0.5,
+        ..Layer::clip(0, time)
+    };
+    let cases = [
+        (vec![Layer::clip(0, time)], 1),
+        (vec![Layer::clip(0, time), half], 2),
+        (vec![Layer::clip(0, time); 2], 1),
+    ];
+    for (clips, layers) in cases {
         let record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &clips).unwrap();
         let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
         let mut aabbs = [Aabb::EMPTY];
@@ -2629,7 +2639,8 @@ fn assert_reads_of_one_and_two_layers(
         assert_eq!(
             backend.bytes_read_per_joint(),
             (instance + layers * layer) as f64,
-            "{layers} layers"
+            "{} layers, {layers} sampled",
+            clips.len()
         );
     }
 }

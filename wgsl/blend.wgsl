@@ -54,14 +54,28 @@ fn resolve_layers(k: u32, slot: u32) {
 }
 
 // The blended local transform of `joint` of instance k of the workgroup: start from the rest
-// pose, then apply each resolved layer, bottom first, with its weight times `mask[joint]`.
+// pose, then apply each resolved layer, bottom first, with its weight times `mask[joint]`. The
+// layers under the topmost override at full weight there (it takes its sample whole) are
+// neither sampled nor their masks read: the result is the same.
 fn blend_joint(rig: RigDesc, k: u32, joint: u32, rest: Sqt) -> Sqt {
-    var pose = rest;
     let count = wg_layer_count[k];
-    for (var l = 0u; l < count; l++) {
+    // Each layer's weight here (MAX_LAYERS of them), top down to the first that hides the rest.
+    var weights = vec4<f32>(0.0);
+    var first = 0u;
+    for (var l = count; l > 0u; l--) {
+        let layer = wg_layers[k * MAX_LAYERS + l - 1u];
+        let w = layer.weight * mask_weight(layer.flags, joint);
+        weights[l - 1u] = w;
+        if w >= 1.0 && (layer.flags & LAYER_ADDITIVE) == 0u && layer.clip < rig.clip_count {
+            first = l - 1u;
+            break;
+        }
+    }
+    var pose = rest;
+    for (var l = first; l < count; l++) {
         let i = k * MAX_LAYERS + l;
         let layer = wg_layers[i];
-        let w = layer.weight * mask_weight(layer.flags, joint);
+        let w = weights[l];
         if w <= 0.0 || layer.clip >= rig.clip_count {
             continue;
         }

@@ -319,13 +319,16 @@ fn sample_layer_weights(rig: RigDesc, layer: u32, chunk: u32, rest: vec4<f32>) -
 }
 
 // Channel `channel` (CHANNEL_*) of `joint` in clip `clip` of `rig` at clip time `time`.
+// Only the channel's own rest value is read.
 fn sample_channel(rig: RigDesc, clip: u32, joint: u32, channel: u32, time: f32) -> vec4<f32> {
-    let rest = rest_pose(rig.joint_offset + joint);
-    var value = vec4<f32>(rest.translation, 0.0);
+    let at = rig.joint_offset + joint;
+    var value: vec4<f32>;
     if channel == CHANNEL_ROTATION {
-        value = rest.rotation;
+        value = joints[at].rest_rotation;
     } else if channel == CHANNEL_SCALE {
-        value = vec4<f32>(rest.scale, 0.0);
+        value = vec4<f32>(joints[at].rest_scale.xyz, 0.0);
+    } else {
+        value = vec4<f32>(joints[at].rest_translation.xyz, 0.0);
     }
     return decode_channel(rig, clip_frame(rig, clip, time), joint * 3u + channel, channel, value);
 }

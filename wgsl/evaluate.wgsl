@@ -128,6 +128,7 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
     for (var j = lane; j < n; j += WORKGROUP_SIZE) {
         let rest = rest_pose(rig.joint_offset + j);
         let parent = joints[rig.joint_offset + j].parent;
+        wg_parents[j] = parent;
         for (var p = 0u; p < count; p++) {
             let k = first + p;
             var local = rest;

@@ -198,11 +198,11 @@ fn ik_solve(rig: RigDesc, c: u32, readable: bool, goal_index: u32, k: u32, at: u
     }
 }
 
-// Whether joint `joint` of `rig` is `top` or lies below it (parents precede children).
-fn ik_in_subtree(rig: RigDesc, joint: u32, top: u32) -> bool {
+// Whether joint `joint` of the pass's rig is `top` or lies below it (parents precede children).
+fn ik_in_subtree(joint: u32, top: u32) -> bool {
     var j = joint;
     while j > top {
-        let parent = joints[rig.joint_offset + j].parent;
+        let parent = wg_parents[j];
         if parent == NO_PARENT {
             return false;
         }
@@ -222,10 +222,10 @@ fn ik_apply(rig: RigDesc, count: u32, lane: u32, lanes: u32) {
         if tops.x == NO_IK_JOINT {
             continue;
         }
-        if ik_in_subtree(rig, j, tops.x) {
+        if ik_in_subtree(j, tops.x) {
             wg_models[item] = affine_mul(wg_ik[2u * k], wg_models[item]);
         }
-        if tops.y != NO_IK_JOINT && ik_in_subtree(rig, j, tops.y) {
+        if tops.y != NO_IK_JOINT && ik_in_subtree(j, tops.y) {
             wg_models[item] = affine_mul(wg_ik[2u * k + 1u], wg_models[item]);
         }
     }

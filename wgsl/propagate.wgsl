@@ -5,6 +5,9 @@
 // at entries k x joint_count..: local transforms until propagated, model matrices after
 // (48 bytes x MAX_JOINTS = 12 KiB).
 var<workgroup> wg_models: array<Mat3x4Rows, MAX_JOINTS>;
+// The parent of each joint of the pass's rig, read once per pass (stage 1) for propagation and
+// IK, which would otherwise read it again for every instance.
+var<workgroup> wg_parents: array<u32, MAX_JOINTS>;
 
 // Turns the local transform of joint `joint` (parent `parent`) at entry `at` into its model
 // matrix: `world x local` for a root, `local` for other joints until `propagate_level` reaches
@@ -31,7 +34,7 @@ fn propagate_level(rig: RigDesc, level: u32, count: u32, lane: u32, lanes: u32) 
     for (var item = lane; item < width * count; item += lanes) {
         let k = item / width;
         let j = start + item % width;
-        let parent = joints[rig.joint_offset + j].parent;
+        let parent = wg_parents[j];
         if parent < j {
             wg_models[k * n + j] = affine_mul(wg_models[k * n + parent], wg_models[k * n + j]);
         }

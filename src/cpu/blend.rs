@@ -55,6 +55,8 @@ pub fn validate_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer]) -> Resu
 
 /// The blended local transform of `joint`: start from the rest pose, then apply each layer,
 /// bottom first, with weight `layer.weight × mask[joint]` (clamped to 0..1 for override layers).
+/// The layers under the topmost one that hides them there ([`Layer::hides_lower`]) are not
+/// sampled: the result is the same.
 #[inline]
 pub fn blend_joint(rig: &Rig, masks: &[JointMask], layers: &[Layer], joint: usize) -> Sqt {
     blend_joint_from(rig, ClipSource::Exact, masks, layers, joint)
@@ -70,10 +72,15 @@ pub fn blend_joint_from(
     joint: usize,
 ) -> Sqt {
     let rest = rig.skeleton.rest_pose()[joint];
+    let weight =
+        |layer: &Layer| layer.weight * layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
+    let first = layers
+        .iter()
+        .rposition(|layer| layer.hides_lower(weight(layer)))
+        .unwrap_or(0);
     let mut pose = rest;
-    for layer in layers {
-        let mask = layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
-        let w = layer.weight * mask;
+    for layer in &layers[first..] {
+        let w = weight(layer);
         if w <= 0.0 {
             continue;
         }

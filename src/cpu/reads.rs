@@ -9,6 +9,7 @@ use crate::bake::{Aabb, ChannelCode, CompressedClip, CompressedClips, Rig, Track
 use crate::cpu::ClipSource;
 use crate::import::Interpolation;
 use crate::instance::{InstanceRecord, Layer};
+use crate::layer_reads::LayerReads;
 use crate::math::Sqt;
 
 /// Bytes of one key time, mask weight or compressed data word.
@@ -90,12 +91,9 @@ pub(crate) struct RigReads {
     /// Per instance, whatever its layers: the record, and per joint its parent, rest SQT,
     /// inverse bind and joint bounds.
     instance: u64,
-    /// Per clip, per joint then per weight chunk: the sampling reads of one layer.
-    clips: Vec<Vec<u64>>,
-    /// Per clip: the sum of `clips[clip]`.
-    clip_totals: Vec<u64>,
-    /// Per joint then per weight chunk: the joint whose mask weight applies.
-    mask_joints: Vec<usize>,
+    /// Per clip, per joint then per weight chunk: the sampling reads of one layer, and which
+    /// layers each joint samples.
+    sampling: LayerReads,
 }
 
 impl RigReads {
@@ -128,39 +126,20 @@ impl RigReads {
             .collect();
         Self {
             instance,
-            clip_totals: clips.iter().map(|c| c.iter().sum()).collect(),
-            clips,
-            mask_joints: (0..n)
-                .chain((0..chunks).map(|k| rig.morph.chunk_joint(k)))
-                .collect(),
+            sampling: LayerReads::new(
+                n,
+                clips,
+                (0..chunks).map(|k| rig.morph.chunk_joint(k)).collect(),
+            ),
         }
     }
 
     /// Bytes one instance reads evaluating `layers` (at the frame time) with mask weights
-    /// `masks`: an unmasked layer with weight samples everything; a masked one reads the mask
-    /// weight of every joint and chunk and samples those weighted above 0.
+    /// `masks`: each joint samples the layers from the topmost that hides the rest up
+    /// ([`LayerReads`]); a masked layer reads the mask weight of each joint and chunk it
+    /// reaches and samples those weighted above 0.
     pub(crate) fn instance_bytes(&self, masks: &[crate::JointMask], layers: &[Layer]) -> u64 {
-        let mut bytes = self.instance;
-        for layer in layers {
-            let clip = layer.clip as usize;
-            let Some(costs) = self.clips.get(clip) else {
-                continue;
-            };
-            let Some(mask) = layer.mask else {
-                if layer.weight > 0.0 {
-                    bytes += self.clip_totals[clip];
-                }
-                continue;
-            };
-            let weights = masks.get(mask as usize).map_or(&[][..], |m| &m.weights[..]);
-            for (cost, &joint) in costs.iter().zip(&self.mask_joints) {
-                bytes += WORD;
-                if layer.weight * weights.get(joint).copied().unwrap_or(0.0) > 0.0 {
-                    bytes += cost;
-                }
-            }
-        }
-        bytes
+        self.instance + self.sampling.bytes(layers, masks)
     }
 }
 

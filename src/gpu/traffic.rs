@@ -12,7 +12,8 @@ use crate::bake::{ChannelCode, CompressedClips, Rig, TrackDesc};
 use crate::gpu::layout::{ROOT_FRAME_VEC4S, RigDesc};
 use crate::ik::IK_VEC4S;
 use crate::import::Interpolation;
-use crate::instance::{InstanceRecord, LayerRecord};
+use crate::instance::{InstanceRecord, Layer, LayerRecord, MAX_LAYERS};
+use crate::layer_reads::LayerReads;
 use crate::mask::JointMask;
 
 /// Bytes of a `vec4<f32>` load.
@@ -39,9 +40,8 @@ pub struct RigReads {
     /// Per pass (instances of the rig a workgroup evaluates together): rig descriptor, level
     /// starts, every joint's rest pose, parent, inverse bind and bounds.
     pub pass: u64,
-    /// Per instance, whatever its layers: record header and world, rig descriptor, the parents
-    /// propagation reads, morph defaults and chunk joints, IK constraints, targets and the
-    /// parents IK walks.
+    /// Per instance, whatever its layers: record header and world, rig descriptor, morph
+    /// defaults and chunk joints, IK constraints and targets.
     pub instance: u64,
     /// Per resolved layer: its layer record, and its clip descriptor with compressed clips
     /// (plus [`RigReads::segment_bytes`] for a clip on segments).
@@ -50,12 +50,8 @@ pub struct RigReads {
     pub segments: Vec<(Vec<f32>, f32)>,
     /// Per clip, per channel group (joint `j` at `j`, weight chunk `k` at `joint_count + k`):
     /// the reads of sampling it in one layer (track descriptors, key times and values; or
-    /// channel codes, constants, ranges and frame words).
-    pub clips: Vec<Vec<u32>>,
-    /// Per clip: the sum of `clips[clip]`, an unmasked layer's sampling reads.
-    pub clip_totals: Vec<u64>,
-    /// Per joint then per weight chunk: the joint whose mask weight applies.
-    pub mask_joints: Vec<u32>,
+    /// channel codes, constants, ranges and frame words), and which layers each joint samples.
+    pub(crate) sampling: LayerReads,
     /// Per clip, per joint: its translation and its rotation sampled once by root motion (the
     /// rest pose and clip descriptor included with compressed clips).
     pub root_motion: Vec<Vec<[u32; 2]>>,
@@ -107,15 +103,13 @@ impl RigReads {
     pub(crate) fn new(rig: &Rig, desc: &RigDesc, compressed: Option<&CompressedClips>) -> Self {
         let n = rig.joint_count();
         let chunks = rig.clips.weight_chunk_count();
-        let parents = rig.skeleton.parents();
-        let roots = parents.iter().filter(|&&p| p == crate::NO_PARENT).count() as u64;
         let bounded = (0..n)
             .filter(|&j| rig.joint_bounds.get(j).is_some_and(|b| !b.is_empty()))
             .count() as u64;
         let levels = u64::from(desc.level_count.saturating_sub(1));
         let ik = rig.ik.len() as u64;
-        // Parents: once per pass when roots go under the world, once more per instance for
-        // non-roots when they propagate; each IK constraint reads every parent again.
+        // Parents: once per pass (stage 1 keeps them in workgroup memory for propagation and
+        // IK).
         let pass = size_of::<RigDesc>() as u64
             + 2 * WORD * levels
             + n as u64 * (JOINT_FIXED + WORD)
@@ -123,9 +117,8 @@ impl RigReads {
         let instance = RECORD_HEADER
             + WORLD
             + size_of::<RigDesc>() as u64
-            + (n as u64 - roots) * WORD
             + chunks as u64 * (VEC4 + WORD)
-            + ik * ((IK_VEC4S as u64) * VEC4 + WORLD + n as u64 * WORD);
+            + ik * ((IK_VEC4S as u64) * VEC4 + WORLD);
         let clip_count = rig.clips.clip_count();
         // Per clip: each joint's [translation, rotation, scale] costs, then each chunk's.
         let channels: Vec<(Vec<[u64; 3]>, Vec<u64>)> = (0..clip_count)
@@ -165,26 +158,19 @@ impl RigReads {
                 }
             })
             .collect();
-        let clips: Vec<Vec<u32>> = channels
+        let clips: Vec<Vec<u64>> = channels
             .iter()
             .map(|(joints, weights)| {
                 let joints = joints.iter().map(|c| c.iter().sum::<u64>());
-                joints
-                    .chain(weights.iter().copied())
-                    .map(|b| b as u32)
-                    .collect()
+                joints.chain(weights.iter().copied()).collect()
             })
             .collect();
-        let clip_totals = clips
-            .iter()
-            .map(|c| c.iter().map(|&b| u64::from(b)).sum())
-            .collect();
-        let mask_joints = (0..n as u32)
-            .chain((0..chunks).map(|k| rig.morph.chunk_joint(k) as u32))
-            .collect();
-        // `sample_channel` of compressed clips reads the clip descriptor and the rest pose.
+        let chunk_joints = (0..chunks).map(|k| rig.morph.chunk_joint(k)).collect();
+        let sampling = LayerReads::new(n, clips, chunk_joints);
+        // `sample_channel` of compressed clips reads the clip descriptor and the channel's rest
+        // value.
         let extra = if compressed.is_some() {
-            CLIP_DESC + 3 * VEC4
+            CLIP_DESC + VEC4
         } else {
             0
         };
@@ -211,9 +197,7 @@ impl RigReads {
             instance,
             layer: LAYER + if compressed.is_some() { CLIP_DESC } else { 0 },
             segments,
-            clips,
-            clip_totals,
-            mask_joints,
+            sampling,
             root_motion,
             root_frame: ROOT_FRAME_VEC4S as u64 * VEC4,
         }
@@ -237,8 +221,9 @@ impl RigReads {
 
     /// Bytes the kernel reads evaluating `record` at frame time `now` (`moved`: the previous
     /// evaluation was at another time), with `masks` the uploaded masks, beside its pass's
-    /// [`RigReads::pass`]. Masked layers read the
-    /// mask weight of every joint and chunk and sample those whose weighted mask is above 0.
+    /// [`RigReads::pass`]. Each joint samples the layers from the topmost that hides the rest
+    /// up ([`LayerReads`]); masked layers read the mask weight of each joint and chunk they
+    /// reach, and sample those whose weighted mask is above 0.
     /// A clock that wraps inside the frame samples root motion twice more: not counted.
     pub(crate) fn record_bytes(
         &self,
@@ -248,36 +233,13 @@ impl RigReads {
         moved: bool,
     ) -> u64 {
         let mut bytes = self.instance;
-        for layer_record in record.used_layers() {
-            let layer = layer_record.to_layer_at(now);
+        let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
+        let used = record.used_layers();
+        for (layer, layer_record) in layers.iter_mut().zip(used) {
+            *layer = layer_record.to_layer_at(now);
             bytes += self.layer + self.segment_bytes(layer.clip as usize, layer.time);
-            let Some(costs) = self.clips.get(layer.clip as usize) else {
-                continue;
-            };
-            let mask = layer.mask.map(|m| masks.get(m as usize));
-            if mask.is_none() {
-                if layer.weight > 0.0 {
-                    bytes += self.clip_totals[layer.clip as usize];
-                }
-                continue;
-            }
-            for (cost, &joint) in costs.iter().zip(&self.mask_joints) {
-                let m = match mask {
-                    None => 1.0,
-                    Some(None) => {
-                        bytes += WORD;
-                        0.0
-                    }
-                    Some(Some(mask)) => {
-                        bytes += WORD;
-                        mask.weights.get(joint as usize).copied().unwrap_or(0.0)
-                    }
-                };
-                if layer.weight * m > 0.0 {
-                    bytes += u64::from(*cost);
-                }
-            }
         }
+        bytes += self.sampling.bytes(&layers[..used.len()], masks);
         if record.flags & InstanceRecord::GPU_ROOT_MOTION != 0
             && record.flags & InstanceRecord::WORLD_PLACED == 0
         {

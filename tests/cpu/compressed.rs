@@ -418,17 +418,27 @@ fn rest_and_constant_channels_carry_no_frames() {
                 animated += usize::from(code.is_animated());
             }
         }
+        // The record holds the animated channels' bits, each in the fewest words it can
+        // span, and ends with the last of them.
         let record = c.clips()[clip];
-        let bits: u32 = codes
+        let spans: Vec<(u32, u32)> = codes
             .iter()
             .enumerate()
             .filter(|(_, code)| code.is_animated())
-            .map(|(k, code)| code.bits() * code.stored_components(c.channel_kind(k)) as u32)
-            .sum();
-        assert_eq!(
-            record.frame_words,
-            bits.div_ceil(32),
-            "clip {clip}: only animated channels"
+            .map(|(k, code)| {
+                let size = code.bits() * code.stored_components(c.channel_kind(k)) as u32;
+                (code.first_bit(), size)
+            })
+            .collect();
+        for &(first, size) in &spans {
+            assert_eq!((first % 32 + size).div_ceil(32), size.div_ceil(32));
+        }
+        let bits: u32 = spans.iter().map(|s| s.1).sum();
+        let end = spans.iter().map(|&(f, s)| f + s).max().unwrap_or(0);
+        assert_eq!(record.frame_words, end.div_ceil(32), "clip {clip}");
+        assert!(
+            bits <= record.frame_words * 32,
+            "clip {clip}: channels overlap"
         );
     }
     assert!(rest > 0 && animated > 0, "{rest} rest, {animated} animated");

@@ -311,9 +311,9 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     // Per pass: rig descriptor 64, the starts of level 1 (8); per joint rest pose 48, inverse
     // bind 48, has_bounds 4, parent 4, bounds 32 (both joints have a vertex).
     let pass = 64 + 8 + 2 * (48 + 48 + 4 + 4) + 2 * 32;
-    // Per instance: record header 16, world 48, rig descriptor 64, joint 1's parent again when
-    // it propagates (4).
-    let instance = 16 + 48 + 64 + 4;
+    // Per instance: record header 16, world 48, rig descriptor 64 (propagation reads the
+    // parents the pass keeps in workgroup memory).
+    let instance = 16 + 48 + 64;
     // The layer: its record 48 and clip descriptor 28 (no segments).
     let layer = 48 + 28;
     // Channels (code 4 each), each frame's words read once: joint 0 translation, 8 bits from

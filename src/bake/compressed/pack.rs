@@ -15,6 +15,51 @@ fn write_bits(words: &mut [u32], bit: usize, bits: u32, value: u32) {
     }
 }
 
+/// Bit positions inside a frame record for channels of `sizes` bits (0: no frames), and the
+/// record's length in bits: each channel spans the fewest 32-bit words its bits can (a channel
+/// of up to 32 bits never straddles two words), so a decoder loads as few words per frame as
+/// possible. Channels go by decreasing size: one of up to 32 bits after the used bits of the
+/// fullest word with room (best fit); a longer one at the record's end, after the used bits of
+/// its last word when it still spans its fewest words from there, else from a new word.
+fn place(sizes: &[usize]) -> (Vec<usize>, usize) {
+    let mut order: Vec<usize> = (0..sizes.len()).filter(|&k| sizes[k] > 0).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(sizes[k]));
+    // Bits used from the start of each word of the record.
+    let mut fill: Vec<usize> = Vec::new();
+    let mut at = vec![0; sizes.len()];
+    for k in order {
+        let size = sizes[k];
+        let words = size.div_ceil(32);
+        if words == 1
+            && let Some(w) = (0..fill.len())
+                .filter(|&w| fill[w] + size <= 32)
+                .max_by_key(|&w| (fill[w], std::cmp::Reverse(w)))
+        {
+            at[k] = w * 32 + fill[w];
+            fill[w] += size;
+            continue;
+        }
+        let start = match fill.last() {
+            Some(&used) if words > 1 && used + size <= words * 32 => {
+                fill.pop();
+                fill.len() * 32 + used
+            }
+            _ => fill.len() * 32,
+        };
+        at[k] = start;
+        let end = start + size;
+        fill.resize(end / 32, 32);
+        if !end.is_multiple_of(32) {
+            fill.push(end % 32);
+        }
+    }
+    let bits = match fill.last() {
+        Some(&last) => (fill.len() - 1) * 32 + last,
+        None => 0,
+    };
+    (at, bits)
+}
+
 /// Appends clip `clip` of `plan` to `channels` and `data` and returns its record. Fails when a
 /// value index passes 24 bits.
 pub(super) fn pack(
@@ -38,7 +83,18 @@ pub(super) fn pack(
         record.segment_count = frames.segments.len() as u32;
         data.extend_from_slice(bytemuck::cast_slice(&frames.segments));
     }
-    let mut cursor = 0usize;
+    let sizes: Vec<usize> = frames
+        .channels
+        .iter()
+        .enumerate()
+        .map(|(k, sampled)| match sampled {
+            Sampled::Animated { layout, .. } => {
+                stored_count(channel_kind(joints, k), *layout) * plan.bits[k] as usize
+            }
+            _ => 0,
+        })
+        .collect();
+    let (first_bits, record_bits) = place(&sizes);
     let mut placed = Vec::with_capacity(frames.channels.len());
     for (k, sampled) in frames.channels.iter().enumerate() {
         let kind = channel_kind(joints, k);
@@ -69,18 +125,16 @@ pub(super) fn pack(
                         at
                     }
                 };
-                let first = u32::try_from(cursor)
+                let first = u32::try_from(first_bits[k])
                     .ok()
                     .filter(|&b| b <= ChannelCode::FIRST_BIT_MASK)
                     .ok_or_else(|| format!("clip {clip}: a frame record passes 2^29 bits"))?;
-                let code = ChannelCode::animated(bits, *step, at, first).with_layout(*layout);
-                cursor += count * bits as usize;
-                code
+                ChannelCode::animated(bits, *step, at, first).with_layout(*layout)
             }
         };
         placed.push(code);
     }
-    record.frame_words = cursor.div_ceil(32) as u32;
+    record.frame_words = record_bits.div_ceil(32) as u32;
     record.frame_offset = data.len() as u32;
     let words = record.frame_words as usize;
     let start = data.len();
@@ -112,4 +166,33 @@ pub(super) fn pack(
     }
     channels.extend(placed);
     Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::place;
+
+    #[test]
+    fn channels_span_the_fewest_words() {
+        let sizes = [24, 0, 12, 36, 9, 30, 96, 8];
+        let (at, bits) = place(&sizes);
+        for (k, &size) in sizes.iter().enumerate().filter(|(_, s)| **s > 0) {
+            let words = (at[k] % 32 + size).div_ceil(32);
+            assert_eq!(words, size.div_ceil(32), "channel {k} at bit {}", at[k]);
+        }
+        // No two channels share a bit, and the record ends at the last one.
+        let mut used = vec![false; bits];
+        for (k, &size) in sizes.iter().enumerate() {
+            for (b, bit) in used.iter_mut().enumerate().skip(at[k]).take(size) {
+                assert!(!*bit, "bit {b} twice");
+                *bit = true;
+            }
+        }
+        assert!(used[bits - 1]);
+        // 96 in three words, 36 in two, 30 alone, 24 after the 36's last 4 bits; 12 + 9 + 8
+        // in the word after.
+        assert_eq!(bits.div_ceil(32), 7);
+        // Two 47-bit channels share three words, the second after the first's 15 bits.
+        assert_eq!(place(&[47, 47]), (vec![0, 47], 94));
+    }
 }

@@ -29,9 +29,9 @@ impl GpuBackend {
     ///   [`crate::bake::MAX_JOINTS`] joints): rig descriptor (64), level starts (8 per level
     ///   below the roots), per joint rest pose (48), inverse bind (48), `has_bounds` (4),
     ///   parent (4), bounds (32, joints with vertices).
-    /// - instance: record header (16) and world (48), rig descriptor (64), parent (4 per joint
-    ///   below the roots); per weight chunk defaults (16) and joint (4); per IK constraint its
-    ///   entries (64), target (48) and every parent (4 per joint); root motion (moving
+    /// - instance: record header (16) and world (48), rig descriptor (64); per weight chunk
+    ///   defaults (16) and joint (4); per IK constraint its entries (64) and target (48)
+    ///   (propagation and IK read the parents the pass keeps in workgroup memory); root motion (moving
     ///   records): root frame (112), layer count (4), each base layer again (48) and its root
     ///   channels at both frame ends.
     /// - layer: its record (48), with compressed clips its clip descriptor (24); a masked layer
