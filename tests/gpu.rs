@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use glam::{Affine3A, Mat4, Quat, Vec3, Vec4};
-use sinew::gpu::GpuOptions;
+use sinew::gpu::{EvaluateShape, GpuOptions};
 use sinew::import::{RawClip, RawMesh, RawNode, RawSkin, RawTrack};
 use sinew::report::PoseReport;
 use sinew::{
@@ -53,6 +53,30 @@ static GPU: LazyLock<Option<Gpu>> = LazyLock::new(|| {
     );
     Some(Gpu { context })
 });
+
+/// A second context with the evaluate shape the shared one does not have, where the device
+/// allows it (the wide shape needs 32 KiB of workgroup memory).
+static OTHER_SHAPE: LazyLock<Option<GpuContext>> = LazyLock::new(|| {
+    let shape = gpu()?.evaluate_shape();
+    let other = if shape == EvaluateShape::WIDE {
+        EvaluateShape::NARROW
+    } else {
+        EvaluateShape::WIDE
+    };
+    match common::headless_gpu("GPU tests of the other evaluate shape")?.with_evaluate_shape(other)
+    {
+        Ok(context) => Some(context),
+        Err(e) => {
+            eprintln!("only the {shape:?} evaluate shape runs here: {e}");
+            None
+        }
+    }
+});
+
+/// The shared context, then one of the other evaluate shape where the device runs it.
+fn every_shape() -> Vec<&'static GpuContext> {
+    gpu().into_iter().chain(OTHER_SHAPE.as_ref()).collect()
+}
 
 /// The shared context, or `None` (after printing why) when no adapter exists.
 fn gpu() -> Option<&'static GpuContext> {
@@ -780,10 +804,19 @@ fn random_crowd_of_mixed_rigs_in_any_order_matches_cpu() {
 
 #[test]
 fn runs_of_one_rig_evaluated_together_in_a_workgroup_match_cpu() {
-    let Some(ctx) = gpu() else { return };
+    let contexts = every_shape();
+    if contexts.is_empty() {
+        return;
+    }
+    // Every device runs the narrow shape.
+    assert!(
+        contexts
+            .iter()
+            .any(|c| c.evaluate_shape() == EvaluateShape::NARROW)
+    );
     let mut rng = Rng(21);
-    // 3 joints: a whole workgroup's slots in one pass; 64: exactly four fit; 100: two per
-    // pass; 256: one per pass.
+    // 3 joints: a whole workgroup's slots in one pass; 64: exactly four (narrow shape) or
+    // eight (wide) fit; 100: two or five per pass; 256: one or two per pass.
     let rigs = vec![
         chain_rig(3),
         repo_rig_or("synthetic/rig64.glb", || chain_rig(64)),
@@ -806,14 +839,18 @@ fn runs_of_one_rig_evaluated_together_in_a_workgroup_match_cpu() {
         }
     }
     let records = pack(&rigs, &items);
-    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
-    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
-        let (r, _, _, layers) = &items[i];
-        format!(
-            "record {i}: rig {} layers {layers:?}",
-            rigs[*r as usize].name
-        )
-    });
+    // Every shape the device runs (both on Mesa's lavapipe and llvmpipe).
+    for ctx in contexts {
+        let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+        let shape = backend.evaluate_shape();
+        assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+            let (r, _, _, layers) = &items[i];
+            format!(
+                "{shape:?}, record {i}: rig {} layers {layers:?}",
+                rigs[*r as usize].name
+            )
+        });
+    }
 }
 
 #[test]

@@ -6,19 +6,20 @@ mod common;
 use std::mem::{offset_of, size_of};
 
 use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc, RootFrameDesc};
-use sinew::gpu::{compressed_shader_source, evaluate_shader_source, lod_compact_shader_source};
+use sinew::gpu::{
+    EvaluateShape, compressed_shader_source, evaluate_shader_source, lod_compact_shader_source,
+};
 use sinew::{Aabb, InstanceRecord, LayerRecord, Mat3x4Rows, TimeWrap, TrackDesc};
 
+/// Both evaluate shapes: the narrow one every device runs and the wide one.
+const SHAPES: [EvaluateShape; 2] = [EvaluateShape::NARROW, EvaluateShape::WIDE];
+
 fn parse() -> naga::Module {
-    parse_source(&evaluate_shader_source())
+    parse_source(&evaluate_shader_source(EvaluateShape::NARROW))
 }
 
 fn parse_source(source: &str) -> naga::Module {
     naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)))
-}
-
-fn validate(module: &naga::Module) -> naga::valid::ModuleInfo {
-    validate_source(module, &evaluate_shader_source())
 }
 
 fn validate_source(module: &naga::Module, source: &str) -> naga::valid::ModuleInfo {
@@ -37,21 +38,30 @@ fn validate_with(
 
 #[test]
 fn evaluate_module_parses_and_validates() {
-    let module = parse();
-    validate(&module);
-    let entry: Vec<&str> = module
-        .entry_points
-        .iter()
-        .map(|e| e.name.as_str())
-        .collect();
-    assert_eq!(entry, ["evaluate"]);
+    for shape in SHAPES {
+        let source = evaluate_shader_source(shape);
+        let module = parse_source(&source);
+        validate_source(&module, &source);
+        let entry: Vec<&str> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(entry, ["evaluate"], "{shape:?}");
+    }
 }
 
 /// The slot-list compaction of indirect frames: both entry points validate, and the kernel's
 /// workgroup size is the one the host dispatches by.
 #[test]
 fn lod_compact_module_parses_and_validates() {
-    let source = lod_compact_shader_source();
+    for shape in SHAPES {
+        lod_compact_module_of(shape);
+    }
+}
+
+fn lod_compact_module_of(shape: EvaluateShape) {
+    let source = lod_compact_shader_source(shape);
     let module = naga::front::wgsl::parse_str(&source)
         .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
     naga::valid::Validator::new(
@@ -74,7 +84,7 @@ fn lod_compact_module_parses_and_validates() {
 
 #[test]
 fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
-    let source = compressed_shader_source();
+    let source = compressed_shader_source(EvaluateShape::NARROW);
     assert!(!source.contains("// ---- wgsl/sample.wgsl"));
     let module = parse_source(&source);
     // `unpack2x16float` (the f16 ranges): core WebGPU, and every native backend of wgpu
@@ -139,9 +149,40 @@ fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
 }
 
 #[test]
-fn evaluate_kernel_fits_the_default_limits() {
-    let module = parse();
-    let info = validate(&module);
+fn evaluate_kernel_fits_the_limits_of_its_shape() {
+    // The narrow shape fits wgpu's defaults; the wide one the workgroup memory it asks for.
+    assert_eq!(
+        EvaluateShape::NARROW.workgroup_bytes(),
+        wgpu_default_limits().0
+    );
+    assert_eq!(
+        EvaluateShape::for_limits(&wgpu::Limits::default()),
+        EvaluateShape::NARROW
+    );
+    let wide = wgpu::Limits {
+        max_compute_workgroup_storage_size: EvaluateShape::WIDE_WORKGROUP_BYTES,
+        ..wgpu::Limits::default()
+    };
+    assert_eq!(EvaluateShape::for_limits(&wide), EvaluateShape::WIDE);
+    for shape in SHAPES {
+        for source in [
+            evaluate_shader_source(shape),
+            compressed_shader_source(shape),
+        ] {
+            kernel_fits(&source, shape);
+        }
+    }
+}
+
+/// The kernel of `source` runs in one workgroup of `shape`'s memory and wgpu's default
+/// invocation and storage buffer limits.
+fn kernel_fits(source: &str, shape: EvaluateShape) {
+    let module = parse_source(source);
+    let info = validate_with(
+        &module,
+        source,
+        naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32,
+    );
     let ep = &module.entry_points[0];
     let invocations: u32 = ep.workgroup_size.iter().product();
     assert_eq!(
@@ -165,8 +206,8 @@ fn evaluate_kernel_fits_the_default_limits() {
         }
     }
     assert!(
-        workgroup_bytes <= defaults.0,
-        "{workgroup_bytes} bytes of workgroup memory"
+        workgroup_bytes <= shape.workgroup_bytes(),
+        "{shape:?}: {workgroup_bytes} bytes of workgroup memory"
     );
     assert!(
         storage_buffers <= defaults.1,
@@ -317,16 +358,16 @@ fn shared_structs_match_rust_layouts() {
         JointDesc,
         "JointDesc",
         [
-            parent,
-            level_start,
-            has_bounds,
-            pad,
             rest_translation,
+            parent,
             rest_rotation,
             rest_scale,
+            has_bounds,
             inverse_bind,
             bounds_min,
-            bounds_max
+            level_start,
+            bounds_max,
+            pad
         ]
     );
     layout!(
@@ -498,10 +539,22 @@ fn constants_match_rust() {
         constant("WORKGROUP_SIZE"),
         sinew::gpu::EVALUATE_WORKGROUP_SIZE
     );
-    assert_eq!(
-        constant("GROUP_INSTANCES"),
-        sinew::gpu::EVALUATE_GROUP_INSTANCES
-    );
+    for shape in SHAPES {
+        let m = &parse_source(&evaluate_shader_source(shape));
+        let constant = |name: &str| -> u32 {
+            let (_, c) = m
+                .constants
+                .iter()
+                .find(|(_, c)| c.name.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("constant {name} missing"));
+            match m.global_expressions[c.init] {
+                naga::Expression::Literal(naga::Literal::U32(v)) => v,
+                ref e => panic!("{name} = {e:?}"),
+            }
+        };
+        assert_eq!(constant("GROUP_INSTANCES"), shape.group_instances());
+        assert_eq!(constant("PASS_JOINTS"), shape.pass_joints());
+    }
 }
 
 /// CI systems spell their switches `1` or `true`: both turn `CI` and `REQUIRE_GPU` on.

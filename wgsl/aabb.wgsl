@@ -4,7 +4,7 @@
 
 // Encoded min x, y, z then max x, y, z of each instance a workgroup evaluates (6 entries from
 // 6 x its index in the workgroup).
-var<workgroup> wg_bounds: array<atomic<u32>, 24>; // 6 x GROUP_INSTANCES
+var<workgroup> wg_bounds: array<atomic<u32>, 6u * GROUP_INSTANCES>;
 
 // Encoding of +infinity and -infinity: the empty box.
 const ORDER_KEY_POS_INF: u32 = 0xff800000u;
@@ -36,12 +36,13 @@ fn bounds_begin(k: u32) {
 }
 
 // The joint-space bounds of joint `index` (in `joints`), or None (min > max) when no vertex
-// follows the joint: read once per joint and pass, moved by each instance's model matrix.
-fn joint_space_bounds(index: u32) -> Aabb {
-    if joints[index].has_bounds == 0u {
+// follows the joint (`bounded` false): read once per joint and pass, moved by each instance's
+// model matrix.
+fn joint_space_bounds(index: u32, bounded: bool) -> Aabb {
+    if !bounded {
         return Aabb(vec4<f32>(F32_MAX), vec4<f32>(-F32_MAX));
     }
-    return Aabb(joints[index].bounds_min, joints[index].bounds_max);
+    return Aabb(vec4<f32>(joints[index].bounds_min, 0.0), vec4<f32>(joints[index].bounds_max, 0.0));
 }
 
 // Joint-space bounds `b` moved by a model matrix (None stays None).

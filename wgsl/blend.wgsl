@@ -33,7 +33,7 @@ struct FrameLayer {
 }
 
 // Instance k of the workgroup: its layers from entry k x MAX_LAYERS, and how many.
-var<workgroup> wg_layers: array<FrameLayer, 16>; // MAX_LAYERS x GROUP_INSTANCES
+var<workgroup> wg_layers: array<FrameLayer, MAX_LAYERS * GROUP_INSTANCES>;
 var<workgroup> wg_layer_count: array<u32, GROUP_INSTANCES>;
 
 // Lane k: the layers of instance `slot` (instance k of the workgroup) at the frame time, into

@@ -287,7 +287,7 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
 
 // Every resolved layer's clip position at its time, resolved once per instance (lane k for
 // instance k of the workgroup, entries as `wg_layers`).
-var<workgroup> wg_frames: array<ClipFrame, 16>; // MAX_LAYERS x GROUP_INSTANCES
+var<workgroup> wg_frames: array<ClipFrame, MAX_LAYERS * GROUP_INSTANCES>;
 
 // Lane k, after `resolve_layers`: the frame position of every resolved layer of instance k.
 fn prepare_layers(rig: RigDesc, k: u32) {

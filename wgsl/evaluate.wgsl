@@ -27,7 +27,7 @@ var<workgroup> wg_writable: array<bool, GROUP_INSTANCES>;
 var<workgroup> wg_pass: vec3<u32>;
 
 // Lane 0: the pass from instance `start` on: the next instance evaluated this frame and the
-// following ones of the same rig whose joints fit in `wg_models` together.
+// following ones of the same rig whose joints fit in `wg_models` (PASS_JOINTS) together.
 fn next_pass(start: u32) -> vec3<u32> {
     var first = start;
     while first < GROUP_INSTANCES && wg_rig[first] >= library.rig_count {
@@ -40,7 +40,7 @@ fn next_pass(start: u32) -> vec3<u32> {
     let n = max(min(rigs[rig].joint_count, MAX_JOINTS), 1u);
     var count = 1u;
     while first + count < GROUP_INSTANCES && wg_rig[first + count] == rig
-        && (count + 1u) * n <= MAX_JOINTS {
+        && (count + 1u) * n <= PASS_JOINTS {
         count += 1u;
     }
     return vec3<u32>(first, count, rig);
@@ -127,8 +127,7 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
     // local transform (joint LOD).
     for (var j = lane; j < n; j += WORKGROUP_SIZE) {
         let rest = rest_pose(rig.joint_offset + j);
-        let parent = joints[rig.joint_offset + j].parent;
-        wg_parents[j] = parent;
+        let parent = pass_joint_begin(j, rig.joint_offset + j);
         for (var p = 0u; p < count; p++) {
             let k = first + p;
             var local = rest;
@@ -172,7 +171,7 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
     }
     for (var j = lane; j < n; j += WORKGROUP_SIZE) {
         let inverse_bind = joints[rig.joint_offset + j].inverse_bind;
-        let space = joint_space_bounds(rig.joint_offset + j);
+        let space = joint_space_bounds(rig.joint_offset + j, pass_bounded(j));
         for (var p = 0u; p < count; p++) {
             let k = first + p;
             let model = wg_models[p * n + j];

@@ -14,7 +14,7 @@ const POLE_DIRECTION: f32 = 2.0;
 
 // Per instance k of a pass: the corrections of the constraint in hand (entries 2k and 2k + 1)
 // and the top joints of the subtrees they turn.
-var<workgroup> wg_ik: array<Mat3x4Rows, 8>; // 2 x GROUP_INSTANCES
+var<workgroup> wg_ik: array<Mat3x4Rows, 2u * GROUP_INSTANCES>;
 var<workgroup> wg_ik_tops: array<vec2<u32>, GROUP_INSTANCES>;
 
 // `v` scaled to unit length (the caller checks the length).
@@ -202,7 +202,7 @@ fn ik_solve(rig: RigDesc, c: u32, readable: bool, goal_index: u32, k: u32, at: u
 fn ik_in_subtree(joint: u32, top: u32) -> bool {
     var j = joint;
     while j > top {
-        let parent = wg_parents[j];
+        let parent = pass_parent(j);
         if parent == NO_PARENT {
             return false;
         }

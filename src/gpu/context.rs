@@ -4,6 +4,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::lost::DeviceLoss;
 use super::pipeline::EvaluatePipeline;
+use super::shape::EvaluateShape;
 use crate::error::GpuError;
 
 /// A wgpu device and queue, with the adapter's description and the pipelines compiled for it
@@ -20,6 +21,7 @@ pub struct GpuContext {
     pub adapter_info: wgpu::AdapterInfo,
     pipeline: OnceLock<Arc<EvaluatePipeline>>,
     compressed: OnceLock<Arc<EvaluatePipeline>>,
+    shape: EvaluateShape,
     loss: DeviceLoss,
 }
 
@@ -27,7 +29,8 @@ impl GpuContext {
     /// Creates a device without a surface. Honours `WGPU_BACKEND` (`vulkan`, `gl`, ...; a comma
     /// list), otherwise tries Vulkan first and then every other backend. Limits above wgpu's
     /// defaults are asked for only where the adapter offers more (storage binding and buffer
-    /// sizes); the evaluator works at the defaults.
+    /// sizes, and the workgroup memory of [`EvaluateShape::WIDE`]); the evaluator works at the
+    /// defaults ([`EvaluateShape::NARROW`]).
     pub fn new_headless() -> Result<Self, GpuError> {
         let from_env = wgpu::Backends::from_env();
         let attempts = match from_env {
@@ -66,6 +69,11 @@ impl GpuContext {
             .max_storage_buffer_binding_size
             .max(defaults.max_storage_buffer_binding_size);
         required.max_buffer_size = offered.max_buffer_size.max(defaults.max_buffer_size);
+        // Workgroup memory for the wide evaluate shape, where offered.
+        required.max_compute_workgroup_storage_size = offered
+            .max_compute_workgroup_storage_size
+            .min(EvaluateShape::WIDE_WORKGROUP_BYTES)
+            .max(defaults.max_compute_workgroup_storage_size);
         // Timestamp queries time the evaluate pass where offered; nothing needs them.
         let desc = wgpu::DeviceDescriptor {
             label: Some("sinew device"),
@@ -79,6 +87,7 @@ impl GpuContext {
             .map_err(|e| GpuError::RequestDevice(e.to_string()))?;
         Ok(Self {
             loss: DeviceLoss::watch(&device),
+            shape: EvaluateShape::for_limits(&device.limits()),
             device,
             queue,
             adapter_info: adapter.get_info(),
@@ -97,8 +106,35 @@ impl GpuContext {
             adapter_info: device.adapter_info(),
             pipeline: OnceLock::new(),
             compressed: OnceLock::new(),
+            shape: EvaluateShape::for_limits(&device.limits()),
             loss: DeviceLoss::watch(device),
         }
+    }
+
+    /// How the evaluate pipelines of this context group instances: the widest shape the
+    /// device's limits allow.
+    pub fn evaluate_shape(&self) -> EvaluateShape {
+        self.shape
+    }
+
+    /// This context with its evaluate pipelines built for `shape` instead (compiled anew on
+    /// first use), e.g. [`EvaluateShape::NARROW`] to match a device with the default limits.
+    /// Fails with [`GpuError::LimitExceeded`] where the device's workgroup memory is too small.
+    pub fn with_evaluate_shape(self, shape: EvaluateShape) -> Result<Self, GpuError> {
+        let available = self.device.limits().max_compute_workgroup_storage_size;
+        if available < shape.workgroup_bytes() {
+            return Err(GpuError::LimitExceeded {
+                limit: "max_compute_workgroup_storage_size",
+                needed: u64::from(shape.workgroup_bytes()),
+                available: u64::from(available),
+            });
+        }
+        Ok(Self {
+            pipeline: OnceLock::new(),
+            compressed: OnceLock::new(),
+            shape,
+            ..self
+        })
     }
 
     /// The device's loss watch.
@@ -115,7 +151,8 @@ impl GpuContext {
         )
     }
 
-    /// The evaluate pipeline of this device, compiled on first call.
+    /// The evaluate pipeline of this device ([`GpuContext::evaluate_shape`]), compiled on first
+    /// call.
     pub fn evaluate_pipeline(&self) -> Result<Arc<EvaluatePipeline>, GpuError> {
         self.cached(&self.pipeline, EvaluatePipeline::new)
     }
@@ -128,13 +165,13 @@ impl GpuContext {
     fn cached(
         &self,
         cell: &OnceLock<Arc<EvaluatePipeline>>,
-        create: fn(&wgpu::Device) -> Result<EvaluatePipeline, GpuError>,
+        create: fn(&wgpu::Device, EvaluateShape) -> Result<EvaluatePipeline, GpuError>,
     ) -> Result<Arc<EvaluatePipeline>, GpuError> {
         self.loss.check()?;
         if let Some(p) = cell.get() {
             return Ok(p.clone());
         }
-        let created = Arc::new(create(&self.device)?);
+        let created = Arc::new(create(&self.device, self.shape)?);
         // Another thread may have won the race; either pipeline works, keep the stored one.
         Ok(cell.get_or_init(|| created).clone())
     }

@@ -163,43 +163,46 @@ impl From<&RootFrame> for RootFrameDesc {
     }
 }
 
-/// One joint of one rig. Keep in sync with `JointDesc` in `wgsl/common/layout.wgsl`.
+/// One joint of one rig. Keep in sync with `JointDesc` in `wgsl/common/layout.wgsl`. The
+/// kernel reads the first three rows (rest pose, parent and `has_bounds`) once per pass in
+/// stage 1, the inverse bind and, for a joint with vertices, the bounds in stages 4 and 5:
+/// the words a joint needs beside each `vec3` share its 16-byte row.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct JointDesc {
+    /// Rest translation.
+    pub rest_translation: [f32; 3],
     /// Parent joint in the rig ([`crate::NO_PARENT`] for roots).
     pub parent: u32,
-    /// For joint `k < level_count` of a rig: the first joint of depth level `k`.
-    pub level_start: u32,
-    /// 1 when vertices follow the joint (`bounds_*` are valid), else 0.
-    pub has_bounds: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
-    /// Rest translation (`w` unused).
-    pub rest_translation: [f32; 4],
     /// Rest rotation, `xyzw`.
     pub rest_rotation: [f32; 4],
-    /// Rest scale (`w` unused).
-    pub rest_scale: [f32; 4],
+    /// Rest scale.
+    pub rest_scale: [f32; 3],
+    /// 1 when vertices follow the joint (`bounds_*` are valid), else 0.
+    pub has_bounds: u32,
     /// Inverse bind matrix.
     pub inverse_bind: Mat3x4Rows,
-    /// Joint-space vertex bounds, minimum corner (`w` unused).
-    pub bounds_min: [f32; 4],
-    /// Joint-space vertex bounds, maximum corner (`w` unused).
-    pub bounds_max: [f32; 4],
+    /// Joint-space vertex bounds, minimum corner.
+    pub bounds_min: [f32; 3],
+    /// For joint `k < level_count` of a rig: the first joint of depth level `k`.
+    pub level_start: u32,
+    /// Joint-space vertex bounds, maximum corner.
+    pub bounds_max: [f32; 3],
+    /// Padding to 16 bytes.
+    pub pad: u32,
 }
 
-const _: () = assert!(size_of::<JointDesc>() == 144);
-const _: () = assert!(offset_of!(JointDesc, parent) == 0);
-const _: () = assert!(offset_of!(JointDesc, level_start) == 4);
-const _: () = assert!(offset_of!(JointDesc, has_bounds) == 8);
-const _: () = assert!(offset_of!(JointDesc, pad) == 12);
-const _: () = assert!(offset_of!(JointDesc, rest_translation) == 16);
-const _: () = assert!(offset_of!(JointDesc, rest_rotation) == 32);
-const _: () = assert!(offset_of!(JointDesc, rest_scale) == 48);
-const _: () = assert!(offset_of!(JointDesc, inverse_bind) == 64);
-const _: () = assert!(offset_of!(JointDesc, bounds_min) == 112);
-const _: () = assert!(offset_of!(JointDesc, bounds_max) == 128);
+const _: () = assert!(size_of::<JointDesc>() == 128);
+const _: () = assert!(offset_of!(JointDesc, rest_translation) == 0);
+const _: () = assert!(offset_of!(JointDesc, parent) == 12);
+const _: () = assert!(offset_of!(JointDesc, rest_rotation) == 16);
+const _: () = assert!(offset_of!(JointDesc, rest_scale) == 32);
+const _: () = assert!(offset_of!(JointDesc, has_bounds) == 44);
+const _: () = assert!(offset_of!(JointDesc, inverse_bind) == 48);
+const _: () = assert!(offset_of!(JointDesc, bounds_min) == 96);
+const _: () = assert!(offset_of!(JointDesc, level_start) == 108);
+const _: () = assert!(offset_of!(JointDesc, bounds_max) == 112);
+const _: () = assert!(offset_of!(JointDesc, pad) == 124);
 
 /// Library-wide numbers. Keep in sync with `LibraryParams` in `wgsl/common/layout.wgsl`.
 #[repr(C)]

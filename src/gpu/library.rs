@@ -75,21 +75,22 @@ fn joint_desc(rig: &Rig, j: usize) -> JointDesc {
     let skeleton = &rig.skeleton;
     let rest = skeleton.rest_pose()[j];
     let bounds = rig.joint_bounds.get(j).filter(|b| !b.is_empty());
+    let corner = |c: [f32; 4]| [c[0], c[1], c[2]];
     JointDesc {
+        rest_translation: rest.translation.to_array(),
         parent: u32::from(skeleton.parents()[j]),
+        rest_rotation: rest.rotation.to_array(),
+        rest_scale: rest.scale.to_array(),
+        has_bounds: u32::from(bounds.is_some()),
+        inverse_bind: Mat3x4Rows::from_affine(&skeleton.inverse_binds()[j]),
+        bounds_min: bounds.map_or([0.0; 3], |b| corner(b.min)),
         level_start: if j < skeleton.level_count() {
             u32::from(skeleton.level_starts()[j])
         } else {
             0
         },
-        has_bounds: u32::from(bounds.is_some()),
+        bounds_max: bounds.map_or([0.0; 3], |b| corner(b.max)),
         pad: 0,
-        rest_translation: rest.translation.extend(0.0).to_array(),
-        rest_rotation: rest.rotation.to_array(),
-        rest_scale: rest.scale.extend(0.0).to_array(),
-        inverse_bind: Mat3x4Rows::from_affine(&skeleton.inverse_binds()[j]),
-        bounds_min: bounds.map_or([0.0; 4], |b| b.min),
-        bounds_max: bounds.map_or([0.0; 4], |b| b.max),
     }
 }
 

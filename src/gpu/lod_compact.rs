@@ -43,7 +43,7 @@ impl LodCompact {
         capture(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("sinew lod compact module"),
-                source: wgpu::ShaderSource::Wgsl(lod_compact_shader_source().into()),
+                source: wgpu::ShaderSource::Wgsl(lod_compact_shader_source(evaluate.shape).into()),
             });
             let args_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("sinew lod args layout"),

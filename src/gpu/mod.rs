@@ -22,6 +22,7 @@ mod readback;
 mod resident;
 mod scope;
 mod shader;
+mod shape;
 mod timer;
 mod traffic;
 mod worlds;
@@ -39,10 +40,11 @@ pub use pose::GpuPose;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use scope::capture;
 pub use shader::{
-    DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_GROUP_INSTANCES, EVALUATE_SOURCES,
-    EVALUATE_WORKGROUP_SIZE, LOD_COMPACT_SOURCES, LOD_COMPACT_WORKGROUP_SIZE,
-    compressed_shader_source, evaluate_shader_source, lod_compact_shader_source,
+    DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE,
+    LOD_COMPACT_SOURCES, LOD_COMPACT_WORKGROUP_SIZE, compressed_shader_source,
+    evaluate_shader_source, lod_compact_shader_source,
 };
+pub use shape::EvaluateShape;
 pub use timer::PassTimer;
 pub use traffic::RigReads;
 pub use worlds::WorldsRead;

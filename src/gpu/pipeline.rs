@@ -9,6 +9,7 @@ use super::layout::{
 };
 use super::scope::capture;
 use super::shader::{EVALUATE_ENTRY_POINT, compressed_shader_source, evaluate_shader_source};
+use super::shape::EvaluateShape;
 use crate::bake::TrackDesc;
 use crate::error::GpuError;
 
@@ -25,6 +26,8 @@ pub struct EvaluatePipeline {
     pub pipeline: wgpu::ComputePipeline,
     /// Whether it samples compressed clips (`wgsl/decode.wgsl`) instead of key tracks.
     pub compressed: bool,
+    /// How its workgroups group instances.
+    pub shape: EvaluateShape,
 }
 
 fn size(bytes: u64) -> Option<NonZeroU64> {
@@ -61,23 +64,28 @@ fn read_write(binding: u32, min: u64) -> wgpu::BindGroupLayoutEntry {
 }
 
 impl EvaluatePipeline {
-    /// Compiles the module and creates the pipeline. wgpu errors come back as
+    /// Compiles the module of `shape` (which the device's workgroup memory limit must allow:
+    /// [`EvaluateShape::for_limits`]) and creates the pipeline. wgpu errors come back as
     /// [`GpuError::Validation`].
-    pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
-        Self::build(device, false)
+    pub fn new(device: &wgpu::Device, shape: EvaluateShape) -> Result<Self, GpuError> {
+        Self::build(device, shape, false)
     }
 
     /// The pipeline of compressed clips: the same layouts, binding 3 of group 0 holding the
     /// clip words instead of track descriptors.
-    pub fn compressed(device: &wgpu::Device) -> Result<Self, GpuError> {
-        Self::build(device, true)
+    pub fn compressed(device: &wgpu::Device, shape: EvaluateShape) -> Result<Self, GpuError> {
+        Self::build(device, shape, true)
     }
 
-    fn build(device: &wgpu::Device, compressed: bool) -> Result<Self, GpuError> {
+    fn build(
+        device: &wgpu::Device,
+        shape: EvaluateShape,
+        compressed: bool,
+    ) -> Result<Self, GpuError> {
         let source = if compressed {
-            compressed_shader_source()
+            compressed_shader_source(shape)
         } else {
-            evaluate_shader_source()
+            evaluate_shader_source(shape)
         };
         capture(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -133,6 +141,7 @@ impl EvaluatePipeline {
                 frame_layout,
                 pipeline,
                 compressed,
+                shape,
             }
         })
     }

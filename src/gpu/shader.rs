@@ -2,6 +2,8 @@
 //! order after the shared layout and math. The compressed-clip pipeline is the same module with
 //! `wgsl/decode.wgsl` in place of the sample stage `wgsl/sample.wgsl`.
 
+use super::shape::EvaluateShape;
+
 /// The WGSL files of the evaluate module, in the order they are concatenated.
 pub const EVALUATE_SOURCES: [(&str, &str); 13] = [
     (
@@ -49,10 +51,11 @@ pub const LOD_COMPACT_SOURCES: [(&str, &str); 3] = [
 /// `wgsl/lod_compact.wgsl`).
 pub const LOD_COMPACT_WORKGROUP_SIZE: u32 = 64;
 
-/// The whole compaction module: every file of [`LOD_COMPACT_SOURCES`], each preceded by a
+/// The whole compaction module of `shape` (the evaluation's, whose workgroups it lists
+/// slots for): its constants, then every file of [`LOD_COMPACT_SOURCES`], each preceded by a
 /// comment naming it.
-pub fn lod_compact_shader_source() -> String {
-    assemble(&LOD_COMPACT_SOURCES, false)
+pub fn lod_compact_shader_source(shape: EvaluateShape) -> String {
+    assemble(&LOD_COMPACT_SOURCES, shape, false)
 }
 
 /// Name of the evaluation entry point.
@@ -61,27 +64,23 @@ pub const EVALUATE_ENTRY_POINT: &str = "evaluate";
 /// Invocations per workgroup of the evaluate kernel (`WORKGROUP_SIZE` in `wgsl/evaluate.wgsl`).
 pub const EVALUATE_WORKGROUP_SIZE: u32 = 16;
 
-/// Instance slots one evaluate workgroup takes (`GROUP_INSTANCES` in
-/// `wgsl/common/layout.wgsl`): consecutive ones of one rig are evaluated together when their
-/// joints fit in its workgroup memory.
-pub const EVALUATE_GROUP_INSTANCES: u32 = 4;
-
-/// The whole evaluate module: every file of [`EVALUATE_SOURCES`], each preceded by a comment
-/// naming it.
-pub fn evaluate_shader_source() -> String {
-    assemble(&EVALUATE_SOURCES, false)
+/// The whole evaluate module of `shape`: its constants, then every file of
+/// [`EVALUATE_SOURCES`], each preceded by a comment naming it.
+pub fn evaluate_shader_source(shape: EvaluateShape) -> String {
+    assemble(&EVALUATE_SOURCES, shape, false)
 }
 
 /// The evaluate module of compressed clips: [`evaluate_shader_source`] with [`DECODE_SOURCE`]
 /// as its sample stage.
-pub fn compressed_shader_source() -> String {
-    assemble(&EVALUATE_SOURCES, true)
+pub fn compressed_shader_source(shape: EvaluateShape) -> String {
+    assemble(&EVALUATE_SOURCES, shape, true)
 }
 
-/// `sources` concatenated, each preceded by a comment naming it; with `compressed`,
-/// [`DECODE_SOURCE`] stands in for `sample.wgsl`.
-fn assemble(sources: &[(&str, &str)], compressed: bool) -> String {
-    let mut source = String::new();
+/// `shape`'s constants, then `sources` concatenated, each preceded by a comment naming it;
+/// with `compressed`, [`DECODE_SOURCE`] stands in for `sample.wgsl`.
+fn assemble(sources: &[(&str, &str)], shape: EvaluateShape, compressed: bool) -> String {
+    let mut source = String::from("// ---- EvaluateShape (src/gpu/shape.rs) ----\n");
+    source.push_str(&shape.wgsl());
     for &(name, text) in sources {
         let (name, text) = if compressed && name == "sample.wgsl" {
             DECODE_SOURCE

@@ -29,10 +29,11 @@ const LAYER: u64 = size_of::<LayerRecord>() as u64;
 /// Fields of a compressed clip descriptor the kernel reads (all but the segment offset, read
 /// only with segments).
 const CLIP_DESC: u64 = 7 * WORD;
-/// Per joint, whatever the clips: rest pose (3 vec4), inverse bind (3 vec4), `has_bounds`.
-const JOINT_FIXED: u64 = 3 * VEC4 + 3 * VEC4 + WORD;
-/// Per joint with vertices: its two bounds corners.
-const JOINT_BOUNDS: u64 = 2 * VEC4;
+/// Per joint, whatever the clips: rest pose with parent and `has_bounds` (three 16-byte rows),
+/// inverse bind (3 vec4).
+const JOINT_FIXED: u64 = 3 * VEC4 + 3 * VEC4;
+/// Per joint with vertices: its two bounds corners (vec3 each).
+const JOINT_BOUNDS: u64 = 2 * 3 * WORD;
 
 /// What the kernel reads for one uploaded rig, in bytes.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -108,11 +109,11 @@ impl RigReads {
             .count() as u64;
         let levels = u64::from(desc.level_count.saturating_sub(1));
         let ik = rig.ik.len() as u64;
-        // Parents: once per pass (stage 1 keeps them in workgroup memory for propagation and
-        // IK).
+        // Parents and `has_bounds`: once per pass, beside the rest pose (stage 1 keeps them in
+        // workgroup memory for propagation, IK and bounds).
         let pass = size_of::<RigDesc>() as u64
             + 2 * WORD * levels
-            + n as u64 * (JOINT_FIXED + WORD)
+            + n as u64 * JOINT_FIXED
             + bounded * JOINT_BOUNDS;
         let instance = RECORD_HEADER
             + WORLD

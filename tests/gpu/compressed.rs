@@ -3,7 +3,7 @@
 //! same compressed clips; one dispatch per frame; bytes read per joint by hand count.
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
-use sinew::gpu::{ClipFormat, GpuOptions};
+use sinew::gpu::{ClipFormat, EvaluateShape, GpuOptions};
 use sinew::{
     Aabb, ChannelCode, CompressedClip, CompressedClips, CpuBackend, GpuBackend, GpuContext,
     InstanceRecord, JointMask, Layer, Mat3x4Rows, Rig,
@@ -12,8 +12,8 @@ use sinew::{
 use super::common::{self, Rng};
 use super::{
     all_assets, assert_bounds_match, assert_transform_close, blend_rigs, chain_rig,
-    every_clip_items, gpu, load, masks_for_all, morph_rigs, pack, palette_len, random_flags,
-    random_layers,
+    every_clip_items, every_shape, gpu, load, masks_for_all, morph_rigs, pack, palette_len,
+    random_flags, random_layers,
 };
 
 /// Options of a backend that samples compressed clips.
@@ -308,9 +308,9 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let (rig, _) = hand_built();
     let record = |t| InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, t)]).unwrap();
     let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
-    // Per pass: rig descriptor 64, the starts of level 1 (8); per joint rest pose 48, inverse
-    // bind 48, has_bounds 4, parent 4, bounds 32 (both joints have a vertex).
-    let pass = 64 + 8 + 2 * (48 + 48 + 4 + 4) + 2 * 32;
+    // Per pass: rig descriptor 64, the starts of level 1 (8); per joint rest pose with parent
+    // and has_bounds 48, inverse bind 48, bounds 24 (both joints have a vertex).
+    let pass = 64 + 8 + 2 * (48 + 48) + 2 * 24;
     // Per instance: record header 16, world 48, rig descriptor 64 (propagation reads the
     // parents the pass keeps in workgroup memory).
     let instance = 16 + 48 + 64;
@@ -336,6 +336,27 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     backend.evaluate(&pair).unwrap();
     let two = (pass + 2 * (instance + layer + channels)) as f64;
     assert_eq!(backend.bytes_read_per_joint(), two / 4.0);
+    // Six instances: one workgroup and one pass in the wide shape; two workgroups of the
+    // narrow one (four slots and two), a pass each.
+    for ctx in every_shape() {
+        let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
+        let shape = backend.evaluate_shape();
+        let n = rig.palette_entries() as u32;
+        backend.reserve_palette(6 * n).unwrap();
+        let six: Vec<InstanceRecord> = (0..6)
+            .map(|i| InstanceRecord {
+                palette_offset: i * n,
+                ..record(0.05)
+            })
+            .collect();
+        backend.evaluate(&six).unwrap();
+        let passes = if shape == EvaluateShape::WIDE { 1 } else { 2 };
+        assert_eq!(
+            backend.last_frame().bytes_read,
+            (passes * pass + 6 * (instance + layer + channels)) as u64,
+            "{shape:?}"
+        );
+    }
 }
 
 /// Asserts column-major `a` is within [`common::COMPRESSED_MATRIX_TOLERANCE`] of `b`, relative

@@ -466,7 +466,7 @@ fn indirect_frames_evaluate_exactly_the_listed_slots() {
         listed.sort_unstable();
         assert_eq!(listed, expected, "frame {frame}: the listed slots");
         let count = listed.len() as u32;
-        let groups = count.div_ceil(sinew::gpu::EVALUATE_GROUP_INSTANCES);
+        let groups = count.div_ceil(backend.evaluate_shape().group_instances());
         assert_eq!(
             list.workgroups,
             [groups, u32::from(count > 0), 1],

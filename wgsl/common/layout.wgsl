@@ -8,8 +8,8 @@
 
 const MAX_JOINTS: u32 = 256u;
 const MAX_LAYERS: u32 = 4u;
-// Instance slots one evaluate workgroup takes (wgsl/evaluate.wgsl).
-const GROUP_INSTANCES: u32 = 4u;
+// GROUP_INSTANCES (instance slots one evaluate workgroup takes) and PASS_JOINTS (joints of a
+// pass in workgroup memory) come first in the assembled module, from `EvaluateShape`.
 const NO_PARENT: u32 = 0xffffu;
 const LAYER_ADDITIVE: u32 = 0x80000000u;
 const LAYER_MASK: u32 = 0x00ffffffu;
@@ -164,16 +164,16 @@ struct RootFrame {
 // One joint of one rig. `level_start` of joint k is the first joint of depth level k
 // (for k < level_count).
 struct JointDesc {
+    rest_translation: vec3<f32>,
     parent: u32,
-    level_start: u32,
-    has_bounds: u32,
-    pad: u32,
-    rest_translation: vec4<f32>,
     rest_rotation: vec4<f32>,
-    rest_scale: vec4<f32>,
+    rest_scale: vec3<f32>,
+    has_bounds: u32,
     inverse_bind: Mat3x4Rows,
-    bounds_min: vec4<f32>,
-    bounds_max: vec4<f32>,
+    bounds_min: vec3<f32>,
+    level_start: u32,
+    bounds_max: vec3<f32>,
+    pad: u32,
 }
 
 // Library-wide numbers. Mask m's weights start at `scalars[mask_offset + m * MAX_JOINTS]`.

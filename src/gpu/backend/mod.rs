@@ -32,7 +32,6 @@ use super::readback::{
 };
 use super::resident::{Dispatch, ResidentTable};
 use super::scope::capture;
-use super::shader::EVALUATE_GROUP_INSTANCES;
 use super::worlds::{Run, WorldReadback, WorldsRead, plan, worlds_from};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::error::{EvalError, GpuError};
@@ -292,6 +291,12 @@ impl GpuBackend {
         self.clips
     }
 
+    /// How the kernel groups instances ([`crate::GpuContext::evaluate_shape`] of the context it
+    /// was made from).
+    pub fn evaluate_shape(&self) -> crate::gpu::EvaluateShape {
+        self.pipeline.shape
+    }
+
     /// Number of uploaded rigs.
     pub fn rig_count(&self) -> usize {
         self.library.rigs().len()
@@ -458,7 +463,7 @@ impl GpuBackend {
                 at += bytes.len();
             }
             for d in &plan {
-                let groups = u64::from(d.count.div_ceil(EVALUATE_GROUP_INSTANCES));
+                let groups = u64::from(d.count.div_ceil(pipeline.shape.group_instances()));
                 let bounds_base = bounds_base(d.first, self.offset_alignment);
                 let header = FrameHeader {
                     instance_count: d.count,
@@ -499,7 +504,7 @@ impl GpuBackend {
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
                 for (d, (_, group)) in plan.iter().zip(frame_groups) {
-                    let groups = u64::from(d.count.div_ceil(EVALUATE_GROUP_INSTANCES));
+                    let groups = u64::from(d.count.div_ceil(pipeline.shape.group_instances()));
                     let width = groups.min(max_workgroups).max(1);
                     let height = groups.div_ceil(width);
                     pass.set_bind_group(1, group, &[]);

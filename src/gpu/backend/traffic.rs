@@ -3,7 +3,6 @@
 
 use super::{AABB_BYTES, GpuBackend, PALETTE_ENTRY_BYTES};
 use crate::bake::MAX_JOINTS;
-use crate::gpu::EVALUATE_GROUP_INSTANCES;
 
 impl GpuBackend {
     /// Bytes the last frame's evaluation wrote to global memory per joint: the 48-byte palette
@@ -25,10 +24,10 @@ impl GpuBackend {
     /// channel))) / joints`
     ///
     /// - pass: the instances of one rig a workgroup evaluates together (consecutive slots of
-    ///   its [`crate::gpu::EVALUATE_GROUP_INSTANCES`] with the same rig, as many as fit in
-    ///   [`crate::bake::MAX_JOINTS`] joints): rig descriptor (64), level starts (8 per level
-    ///   below the roots), per joint rest pose (48), inverse bind (48), `has_bounds` (4),
-    ///   parent (4), bounds (32, joints with vertices).
+    ///   its [`crate::gpu::EvaluateShape::group_instances`] with the same rig, as many as fit
+    ///   in [`crate::gpu::EvaluateShape::pass_joints`] joints): rig descriptor (64), level starts (8 per level
+    ///   below the roots), per joint rest pose with parent and `has_bounds` (48), inverse
+    ///   bind (48), bounds (24, joints with vertices).
     /// - instance: record header (16) and world (48), rig descriptor (64); per weight chunk
     ///   defaults (16) and joint (4); per IK constraint its entries (64) and target (48)
     ///   (propagation and IK read the parents the pass keeps in workgroup memory); root motion (moving
@@ -59,11 +58,13 @@ impl GpuBackend {
     pub(super) fn frame_reads(&self, now: f32, moved: bool) -> u64 {
         let rigs = self.library.rigs();
         let masks = self.library.masks();
+        let shape = self.pipeline.shape;
+        let pass_joints = shape.pass_joints() as usize;
         let mut bytes = 0;
         for group in self
             .table
             .records()
-            .chunks(EVALUATE_GROUP_INSTANCES as usize)
+            .chunks(shape.group_instances() as usize)
         {
             // The rig and joint count of the pass in hand.
             let mut pass: Option<(u32, usize)> = None;
@@ -75,7 +76,7 @@ impl GpuBackend {
                 };
                 let n = rig.joint_count.clamp(1, MAX_JOINTS);
                 pass = match pass {
-                    Some((index, count)) if index == r.rig && (count + 1) * n <= MAX_JOINTS => {
+                    Some((index, count)) if index == r.rig && (count + 1) * n <= pass_joints => {
                         Some((index, count + 1))
                     }
                     _ => {
