@@ -111,17 +111,7 @@ fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
             .count()
     };
     assert_eq!(storage(&module), storage(&parse()));
-    let constant = |name: &str| -> u32 {
-        let (_, c) = module
-            .constants
-            .iter()
-            .find(|(_, c)| c.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("constant {name} missing"));
-        match module.global_expressions[c.init] {
-            naga::Expression::Literal(naga::Literal::U32(v)) => v,
-            ref e => panic!("{name} = {e:?}"),
-        }
-    };
+    let constant = |name: &str| u32_constant(&module, name);
     use sinew::{ChannelCode, CompressedClip};
     assert_eq!(
         constant("CLIP_DESC_WORDS") as usize,
@@ -214,6 +204,19 @@ fn kernel_fits(source: &str, shape: EvaluateShape) {
         "{storage_buffers} storage buffers"
     );
     let _ = info;
+}
+
+/// The value of `u32` constant `name` of module `m`.
+fn u32_constant(m: &naga::Module, name: &str) -> u32 {
+    let (_, c) = m
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("constant {name} missing"));
+    match m.global_expressions[c.init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v,
+        ref e => panic!("{name} = {e:?}"),
+    }
 }
 
 /// (workgroup storage bytes, storage buffers per stage) of wgpu's default limits.
@@ -403,17 +406,7 @@ fn array_strides_match_rust_sizes() {
 #[test]
 fn constants_match_rust() {
     let m = &parse();
-    let constant = |name: &str| -> u32 {
-        let (_, c) = m
-            .constants
-            .iter()
-            .find(|(_, c)| c.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("constant {name} missing"));
-        match m.global_expressions[c.init] {
-            naga::Expression::Literal(naga::Literal::U32(v)) => v,
-            ref e => panic!("{name} = {e:?}"),
-        }
-    };
+    let constant = |name: &str| u32_constant(m, name);
     let (_, slerp) = m
         .constants
         .iter()
@@ -541,17 +534,7 @@ fn constants_match_rust() {
     );
     for shape in SHAPES {
         let m = &parse_source(&evaluate_shader_source(shape));
-        let constant = |name: &str| -> u32 {
-            let (_, c) = m
-                .constants
-                .iter()
-                .find(|(_, c)| c.name.as_deref() == Some(name))
-                .unwrap_or_else(|| panic!("constant {name} missing"));
-            match m.global_expressions[c.init] {
-                naga::Expression::Literal(naga::Literal::U32(v)) => v,
-                ref e => panic!("{name} = {e:?}"),
-            }
-        };
+        let constant = |name: &str| u32_constant(m, name);
         assert_eq!(constant("GROUP_INSTANCES"), shape.group_instances());
         assert_eq!(constant("PASS_JOINTS"), shape.pass_joints());
     }
