@@ -2301,6 +2301,13 @@ fn crowd_reports_every_field_and_writes_a_varied_png() {
         assert_eq!(report["backend"], backend, "{report}");
         assert_eq!(report["joints_per_character"], 57, "{report}");
         assert_eq!(report["look_at"], true, "{report}");
+        // Four or eight slots per evaluate workgroup, by the device's workgroup memory.
+        let per_workgroup = &report["instances_per_workgroup"];
+        if backend == "gpu" {
+            assert!(per_workgroup == 4 || per_workgroup == 8, "{report}");
+        } else {
+            assert!(per_workgroup.is_null(), "{report}");
+        }
         for stage in ["control", "upload", "compute", "render"] {
             assert!(
                 report["stages_ms"][stage].as_f64().unwrap() >= 0.0,

@@ -480,7 +480,10 @@ fn clips_on_segments_match_the_cpu_twin_at_and_around_their_boundaries() {
 
 #[test]
 fn cross_fades_masks_additive_layers_and_root_holds_match_the_cpu_twin_on_compressed_clips() {
-    let Some(ctx) = gpu() else { return };
+    let contexts = every_shape();
+    if contexts.is_empty() {
+        return;
+    }
     let mut rng = Rng(12);
     let mut rigs = blend_rigs();
     rigs.extend(morph_rigs());
@@ -496,13 +499,17 @@ fn cross_fades_masks_additive_layers_and_root_holds_match_the_cpu_twin_on_compre
         }
     }
     let records = pack(&rigs, &items);
-    assert_compressed_matches_cpu(ctx, &rigs, &masks, &records, &|i| {
-        let (r, flags, _, layers) = &items[i];
-        format!(
-            "rig {} flags {flags:#x} layers {layers:?}",
-            rigs[*r as usize].name
-        )
-    });
+    // Runs of 40 records of a rig: whole passes of either shape.
+    for ctx in contexts {
+        let shape = ctx.evaluate_shape();
+        assert_compressed_matches_cpu(ctx, &rigs, &masks, &records, &|i| {
+            let (r, flags, _, layers) = &items[i];
+            format!(
+                "{shape:?}, rig {} flags {flags:#x} layers {layers:?}",
+                rigs[*r as usize].name
+            )
+        });
+    }
 }
 
 #[test]

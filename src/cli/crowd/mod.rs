@@ -533,6 +533,8 @@ impl CrowdArgs {
             "characters_in_view": in_view,
             "joints_per_second": joints_per_second,
             "dispatches_per_frame": dispatches,
+            // Instance slots per evaluate workgroup (EvaluateShape; null on the CPU).
+            "instances_per_workgroup": gpu.as_ref().map(|g| g.evaluate_shape().group_instances()),
             "bytes_written_per_joint": bytes_per_joint,
             // Counted on the GPU backend only (null on the CPU).
             "bytes_read_per_joint": bytes_read_per_joint,
