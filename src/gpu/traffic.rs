@@ -220,18 +220,19 @@ impl RigReads {
         (1 + compared as u64 + 4) * WORD
     }
 
-    /// Bytes the kernel reads evaluating `record` at frame time `now` (`moved`: the previous
-    /// evaluation was at another time), with `masks` the uploaded masks, beside its pass's
+    /// Bytes the kernel reads evaluating `record` at frame time `now` after the previous
+    /// evaluation at `prev`, with `masks` the uploaded masks, beside its pass's
     /// [`RigReads::pass`]. Each joint samples the layers from the topmost that hides the rest
     /// up ([`LayerReads`]); masked layers read the mask weight of each joint and chunk they
-    /// reach, and sample those whose weighted mask is above 0.
+    /// reach, and sample those whose weighted mask is above 0. Root motion samples the root at
+    /// both frame ends, each sample scanning its clip's segments at that end's clip time.
     /// A clock that wraps inside the frame samples root motion twice more: not counted.
     pub(crate) fn record_bytes(
         &self,
         record: &InstanceRecord,
         masks: &[JointMask],
         now: f32,
-        moved: bool,
+        prev: f32,
     ) -> u64 {
         let mut bytes = self.instance;
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
@@ -265,8 +266,13 @@ impl RigReads {
                 let w = layer_record.to_layer_at(now).weight.clamp(0.0, 1.0);
                 let share = w * above;
                 above *= 1.0 - w;
-                if share > 0.0 && moved && layer_record.rate != 0.0 {
-                    bytes += 2 * u64::from(t) + if yaw { 2 * u64::from(r) } else { 0 };
+                if share > 0.0 && prev != now && layer_record.rate != 0.0 {
+                    let clip = layer_record.clip as usize;
+                    let ends = self.segment_bytes(clip, layer_record.to_layer_at(prev).time)
+                        + self.segment_bytes(clip, layer_record.to_layer_at(now).time);
+                    let channels = if yaw { 2 } else { 1 };
+                    bytes +=
+                        2 * u64::from(t) + if yaw { 2 * u64::from(r) } else { 0 } + channels * ends;
                 }
             }
         }

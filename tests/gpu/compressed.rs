@@ -6,7 +6,7 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 use sinew::gpu::{ClipFormat, EvaluateShape, GpuOptions};
 use sinew::{
     Aabb, ChannelCode, CompressedClip, CompressedClips, CpuBackend, GpuBackend, GpuContext,
-    InstanceRecord, JointMask, Layer, Mat3x4Rows, Rig,
+    InstanceRecord, JointMask, Layer, Mat3x4Rows, Rig, TimeWrap,
 };
 
 use super::common::{self, Rng};
@@ -476,6 +476,37 @@ fn clips_on_segments_match_the_cpu_twin_at_and_around_their_boundaries() {
     let scanned = (segments.len() as u64 - 2) * 4;
     assert!(segments.len() > 2, "{segments:?}");
     assert_eq!(backend.last_frame().bytes_read, first + scanned);
+    // Root motion samples the root at both frame ends, each sample scanning the segments at
+    // its clip time there: a moving record in the last segment instead of the first reads the
+    // extra starts once for its layer and twice for the root's translation, four times with
+    // the yaw.
+    let root = humanoid.skeleton.find_joint("Root").unwrap() as u32;
+    let moved_reads = |start: f32, yaw: bool| {
+        let mut rec = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
+        rec.flags = root | InstanceRecord::HOLD_ROOT_XZ | InstanceRecord::gpu_root_motion(1);
+        if yaw {
+            rec.flags |= InstanceRecord::HOLD_ROOT_YAW;
+        }
+        rec.layer_count = 1;
+        rec.layers[0] = Layer::clip(0, start).to_record().with_clock(
+            start,
+            0.0,
+            1.0,
+            TimeWrap::Clamp,
+            duration,
+        );
+        let mut backend = compressed_backend(ctx, &rigs);
+        backend.evaluate_at(0.0, &[rec]).unwrap();
+        backend.evaluate_at(1e-3, &[rec]).unwrap();
+        backend.last_frame().bytes_read
+    };
+    for (yaw, samples) in [(false, 2), (true, 4)] {
+        assert_eq!(
+            moved_reads(last, yaw),
+            moved_reads(0.0, yaw) + (1 + samples) * scanned,
+            "yaw {yaw}"
+        );
+    }
 }
 
 #[test]

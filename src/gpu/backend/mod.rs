@@ -540,7 +540,7 @@ impl GpuBackend {
             indirect: compact.is_some(),
             records_uploaded: dirty,
             upload_bytes: upload,
-            bytes_read: self.frame_reads(now, prev_time != now),
+            bytes_read: self.frame_reads(now, prev_time),
         };
         self.listed_at = self.last_frame.indirect.then_some(slots);
         self.prev_time = Some(now);

@@ -32,7 +32,7 @@ impl GpuBackend {
     ///   defaults (16) and joint (4); per IK constraint its entries (64) and target (48)
     ///   (propagation and IK read the parents the pass keeps in workgroup memory); root motion (moving
     ///   records): root frame (112), layer count (4), each base layer again (48) and its root
-    ///   channels at both frame ends.
+    ///   channels at both frame ends, each with its clip's segment scan there.
     /// - layer: its record (48), with compressed clips its clip descriptor (24); a masked layer
     ///   reads the mask weight of every joint and chunk (4) and samples those weighted above 0.
     /// - channel, exact: track descriptor (16), first and last key times (8), the guessed key
@@ -52,10 +52,10 @@ impl GpuBackend {
         f.bytes_read as f64 / f.joints as f64
     }
 
-    /// Global-memory bytes the kernel read evaluating every slot at `now`
-    /// ([`crate::gpu::RigReads`]), the slots grouped into workgroups and passes as the kernel
+    /// Global-memory bytes the kernel read evaluating every slot at `now` after the previous
+    /// evaluation at `prev` ([`crate::gpu::RigReads`]), the slots grouped into workgroups and passes as the kernel
     /// groups them; an empty slot reads its rig index and flags.
-    pub(super) fn frame_reads(&self, now: f32, moved: bool) -> u64 {
+    pub(super) fn frame_reads(&self, now: f32, prev: f32) -> u64 {
         let rigs = self.library.rigs();
         let masks = self.library.masks();
         let shape = self.pipeline.shape;
@@ -84,7 +84,7 @@ impl GpuBackend {
                         Some((r.rig, 1))
                     }
                 };
-                bytes += rig.reads.record_bytes(r, masks, now, moved);
+                bytes += rig.reads.record_bytes(r, masks, now, prev);
             }
         }
         bytes
