@@ -1454,6 +1454,49 @@ fn a_host_device_is_used_as_given() {
     });
 }
 
+/// A host device asked for wgpu's default limits only (16 KiB of workgroup memory) runs the
+/// narrow evaluate shape, refuses the wide one with a typed error, and evaluates as the CPU does.
+#[test]
+fn a_host_device_at_the_default_limits_runs_the_narrow_shape() {
+    let Some(_) = gpu() else { return };
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    let instance = wgpu::Instance::new(desc);
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+            .unwrap();
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let host = GpuContext::from_device(&device, &queue);
+    assert_eq!(host.evaluate_shape(), EvaluateShape::NARROW);
+    let refused = GpuContext::from_device(&device, &queue).with_evaluate_shape(EvaluateShape::WIDE);
+    assert!(
+        matches!(
+            refused,
+            Err(GpuError::LimitExceeded {
+                limit: "max_compute_workgroup_storage_size",
+                needed: 32768,
+                available: 16384,
+            })
+        ),
+        "{refused:?}"
+    );
+    // Six 64-joint instances: a pass of four and one of two.
+    let rigs = vec![repo_rig_or("synthetic/rig64.glb", || chain_rig(64))];
+    let mut rng = Rng(33);
+    let items: Vec<_> = (0..6)
+        .map(|_| {
+            let layers = random_layers(&rigs[0], &mut rng, 0, 0, 2);
+            (0, 0, rng.world(), layers)
+        })
+        .collect();
+    let records = pack(&rigs, &items);
+    let mut backend = GpuBackend::new(&host, &rigs, &[]).unwrap();
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        format!("default-limits device, record {i}: layers {:?}", items[i].3)
+    });
+}
+
 // ---------------------------------------------------------------------------------------------
 // The command line.
 
