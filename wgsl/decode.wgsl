@@ -6,7 +6,9 @@
 
 // Binding 3 of the compressed pipeline: per rig from `rig.track_offset`, its clip descriptors
 // (CLIP_DESC_WORDS words each, `CompressedClip`), its channel codes (CHANNEL_CODE_WORDS words
-// each, `ChannelCode`), then its data words. Offsets inside a rig's block are the rig's own.
+// each, `ChannelCode`), its rest masks (per clip, one word per joint: bit c set when the
+// joint's channel c is REST; `clip_words` in src/gpu/compressed.rs), then its data words.
+// Offsets inside a rig's block are the rig's own.
 @group(0) @binding(3) var<storage, read> clip_words: array<u32>;
 
 const CLIP_DESC_WORDS: u32 = 8u;
@@ -34,12 +36,13 @@ const CHANNEL_WEIGHTS: u32 = 3u;
 
 // Where a clip is at one clip time: the first word of frame f's record (in `clip_words`), the
 // words from it to frame f + 1's (0 for a one-frame clip), the position u between them, and the
-// index in `clip_words` of the clip's first channel code.
+// indices in `clip_words` of the clip's first channel code and first rest mask.
 struct ClipFrame {
     record: u32,
     next: u32,
     u: f32,
     channels: u32,
+    rests: u32,
 }
 
 // First channel code word of `rig`.
@@ -47,11 +50,16 @@ fn rig_channel_base(rig: RigDesc) -> u32 {
     return rig.track_offset + rig.clip_count * CLIP_DESC_WORDS;
 }
 
-// First data word of `rig`: after its clips' channel codes (joint_count x 3 + weight_chunks per
-// clip).
-fn rig_data_base(rig: RigDesc) -> u32 {
+// First rest mask word of `rig`: after its clips' channel codes (joint_count x 3 +
+// weight_chunks per clip).
+fn rig_rest_base(rig: RigDesc) -> u32 {
     let per_clip = rig.joint_count * 3u + rig.weight_chunks;
     return rig_channel_base(rig) + rig.clip_count * per_clip * CHANNEL_CODE_WORDS;
+}
+
+// First data word of `rig`: after its clips' rest masks (joint_count per clip).
+fn rig_data_base(rig: RigDesc) -> u32 {
+    return rig_rest_base(rig) + rig.clip_count * rig.joint_count;
 }
 
 // Clip `clip` of `rig` at clip time `time`: t = clamp(time, 0, duration); its segment the last
@@ -69,8 +77,9 @@ fn clip_frame(rig: RigDesc, clip: u32, time: f32) -> ClipFrame {
     let segment_count = clip_words[desc + 7u];
     let record = rig_data_base(rig) + frame_offset;
     let channels = rig_channel_base(rig) + channel_offset * CHANNEL_CODE_WORDS;
+    let rests = rig_rest_base(rig) + clip * rig.joint_count;
     if frame_count < 2u {
-        return ClipFrame(record, 0u, 0.0, channels);
+        return ClipFrame(record, 0u, 0.0, channels, rests);
     }
     let t = clamp(time, 0.0, duration);
     var start = 0.0;
@@ -96,7 +105,13 @@ fn clip_frame(rig: RigDesc, clip: u32, time: f32) -> ClipFrame {
         x = nearest;
     }
     let f = min(floor(x), f32(intervals - 1u));
-    return ClipFrame(record + (first + u32(f)) * frame_words, frame_words, min(x - f, 1.0), channels);
+    return ClipFrame(
+        record + (first + u32(f)) * frame_words,
+        frame_words,
+        min(x - f, 1.0),
+        channels,
+        rests,
+    );
 }
 
 // The words of a channel's stored bits in one frame record, in registers: four 32-bit
@@ -301,15 +316,25 @@ fn prepare_layers(rig: RigDesc, k: u32) {
 }
 
 // Joint `joint` of `rig` in resolved layer `layer` (its clip exists); `rest` is the joint's rest
-// pose, the value of its REST channels.
+// pose, the value of its REST channels. The joint's rest mask says which those are, so only the
+// other channels' codes are read.
 fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
     let frame = wg_frames[layer];
     let first = joint * 3u;
-    return Sqt(
-        decode_channel(rig, frame, first, CHANNEL_TRANSLATION, vec4<f32>(rest.translation, 0.0)).xyz,
-        decode_channel(rig, frame, first + 1u, CHANNEL_ROTATION, rest.rotation),
-        decode_channel(rig, frame, first + 2u, CHANNEL_SCALE, vec4<f32>(rest.scale, 0.0)).xyz,
-    );
+    let rests = clip_words[frame.rests + joint];
+    var pose = rest;
+    if (rests & (1u << CHANNEL_TRANSLATION)) == 0u {
+        let t = vec4<f32>(rest.translation, 0.0);
+        pose.translation = decode_channel(rig, frame, first, CHANNEL_TRANSLATION, t).xyz;
+    }
+    if (rests & (1u << CHANNEL_ROTATION)) == 0u {
+        pose.rotation = decode_channel(rig, frame, first + 1u, CHANNEL_ROTATION, rest.rotation);
+    }
+    if (rests & (1u << CHANNEL_SCALE)) == 0u {
+        let s = vec4<f32>(rest.scale, 0.0);
+        pose.scale = decode_channel(rig, frame, first + 2u, CHANNEL_SCALE, s).xyz;
+    }
+    return pose;
 }
 
 // Weight chunk `chunk` of `rig` in resolved layer `layer`; `rest` its default weights.

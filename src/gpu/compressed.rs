@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::bake::{CompressedClip, CompressedClips, Rig};
+use crate::bake::{ChannelCode, CompressedClip, CompressedClips, Rig};
 use crate::error::GpuError;
 
 /// The compressed clips of rig `index` of an upload: its stored [`Rig::compressed`], else built
@@ -49,9 +49,30 @@ pub(crate) fn compressed_clips(
 pub const CLIP_DESC_WORDS: usize = size_of::<CompressedClip>() / 4;
 
 /// The words of `clips` in the compressed kernel's track binding: the clip descriptors
-/// ([`CLIP_DESC_WORDS`] each), the channel codes (2 words each), then the data words.
+/// ([`CLIP_DESC_WORDS`] each), the channel codes (2 words each), the rest masks (one word per
+/// clip and joint: bit `c` set when its channel `c` is REST), then the data words.
 pub fn clip_words(clips: &CompressedClips) -> impl Iterator<Item = u32> + '_ {
     let descs: &[u32] = bytemuck::cast_slice(clips.clips());
     let codes: &[u32] = bytemuck::cast_slice(clips.channels());
-    descs.iter().chain(codes).chain(clips.data()).copied()
+    let joints = clips.joint_count();
+    let masks = (0..clips.clips().len())
+        .flat_map(move |c| (0..joints).map(move |j| rest_mask(&clips.clip_channels(c)[j * 3..])));
+    descs
+        .iter()
+        .chain(codes)
+        .copied()
+        .chain(masks)
+        .chain(clips.data().iter().copied())
+}
+
+/// The rest mask of a joint in one clip, from its channel codes (translation, rotation,
+/// scale first): bit `c` set when channel `c` holds the rest value (a REST code), so sampling
+/// the joint reads the codes of the others only.
+fn rest_mask(codes: &[ChannelCode]) -> u32 {
+    codes
+        .iter()
+        .take(3)
+        .enumerate()
+        .filter(|(_, code)| code.is_rest())
+        .fold(0, |mask, (c, _)| mask | 1 << c)
 }

@@ -78,7 +78,8 @@ fn track_bytes(desc: &TrackDesc) -> u64 {
 
 /// Bytes one compressed channel costs in one layer: its code; a constant's words; an animated
 /// channel's bit offset, ranges and, in both frame records, the words its bits span, each read
-/// once (a one-frame clip reads its frame twice).
+/// once (a one-frame clip reads its frame twice). A joint's REST channels read nothing when
+/// its rest mask says so (sampling a layer); root motion reads their code.
 fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
     if code.is_rest() {
         return WORD;
@@ -159,10 +160,23 @@ impl RigReads {
                 }
             })
             .collect();
+        // A joint sampled in a layer: its channels; with compressed clips, its rest mask word
+        // first, and no code for a REST channel.
         let clips: Vec<Vec<u64>> = channels
             .iter()
-            .map(|(joints, weights)| {
-                let joints = joints.iter().map(|c| c.iter().sum::<u64>());
+            .enumerate()
+            .map(|(c, (joints, weights))| {
+                let joints = joints
+                    .iter()
+                    .enumerate()
+                    .map(|(j, costs)| match compressed {
+                        Some(cc) => {
+                            let codes = &cc.clip_channels(c)[j * 3..j * 3 + 3];
+                            let read = costs.iter().zip(codes).filter(|(_, code)| !code.is_rest());
+                            WORD + read.map(|(cost, _)| cost).sum::<u64>()
+                        }
+                        None => costs.iter().sum(),
+                    });
                 joints.chain(weights.iter().copied()).collect()
             })
             .collect();

@@ -316,13 +316,20 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let instance = 16 + 48 + 64;
     // The layer: its record 48 and clip descriptor 28 (no segments).
     let layer = 48 + 28;
-    // Channels (code 4 each), each frame's words read once: joint 0 translation, 8 bits from
-    // bit 0: bit offset 4, 3 ranges 12, 2 frames x 1 word (24 bits); rotation constant 16;
-    // scale REST. Joint 1 translation REST; rotation raw STEP from bit 24: bit offset 4, 2
-    // frames x 4 words (bits 24..120); scale 12 bits from bit 120: bit offset 4, ranges 12, 2
-    // frames x 2 words (bits 120..156).
+    // Per joint its rest mask (4), then each channel that is not REST (code 4), each frame's
+    // words read once: joint 0 translation, 8 bits from bit 0: bit offset 4, 3 ranges 12, 2
+    // frames x 1 word (24 bits); rotation constant 16; scale REST. Joint 1 translation REST;
+    // rotation raw STEP from bit 24: bit offset 4, 2 frames x 4 words (bits 24..120); scale 12
+    // bits from bit 120: bit offset 4, ranges 12, 2 frames x 2 words (bits 120..156).
     let channels =
-        (4 + 4 + 12 + 2 * 4) + (4 + 16) + 4 + 4 + (4 + 4 + 2 * 4 * 4) + (4 + 4 + 12 + 2 * 2 * 4);
+        4 + (4 + 4 + 12 + 2 * 4) + (4 + 16) + 4 + (4 + 4 + 2 * 4 * 4) + (4 + 4 + 12 + 2 * 2 * 4);
+    // Clip 1, every channel REST: the two rest masks only.
+    let rest_clip = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(1, 0.0)]).unwrap();
+    backend.evaluate(&[rest_clip]).unwrap();
+    assert_eq!(
+        backend.last_frame().bytes_read,
+        (pass + instance + layer + 2 * 4) as u64
+    );
     backend.evaluate(&[record(0.05)]).unwrap();
     let one = (pass + instance + layer + channels) as f64;
     assert_eq!(backend.bytes_read_per_joint(), one / 2.0);
