@@ -38,9 +38,10 @@ impl GpuBackend {
     /// - channel, exact: track descriptor (16), first and last key times (8), the guessed key
     ///   pair (16) and interval (8), the key values interpolation reads (16 each: 1 STEP, 2
     ///   LINEAR, 4 CUBICSPLINE); one key: descriptor, one time, one value.
-    /// - channel, compressed: code (4); REST nothing more; a constant its words (12, 16 for a
-    ///   rotation or weight chunk); animated: bit offset (4), ranges (4 per component, none
-    ///   raw), and in both frame records the words its bits span (4 each, read once).
+    /// - channel, compressed: a joint's rest mask (4), then per channel it does not mark REST
+    ///   (a weight chunk: every one) its code (4); REST nothing more; a constant its words (12,
+    ///   16 for a rotation or weight chunk); animated: bit offset (4), ranges (4 per component,
+    ///   none raw), and in both frame records the words its bits span (4 each, read once).
     ///
     /// Loads at one address for the whole workgroup (record, descriptors, level starts, IK)
     /// count once per instance; times inside the keys are assumed (the uniform-grid guess).
