@@ -206,16 +206,21 @@ fn kernel_fits(source: &str, shape: EvaluateShape) {
     let _ = info;
 }
 
-/// The value of `u32` constant `name` of module `m`.
-fn u32_constant(m: &naga::Module, name: &str) -> u32 {
+/// The initializer of constant `name` of module `m`.
+fn constant_init<'a>(m: &'a naga::Module, name: &str) -> &'a naga::Expression {
     let (_, c) = m
         .constants
         .iter()
         .find(|(_, c)| c.name.as_deref() == Some(name))
         .unwrap_or_else(|| panic!("constant {name} missing"));
-    match m.global_expressions[c.init] {
-        naga::Expression::Literal(naga::Literal::U32(v)) => v,
-        ref e => panic!("{name} = {e:?}"),
+    &m.global_expressions[c.init]
+}
+
+/// The value of `u32` constant `name` of module `m`.
+fn u32_constant(m: &naga::Module, name: &str) -> u32 {
+    match constant_init(m, name) {
+        naga::Expression::Literal(naga::Literal::U32(v)) => *v,
+        e => panic!("{name} = {e:?}"),
     }
 }
 
@@ -417,14 +422,9 @@ fn constants_match_rust() {
         naga::Expression::Literal(naga::Literal::F32(sinew::math::SLERP_SERIES_MIN_COS))
     );
     let float = |name: &str| -> f32 {
-        let (_, c) = m
-            .constants
-            .iter()
-            .find(|(_, c)| c.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("constant {name} missing"));
-        match m.global_expressions[c.init] {
-            naga::Expression::Literal(naga::Literal::F32(v)) => v,
-            ref e => panic!("{name} = {e:?}"),
+        match constant_init(m, name) {
+            naga::Expression::Literal(naga::Literal::F32(v)) => *v,
+            e => panic!("{name} = {e:?}"),
         }
     };
     assert_eq!(constant("IK_VEC4S") as usize, sinew::ik::IK_VEC4S);
