@@ -63,9 +63,9 @@ static OTHER_SHAPE: LazyLock<Option<GpuContext>> = LazyLock::new(|| {
     } else {
         EvaluateShape::WIDE
     };
-    match common::headless_gpu("GPU tests of the other evaluate shape")?.with_evaluate_shape(other)
-    {
-        Ok(context) => Some(context),
+    let mut context = common::headless_gpu("GPU tests of the other evaluate shape")?;
+    match context.set_evaluate_shape(other) {
+        Ok(()) => Some(context),
         Err(e) => {
             eprintln!("only the {shape:?} evaluate shape runs here: {e}");
             None
@@ -1467,9 +1467,10 @@ fn a_host_device_at_the_default_limits_runs_the_narrow_shape() {
             .unwrap();
     let (device, queue) =
         pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
-    let host = GpuContext::from_device(&device, &queue);
+    let mut host = GpuContext::from_device(&device, &queue);
     assert_eq!(host.evaluate_shape(), EvaluateShape::NARROW);
-    let refused = GpuContext::from_device(&device, &queue).with_evaluate_shape(EvaluateShape::WIDE);
+    let refused = host.set_evaluate_shape(EvaluateShape::WIDE);
+    assert_eq!(host.evaluate_shape(), EvaluateShape::NARROW);
     assert!(
         matches!(
             refused,

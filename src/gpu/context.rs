@@ -117,10 +117,11 @@ impl GpuContext {
         self.shape
     }
 
-    /// This context with its evaluate pipelines built for `shape` instead (compiled anew on
-    /// first use), e.g. [`EvaluateShape::NARROW`] to match a device with the default limits.
-    /// Fails with [`GpuError::LimitExceeded`] where the device's workgroup memory is too small.
-    pub fn with_evaluate_shape(self, shape: EvaluateShape) -> Result<Self, GpuError> {
+    /// Builds this context's evaluate pipelines for `shape` from now on (compiled anew on first
+    /// use; backends made earlier keep theirs), e.g. [`EvaluateShape::NARROW`] to match a
+    /// device with the default limits. Fails with [`GpuError::LimitExceeded`], the context
+    /// unchanged, where the device's workgroup memory is too small for `shape`.
+    pub fn set_evaluate_shape(&mut self, shape: EvaluateShape) -> Result<(), GpuError> {
         let available = self.device.limits().max_compute_workgroup_storage_size;
         if available < shape.workgroup_bytes() {
             return Err(GpuError::LimitExceeded {
@@ -129,12 +130,12 @@ impl GpuContext {
                 available: u64::from(available),
             });
         }
-        Ok(Self {
-            pipeline: OnceLock::new(),
-            compressed: OnceLock::new(),
-            shape,
-            ..self
-        })
+        if shape != self.shape {
+            self.shape = shape;
+            self.pipeline = OnceLock::new();
+            self.compressed = OnceLock::new();
+        }
+        Ok(())
     }
 
     /// The device's loss watch.
