@@ -30,6 +30,13 @@ fn compressed_backend(ctx: &GpuContext, rigs: &[Rig]) -> GpuBackend {
     GpuBackend::with_options(ctx, rigs, &[], compressed_options()).unwrap()
 }
 
+/// [`compressed_backend`] counting the kernel's reads of every frame.
+fn counting_backend(ctx: &GpuContext, rigs: &[Rig]) -> GpuBackend {
+    let mut backend = compressed_backend(ctx, rigs);
+    backend.set_read_counting(true);
+    backend
+}
+
 /// Frame records written bit by bit, as the format lays them out.
 struct Bits {
     words: Vec<u32>,
@@ -307,7 +314,7 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let Some(ctx) = gpu() else { return };
     let (rig, _) = hand_built();
     let record = |t| InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, t)]).unwrap();
-    let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
+    let mut backend = counting_backend(ctx, std::slice::from_ref(&rig));
     // Per pass: rig descriptor 64, the starts of level 1 (8); per joint rest pose with parent
     // and has_bounds 48, inverse bind 48, bounds 24 (both joints have a vertex).
     let pass = 64 + 8 + 2 * (48 + 48) + 2 * 24;
@@ -327,13 +334,13 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
     let rest_clip = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(1, 0.0)]).unwrap();
     backend.evaluate(&[rest_clip]).unwrap();
     assert_eq!(
-        backend.last_frame().bytes_read,
+        backend.last_frame().bytes_read.unwrap(),
         (pass + instance + layer + 2 * 4) as u64
     );
     backend.evaluate(&[record(0.05)]).unwrap();
     let one = (pass + instance + layer + channels) as f64;
-    assert_eq!(backend.bytes_read_per_joint(), one / 2.0);
-    assert_eq!(backend.last_frame().bytes_read, one as u64);
+    assert_eq!(backend.bytes_read_per_joint(), Some(one / 2.0));
+    assert_eq!(backend.last_frame().bytes_read, Some(one as u64));
     // Two instances of the rig in one workgroup share one pass: its rig data is read once.
     let mut pair = [record(0.05), record(0.05)];
     pair[1].palette_offset = rig.palette_entries() as u32;
@@ -342,11 +349,15 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
         .unwrap();
     backend.evaluate(&pair).unwrap();
     let two = (pass + 2 * (instance + layer + channels)) as f64;
-    assert_eq!(backend.bytes_read_per_joint(), two / 4.0);
+    assert_eq!(backend.bytes_read_per_joint(), Some(two / 4.0));
+    // Not counted unless asked: the count walks every record on the CPU.
+    backend.set_read_counting(false);
+    backend.evaluate(&pair).unwrap();
+    assert_eq!(backend.bytes_read_per_joint(), None);
     // Six instances: one workgroup and one pass in the wide shape; two workgroups of the
     // narrow one (four slots and two), a pass each.
     for ctx in every_shape() {
-        let mut backend = compressed_backend(ctx, std::slice::from_ref(&rig));
+        let mut backend = counting_backend(ctx, std::slice::from_ref(&rig));
         let shape = backend.evaluate_shape();
         let n = rig.palette_entries() as u32;
         backend.reserve_palette(6 * n).unwrap();
@@ -359,7 +370,7 @@ fn bytes_read_per_joint_is_the_hand_count_of_the_compressed_kernel_loads() {
         backend.evaluate(&six).unwrap();
         let passes = if shape == EvaluateShape::WIDE { 1 } else { 2 };
         assert_eq!(
-            backend.last_frame().bytes_read,
+            backend.last_frame().bytes_read.unwrap(),
             (passes * pass + 6 * (instance + layer + channels)) as u64,
             "{shape:?}"
         );
@@ -472,17 +483,17 @@ fn clips_on_segments_match_the_cpu_twin_at_and_around_their_boundaries() {
     let records = pack(&rigs, &items);
     assert_compressed_matches_cpu(ctx, &rigs, &[], &records, &|i| format!("t {}", times[i]));
     // Lane 0 reads the segment table once per layer, scanning it from segment 1.
-    let mut backend = compressed_backend(ctx, &rigs);
+    let mut backend = counting_backend(ctx, &rigs);
     let one = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, 0.0)]).unwrap();
     backend.evaluate(&[one]).unwrap();
-    let first = backend.last_frame().bytes_read;
+    let first = backend.last_frame().bytes_read.unwrap();
     let last = segments.last().unwrap().start + 1e-3;
     let late = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, last)]).unwrap();
     backend.evaluate(&[late]).unwrap();
     // The scan compares every later start instead of one: each 4 bytes.
     let scanned = (segments.len() as u64 - 2) * 4;
     assert!(segments.len() > 2, "{segments:?}");
-    assert_eq!(backend.last_frame().bytes_read, first + scanned);
+    assert_eq!(backend.last_frame().bytes_read, Some(first + scanned));
     // Root motion samples the root at both frame ends, each sample scanning the segments at
     // its clip time there: a moving record in the last segment instead of the first reads the
     // extra starts once for its layer and twice for the root's translation, four times with
@@ -502,10 +513,10 @@ fn clips_on_segments_match_the_cpu_twin_at_and_around_their_boundaries() {
             TimeWrap::Clamp,
             duration,
         );
-        let mut backend = compressed_backend(ctx, &rigs);
+        let mut backend = counting_backend(ctx, &rigs);
         backend.evaluate_at(0.0, &[rec]).unwrap();
         backend.evaluate_at(1e-3, &[rec]).unwrap();
-        backend.last_frame().bytes_read
+        backend.last_frame().bytes_read.unwrap()
     };
     for (yaw, samples) in [(false, 2), (true, 4)] {
         assert_eq!(

@@ -204,7 +204,7 @@ mod tests {
         let mut times: Vec<f64> = (0..=16).map(|i| f64::from(i) / 24.0).collect();
         let after = 16.0 / 24.0 + 0.2;
         times.extend((0..=8).map(|i| after + f64::from(i) / 24.0));
-        let s = runs(&times).unwrap();
+        let s = runs(&times).unwrap(); // ok: unit test
         assert_eq!(s.len(), 3, "{s:?}");
         assert_eq!((s[0].first_frame, s[0].intervals), (0, 16));
         assert_eq!((s[1].first_frame, s[1].intervals), (16, 1));
@@ -213,7 +213,7 @@ mod tests {
         assert!((s[1].rate - 5.0).abs() < 1e-3);
         assert!((f64::from(s[2].start) - after).abs() < 1e-6);
         let every = vec![true; 25];
-        let fine = refine(&s, &every).unwrap();
+        let fine = refine(&s, &every).unwrap(); // ok: unit test
         assert_eq!(
             fine[2],
             ClipSegment {
@@ -226,7 +226,7 @@ mod tests {
         // Only the gap: the frames after it move by one.
         let mut gap = vec![false; 25];
         gap[16] = true;
-        let fine = refine(&s, &gap).unwrap();
+        let fine = refine(&s, &gap).unwrap(); // ok: unit test
         assert_eq!((fine[0].first_frame, fine[0].intervals), (0, 16));
         assert_eq!((fine[1].first_frame, fine[1].intervals), (16, 2));
         assert_eq!((fine[2].first_frame, fine[2].intervals), (18, 8));
@@ -236,7 +236,7 @@ mod tests {
         let mut two = vec![false; 25];
         two[4] = true;
         two[5] = true;
-        let fine = refine(&s, &two).unwrap();
+        let fine = refine(&s, &two).unwrap(); // ok: unit test
         assert_eq!(fine.len(), 5, "{fine:?}");
         assert_eq!((fine[1].first_frame, fine[1].intervals), (4, 4));
         assert_eq!(fine[1].rate, s[0].rate * 2.0);

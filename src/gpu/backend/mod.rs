@@ -90,9 +90,10 @@ pub struct FrameStats {
     /// 208 for a root-motion record uploaded around the world the GPU owns) and the dispatch
     /// headers.
     pub upload_bytes: u64,
-    /// Bytes the kernel read from global memory, by [`crate::gpu::RigReads`]: see
-    /// [`GpuBackend::bytes_read_per_joint`].
-    pub bytes_read: u64,
+    /// Bytes the kernel read from global memory, by [`crate::gpu::RigReads`] (see
+    /// [`GpuBackend::bytes_read_per_joint`]); `None` unless
+    /// [`GpuBackend::set_read_counting`] is on.
+    pub bytes_read: Option<u64>,
 }
 
 /// What a frame bind group binds: dispatch `index` of the plan and the buffers; a group whose
@@ -173,6 +174,8 @@ pub struct GpuBackend {
     frame: u32,
     /// Whether the next evaluation runs every slot, whatever its LOD bits.
     evaluate_all: bool,
+    /// Whether each evaluation counts the kernel's global reads (a CPU walk over every record).
+    count_reads: bool,
     lod_policy: Option<crate::LodPolicy>,
     /// The slot-list compaction of indirect frames, compiled at the first one.
     lod_compact: Option<LodCompact>,
@@ -275,6 +278,7 @@ impl GpuBackend {
             timer: None,
             frame: 0,
             evaluate_all: true,
+            count_reads: false,
             lod_policy: None,
             lod_compact: None,
             listed_at: None,
@@ -540,7 +544,7 @@ impl GpuBackend {
             indirect: compact.is_some(),
             records_uploaded: dirty,
             upload_bytes: upload,
-            bytes_read: self.frame_reads(now, prev_time),
+            bytes_read: self.count_reads.then(|| self.frame_reads(now, prev_time)),
         };
         self.listed_at = self.last_frame.indirect.then_some(slots);
         self.prev_time = Some(now);
