@@ -15,7 +15,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use super::lanes::{F4, F8, LANES, MulAdd, gather};
+use super::lanes::{F4, F8, Isa, LANES, gather};
 use super::reads::{ClipReads, GroupReads};
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
 use super::soa::{Affine8, Sqt8};
@@ -144,11 +144,11 @@ struct Slot<'a> {
 impl Slot<'_> {
     /// Every lane's sample of joint `j`.
     #[inline(always)]
-    fn sample(&self, j: usize) -> Sqt8 {
+    fn sample<M: Isa>(&self, j: usize) -> Sqt8 {
         if self.uniform {
             self.sample_uniform(j)
         } else {
-            self.sample_mixed(j)
+            self.sample_mixed::<M>(j)
         }
     }
 
@@ -160,46 +160,48 @@ impl Slot<'_> {
         self.b[i][slot].mul_add(wb, self.a[i][slot] * wa)
     }
 
-    /// Channel slot `slot` of every lane, from the pre-interpolated samples (lanes of xyzw).
-    #[inline(always)]
-    fn gather(&self, slot: u16) -> [F8; 4] {
-        self.samples[slot as usize]
-    }
-
+    /// Every lane's sample of joint `j` from the pre-interpolated samples and the
+    /// pre-splatted constants. Each channel picks its source address first and loads from it
+    /// once: choosing between two loaded values instead made LLVM split them into scalars.
     #[inline(always)]
     fn sample_uniform(&self, j: usize) -> Sqt8 {
         let js = self.slots[0][j];
         let c = &self.constants_lanes[j];
-        let t = if js.slot[0] == CONSTANT {
-            c.t
-        } else {
-            let [x, y, z, _] = self.gather(js.slot[0]);
-            [x, y, z]
-        };
         let r = if js.slot[1] == CONSTANT {
-            c.r
+            &c.r
         } else {
-            self.gather(js.slot[1])
+            &self.samples[js.slot[1] as usize]
         };
-        let s = if js.slot[2] == CONSTANT {
-            c.s
-        } else {
-            let [x, y, z, _] = self.gather(js.slot[2]);
-            [x, y, z]
-        };
-        Sqt8 { t, r, s }
+        Sqt8 {
+            t: *self.xyz(js.slot[0], &c.t),
+            r: *r,
+            s: *self.xyz(js.slot[2], &c.s),
+        }
+    }
+
+    /// The xyz of pre-interpolated channel `slot`, or `constant` where the slot is
+    /// [`CONSTANT`].
+    #[inline(always)]
+    fn xyz<'s>(&'s self, slot: u16, constant: &'s [F8; 3]) -> &'s [F8; 3] {
+        if slot == CONSTANT {
+            return constant;
+        }
+        // Always `Some`: an xyzw holds an xyz.
+        self.samples[slot as usize]
+            .first_chunk()
+            .unwrap_or(constant)
     }
 
     #[inline(always)]
-    fn sample_mixed(&self, j: usize) -> Sqt8 {
+    fn sample_mixed<M: Isa>(&self, j: usize) -> Sqt8 {
         // Loops rather than `array::map` and `from_fn`, which are not always inlined.
         let (mut t, mut r, mut s) = ([F4::ZERO; LANES], [F4::ZERO; LANES], [F4::ZERO; LANES]);
         for i in 0..LANES {
             [t[i], r[i], s[i]] = self.mixed_lane(i, j);
         }
-        let [tx, ty, tz, _] = gather(t);
-        let r = gather(r);
-        let [sx, sy, sz, _] = gather(s);
+        let [tx, ty, tz, _] = gather::<M>(t);
+        let r = gather::<M>(r);
+        let [sx, sy, sz, _] = gather::<M>(s);
         Sqt8 {
             t: [tx, ty, tz],
             r,
@@ -279,9 +281,8 @@ pub(crate) struct Scratch {
     models: Vec<Affine8>,
     /// Per layer slot: the interpolated channel values of a slot whose lanes all play one clip.
     samples: [Vec<[F8; 4]>; MAX_LAYERS],
-    /// The joint's skin matrices, stored whole before they are transposed into the palettes
-    /// (kept in registers, the product would be vectorized at the transposes' width).
-    skin: Affine8,
+    /// The same values before they are transposed: channel-major, one `F4` per lane.
+    lerped: Vec<F4>,
 }
 
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
@@ -289,7 +290,7 @@ pub(crate) struct Scratch {
 /// When `models` is given, lane 0's model matrices are written to it. Records must have been
 /// validated against the group's rig and masks.
 #[inline(always)]
-pub(crate) fn evaluate_group_with<M: MulAdd>(
+pub(crate) fn evaluate_group_with<M: Isa>(
     group: Group<'_>,
     mut models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
@@ -310,7 +311,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
     let Scratch {
         models: scratch,
         samples,
-        skin,
+        lerped,
     } = scratch;
     if scratch.len() < n {
         scratch.resize(n, Affine8::default());
@@ -395,7 +396,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
             !slot.any_mask && slot.w_override.all_le_zero() && slot.w_additive.all_le_zero();
         if !unseen {
             if slot.uniform {
-                fill_samples(&slot, lib.channel_steps(first_clip), buf);
+                fill_samples::<M>(&slot, lib.channel_steps(first_clip), lerped, buf);
                 slot.samples = buf.as_slice();
             }
             *out = Some(slot);
@@ -435,21 +436,21 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
         sum + counter.slot(slot.uniform, &slot.clips, slot.any_mask, slot.any_additive)
     });
 
-    let world = Affine8::from_lanes(lanes.each_ref().map(|l| &l.record.world));
+    let world = Affine8::from_lanes::<M>(lanes.each_ref().map(|l| &l.record.world));
     let mut lo = [F8::splat(f32::INFINITY); 3];
     let mut hi = [F8::splat(f32::NEG_INFINITY); 3];
     let scratch = &mut scratch[..n];
 
     for j in 0..n {
         let mut pose = match first_full {
-            Some(slot) => slot.sample(j),
+            Some(slot) => slot.sample::<M>(j),
             None => fast.rest[j],
         };
         // Whether the pose's rotation may be far from unit length (after an override blend).
         let mut far = false;
         for slot in rest_slots.iter().flatten() {
             if slot.full {
-                pose = slot.sample(j);
+                pose = slot.sample::<M>(j);
                 far = false;
                 continue;
             }
@@ -466,7 +467,7 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
                     continue;
                 }
             }
-            let sample = slot.sample(j);
+            let sample = slot.sample::<M>(j);
             if slot.any_override {
                 pose = pose.blend_toward::<M>(&sample, wo.clamp01(), far);
                 far = true;
@@ -491,8 +492,13 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
             Some(p) => p.mul_into::<M>(&local, model),
             None => world.mul_into::<M>(&local, model),
         }
-        model.mul_into::<M>(&fast.inverse_binds[j], skin);
-        let rows = [skin.row_lanes(0), skin.row_lanes(1), skin.row_lanes(2)];
+        let mut skin = Affine8::default();
+        model.mul_into::<M>(&fast.inverse_binds[j], &mut skin);
+        let rows = [
+            skin.row_lanes::<M>(0),
+            skin.row_lanes::<M>(1),
+            skin.row_lanes::<M>(2),
+        ];
         for (lane, palette) in palettes.iter_mut().enumerate() {
             palette[j] = Mat3x4Rows {
                 rows: [
@@ -526,25 +532,39 @@ pub(crate) fn evaluate_group_with<M: MulAdd>(
 /// Every animated channel of `slot`'s clip (whose STEP channels are `steps`) in every lane,
 /// interpolated (or held) between the lane's two frame records, into `out` as lanes of xyzw:
 /// one pass over the records before the joint walk, which then loads each channel whole.
+/// Each lane's channels are interpolated first, one lane at a time (its two records and weights
+/// stay in registers), into `lerped`, channel-major; then each channel's eight values are
+/// transposed into lanes.
 #[inline(always)]
-fn fill_samples(slot: &Slot<'_>, steps: &[bool], out: &mut Vec<[F8; 4]>) {
+fn fill_samples<M: Isa>(
+    slot: &Slot<'_>,
+    steps: &[bool],
+    lerped: &mut Vec<F4>,
+    out: &mut Vec<[F8; 4]>,
+) {
     let n = steps.len();
+    lerped.clear();
+    lerped.resize(n * LANES, F4::ZERO);
+    for i in 0..LANES {
+        // The lane's two records, cut to the record length once (no bounds checks per value).
+        let (a, b) = (&slot.a[i][..n], &slot.b[i][..n]);
+        let (wa, wb) = slot.lerp[i];
+        for ((value, a), b) in lerped.chunks_exact_mut(LANES).zip(a).zip(b) {
+            value[i] = b.mul_add(wb, *a * wa);
+        }
+    }
+    for (v, _) in steps.iter().enumerate().filter(|(_, step)| **step) {
+        for i in 0..LANES {
+            let (wa, wb) = slot.hold[i];
+            lerped[v * LANES + i] = slot.b[i][v].mul_add(wb, slot.a[i][v] * wa);
+        }
+    }
     out.clear();
     out.resize(n, [F8::ZERO; 4]);
-    // Each lane's two records, cut to the record length once (no bounds checks per value).
-    let mut a = [&[][..]; LANES];
-    let mut b = [&[][..]; LANES];
-    for i in 0..LANES {
-        a[i] = &slot.a[i][..n];
-        b[i] = &slot.b[i][..n];
-    }
-    for (v, (value, &step)) in out.iter_mut().zip(steps).enumerate() {
-        let mut lanes = [F4::ZERO; LANES];
-        for (i, lane) in lanes.iter_mut().enumerate() {
-            let (wa, wb) = if step { slot.hold[i] } else { slot.lerp[i] };
-            *lane = b[i][v].mul_add(wb, a[i][v] * wa);
-        }
-        *value = gather(lanes);
+    // A loop, not `extend` over a `map`, which is not always inlined (a call leaves the AVX2
+    // kernel).
+    for (value, v) in out.iter_mut().zip(lerped.chunks_exact(LANES)) {
+        *value = gather::<M>([v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]]);
     }
 }
 

@@ -12,7 +12,7 @@
 //! one SSE register on every x86-64 target, and per-component loops over four-element arrays
 //! came out partly scalar.
 //!
-//! `F8` multiply-adds take a [`MulAdd`] flavour as a type parameter: fused (`f32::mul_add`, one
+//! `F8` multiply-adds take a [`Isa`] flavour as a type parameter: fused (`f32::mul_add`, one
 //! instruction where the kernel is built for FMA) or a multiply and an add (on the portable
 //! path, where `f32::mul_add` would be a library call per lane).
 
@@ -25,9 +25,9 @@ use crate::math::QUAT_EPSILON;
 /// Instances evaluated together, one per lane of an `F8` (eight `f32` lanes).
 pub const LANES: usize = 8;
 
-/// How the kernel computes `a * b + c`: the type parameter that compiles it once per
-/// instruction set.
-pub(crate) trait MulAdd: Copy {
+/// The instruction set a copy of the kernel is built for: the type parameter that compiles it
+/// once per set. It decides how `a * b + c` is computed and how lanes are transposed.
+pub(crate) trait Isa: Copy {
     /// One fused operation (one rounding) rather than a multiply and an add.
     const FUSED: bool;
 
@@ -40,13 +40,28 @@ pub(crate) trait MulAdd: Copy {
             a * b + c
         }
     }
+
+    /// The 4x4 transpose of each half of four vectors: half `h` of `out[m]` component `n` is
+    /// half `h` of `v[n]` component `m` (see [`gather`] and [`scatter`]).
+    #[inline(always)]
+    fn transpose_halves(v: [F8; 4]) -> [F8; 4] {
+        let h = [v[0].halves(), v[1].halves(), v[2].halves(), v[3].halves()];
+        let lo = f32x4::transpose([h[0].0.0, h[1].0.0, h[2].0.0, h[3].0.0]);
+        let hi = f32x4::transpose([h[0].1.0, h[1].1.0, h[2].1.0, h[3].1.0]);
+        [
+            F8::from_halves(F4(lo[0]), F4(hi[0])),
+            F8::from_halves(F4(lo[1]), F4(hi[1])),
+            F8::from_halves(F4(lo[2]), F4(hi[2])),
+            F8::from_halves(F4(lo[3]), F4(hi[3])),
+        ]
+    }
 }
 
 /// A multiply, then an add: the portable kernel.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Separate;
 
-impl MulAdd for Separate {
+impl Isa for Separate {
     const FUSED: bool = false;
 }
 
@@ -59,8 +74,42 @@ impl MulAdd for Separate {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fused;
 
-impl MulAdd for Fused {
+impl Isa for Fused {
     const FUSED: bool = true;
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[inline(always)]
+    fn transpose_halves(v: [F8; 4]) -> [F8; 4] {
+        // SAFETY: `transpose_halves_avx` is safe Rust whose only requirement is a CPU with AVX.
+        // `Fused` is crate-private and instantiated only by the kernel built for AVX2 and FMA
+        // (`super::dispatch::evaluate_group_avx2`), which runs only where both were detected.
+        unsafe { transpose_halves_avx(v) }
+    }
+}
+
+/// [`Isa::transpose_halves`] in eight AVX shuffles (an array formulation of the same
+/// shuffles came out as scalar moves wherever the vectors had been stored).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "avx")]
+#[inline]
+fn transpose_halves_avx(v: [F8; 4]) -> [F8; 4] {
+    #[cfg(target_arch = "x86")]
+    use std::arch::x86::{_mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps};
+    #[cfg(target_arch = "x86_64")]
+    use std::arch::x86_64::{_mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps};
+    let [a, b, c, d] = v;
+    // Per half: `t0 = a0 b0 a1 b1`, `t1 = c0 d0 c1 d1`, `t2 = a2 b2 a3 b3`, `t3 = c2 d2 c3 d3`.
+    let t0 = _mm256_unpacklo_ps(a.0, b.0);
+    let t1 = _mm256_unpacklo_ps(c.0, d.0);
+    let t2 = _mm256_unpackhi_ps(a.0, b.0);
+    let t3 = _mm256_unpackhi_ps(c.0, d.0);
+    // The front pair of one and of the other (`0b01_00_01_00`), then the back pair.
+    [
+        F8(_mm256_shuffle_ps::<0x44>(t0, t1)),
+        F8(_mm256_shuffle_ps::<0xee>(t0, t1)),
+        F8(_mm256_shuffle_ps::<0x44>(t2, t3)),
+        F8(_mm256_shuffle_ps::<0xee>(t2, t3)),
+    ]
 }
 
 /// One `[f32; 4]` value: a channel of one instance (xyzw) or a matrix row. A `wide` vector:
@@ -116,29 +165,61 @@ impl Mul for F4 {
     }
 }
 
-/// [`LANES`] `f32` lanes, one per instance of a group.
-#[repr(C, align(32))]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct F8([f32; LANES]);
+/// The register an [`F8`] lives in: a 256-bit vector type on x86 (a type, not an instruction
+/// set: the compiler keeps it whole, in one AVX register in the AVX2 kernel and two SSE ones in
+/// the portable kernel), eight plain lanes elsewhere.
+#[cfg(target_arch = "x86_64")]
+type Vector = std::arch::x86_64::__m256;
+#[cfg(target_arch = "x86")]
+type Vector = std::arch::x86::__m256;
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+type Vector = [f32; LANES];
+
+/// [`LANES`] `f32` lanes, one per instance of a group. Held as one vector value rather than an
+/// array: an array is split into eight scalars wherever two of them meet (a choice between a
+/// sample and a constant, a pose carried from layer to layer), each moved on its own.
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct F8(Vector);
+
+impl std::fmt::Debug for F8 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("F8").field(&self.to_array()).finish()
+    }
+}
+
+impl Default for F8 {
+    fn default() -> Self {
+        Self::ZERO
+    }
+}
+
+impl PartialEq for F8 {
+    fn eq(&self, o: &Self) -> bool {
+        self.to_array() == o.to_array()
+    }
+}
 
 /// Lane-wise `out[i] = f(a[i])`, written as a loop LLVM vectorizes.
 #[inline(always)]
 fn map1(a: F8, f: impl Fn(f32) -> f32) -> F8 {
+    let a = a.to_array();
     let mut out = [0.0; LANES];
-    for (o, &x) in out.iter_mut().zip(&a.0) {
+    for (o, &x) in out.iter_mut().zip(&a) {
         *o = f(x);
     }
-    F8(out)
+    F8::new(out)
 }
 
 /// Lane-wise `out[i] = f(a[i], b[i])`.
 #[inline(always)]
 fn map2(a: F8, b: F8, f: impl Fn(f32, f32) -> f32) -> F8 {
+    let (a, b) = (a.to_array(), b.to_array());
     let mut out = [0.0; LANES];
-    for (o, (&x, &y)) in out.iter_mut().zip(a.0.iter().zip(&b.0)) {
+    for (o, (&x, &y)) in out.iter_mut().zip(a.iter().zip(&b)) {
         *o = f(x, y);
     }
-    F8(out)
+    F8::new(out)
 }
 
 /// All bits set (as an `f32`) where `c`, else 0.
@@ -149,32 +230,37 @@ fn mask(c: bool) -> f32 {
 
 impl F8 {
     /// All lanes 0.
-    pub const ZERO: Self = Self([0.0; LANES]);
+    pub const ZERO: Self = Self::from_bits([0; LANES]);
     /// All lanes 1.
-    pub const ONE: Self = Self([1.0; LANES]);
+    pub const ONE: Self = Self::from_bits([0x3f80_0000; LANES]);
+
+    /// Lanes from their bit patterns, in a constant.
+    const fn from_bits(bits: [u32; LANES]) -> Self {
+        Self(bytemuck::must_cast(bits))
+    }
 
     /// `x` in every lane.
     #[inline(always)]
     pub fn splat(x: f32) -> Self {
-        Self([x; LANES])
+        Self::new([x; LANES])
     }
 
     /// Lanes from an array.
     #[inline(always)]
     pub fn new(lanes: [f32; LANES]) -> Self {
-        Self(lanes)
+        Self(bytemuck::cast(lanes))
     }
 
     /// The lanes as an array.
     #[inline(always)]
     pub fn to_array(self) -> [f32; LANES] {
-        self.0
+        bytemuck::cast(self.0)
     }
 
     /// Lane `i`.
     #[inline(always)]
     pub fn lane(self, i: usize) -> f32 {
-        self.0[i]
+        self.to_array()[i]
     }
 
     /// Lane-wise minimum (`o` where the lanes compare unordered).
@@ -197,12 +283,13 @@ impl F8 {
 
     /// Lane-wise `self * a + b`, fused (one rounding) or a multiply and an add, by `M`.
     #[inline(always)]
-    pub(crate) fn mul_add<M: MulAdd>(self, a: Self, b: Self) -> Self {
+    pub(crate) fn mul_add<M: Isa>(self, a: Self, b: Self) -> Self {
+        let (x, a, b) = (self.to_array(), a.to_array(), b.to_array());
         let mut out = [0.0; LANES];
         for (i, o) in out.iter_mut().enumerate() {
-            *o = M::mul_add(self.0[i], a.0[i], b.0[i]);
+            *o = M::mul_add(x[i], a[i], b[i]);
         }
-        Self(out)
+        Self::new(out)
     }
 
     /// `self` with each lane's sign flipped where `sign`'s lane is negative (or -0).
@@ -249,19 +336,20 @@ impl F8 {
     /// Lanes of `if_true` where this mask's lanes are set, of `if_false` elsewhere (bit by bit).
     #[inline(always)]
     pub fn select(self, if_true: Self, if_false: Self) -> Self {
+        let (m, t, f) = (self.to_array(), if_true.to_array(), if_false.to_array());
         let mut out = [0.0; LANES];
         for (i, o) in out.iter_mut().enumerate() {
-            let m = self.0[i].to_bits();
-            *o = f32::from_bits((m & if_true.0[i].to_bits()) | (!m & if_false.0[i].to_bits()));
+            let m = m[i].to_bits();
+            *o = f32::from_bits((m & t[i].to_bits()) | (!m & f[i].to_bits()));
         }
-        Self(out)
+        Self::new(out)
     }
 
     /// Whether every lane is `<= 0`.
     #[inline(always)]
     pub fn all_le_zero(self) -> bool {
         let mut any = false;
-        for &x in &self.0 {
+        for x in self.to_array() {
             any |= x > 0.0;
         }
         !any
@@ -303,54 +391,42 @@ impl Neg for F8 {
 impl F8 {
     /// Lanes 0..4 from `lo`, 4..8 from `hi`.
     #[inline(always)]
-    fn from_halves(lo: f32x4, hi: f32x4) -> Self {
+    fn from_halves(lo: F4, hi: F4) -> Self {
         let (lo, hi) = (lo.to_array(), hi.to_array());
-        Self([lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]])
+        Self::new([lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]])
     }
 
     /// Lanes 0..4 and 4..8.
     #[inline(always)]
-    fn halves(self) -> (f32x4, f32x4) {
-        let a = self.0;
+    fn halves(self) -> (F4, F4) {
+        let a = self.to_array();
         (
-            f32x4::new([a[0], a[1], a[2], a[3]]),
-            f32x4::new([a[4], a[5], a[6], a[7]]),
+            F4::new([a[0], a[1], a[2], a[3]]),
+            F4::new([a[4], a[5], a[6], a[7]]),
         )
     }
 }
 
 /// One `[f32; 4]` value per instance to its four components across the lanes: `out[c]` lane
-/// `i` is `values[i]` component `c`.
+/// `i` is `values[i]` component `c`. Instances `k` and `k + 4` share a register, then each half
+/// is transposed.
 #[inline(always)]
-pub fn gather(values: [F4; LANES]) -> [F8; 4] {
-    let lo = f32x4::transpose([values[0].0, values[1].0, values[2].0, values[3].0]);
-    let hi = f32x4::transpose([values[4].0, values[5].0, values[6].0, values[7].0]);
+pub(crate) fn gather<M: Isa>(values: [F4; LANES]) -> [F8; 4] {
     // Written out: `array::map` is not always inlined, and a call leaves the AVX2 kernel.
-    [
-        F8::from_halves(lo[0], hi[0]),
-        F8::from_halves(lo[1], hi[1]),
-        F8::from_halves(lo[2], hi[2]),
-        F8::from_halves(lo[3], hi[3]),
-    ]
+    M::transpose_halves([
+        F8::from_halves(values[0], values[4]),
+        F8::from_halves(values[1], values[5]),
+        F8::from_halves(values[2], values[6]),
+        F8::from_halves(values[3], values[7]),
+    ])
 }
 
 /// The inverse of [`gather`]: `out[i]` component `c` is `components[c]` lane `i`.
 #[inline(always)]
-pub fn scatter(components: [F8; 4]) -> [F4; LANES] {
-    let [c0, c1, c2, c3] = components;
-    let h = [c0.halves(), c1.halves(), c2.halves(), c3.halves()];
-    let lo = f32x4::transpose([h[0].0, h[1].0, h[2].0, h[3].0]);
-    let hi = f32x4::transpose([h[0].1, h[1].1, h[2].1, h[3].1]);
-    [
-        F4(lo[0]),
-        F4(lo[1]),
-        F4(lo[2]),
-        F4(lo[3]),
-        F4(hi[0]),
-        F4(hi[1]),
-        F4(hi[2]),
-        F4(hi[3]),
-    ]
+pub(crate) fn scatter<M: Isa>(components: [F8; 4]) -> [F4; LANES] {
+    let [v0, v1, v2, v3] = M::transpose_halves(components);
+    let (h0, h1, h2, h3) = (v0.halves(), v1.halves(), v2.halves(), v3.halves());
+    [h0.0, h1.0, h2.0, h3.0, h0.1, h1.1, h2.1, h3.1]
 }
 
 #[cfg(test)]
@@ -361,12 +437,12 @@ mod tests {
     fn gather_and_scatter_are_inverse_transposes() {
         let values: [F4; LANES] =
             std::array::from_fn(|i| F4::new([0, 1, 2, 3].map(|c| (10 * i + c) as f32)));
-        let g = gather(values);
+        let g = gather::<Separate>(values);
         for (c, comp) in g.iter().enumerate() {
             for i in 0..LANES {
                 assert_eq!(comp.lane(i), (10 * i + c) as f32);
             }
         }
-        assert_eq!(scatter(g), values);
+        assert_eq!(scatter::<Separate>(g), values);
     }
 }

@@ -2,7 +2,7 @@
 //! instance `i` of a group of [`LANES`] instances of one rig, so a joint's whole chain (blend,
 //! SQT to matrix, propagation, skinning, bounds) runs for all of them in the same instructions.
 
-use super::lanes::{F4, F8, LANES, MulAdd, gather, scatter};
+use super::lanes::{F4, F8, Isa, LANES, gather, scatter};
 use crate::math::Mat3x4Rows;
 
 /// [`LANES`] SQT transforms, one per lane. The rotation need not be unit length: every consumer
@@ -42,7 +42,7 @@ impl Sqt8 {
     /// sample: one Newton step normalizes it); so must `self`'s unless `self_far` (the result
     /// of an earlier blend), which then takes a full normalization.
     #[inline(always)]
-    pub(crate) fn blend_toward<M: MulAdd>(&self, target: &Sqt8, w: F8, self_far: bool) -> Sqt8 {
+    pub(crate) fn blend_toward<M: Isa>(&self, target: &Sqt8, w: F8, self_far: bool) -> Sqt8 {
         let keep = F8::ONE - w;
         let (a, b) = (self, target);
         // Both rotations at unit length, as the exact operator's are (an interpolated sample is
@@ -79,7 +79,7 @@ impl Sqt8 {
     /// `T + w (Ts - Tr)`, `R * nlerp(I, Rr⁻¹ Rs, w)` (normalized), `S * lerp(1, Ss / Sr, w)`.
     /// `rest_inv_s` is `1 / Sr`. Lanes with `w = 0` come out unchanged, bit for bit.
     #[inline(always)]
-    pub(crate) fn add_delta<M: MulAdd>(
+    pub(crate) fn add_delta<M: Isa>(
         &self,
         sample: &Sqt8,
         rest: &Sqt8,
@@ -118,7 +118,7 @@ impl Sqt8 {
     /// `T * R * S` as one affine matrix per lane, normalizing the rotation on the way (a rotation of
     /// no length gives identity, like [`crate::math::normalize_or_identity`]).
     #[inline(always)]
-    pub(crate) fn to_affine<M: MulAdd>(self) -> Affine8 {
+    pub(crate) fn to_affine<M: Isa>(self) -> Affine8 {
         let [x, y, z, w] = self.r;
         let k = dot4::<M>(&self.r, &self.r).two_over_or_zero();
         let (xk, yk, zk) = (x * k, y * k, z * k);
@@ -183,7 +183,7 @@ impl Sqt8 {
 }
 
 #[inline(always)]
-fn dot4<M: MulAdd>(a: &[F8; 4], b: &[F8; 4]) -> F8 {
+fn dot4<M: Isa>(a: &[F8; 4], b: &[F8; 4]) -> F8 {
     a[3].mul_add::<M>(
         b[3],
         a[2].mul_add::<M>(b[2], a[1].mul_add::<M>(b[1], a[0] * b[0])),
@@ -191,7 +191,7 @@ fn dot4<M: MulAdd>(a: &[F8; 4], b: &[F8; 4]) -> F8 {
 }
 
 #[inline(always)]
-fn normalize4<M: MulAdd>(q: [F8; 4]) -> [F8; 4] {
+fn normalize4<M: Isa>(q: [F8; 4]) -> [F8; 4] {
     // A rotation of no length becomes identity.
     let (inv, w_fix) = dot4::<M>(&q, &q).rsqrt_or_zero();
     [
@@ -205,7 +205,7 @@ fn normalize4<M: MulAdd>(q: [F8; 4]) -> [F8; 4] {
 /// `1 / |q|` by one Newton step from 1, `(3 - |q|²) / 2`: for `|q|² = 1 - e` it scales `q` to
 /// within `3 e² / 8` of unit length (2e-5 for two frames 20° apart).
 #[inline(always)]
-fn near_unit_inverse_length<M: MulAdd>(q: &[F8; 4]) -> F8 {
+fn near_unit_inverse_length<M: Isa>(q: &[F8; 4]) -> F8 {
     (F8::splat(3.0) - dot4::<M>(q, q)) * F8::splat(0.5)
 }
 
@@ -240,8 +240,8 @@ impl Affine8 {
 
     /// Lane `i` taken from `mats[i]`.
     #[inline(always)]
-    pub fn from_lanes(mats: [&Mat3x4Rows; LANES]) -> Self {
-        let row = |r: usize| gather(mats.map(|m| F4::new(m.rows[r])));
+    pub(crate) fn from_lanes<M: Isa>(mats: [&Mat3x4Rows; LANES]) -> Self {
+        let row = |r: usize| gather::<M>(mats.map(|m| F4::new(m.rows[r])));
         Self {
             m: [row(0), row(1), row(2)],
         }
@@ -249,8 +249,8 @@ impl Affine8 {
 
     /// Row `r` of every lane: `out[lane]` is that lane's row.
     #[inline(always)]
-    pub fn row_lanes(&self, r: usize) -> [F4; LANES] {
-        scatter(self.m[r])
+    pub(crate) fn row_lanes<M: Isa>(&self, r: usize) -> [F4; LANES] {
+        scatter::<M>(self.m[r])
     }
 
     /// Lane `lane` as palette rows.
@@ -263,7 +263,7 @@ impl Affine8 {
     /// Writes the affine product `self * b` (apply `b`, then `self`) into `out` element by
     /// element (a whole-matrix move would go through a `memcpy` call).
     #[inline(always)]
-    pub(crate) fn mul_into<M: MulAdd>(&self, b: &Affine8, out: &mut Affine8) {
+    pub(crate) fn mul_into<M: Isa>(&self, b: &Affine8, out: &mut Affine8) {
         for (row, a) in out.m.iter_mut().zip(&self.m) {
             let [r0, r1, r2, r3] = mul_row::<M>(a, &b.m);
             row[0] = r0;
@@ -276,7 +276,7 @@ impl Affine8 {
     /// Grows the boxes `lo`..`hi` (one per lane) by the box `center ± extent` moved by each
     /// lane's matrix: centre transformed, extent by the absolute matrix.
     #[inline(always)]
-    pub(crate) fn grow_aabb<M: MulAdd>(
+    pub(crate) fn grow_aabb<M: Isa>(
         &self,
         center: &[F8; 3],
         extent: &[F8; 3],
@@ -301,7 +301,7 @@ impl Affine8 {
 
 /// Row `a` of an affine matrix times the affine matrix `b`.
 #[inline(always)]
-fn mul_row<M: MulAdd>(a: &[F8; 4], b: &[[F8; 4]; 3]) -> [F8; 4] {
+fn mul_row<M: Isa>(a: &[F8; 4], b: &[[F8; 4]; 3]) -> [F8; 4] {
     let [a0, a1, a2, a3] = *a;
     [
         a2.mul_add::<M>(b[2][0], a1.mul_add::<M>(b[1][0], a0 * b[0][0])),
