@@ -494,20 +494,7 @@ pub(crate) fn evaluate_group_with<M: Isa>(
         }
         let mut skin = Affine8::default();
         model.mul_into::<M>(&fast.inverse_binds[j], &mut skin);
-        let rows = [
-            skin.row_lanes::<M>(0),
-            skin.row_lanes::<M>(1),
-            skin.row_lanes::<M>(2),
-        ];
-        for (lane, palette) in palettes.iter_mut().enumerate() {
-            palette[j] = Mat3x4Rows {
-                rows: [
-                    rows[0][lane].to_array(),
-                    rows[1][lane].to_array(),
-                    rows[2][lane].to_array(),
-                ],
-            };
-        }
+        M::write_lanes(&skin.m, palettes, j);
         if let Some((center, extent)) = &fast.bounds[j] {
             model.grow_aabb::<M>(center, extent, &mut lo, &mut hi);
         }

@@ -20,7 +20,7 @@ use std::ops::{Add, Mul, Neg, Sub};
 
 use wide::f32x4;
 
-use crate::math::QUAT_EPSILON;
+use crate::math::{Mat3x4Rows, QUAT_EPSILON};
 
 /// Instances evaluated together, one per lane of an `F8` (eight `f32` lanes).
 pub const LANES: usize = 8;
@@ -55,6 +55,26 @@ pub(crate) trait Isa: Copy {
             F8::from_halves(F4(lo[3]), F4(hi[3])),
         ]
     }
+
+    /// Writes lane `i` of the matrices `m` (rows of lanes, as in `soa::Affine8`) to entry `j` of
+    /// `out[i]`, for the lanes `out` holds.
+    #[inline(always)]
+    fn write_lanes(m: &[[F8; 4]; 3], out: &mut [&mut [Mat3x4Rows]], j: usize) {
+        let rows = [
+            scatter::<Self>(m[0]),
+            scatter::<Self>(m[1]),
+            scatter::<Self>(m[2]),
+        ];
+        for (lane, palette) in out.iter_mut().enumerate() {
+            palette[j] = Mat3x4Rows {
+                rows: [
+                    rows[0][lane].to_array(),
+                    rows[1][lane].to_array(),
+                    rows[2][lane].to_array(),
+                ],
+            };
+        }
+    }
 }
 
 /// A multiply, then an add: the portable kernel.
@@ -84,6 +104,50 @@ impl Isa for Fused {
         // `Fused` is crate-private and instantiated only by the kernel built for AVX2 and FMA
         // (`super::dispatch::evaluate_group_avx2`), which runs only where both were detected.
         unsafe { transpose_halves_avx(v) }
+    }
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[inline(always)]
+    fn write_lanes(m: &[[F8; 4]; 3], out: &mut [&mut [Mat3x4Rows]], j: usize) {
+        // SAFETY: as in `transpose_halves` above: safe Rust that needs AVX, reached only from
+        // the kernel that runs where AVX2 was detected.
+        unsafe { write_lanes_avx(m, out, j) }
+    }
+}
+
+/// [`Isa::write_lanes`] with AVX: an 8x8 transpose of the first two rows gives each lane's
+/// first 32 bytes in one register, the third row's transpose two lanes per register. Built
+/// from the whole-register shuffles, so the compiler keeps them (per-lane rows cut from a
+/// transpose came out as element inserts, four per row).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "avx")]
+#[inline]
+fn write_lanes_avx(m: &[[F8; 4]; 3], out: &mut [&mut [Mat3x4Rows]], j: usize) {
+    #[cfg(target_arch = "x86")]
+    use std::arch::x86::_mm256_permute2f128_ps as permute;
+    #[cfg(target_arch = "x86_64")]
+    use std::arch::x86_64::_mm256_permute2f128_ps as permute;
+    // Half `h` of `a[k]`: lane `k + 4h`'s row 0; of `b[k]`: its row 1; of `c[k]`: its row 2.
+    let a = transpose_halves_avx(m[0]);
+    let b = transpose_halves_avx(m[1]);
+    let c = transpose_halves_avx(m[2]);
+    // Lane `i`'s rows 0 and 1: the low halves (`0x20`) or the high halves (`0x31`).
+    let front = [
+        permute::<0x20>(a[0].0, b[0].0),
+        permute::<0x20>(a[1].0, b[1].0),
+        permute::<0x20>(a[2].0, b[2].0),
+        permute::<0x20>(a[3].0, b[3].0),
+        permute::<0x31>(a[0].0, b[0].0),
+        permute::<0x31>(a[1].0, b[1].0),
+        permute::<0x31>(a[2].0, b[2].0),
+        permute::<0x31>(a[3].0, b[3].0),
+    ];
+    for (lane, palette) in out.iter_mut().enumerate().take(LANES) {
+        let [r0, r1]: [[f32; 4]; 2] = bytemuck::cast(front[lane]);
+        let back: [[f32; 4]; 2] = bytemuck::cast(c[lane % 4].0);
+        palette[j] = Mat3x4Rows {
+            rows: [r0, r1, back[lane / 4]],
+        };
     }
 }
 

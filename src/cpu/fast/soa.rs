@@ -2,7 +2,7 @@
 //! instance `i` of a group of [`LANES`] instances of one rig, so a joint's whole chain (blend,
 //! SQT to matrix, propagation, skinning, bounds) runs for all of them in the same instructions.
 
-use super::lanes::{F4, F8, Isa, LANES, gather, scatter};
+use super::lanes::{F4, F8, Isa, LANES, gather};
 use crate::math::Mat3x4Rows;
 
 /// [`LANES`] SQT transforms, one per lane. The rotation need not be unit length: every consumer
@@ -245,12 +245,6 @@ impl Affine8 {
         Self {
             m: [row(0), row(1), row(2)],
         }
-    }
-
-    /// Row `r` of every lane: `out[lane]` is that lane's row.
-    #[inline(always)]
-    pub(crate) fn row_lanes<M: Isa>(&self, r: usize) -> [F4; LANES] {
-        scatter::<M>(self.m[r])
     }
 
     /// Lane `lane` as palette rows.
