@@ -55,7 +55,7 @@ pub fn validate_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer]) -> Resu
 
 /// The blended local transform of `joint`: start from the rest pose, then apply each layer,
 /// bottom first, with weight `layer.weight × mask[joint]` (clamped to 0..1 for override layers).
-/// The layers under the topmost one that hides them there ([`Layer::hides_lower`]) are not
+/// The layers under the topmost one that hides them there (`Layer::hides_lower`) are not
 /// sampled: the result is the same.
 #[inline]
 pub fn blend_joint(rig: &Rig, masks: &[JointMask], layers: &[Layer], joint: usize) -> Sqt {

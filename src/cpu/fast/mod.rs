@@ -34,37 +34,42 @@
 //! frames follow within the error bound above. A third, resampled definition of root motion
 //! would give the world a second source of truth for the same clip.
 //!
-//! Kernels ([`FastKernel`], `dispatch.rs`): the group kernel is one generic body over
-//! plain-array lanes, compiled twice, for the crate's target ([`FastKernel::Portable`]; SSE2 on
-//! baseline x86-64) and inside a function built for AVX2 and FMA ([`FastKernel::Avx2Fma`]),
-//! which runs where the CPU reports both at run time, so a default build uses them.
-//! [`FastCpuBackend::use_portable_kernel`] forces the portable one. The two differ by the
-//! rounding of fused multiply-adds; results of one instance do not depend on which instances
-//! share its group, to float rounding.
+//! Kernels ([`FastKernel`], `dispatch.rs`): the group kernel is one generic body, compiled
+//! twice, for the crate's target ([`FastKernel::Portable`]; SSE2 on baseline x86-64) and inside
+//! a function built for AVX2 and FMA ([`FastKernel::Avx2Fma`]), which runs where the CPU reports
+//! both at run time, so a default build uses them. [`FastCpuBackend::use_portable_kernel`]
+//! forces the portable one. The two differ by the rounding of fused multiply-adds; results of
+//! one instance do not depend on which instances share its group, to float rounding. Lane
+//! arithmetic is written as loops over the eight lanes, which LLVM vectorizes for the copy it
+//! is inlined into; the lane transposes (channels into lanes, skin matrices out to the
+//! palettes) are AVX shuffles in the AVX2 copy (`lanes.rs`: `Isa`, the kernel's type
+//! parameter, picks them).
 //!
-//! Speed, rig64 (64 joints) cross-fading two clips, one core, instructions per joint in the
-//! group kernel (callgrind; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per second
-//! against ozz-animation-rs): with `wide` vectors, whose instructions follow the crate's
-//! compile target, 258 in a default build (SSE2) and 137 in an `x86-64-v3` one; with the
-//! run-time choice, in a default build, 142 on the AVX2 and FMA kernel and 243 on the portable
-//! one. LLVM vectorizes the plain-array loops per calling context; three things cost the first
-//! plain-array kernel 215 (AVX2): `array::map` and `from_fn` calls left uninlined in the joint
-//! walk (each a call out of the AVX2 code); pre-interpolated channels stored per lane and
-//! transposed per joint, whose two 16-byte stores stalled the 32-byte loads after them (the
-//! walk now loads each channel as lanes of xyzw); and the skin product kept in registers, which
-//! the vectorizer then built at the width of the palette transposes it feeds, two lanes at a
-//! time (it is stored whole first). Side by side with ozz-animation-rs 0.11 in a default build
-//! (2026-12-02, two cores shared with other builds, load 3–5; `docs/BENCHMARKS.md`): one
-//! thread each, 7.1× on rig64 and 6.9× on the humanoid with the AVX2 kernel chosen at run
-//! time, 5.4× on the portable one; two threads, 6.9× and 7.0×. Outside the kernel a frame then
-//! spent 15 instructions per joint (rig64, one thread): 7 checking records, 8 copying and
-//! resolving eight 256-byte records per group. Now each lane resolves its record's layers in
-//! place ([`evaluate::Lane`]), root-motion holds are a call out of the joint walk (inlined, with
-//! those lanes, their loads were hoisted into every joint, 400 instructions per group joint), and records that are the bytes of the last
-//! accepted frame are not checked again: 147 per joint in all (kernel 141), and one thread
-//! 7.6× (rig64) and 7.9× (humanoid) in a run at load 2.4–3.2. Short of 8× in the medians: the
-//! kernel runs about 12× fewer instructions per joint than ozz, and time gains less (the
-//! palette written per frame goes to memory).
+//! Speed, one core, instructions per joint in the AVX2 group kernel (callgrind, two-clip
+//! cross-fade, 10,000 characters; `benches/cpu_fast.rs`, `docs/BENCHMARKS.md` for joints per
+//! second against ozz-animation-rs): 141 on rig64 and 131 on the humanoid, then 116 and 106
+//! after four changes, each found in the kernel's machine code:
+//!
+//! - an eight-lane value is one 256-bit vector type (`__m256` on x86, a type, not an
+//!   instruction set) rather than an `[f32; 8]`, which LLVM split into eight scalars wherever
+//!   two values met (a pose carried from layer to layer);
+//! - a sample picks each channel's address (pre-interpolated record or constant) and loads
+//!   once: a choice between two loaded values became 24 scalar pointer selects per channel;
+//! - pre-interpolation runs lane by lane (the lane's two records and weights stay in
+//!   registers) into a channel-major buffer, then each channel's eight values are transposed
+//!   (per channel and group: 140 instructions before, about 60 after);
+//! - the transposes are AVX shuffles, and each lane's skin matrix leaves an 8x8 transpose as
+//!   one 32-byte and one 16-byte store (per joint and group: 167 instructions before, about
+//!   110 after, bounds checks included). Shuffles written as array indexing, or rows cut from the transposed registers,
+//!   came out as one element insert per value.
+//!
+//! Side by side with ozz-animation-rs 0.11 in a default build (2026-12-06, both cores,
+//! `docs/BENCHMARKS.md`): 8.9× on rig64 and 9.6× on the humanoid, from 7.7× and 8.2× before
+//! these changes in the same rounds. Outside the kernel a frame spends about 6 instructions per
+//! joint: each lane resolves its record's layers in place (`evaluate::Lane`), root-motion holds
+//! are a call out of the joint walk (inlined, with those lanes, their loads were hoisted into
+//! every joint, 400 instructions per group joint), and records that are the bytes of the last
+//! accepted frame are not checked again.
 //!
 //! Kept from earlier measurements: eight lanes (one AVX register per value); multiply-adds in
 //! the matrix products, dot products, bounds and key lerps (fused on the AVX2 kernel); and, for
