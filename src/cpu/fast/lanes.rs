@@ -509,4 +509,64 @@ mod tests {
         }
         assert_eq!(scatter::<Separate>(g), values);
     }
+
+    /// Lane `i` of component `c` of row `r`: a value unique to its place.
+    fn place(r: usize, c: usize, i: usize) -> f32 {
+        (100 * r + 10 * c + i) as f32
+    }
+
+    /// Rows of lanes whose lane `i` of row `r` column `c` is `place(r, c, i)`.
+    fn numbered_rows() -> [[F8; 4]; 3] {
+        std::array::from_fn(|r| {
+            std::array::from_fn(|c| F8::new(std::array::from_fn(|i| place(r, c, i))))
+        })
+    }
+
+    /// Runs `write_lanes::<M>` for the first `count` lanes into palettes of three entries at
+    /// entry 1, and checks every entry.
+    fn check_write_lanes<M: Isa>(count: usize) {
+        let mut blocks = vec![[Mat3x4Rows::IDENTITY; 3]; count];
+        let mut out: Vec<&mut [Mat3x4Rows]> = blocks.iter_mut().map(|b| &mut b[..]).collect();
+        M::write_lanes(&numbered_rows(), &mut out, 1);
+        for (i, block) in blocks.iter().enumerate() {
+            assert_eq!(block[0], Mat3x4Rows::IDENTITY);
+            assert_eq!(block[2], Mat3x4Rows::IDENTITY);
+            for (r, row) in block[1].rows.iter().enumerate() {
+                assert_eq!(
+                    *row,
+                    std::array::from_fn(|c| place(r, c, i)),
+                    "lane {i} row {r}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_are_written_to_their_own_palettes() {
+        for count in [1, 3, LANES] {
+            check_write_lanes::<Separate>(count);
+        }
+    }
+
+    /// The AVX shuffles give the portable kernel's transposes, where this CPU runs the AVX2
+    /// kernel (elsewhere there is nothing to compare).
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[test]
+    fn the_avx_transposes_match_the_portable_ones() {
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            eprintln!("skipped: this CPU runs the portable kernel only");
+            return;
+        }
+        let rows = numbered_rows();
+        for m in rows {
+            assert_eq!(Fused::transpose_halves(m), Separate::transpose_halves(m));
+            assert_eq!(scatter::<Fused>(m), scatter::<Separate>(m));
+        }
+        let values: [F4; LANES] =
+            std::array::from_fn(|i| F4::new(std::array::from_fn(|c| place(0, c, i))));
+        assert_eq!(gather::<Fused>(values), gather::<Separate>(values));
+        for count in [1, 3, LANES] {
+            check_write_lanes::<Fused>(count);
+        }
+    }
 }
