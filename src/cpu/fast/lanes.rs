@@ -102,7 +102,8 @@ impl Isa for Fused {
     fn transpose_halves(v: [F8; 4]) -> [F8; 4] {
         // SAFETY: `transpose_halves_avx` is safe Rust whose only requirement is a CPU with AVX.
         // `Fused` is crate-private and instantiated only by the kernel built for AVX2 and FMA
-        // (`super::dispatch::evaluate_group_avx2`), which runs only where both were detected.
+        // (`super::dispatch::evaluate_group_avx2`), which runs only where both were detected,
+        // and by this module's tests after the same detection.
         unsafe { transpose_halves_avx(v) }
     }
 
@@ -110,7 +111,7 @@ impl Isa for Fused {
     #[inline(always)]
     fn write_lanes(m: &[[F8; 4]; 3], out: &mut [&mut [Mat3x4Rows]], j: usize) {
         // SAFETY: as in `transpose_halves` above: safe Rust that needs AVX, reached only from
-        // the kernel that runs where AVX2 was detected.
+        // the kernel that runs where AVX2 was detected (and from tests after detection).
         unsafe { write_lanes_avx(m, out, j) }
     }
 }
