@@ -540,6 +540,8 @@ fn fill_samples<M: Isa>(
             value[i] = b.mul_add(wb, *a * wa);
         }
     }
+    // STEP channels (rare) are redone with the hold weights: choosing the weights per value in
+    // the loop above measured 9-14% more instructions per joint.
     for (v, _) in steps.iter().enumerate().filter(|(_, step)| **step) {
         for i in 0..LANES {
             let (wa, wb) = slot.hold[i];

@@ -9,6 +9,7 @@ mod palette_blocks;
 mod reads;
 mod records;
 mod traffic;
+mod windows;
 
 use std::num::NonZeroU64;
 use std::ops::Range;
@@ -40,6 +41,7 @@ use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;
 pub use lod::SlotList;
 use lod::lod_header;
+use windows::{align_up, bounds_base};
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -183,19 +185,6 @@ pub struct GpuBackend {
     listed_at: Option<u32>,
 }
 
-fn align_up(x: u64, alignment: u64) -> u64 {
-    x.div_ceil(alignment) * alignment
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
-}
-
-/// The slot at or before `first` whose AABB starts at a binding-offset-aligned byte.
-fn bounds_base(first: u32, alignment: u64) -> u32 {
-    ((u64::from(first) * AABB_BYTES) / alignment * alignment / AABB_BYTES) as u32
-}
-
 impl GpuBackend {
     /// Uploads `rigs` and `masks` (layer mask indices are positions in `masks`) to `context`'s
     /// device, compiling the evaluate pipeline if the context has not yet. Fails with
@@ -325,19 +314,6 @@ impl GpuBackend {
     /// palette exceeds one storage binding.
     pub fn dispatches_last_frame(&self) -> u32 {
         self.last_frame.dispatches
-    }
-
-    /// Palette entries per window when the palette needs more than one binding, else `None`.
-    fn window_stride(&self) -> Option<u32> {
-        let capacity = u64::from(self.palette.capacity()) * PALETTE_ENTRY_BYTES;
-        if capacity <= self.palette_binding {
-            return None;
-        }
-        // Window starts must be binding-offset aligned; windows overlap by the longest palette
-        // block so every block starting inside a window ends inside its binding.
-        let step = self.offset_alignment / gcd(PALETTE_ENTRY_BYTES, self.offset_alignment);
-        let entries = self.palette_binding / PALETTE_ENTRY_BYTES - self.block_overlap;
-        Some(((entries / step) * step) as u32)
     }
 
     /// Evaluates `instances` at frame time 0 ([`GpuBackend::evaluate_at`]).
