@@ -228,11 +228,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             module: &module,
             entry_point: Some("vs_main"),
             compilation_options: Default::default(),
-            buffers: &[Some(wgpu::VertexBufferLayout {
+            buffers: &[wgpu::VertexBufferLayout {
                 array_stride: size_of::<HostVertex>() as u64,
                 step_mode: wgpu::VertexStepMode::Vertex,
                 attributes: &attributes,
-            })],
+            }],
         },
         primitive: wgpu::PrimitiveState::default(),
         depth_stencil: Some(wgpu::DepthStencilState {

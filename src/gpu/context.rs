@@ -47,7 +47,6 @@ impl GpuContext {
                 power_preference: wgpu::PowerPreference::HighPerformance,
                 force_fallback_adapter: false,
                 compatible_surface: None,
-                apply_limit_buckets: false,
             };
             match pollster::block_on(instance.request_adapter(&options)) {
                 Ok(adapter) => return Self::from_adapter(&adapter),

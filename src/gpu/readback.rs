@@ -80,9 +80,7 @@ pub fn read_ranges(
         .map_err(|e| GpuError::Readback(e.to_string()))?
         .map_err(|e| GpuError::Readback(e.to_string()))?;
     let out = {
-        let view = staging
-            .get_mapped_range(..)
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        let view = staging.get_mapped_range(..);
         let mut out = Vec::with_capacity(ranges.len());
         let mut at = 0usize;
         for r in ranges {

@@ -255,10 +255,7 @@ fn map_read(
         .recv()
         .map_err(|e| RenderError::Readback(format!("map callback never ran: {e}")))?
         .map_err(|e| RenderError::Readback(e.to_string()))?;
-    let bytes = buffer
-        .get_mapped_range(offset..offset + size)
-        .map_err(|e| RenderError::Readback(e.to_string()))?
-        .to_vec();
+    let bytes = buffer.get_mapped_range(offset..offset + size).to_vec();
     buffer.unmap();
     Ok(bytes)
 }

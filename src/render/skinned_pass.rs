@@ -123,7 +123,7 @@ impl SkinnedPass {
                     (PassKind::Shadow, VertexSource::Preskinned) => "vs_shadow_preskinned",
                 };
                 let constants = [("DUAL_QUATERNION", mode.override_value())];
-                let buffers = [Some(SkinnedVertex::layout())];
+                let buffers = [SkinnedVertex::layout()];
                 let vertex = wgpu::VertexState {
                     module,
                     entry_point: Some(entry),

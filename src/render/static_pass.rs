@@ -66,7 +66,7 @@ impl StaticPass {
                     bind_group_layouts: &[Some(group0), Some(&self.layout)],
                     immediate_size: 0,
                 });
-                let buffers = [Some(StaticVertex::layout())];
+                let buffers = [StaticVertex::layout()];
                 let vertex = wgpu::VertexState {
                     module,
                     entry_point: Some(entry),
