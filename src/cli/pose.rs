@@ -35,7 +35,8 @@ pub struct PoseArgs {
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
     /// Evaluate from the clips compressed to the default error budget (0.1 mm) on the CPU,
-    /// instead of the exact keys; the JSON then says `"clips": "compressed"`.
+    /// instead of the exact keys. The JSON names the evaluator that ran (`"backend"`) and the
+    /// clip format it sampled (`"clips"`: `"exact"` or `"compressed"`).
     #[arg(long, conflicts_with = "backend")]
     pub resampled: bool,
     /// Which nodes' world matrices to list besides the skins [default: none, or animated when
@@ -70,22 +71,26 @@ impl PoseArgs {
             Some(Nodes::All) => NodeSelection::All,
         };
         let request = PoseRequest { clip, nodes };
-        if self.resampled {
+        let (report, backend, clips) = if self.resampled {
             let mut evaluator = CompressedCpuPose::new(sinew::DEFAULT_ERROR_BUDGET);
             let report = pose_report(&asset, &request, &mut evaluator)?;
-            let mut json = serde_json::to_value(&report)?;
-            if let Some(object) = json.as_object_mut() {
-                object.insert("clips".into(), "compressed".into());
-            }
-            return super::print(&serde_json::to_string(&json)?);
-        }
-        let report = match self.backend {
-            Backend::Cpu => pose_report(&asset, &request, &mut CpuPose)?,
-            Backend::Gpu => {
-                let context = GpuContext::new_headless()?;
-                pose_report(&asset, &request, &mut GpuPose::new(context))?
-            }
+            (report, Backend::Cpu, "compressed")
+        } else {
+            let report = match self.backend {
+                Backend::Cpu => pose_report(&asset, &request, &mut CpuPose)?,
+                Backend::Gpu => {
+                    let context = GpuContext::new_headless()?;
+                    pose_report(&asset, &request, &mut GpuPose::new(context))?
+                }
+            };
+            (report, self.backend, "exact")
         };
-        super::print(&serde_json::to_string(&report)?)
+        // The report names the evaluator and clip format that produced its numbers.
+        let mut json = serde_json::to_value(&report)?;
+        if let Some(object) = json.as_object_mut() {
+            object.insert("backend".into(), backend.name().into());
+            object.insert("clips".into(), clips.into());
+        }
+        super::print(&serde_json::to_string(&json)?)
     }
 }

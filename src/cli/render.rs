@@ -278,7 +278,7 @@ impl RenderArgs {
             .map(|&r| format!("{:?} ({} joints)", rigs[r].name, rigs[r].joint_count()))
             .collect();
         Ok(format!(
-            "wrote {} ({size}x{size}): {}, {pose}, {} backend, {}",
+            "wrote {} ({size}x{size}): {}, {pose}, {} backend (exact clips), {}",
             out.display(),
             names.join(", "),
             self.backend.name(),

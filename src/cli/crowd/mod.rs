@@ -9,21 +9,22 @@ use std::time::Instant;
 use clap::Args;
 use glam::Vec3;
 use hecs::World;
-use sinew::gpu::{ClipFormat, GpuOptions};
 use sinew::runtime::{
     Animated, Animator, ClipLayer, Layers, MaskSpec, RootMotion, RootTranslation, Scheduling,
     StateMachine, Transform, Value,
 };
-use sinew::{
-    Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, IkTarget, Mat3x4Rows, Rig,
-};
+use sinew::{GpuBackend, GpuContext, IkTarget, Rig};
 
 mod lod;
 mod motion;
 mod pace;
 mod render;
+mod report;
+#[cfg(test)]
+mod tests;
+mod timed;
 
-use self::motion::{head_look_at, locomotion};
+use self::motion::locomotion;
 
 use self::pace::PacePlan;
 use super::{Backend, CliError};
@@ -87,7 +88,6 @@ struct Crowd {
     paces: PacePlan,
     /// Seconds of simulated time.
     clock: f64,
-    joints: usize,
 }
 
 impl Crowd {
@@ -165,7 +165,6 @@ impl Crowd {
             characters: entities,
             paces: PacePlan::new(characters),
             clock: 0.0,
-            joints,
         })
     }
 
@@ -313,266 +312,31 @@ pub struct CrowdArgs {
 impl CrowdArgs {
     /// Runs the crowd, renders its last frame and prints the timing table or JSON report.
     pub fn run(&self) -> crate::cli::Result {
-        let args = self;
-        let characters = args.characters as usize;
-        let frames = args.frames as usize;
-        let backend = args.backend;
-        let out = &args.out;
         let progress = super::progress::steps("crowd");
         progress.set_message("loading the rig");
-        let mut rig = load_rig(args.model.as_deref(), &args.import.settings())?;
-        let look_at = match head_look_at(&rig) {
-            Some(constraint) if !args.no_look_at => {
-                rig.set_ik(vec![constraint])?;
-                true
-            }
-            _ => false,
-        };
-        let model = args
+        let rig = load_rig(self.model.as_deref(), &self.import.settings())?;
+        progress.set_message("starting the GPU device");
+        let context = GpuContext::new_headless()?;
+        progress.finish_and_clear();
+        let mut run = self.time_frames(&context, rig)?;
+
+        let progress = super::progress::steps("crowd");
+        progress.set_message(format!(
+            "rendering the last frame to {}",
+            self.out.display()
+        ));
+        let render = Instant::now();
+        run.render(&context, &self.out, self.framed())?;
+        run.times.render.push(ms_since(render));
+        progress.finish_and_clear();
+        let model = self
             .model
             .as_deref()
             .map_or_else(|| DEFAULT_RIG_NAME.to_string(), |m| m.display().to_string());
-
-        progress.set_message("starting the GPU device");
-        let context = GpuContext::new_headless()?;
-        // On the GPU backend records are the whole per-frame interface: only characters with
-        // something happening are updated. The CPU backend evaluates every character anyway.
-        let scheduling = match backend {
-            Backend::Gpu => Scheduling::EventDriven,
-            Backend::Cpu => Scheduling::PerFrame,
-        };
-        progress.set_message(format!("spawning {characters} characters"));
-        let mut crowd = Crowd::new(rig.clone(), characters, scheduling)?;
-        let joints = crowd.joints;
-        for _ in 0..PRE_ROLL_UPDATES {
-            crowd.control()?;
+        if self.json {
+            return super::print(&run.json(self, &context).to_string());
         }
-
-        let mut gpu = match backend {
-            Backend::Gpu => {
-                progress.set_message("uploading the crowd (the pipeline compiles on first use)");
-                let clips = if args.resampled {
-                    ClipFormat::Compressed {
-                        budget: DEFAULT_ERROR_BUDGET,
-                    }
-                } else {
-                    ClipFormat::Exact
-                };
-                let options = GpuOptions {
-                    clips,
-                    ..GpuOptions::default()
-                };
-                let mut b = GpuBackend::with_options(
-                    &context,
-                    std::slice::from_ref(&rig),
-                    crowd.animator.masks(),
-                    options,
-                )?;
-                b.reserve_palette(crowd.animator.palette().capacity())?;
-                // Every character's record, then a first dispatch, which compiles the pipeline
-                // (lazily, on software drivers): untimed.
-                for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {
-                    b.set_record_world(slot, record)?;
-                }
-                crowd.upload(&mut b)?;
-                b.wait()?;
-                Some(b)
-            }
-            Backend::Cpu => None,
-        };
-        if look_at {
-            // Heads turn toward where the camera stands for the crowd as it is now.
-            let bounds = match gpu.as_ref() {
-                Some(g) => g.read_bounds(0..crowd.animator.slot_records().len())?,
-                None => crowd.animator.evaluate_cpu()?.bounds.to_vec(),
-            };
-            if let Some(eye) = render::camera_eye(&bounds, args.framed()) {
-                crowd.look_at(eye, gpu.as_mut())?;
-            }
-        }
-        // The resampled CPU mode is an explicit opt-in (lossy within the bound documented on
-        // `FastCpuBackend`); exact is the default.
-        let mut fast = (args.resampled && gpu.is_none())
-            .then(|| {
-                FastCpuBackend::new(
-                    crowd.animator.rigs().to_vec(),
-                    crowd.animator.masks().to_vec(),
-                    sinew::cpu::fast::DEFAULT_RATE,
-                )
-            })
-            .transpose()?;
-        let mut fast_palette = Vec::new();
-        let mut fast_bounds = Vec::new();
-
-        // LOD: the policy travels in the frame header (no per-character CPU work); culling runs
-        // every frame so its verdicts reach the next evaluation.
-        let mut cull = match gpu.as_mut() {
-            Some(g) if args.uses_lod() || args.skip_culled => {
-                let cull = render::FrameCull::new(&context, &rig, &crowd, g, args.framed())?;
-                let near = cull.near();
-                g.set_lod_policy(args.policy(cull.eye(), near));
-                Some(cull)
-            }
-            _ => None,
-        };
-        let timestamps = match gpu.as_mut() {
-            Some(g) => g.enable_timing()?,
-            None => false,
-        };
-        let compute_clock = if timestamps { "gpu timestamps" } else { "wall" };
-        let mut times = StageTimes::default();
-        let mut dispatches = 0;
-        let mut bytes_per_joint = 48.0;
-        let mut bytes_read_per_joint = None;
-        let mut uploaded_bytes = 0u64;
-        progress.finish_and_clear();
-        let bar = super::progress::bar(frames as u64, "crowd frames");
-        for frame in 0..frames {
-            // The reads are counted on the last frame only: the count walks every record on
-            // the CPU, which the other frames' stage times should not include.
-            if let Some(g) = gpu.as_mut() {
-                g.set_read_counting(frame + 1 == frames);
-            }
-            let frame_start = Instant::now();
-            let control = Instant::now();
-            crowd.control()?;
-            times.control.push(ms_since(control));
-            match gpu.as_mut() {
-                Some(g) => {
-                    if g.palette_capacity() < crowd.animator.palette().capacity() {
-                        g.reserve_palette(crowd.animator.palette().capacity())?;
-                    }
-                    let upload = Instant::now();
-                    crowd.upload(g)?;
-                    times.upload.push(ms_since(upload));
-                    uploaded_bytes += g.last_frame().upload_bytes;
-                    let compute = Instant::now();
-                    g.wait()?;
-                    let wall = ms_since(compute);
-                    // GPU time of the pass where the adapter has timestamp queries, else wall time.
-                    let gpu_ms = g.last_gpu_ms()?;
-                    times.compute.push(gpu_ms.unwrap_or(wall));
-                    dispatches = g.dispatches_last_frame();
-                    bytes_per_joint = g.bytes_written_per_joint();
-                    bytes_read_per_joint = g.bytes_read_per_joint();
-                    if let Some(c) = cull.as_mut().filter(|_| args.skip_culled) {
-                        let start = Instant::now();
-                        c.run(&context, &rig, &crowd, g)?;
-                        g.wait()?;
-                        times.cull.push(ms_since(start));
-                    }
-                }
-                None => {
-                    let records = crowd.animator.records();
-                    let now = crowd.animator.frame_time();
-                    let compute = Instant::now();
-                    match fast.as_mut() {
-                        Some(f) => {
-                            let entries = crowd.animator.palette().capacity() as usize;
-                            fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
-                            fast_bounds.resize(records.len(), Aabb::EMPTY);
-                            f.evaluate_at(now, records, &mut fast_palette, &mut fast_bounds)?;
-                            bytes_read_per_joint = Some(f.bytes_read_per_joint());
-                        }
-                        None => {
-                            crowd.animator.evaluate_cpu()?;
-                            bytes_read_per_joint = Some(crowd.animator.cpu_bytes_read_per_joint());
-                        }
-                    }
-                    times.compute.push(ms_since(compute));
-                    times.upload.push(0.0);
-                    dispatches = 0;
-                }
-            }
-            times.frame.push(ms_since(frame_start));
-            bar.inc(1);
-        }
-        bar.finish_and_clear();
-
-        // Characters in the culling camera's view at the end (their boxes as last evaluated).
-        let in_view = match (&cull, gpu.as_ref()) {
-            (Some(c), Some(g)) => Some(c.in_view(g, crowd.animator.slot_records().len())?),
-            _ => None,
-        };
-        let progress = super::progress::steps("crowd");
-        progress.set_message(format!("rendering the last frame to {}", out.display()));
-        let render = Instant::now();
-        render::render_last_frame(&context, &rig, &mut crowd, gpu.as_ref(), out, args.framed())?;
-        times.render.push(ms_since(render));
-        progress.finish_and_clear();
-
-        let (frame_median, frame_p90) = median_p90(&times.frame);
-        // Instance state written to the GPU per character per measured frame (the CPU backend
-        // uploads none: its palette goes up once, for the rendered frame).
-        let bytes_uploaded_per_character = uploaded_bytes as f64 / (frames * characters) as f64;
-        let stage = |s: &[f64]| median_p90(s).0;
-        let compute_s = stage(&times.compute) / 1e3;
-        let joints_per_second = if compute_s > 0.0 {
-            (characters * joints) as f64 / compute_s
-        } else {
-            0.0
-        };
-        let report = serde_json::json!({
-            "characters": characters,
-            "joints_per_character": joints,
-            "frames": frames,
-            "backend": backend.name(),
-            "clips": match (args.resampled, backend) {
-                (false, _) => "exact",
-                (true, Backend::Gpu) => "compressed",
-                (true, Backend::Cpu) => "resampled",
-            },
-            "adapter": context.adapter_summary(),
-            "frame_ms": { "median": frame_median, "p90": frame_p90 },
-            "stages_ms": {
-                "control": stage(&times.control),
-                "upload": stage(&times.upload),
-                "compute": stage(&times.compute),
-                "cull": stage(&times.cull),
-                "render": stage(&times.render),
-            },
-            "lod": args.lod,
-            "update_every": args.update_every,
-            "skip_culled": args.skip_culled,
-            "framed_characters": args.framed().min(characters),
-            "characters_in_view": in_view,
-            "joints_per_second": joints_per_second,
-            "dispatches_per_frame": dispatches,
-            // Instance slots per evaluate workgroup (EvaluateShape; null on the CPU).
-            "instances_per_workgroup": gpu.as_ref().map(|g| g.evaluate_shape().group_instances()),
-            "bytes_written_per_joint": bytes_per_joint,
-            // Counted on the GPU backend only (null on the CPU).
-            "bytes_read_per_joint": bytes_read_per_joint,
-            "bytes_uploaded_per_character": bytes_uploaded_per_character,
-            "compute_clock": compute_clock,
-            "look_at": look_at,
-        });
-        if args.json {
-            return super::print(&report.to_string());
-        }
-        let row = |name: &str, s: &[f64]| {
-            let (m, p) = median_p90(s);
-            format!("  {name:<8} {m:>10.3} {p:>10.3}\n")
-        };
-        let mut table = format!(
-            "sinew crowd: {characters} x {model} ({joints} joints), {frames} frames, {} backend on {}\n  stage    median ms     p90 ms\n",
-            backend.name(),
-            context.adapter_summary()
-        );
-        table += &row("control", &times.control);
-        table += &row("upload", &times.upload);
-        table += &row("compute", &times.compute);
-        if args.skip_culled {
-            table += &row("cull", &times.cull);
-        }
-        table += &row("render", &times.render);
-        table += &row("frame", &times.frame);
-        table += &format!(
-            "  compute measured by {compute_clock}\n  {:.1} M joints/s, {dispatches} dispatch(es) per frame, {bytes_per_joint:.1} bytes written per joint\n  {bytes_uploaded_per_character:.1} bytes of instance state uploaded per character per frame\n  wrote {}",
-            joints_per_second / 1e6,
-            out.display()
-        );
-        super::print(&table)
+        super::print(&run.table(self, &context, &model))
     }
 }
 

@@ -1,6 +1,7 @@
-//! The crowd's rendered frame: framed on the front of the crowd, drawn from the evaluator's
-//! palette (the GPU's, or the CPU's culled on the CPU and uploaded for the characters in view
-//! or in the shadow map's frustum) with GPU culling and shadows, and saved as a PNG.
+//! The crowd's rendered frame: framed on the front of the crowd, drawn from the palette the
+//! timed evaluator produced on the last frame (the GPU's buffers, or the CPU evaluator's output
+//! culled on the CPU and uploaded for the characters in view or in the shadow map's frustum)
+//! with GPU culling and shadows, and saved as a PNG.
 
 use glam::Vec3;
 use sinew::render::{
@@ -11,6 +12,7 @@ use sinew::{Aabb, GpuBackend, GpuContext, Rig};
 
 use crate::cli::CliError;
 
+use super::timed::{Evaluated, TimedRun};
 use super::{Crowd, TINTS};
 
 /// Size of the rendered frame in pixels.
@@ -182,13 +184,46 @@ fn crowd_batch(
     Ok(batch)
 }
 
-/// Renders the crowd's current frame from the evaluator's palette and boxes, framing the front
-/// of the crowd, and saves it as a PNG.
-pub(super) fn render_last_frame(
+impl TimedRun {
+    /// Renders the crowd's last timed frame from what its evaluator produced (never a second
+    /// evaluation), framing the front of the crowd, and saves it as a PNG. Counts the
+    /// characters in the culling camera's view first, where a GPU culling pass ran.
+    pub(super) fn render(
+        &mut self,
+        context: &GpuContext,
+        out: &std::path::Path,
+        framed: usize,
+    ) -> crate::cli::Result {
+        if let (Some(c), Some(g)) = (&self.cull, self.gpu.as_ref()) {
+            let slots = self.crowd.animator.slot_records().len();
+            self.characters_in_view = Some(c.in_view(g, slots)?);
+        }
+        let palette = match (&self.evaluated, self.gpu.as_ref()) {
+            (Evaluated::Gpu, Some(g)) => FramePalette::Gpu(g),
+            (Evaluated::Cpu { palette, bounds }, None) => FramePalette::Cpu { palette, bounds },
+            _ => return Err(nothing(out, "no evaluated palette to draw").into()),
+        };
+        render_frame(context, &self.rig, &self.crowd, palette, out, framed)
+    }
+}
+
+/// Where the drawn palette and boxes are.
+enum FramePalette<'a> {
+    /// In the GPU backend's buffers, one box per slot.
+    Gpu(&'a GpuBackend),
+    /// In memory, at each record's offset, one box per record.
+    Cpu {
+        palette: &'a [sinew::Mat3x4Rows],
+        bounds: &'a [Aabb],
+    },
+}
+
+/// Renders `crowd` posed by `palette`, framing the front of the crowd, and saves it as a PNG.
+fn render_frame(
     context: &GpuContext,
     rig: &Rig,
-    crowd: &mut Crowd,
-    gpu: Option<&GpuBackend>,
+    crowd: &Crowd,
+    frame: FramePalette<'_>,
     out: &std::path::Path,
     framed: usize,
 ) -> crate::cli::Result {
@@ -199,24 +234,20 @@ pub(super) fn render_last_frame(
     let joints = rig.joint_count() as u32;
     let block = rig.palette_entries();
     // The GPU holds one record and box per tracking slot; the CPU one per record.
-    let records: Vec<(u32, sinew::InstanceRecord)> = match gpu {
-        Some(_) => (0u32..)
-            .zip(crowd.animator.slot_records().iter().copied())
-            .filter(|(_, r)| !r.is_empty())
-            .collect(),
-        None => (0u32..)
-            .zip(crowd.animator.records().iter().copied())
-            .collect(),
-    };
-    let (bounds, cpu_palette) = match gpu {
-        Some(g) => {
-            let slots = crowd.animator.slot_records().len();
-            let bounds = g.read_bounds(0..slots)?;
-            (bounds, None)
+    let (records, bounds): (Vec<(u32, sinew::InstanceRecord)>, Vec<Aabb>) = match &frame {
+        FramePalette::Gpu(g) => {
+            let slots = crowd.animator.slot_records();
+            let records = (0u32..)
+                .zip(slots.iter().copied())
+                .filter(|(_, r)| !r.is_empty())
+                .collect();
+            (records, g.read_bounds(0..slots.len())?)
         }
-        None => {
-            let pose = crowd.animator.evaluate_cpu()?;
-            (pose.bounds.to_vec(), Some(pose.palette))
+        FramePalette::Cpu { bounds, .. } => {
+            let records = (0u32..)
+                .zip(crowd.animator.records().iter().copied())
+                .collect();
+            (records, bounds.to_vec())
         }
     };
     let Some((camera, all)) = frame_camera(&bounds, target.aspect(), framed) else {
@@ -241,8 +272,8 @@ pub(super) fn render_last_frame(
 
     let tint = |i: usize| TINTS[i % TINTS.len()];
     let uploaded;
-    let (palette, aabbs, instances) = match (gpu, cpu_palette) {
-        (Some(g), _) => {
+    let (palette, aabbs, instances) = match frame {
+        FramePalette::Gpu(g) => {
             let instances: Vec<SkinnedInstance> = records
                 .iter()
                 .enumerate()
@@ -252,7 +283,7 @@ pub(super) fn render_last_frame(
                 .collect();
             (g.palette_buffer(), g.bounds_buffer(), instances)
         }
-        (None, Some(pose)) => {
+        FramePalette::Cpu { palette: pose, .. } => {
             // The CPU evaluator's palette is in memory: cull on the CPU (the twin of the GPU
             // test) and upload only the characters in view or casting a shadow (in the light's
             // frustum), packed, rather than every palette.
@@ -285,7 +316,6 @@ pub(super) fn render_last_frame(
             uploaded = (palette_buffer, aabb_buffer);
             (&uploaded.0, &uploaded.1, instances)
         }
-        (None, None) => return Err(nothing(out, "no evaluated palette to draw").into()),
     };
     let mut batch = SkinnedBatch::new(
         device,

@@ -1,0 +1,190 @@
+//! Per evaluator: the frame `sinew crowd` draws is the palette the timed evaluator produced on
+//! its last frame, and the report states what that evaluator applied.
+
+use clap::Parser;
+use sinew::{Aabb, CpuBackend, FastCpuBackend, GpuContext, Mat3x4Rows};
+
+use super::timed::{Evaluated, Evaluator, TimedRun};
+use super::{CrowdArgs, load_rig};
+use crate::cli::{Cli, Command};
+
+/// A headless device, or `None` (the test skips) where there is none and `REQUIRE_GPU` is unset.
+fn context() -> Option<GpuContext> {
+    match GpuContext::new_headless() {
+        Ok(context) => Some(context),
+        Err(e) if std::env::var_os("REQUIRE_GPU").is_some() => panic!("REQUIRE_GPU: {e}"),
+        Err(e) => {
+            eprintln!("skipping: no GPU adapter ({e})");
+            None
+        }
+    }
+}
+
+fn crowd_args(flags: &[&str]) -> CrowdArgs {
+    let line = ["sinew", "crowd", "--characters", "12", "--frames", "3"];
+    let cli = Cli::try_parse_from(line.iter().chain(flags)).expect("valid flags");
+    match cli.command {
+        Command::Crowd(args) => args,
+        _ => unreachable!("parsed a crowd command"),
+    }
+}
+
+fn time(context: &GpuContext, flags: &[&str]) -> (CrowdArgs, TimedRun) {
+    let args = crowd_args(flags);
+    let rig = load_rig(None, &args.import.settings()).expect("the built-in rig");
+    let run = args.time_frames(context, rig).expect("timed frames");
+    (args, run)
+}
+
+/// The palette the rendered frame reads (the GPU backend's buffer, read back, or the CPU
+/// evaluator's kept output) and the records it is laid out by.
+fn drawn(run: &TimedRun) -> (Vec<Mat3x4Rows>, Vec<sinew::InstanceRecord>) {
+    match (&run.evaluated, &run.gpu) {
+        (Evaluated::Gpu, Some(g)) => {
+            let palette = g.read_palette(0..g.palette_capacity()).expect("palette");
+            let slots = run.crowd.animator.slot_records().len() as u32;
+            // The records as resident on the GPU (root motion moved their worlds there).
+            let records = g.read_resident(0..slots).expect("records");
+            (palette, records)
+        }
+        (Evaluated::Cpu { palette, bounds }, None) => {
+            let records = run.crowd.animator.records().to_vec();
+            assert_eq!(bounds.len(), records.len());
+            (palette.clone(), records)
+        }
+        _ => panic!("the kept palette does not match the evaluator that ran"),
+    }
+}
+
+/// `palette` evaluated again by `cpu` at the run's frame time, starting from `palette` (which
+/// holds the IK targets, inputs of the evaluation).
+fn evaluate_with(
+    cpu: &mut CpuBackend,
+    run: &TimedRun,
+    palette: &[Mat3x4Rows],
+    records: &[sinew::InstanceRecord],
+) -> Vec<Mat3x4Rows> {
+    let mut out = palette.to_vec();
+    let live: Vec<_> = records.iter().copied().filter(|r| !r.is_empty()).collect();
+    let mut bounds = vec![Aabb::EMPTY; live.len()];
+    cpu.evaluate_at(
+        run.crowd.animator.frame_time(),
+        &live,
+        &mut out,
+        &mut bounds,
+    )
+    .expect("CPU evaluation");
+    out
+}
+
+fn largest_difference(a: &[Mat3x4Rows], b: &[Mat3x4Rows]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| {
+            bytemuck::cast_ref::<_, [f32; 12]>(x)
+                .iter()
+                .zip(bytemuck::cast_ref::<_, [f32; 12]>(y))
+                .map(|(p, q)| (p - q).abs())
+        })
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn the_fast_cpu_frame_is_the_fast_evaluators_output_without_look_at() {
+    let Some(context) = context() else { return };
+    let (args, run) = time(&context, &["--backend", "cpu", "--resampled"]);
+    assert_eq!(run.evaluator, Evaluator::CpuFast);
+    // The fast evaluator has no IK stage: no head turned, and the report says so.
+    assert!(!run.applied.look_at);
+    assert_eq!(run.json(&args, &context)["look_at"], false);
+    assert_eq!(run.json(&args, &context)["evaluator"], "FastCpuBackend");
+    let (palette, records) = drawn(&run);
+    let mut fast = FastCpuBackend::new(
+        run.crowd.animator.rigs().to_vec(),
+        run.crowd.animator.masks().to_vec(),
+        sinew::cpu::fast::DEFAULT_RATE,
+    )
+    .expect("fast backend");
+    let mut expected = vec![Mat3x4Rows::IDENTITY; palette.len()];
+    let mut bounds = vec![Aabb::EMPTY; records.len()];
+    fast.evaluate_at(
+        run.crowd.animator.frame_time(),
+        &records,
+        &mut expected,
+        &mut bounds,
+    )
+    .expect("fast evaluation");
+    assert_eq!(largest_difference(&palette, &expected), 0.0);
+    // Not the exact evaluator's palette (resampled clips differ from the keys, if slightly).
+    let masks = run.crowd.animator.masks().to_vec();
+    let mut exact = CpuBackend::new(run.crowd.animator.rigs().to_vec(), masks).unwrap();
+    let exact = evaluate_with(&mut exact, &run, &palette, &records);
+    assert!(largest_difference(&palette, &exact) > 0.0);
+}
+
+#[test]
+fn the_exact_cpu_frame_is_the_animators_output_with_the_heads_turned() {
+    let Some(context) = context() else { return };
+    let (args, run) = time(&context, &["--backend", "cpu"]);
+    assert_eq!(run.evaluator, Evaluator::CpuExact);
+    assert!(run.applied.look_at);
+    assert_eq!(run.json(&args, &context)["look_at"], true);
+    let (palette, records) = drawn(&run);
+    let rigs = run.crowd.animator.rigs().to_vec();
+    let mut cpu = CpuBackend::new(rigs.clone(), run.crowd.animator.masks().to_vec()).unwrap();
+    let expected = evaluate_with(&mut cpu, &run, &palette, &records);
+    assert_eq!(largest_difference(&palette, &expected), 0.0);
+    // The look-at turned heads: without the constraint the palette differs.
+    let mut plain: Vec<_> = rigs;
+    plain[0].set_ik(Vec::new()).unwrap();
+    let mut unconstrained = CpuBackend::new(plain, run.crowd.animator.masks().to_vec()).unwrap();
+    let turned_away = evaluate_with(&mut unconstrained, &run, &palette, &records);
+    assert!(largest_difference(&palette, &turned_away) > 1e-3);
+}
+
+#[test]
+fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
+    let Some(context) = context() else { return };
+    for (flags, evaluator) in [
+        (&[][..], Evaluator::GpuExact),
+        (&["--resampled"][..], Evaluator::GpuCompressed),
+    ] {
+        let (args, run) = time(&context, flags);
+        assert_eq!(run.evaluator, evaluator);
+        assert!(run.applied.look_at);
+        let json = run.json(&args, &context);
+        assert_eq!(json["clips"], evaluator.clips());
+        assert_eq!(json["lod"], false);
+        assert_eq!(json["update_every"], 1);
+        let (palette, records) = drawn(&run);
+        let rigs = run.crowd.animator.rigs().to_vec();
+        let masks = run.crowd.animator.masks().to_vec();
+        // The CPU twin of the kernel that ran: exact keys, or the same compressed clips.
+        let mut twin = match evaluator {
+            Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
+            _ => CpuBackend::new(rigs, masks),
+        }
+        .unwrap();
+        let expected = evaluate_with(&mut twin, &run, &palette, &records);
+        let error = largest_difference(&palette, &expected);
+        assert!(error < 2e-4, "{flags:?}: {error}");
+    }
+}
+
+#[test]
+fn lod_flags_report_the_policy_the_kernel_applied() {
+    let Some(context) = context() else { return };
+    let (args, run) = time(&context, &["--lod", "--update-every", "2", "--skip-culled"]);
+    assert_eq!(
+        (
+            run.applied.lod,
+            run.applied.update_every,
+            run.applied.skip_culled
+        ),
+        (true, 2, true)
+    );
+    let json = run.json(&args, &context);
+    assert_eq!(json["lod"], true);
+    assert_eq!(json["skip_culled"], true);
+}
