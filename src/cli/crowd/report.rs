@@ -101,10 +101,7 @@ impl TimedRun {
         let look_at = match (self.applied.look_at, args.no_look_at) {
             (true, _) => "on",
             (false, true) => "off",
-            (false, false) if !self.evaluator.solves_ik() => {
-                "off (the fast CPU evaluator has no IK stage)"
-            }
-            (false, false) => "off (the rig has no head or neck joint)",
+            (false, false) => "off (no head or neck joint, or nothing to frame)",
         };
         table += &format!(
             "  compute measured by {}\n  {:.1} M joints/s, {} dispatch(es) per frame, {:.1} bytes written per joint\n  {:.1} bytes of instance state uploaded per character per frame\n  look-at {look_at}; lod {}, update every {} frame(s), skip culled {}\n  wrote {}, drawn from {}'s last frame",

@@ -91,13 +91,12 @@ fn largest_difference(a: &[Mat3x4Rows], b: &[Mat3x4Rows]) -> f32 {
 }
 
 #[test]
-fn the_fast_cpu_frame_is_the_fast_evaluators_output_without_look_at() {
+fn the_fast_cpu_frame_is_the_fast_evaluators_output_with_the_heads_turned() {
     let Some(context) = context() else { return };
     let (args, run) = time(&context, &["--backend", "cpu", "--resampled"]);
     assert_eq!(run.evaluator, Evaluator::CpuFast);
-    // The fast evaluator has no IK stage: no head turned, and the report says so.
-    assert!(!run.applied.look_at);
-    assert_eq!(run.json(&args, &context)["look_at"], false);
+    assert!(run.applied.look_at);
+    assert_eq!(run.json(&args, &context)["look_at"], true);
     assert_eq!(run.json(&args, &context)["evaluator"], "FastCpuBackend");
     let (palette, records) = drawn(&run);
     let mut fast = FastCpuBackend::new(
@@ -106,7 +105,13 @@ fn the_fast_cpu_frame_is_the_fast_evaluators_output_without_look_at() {
         sinew::cpu::fast::DEFAULT_RATE,
     )
     .expect("fast backend");
-    let mut expected = vec![Mat3x4Rows::IDENTITY; palette.len()];
+    // The IK entries (the look-at targets) are inputs: kept; every joint entry is rewritten.
+    let mut expected = palette.clone();
+    let joints = run.rig.joint_count();
+    for r in &records {
+        let at = r.palette_offset as usize;
+        expected[at..at + joints].fill(Mat3x4Rows::IDENTITY);
+    }
     let mut bounds = vec![Aabb::EMPTY; records.len()];
     fast.evaluate_at(
         run.crowd.animator.frame_time(),
@@ -121,6 +126,17 @@ fn the_fast_cpu_frame_is_the_fast_evaluators_output_without_look_at() {
     let mut exact = CpuBackend::new(run.crowd.animator.rigs().to_vec(), masks).unwrap();
     let exact = evaluate_with(&mut exact, &run, &palette, &records);
     assert!(largest_difference(&palette, &exact) > 0.0);
+    assert_heads_turned(&run, &palette, &records);
+}
+
+/// The look-at turned heads: the rig evaluated without its constraint gives another palette.
+fn assert_heads_turned(run: &TimedRun, palette: &[Mat3x4Rows], records: &[sinew::InstanceRecord]) {
+    let mut plain = run.crowd.animator.rigs().to_vec();
+    plain[0].set_ik(Vec::new()).unwrap();
+    let masks = run.crowd.animator.masks().to_vec();
+    let mut unconstrained = CpuBackend::new(plain, masks).unwrap();
+    let turned_away = evaluate_with(&mut unconstrained, run, palette, records);
+    assert!(largest_difference(palette, &turned_away) > 1e-3);
 }
 
 #[test]
@@ -132,15 +148,10 @@ fn the_exact_cpu_frame_is_the_animators_output_with_the_heads_turned() {
     assert_eq!(run.json(&args, &context)["look_at"], true);
     let (palette, records) = drawn(&run);
     let rigs = run.crowd.animator.rigs().to_vec();
-    let mut cpu = CpuBackend::new(rigs.clone(), run.crowd.animator.masks().to_vec()).unwrap();
+    let mut cpu = CpuBackend::new(rigs, run.crowd.animator.masks().to_vec()).unwrap();
     let expected = evaluate_with(&mut cpu, &run, &palette, &records);
     assert_eq!(largest_difference(&palette, &expected), 0.0);
-    // The look-at turned heads: without the constraint the palette differs.
-    let mut plain: Vec<_> = rigs;
-    plain[0].set_ik(Vec::new()).unwrap();
-    let mut unconstrained = CpuBackend::new(plain, run.crowd.animator.masks().to_vec()).unwrap();
-    let turned_away = evaluate_with(&mut unconstrained, &run, &palette, &records);
-    assert!(largest_difference(&palette, &turned_away) > 1e-3);
+    assert_heads_turned(&run, &palette, &records);
 }
 
 #[test]

@@ -23,7 +23,7 @@ pub(super) enum Evaluator {
     GpuCompressed,
     /// The exact CPU evaluator (`CpuBackend`, through the animator).
     CpuExact,
-    /// `FastCpuBackend`: clips resampled at bake time, no IK stage.
+    /// `FastCpuBackend`: clips resampled at bake time.
     CpuFast,
 }
 
@@ -54,11 +54,6 @@ impl Evaluator {
             Self::GpuCompressed => "compressed",
             Self::CpuFast => "resampled",
         }
-    }
-
-    /// Whether it runs the IK stage (the look-at).
-    pub(super) fn solves_ik(self) -> bool {
-        self != Self::CpuFast
     }
 }
 
@@ -119,9 +114,9 @@ impl CrowdArgs {
         let characters = self.characters as usize;
         let frames = self.frames as usize;
         let evaluator = Evaluator::of(self);
-        // The look-at is an IK constraint: only an evaluator with an IK stage gets one.
+        // The look-at is an IK constraint, solved by every evaluator's IK stage.
         let constrained = match head_look_at(&rig) {
-            Some(constraint) if !self.no_look_at && evaluator.solves_ik() => {
+            Some(constraint) if !self.no_look_at => {
                 rig.set_ik(vec![constraint])?;
                 true
             }
@@ -192,7 +187,12 @@ impl CrowdArgs {
                 )
             })
             .transpose()?;
-        let mut fast_palette = Vec::new();
+        // The fast evaluator writes joints and morph weights into a palette of the animator's
+        // layout, whose IK entries (the look-at targets) it reads: seeded from the animator's.
+        let mut fast_palette = match fast {
+            Some(_) => crowd.animator.evaluate_cpu()?.palette.to_vec(),
+            None => Vec::new(),
+        };
         let mut fast_bounds = Vec::new();
 
         // LOD: the policy travels in the frame header (no per-character CPU work); culling runs

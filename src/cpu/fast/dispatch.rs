@@ -49,7 +49,7 @@ fn avx2_fma() -> bool {
 /// falls back to the portable kernel on a CPU without AVX2 or FMA.
 pub(crate) fn evaluate_group(
     kernel: FastKernel,
-    group: Group<'_>,
+    group: Group<'_, '_>,
     models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
 ) -> ([Aabb; LANES], u64) {
@@ -71,7 +71,7 @@ pub(crate) fn evaluate_group(
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 #[target_feature(enable = "avx2,fma")]
 fn evaluate_group_avx2(
-    group: Group<'_>,
+    group: Group<'_, '_>,
     models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
 ) -> ([Aabb; LANES], u64) {

@@ -263,7 +263,7 @@ impl<'a> Lane<'a> {
 /// The instances of a group, one per lane (a group of fewer repeats its first instance in the
 /// spare lanes, whose results are not written), with the rig and masks they were validated
 /// against.
-pub(crate) struct Group<'a> {
+pub(crate) struct Group<'a, 'p> {
     /// The rig every lane plays.
     pub fast: &'a FastRig,
     /// The backend's layer masks.
@@ -271,7 +271,7 @@ pub(crate) struct Group<'a> {
     /// The lanes' inputs.
     pub lanes: &'a [Lane<'a>; LANES],
     /// Palette slices of the real lanes (`1..=LANES` of them), one entry per joint each.
-    pub palettes: &'a mut [&'a mut [Mat3x4Rows]],
+    pub palettes: &'a mut [&'p mut [Mat3x4Rows]],
 }
 
 /// Working memory of [`evaluate_group_with`], reused from group to group (one per thread).
@@ -283,6 +283,23 @@ pub(crate) struct Scratch {
     samples: [Vec<[F8; 4]>; MAX_LAYERS],
     /// The same values before they are transposed: channel-major, one `F4` per lane.
     lerped: Vec<F4>,
+    /// One lane's model matrices, for its IK stage.
+    lane_models: Vec<Affine3A>,
+}
+
+impl Scratch {
+    /// Lane `lane`'s model matrices of the last evaluated group (its first `n` joints), in
+    /// working memory of their own: the input of the IK stage ([`super::ik`]).
+    pub(crate) fn lane_models(&mut self, lane: usize, n: usize) -> &mut Vec<Affine3A> {
+        let Self {
+            models,
+            lane_models,
+            ..
+        } = self;
+        lane_models.clear();
+        lane_models.extend(models[..n].iter().map(|m| m.lane(lane).to_affine()));
+        lane_models
+    }
 }
 
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
@@ -291,7 +308,7 @@ pub(crate) struct Scratch {
 /// validated against the group's rig and masks.
 #[inline(always)]
 pub(crate) fn evaluate_group_with<M: Isa>(
-    group: Group<'_>,
+    group: Group<'_, '_>,
     mut models: Option<&mut [Affine3A]>,
     scratch: &mut Scratch,
 ) -> ([Aabb; LANES], u64) {
@@ -312,6 +329,7 @@ pub(crate) fn evaluate_group_with<M: Isa>(
         models: scratch,
         samples,
         lerped,
+        ..
     } = scratch;
     if scratch.len() < n {
         scratch.resize(n, Affine8::default());

@@ -11,6 +11,12 @@
 //!   for one joint of the whole group in the same instructions, fused per joint, with no
 //!   allocation per frame.
 //!
+//! IK (`ik.rs`): after a group's joint walk, each lane whose IK entries hold an active target
+//! takes its model matrices from the group and is solved by the exact evaluator's solver
+//! ([`crate::cpu::solve_ik`]), then re-skinned from the first joint a constraint can turn and
+//! given its box again; lanes without an active target cost nothing more. Joint LOD
+//! (`InstanceRecord`'s LOD level) is not applied: every joint is sampled.
+//!
 //! It is a backend of its own rather than a mode of [`CpuBackend`], so the exact evaluator
 //! keeps a single code path; [`FastCpuBackend::from_exact`] builds the fast twin of an exact
 //! backend, and [`FastCpuBackend::evaluate_one`] also returns one instance's model matrices.
@@ -82,6 +88,7 @@
 
 mod dispatch;
 mod evaluate;
+mod ik;
 mod lanes;
 mod reads;
 mod resampled;
@@ -232,8 +239,18 @@ impl FastCpuBackend {
             Some(&mut models[range.start..joints]),
             &mut scratch,
         );
-        write_weights(&self.rigs[rig], &self.masks, &lane, morph);
-        Ok(aabbs[0])
+        let rig = &self.rigs[rig];
+        let [palette] = palettes;
+        let inputs = ik_inputs(rig, morph);
+        let aabb = match ik::solve_lane(rig, &mut scratch, 0, inputs, palette) {
+            Some((solved, aabb, _)) => {
+                models[range.start..joints].copy_from_slice(solved);
+                aabb
+            }
+            None => aabbs[0],
+        };
+        write_weights(rig, &self.masks, &lane, morph);
+        Ok(aabb)
     }
 
     /// Evaluates every instance at frame time 0 ([`FastCpuBackend::evaluate_at`]).
@@ -367,6 +384,19 @@ impl FastCpuBackend {
                 );
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
                 bytes += group_bytes;
+                let rig_data = &self.rigs[rig as usize];
+                if !rig_data.ik.is_empty() {
+                    let solved = palettes.iter_mut().zip(&weights).take(count);
+                    for (lane, (out, morph)) in solved.enumerate() {
+                        let inputs = ik_inputs(rig_data, morph);
+                        if let Some((_, aabb, read)) =
+                            ik::solve_lane(rig_data, scratch, lane, inputs, out)
+                        {
+                            aabbs[at + lane] = aabb;
+                            bytes += read;
+                        }
+                    }
+                }
                 evaluated += (count * joints) as u64;
                 for (lane, morph) in lanes.iter().zip(&mut weights).take(count) {
                     write_weights(&self.rigs[rig as usize], &self.masks, lane, morph);
@@ -376,6 +406,13 @@ impl FastCpuBackend {
             (bytes, evaluated)
         })
     }
+}
+
+/// The IK entries of an instance of `rig` in `entries`, its palette block after the joints.
+fn ik_inputs<'a>(rig: &Rig, entries: &'a [Mat3x4Rows]) -> &'a [Mat3x4Rows] {
+    entries
+        .get(rig.ik_entry_offset() - rig.joint_count()..)
+        .unwrap_or(&[])
 }
 
 /// The morph weights of `lane` (its layers at the frame time) into `entries`. The weights are
