@@ -1,13 +1,15 @@
 //! The fast CPU evaluator ([`FastCpuBackend`]) against the exact one: its measured error bound on
 //! every rig of `assets/` and `../shared/gltf`, exactness at the key times of uniformly keyed
 //! clips, layers, masks, additive blending, root-motion flags, many instances, the same results
-//! for any thread count, IK, and the same input validation as [`CpuBackend`].
+//! for any thread count, IK, joint LOD, and the same input validation as [`CpuBackend`].
 
 mod common;
 #[path = "cpu_fast/crowd.rs"]
 mod crowd;
 #[path = "cpu_fast/ik.rs"]
 mod ik;
+#[path = "cpu_fast/joint_lod.rs"]
+mod joint_lod;
 #[path = "cpu_fast/layers.rs"]
 mod layers;
 #[path = "cpu_fast/outputs.rs"]
@@ -120,6 +122,53 @@ fn virtual_vertex_offsets(rig: &Rig, d: f32) -> Vec<[f32; 3]> {
         .iter()
         .map(|m| [0, 1, 2].map(|axis| d / m.matrix3.col(axis).length().max(1e-6)))
         .collect()
+}
+
+/// Model matrices of the instance whose block starts at `k × rig.palette_entries()`, from its
+/// palette entries (`palette × inverse bind⁻¹`).
+fn models_of(rig: &Rig, palette: &[Mat3x4Rows], k: usize) -> Vec<Affine3A> {
+    let base = k * rig.palette_entries();
+    (0..rig.joint_count())
+        .map(|j| palette[base + j].to_affine() * rig.skeleton.inverse_binds()[j].inverse())
+        .collect()
+}
+
+/// Instances evaluated exactly and fast, as palettes and boxes of `rig`'s blocks laid one after
+/// another.
+struct Evaluated<'a> {
+    palette: &'a [Mat3x4Rows],
+    boxes: &'a [Aabb],
+}
+
+/// Asserts that every instance of `fast` lies within the shipped error bound of `exact` (ACL's
+/// metric on every joint, and the box corners). Returns the fast model matrices of each.
+fn assert_within_shipped_bound(rig: &Rig, exact: Evaluated, fast: Evaluated) -> Vec<Vec<Affine3A>> {
+    let offsets = virtual_vertex_offsets(rig, VIRTUAL_VERTEX_M);
+    (0..exact.boxes.len())
+        .map(|k| {
+            let (e, f) = (
+                models_of(rig, exact.palette, k),
+                models_of(rig, fast.palette, k),
+            );
+            let worst = (0..rig.joint_count())
+                .map(|j| virtual_vertex_error(&e[j], &f[j], offsets[j]))
+                .fold(0.0, f32::max);
+            assert!(worst < SHIPPED_ERROR_BOUND_M, "instance {k}: {worst} m");
+            let box_error = largest_box_difference(&exact.boxes[k], &fast.boxes[k]);
+            assert!(
+                box_error < SHIPPED_ERROR_BOUND_M,
+                "instance {k}: box {box_error}"
+            );
+            f
+        })
+        .collect()
+}
+
+/// The largest difference between two boxes' corners.
+fn largest_box_difference(a: &Aabb, b: &Aabb) -> f32 {
+    (0..3)
+        .map(|i| (a.min[i] - b.min[i]).abs().max((a.max[i] - b.max[i]).abs()))
+        .fold(0.0, f32::max)
 }
 
 fn assert_palettes_close(got: &[Mat3x4Rows], expected: &[Mat3x4Rows], what: &str) {

@@ -8,7 +8,7 @@ use sinew::{
     Mat3x4Rows, Pole, Rig, TwoBoneIk,
 };
 
-use super::{SHIPPED_ERROR_BOUND_M, humanoid, virtual_vertex_error, virtual_vertex_offsets};
+use super::{Evaluated, assert_within_shipped_bound, humanoid, largest_box_difference, models_of};
 
 /// The humanoid with a left-arm chain and a head look-at limited to 1.2 rad.
 fn humanoid_with_ik() -> Rig {
@@ -70,20 +70,6 @@ fn instances(rig: &Rig) -> (Vec<InstanceRecord>, Vec<Mat3x4Rows>) {
     (records, palette)
 }
 
-/// Model matrices of instance `k` from its palette block (`palette × inverse bind⁻¹`).
-fn models_of(rig: &Rig, palette: &[Mat3x4Rows], k: usize) -> Vec<Affine3A> {
-    let base = k * rig.palette_entries();
-    (0..rig.joint_count())
-        .map(|j| palette[base + j].to_affine() * rig.skeleton.inverse_binds()[j].inverse())
-        .collect()
-}
-
-fn largest_box_difference(a: &Aabb, b: &Aabb) -> f32 {
-    (0..3)
-        .map(|i| (a.min[i] - b.min[i]).abs().max((a.max[i] - b.max[i]).abs()))
-        .fold(0.0, f32::max)
-}
-
 #[test]
 fn fast_ik_agrees_with_the_exact_solver_within_the_error_bound() {
     let rig = humanoid_with_ik();
@@ -111,19 +97,19 @@ fn fast_ik_agrees_with_the_exact_solver_within_the_error_bound() {
         .evaluate(&records, &mut plain_palette, &mut plain_boxes)
         .unwrap();
 
-    let offsets = virtual_vertex_offsets(&rig, 0.03);
-    for k in 0..records.len() {
-        let e = models_of(&rig, &exact_palette, k);
-        let f = models_of(&rig, &fast_palette, k);
-        let worst = (0..rig.joint_count())
-            .map(|j| virtual_vertex_error(&e[j], &f[j], offsets[j]))
-            .fold(0.0, f32::max);
-        assert!(worst < SHIPPED_ERROR_BOUND_M, "instance {k}: {worst} m");
-        let box_error = largest_box_difference(&exact_boxes[k], &fast_boxes[k]);
-        assert!(
-            box_error < SHIPPED_ERROR_BOUND_M,
-            "instance {k}: box {box_error}"
-        );
+    let exact = Evaluated {
+        palette: &exact_palette,
+        boxes: &exact_boxes,
+    };
+    let fast_models = assert_within_shipped_bound(
+        &rig,
+        exact,
+        Evaluated {
+            palette: &fast_palette,
+            boxes: &fast_boxes,
+        },
+    );
+    for (k, f) in fast_models.iter().enumerate() {
         let p = models_of(&rig, &plain_palette, k);
         let turned = (0..rig.joint_count())
             .map(|j| (Vec3::from(p[j].translation) - Vec3::from(f[j].translation)).length())

@@ -22,6 +22,7 @@ use super::soa::{Affine8, Sqt8};
 use crate::bake::{Aabb, MAX_JOINTS, Rig};
 use crate::cpu::{RootFrame, hold_root_in_frame};
 use crate::instance::{BlendMode, InstanceRecord, Layer, MAX_LAYERS};
+use crate::lod::LOD_LEVELS;
 use crate::mask::JointMask;
 use crate::math::{Mat3x4Rows, Sqt};
 
@@ -43,6 +44,9 @@ pub struct FastRig {
     pub(crate) root_holds: Vec<(Sqt, RootFrame)>,
     /// Per clip, what sampling it reads.
     pub(crate) reads: ClipReads,
+    /// Per joint LOD level, how many joints (a prefix) are sampled
+    /// ([`crate::Skeleton::lod_sampled_joints`]); the others hold their rest transform.
+    pub(crate) lod_sampled: [usize; LOD_LEVELS],
 }
 
 impl FastRig {
@@ -87,6 +91,7 @@ impl FastRig {
                 .copied()
                 .zip(RootFrame::table(rig))
                 .collect(),
+            lod_sampled: std::array::from_fn(|level| sk.lod_sampled_joints(level as u32)),
         }
     }
 
@@ -459,49 +464,66 @@ pub(crate) fn evaluate_group_with<M: Isa>(
     let mut hi = [F8::splat(f32::NEG_INFINITY); 3];
     let scratch = &mut scratch[..n];
 
+    // Joint LOD: each lane samples the first `sampled[lane]` joints and holds the rest at
+    // their rest transform. Joints every lane samples take no extra step; joints no lane
+    // samples are not sampled at all.
+    let sampled = lanes
+        .each_ref()
+        .map(|l| fast.lod_sampled[l.record.lod_level() as usize]);
+    let sampled_by_all = sampled.iter().copied().min().unwrap_or(n);
+    let sampled_by_any = sampled.iter().copied().max().unwrap_or(n);
+
     for j in 0..n {
-        let mut pose = match first_full {
-            Some(slot) => slot.sample::<M>(j),
-            None => fast.rest[j],
-        };
-        // Whether the pose's rotation may be far from unit length (after an override blend).
-        let mut far = false;
-        for slot in rest_slots.iter().flatten() {
-            if slot.full {
-                pose = slot.sample::<M>(j);
-                far = false;
-                continue;
-            }
-            let (mut wo, mut wa) = (slot.w_override, slot.w_additive);
-            if slot.any_mask {
-                let mut m = [0.0; LANES];
-                for (w, mask) in m.iter_mut().zip(&slot.masks) {
-                    *w = mask[j];
-                }
-                let m = F8::new(m);
-                wo = wo * m;
-                wa = wa * m;
-                if wo.all_le_zero() && wa.all_le_zero() {
+        let pose = if j >= sampled_by_any {
+            fast.rest[j]
+        } else {
+            let mut pose = match first_full {
+                Some(slot) => slot.sample::<M>(j),
+                None => fast.rest[j],
+            };
+            // Whether the pose's rotation may be far from unit length (after an override blend).
+            let mut far = false;
+            for slot in rest_slots.iter().flatten() {
+                if slot.full {
+                    pose = slot.sample::<M>(j);
+                    far = false;
                     continue;
                 }
+                let (mut wo, mut wa) = (slot.w_override, slot.w_additive);
+                if slot.any_mask {
+                    let mut m = [0.0; LANES];
+                    for (w, mask) in m.iter_mut().zip(&slot.masks) {
+                        *w = mask[j];
+                    }
+                    let m = F8::new(m);
+                    wo = wo * m;
+                    wa = wa * m;
+                    if wo.all_le_zero() && wa.all_le_zero() {
+                        continue;
+                    }
+                }
+                let sample = slot.sample::<M>(j);
+                if slot.any_override {
+                    pose = pose.blend_toward::<M>(&sample, wo.clamp01(), far);
+                    far = true;
+                }
+                if slot.any_additive {
+                    pose = pose.add_delta::<M>(
+                        &sample,
+                        &fast.rest[j],
+                        &fast.rest_inv_scale[j],
+                        wa.max(F8::ZERO),
+                    );
+                }
             }
-            let sample = slot.sample::<M>(j);
-            if slot.any_override {
-                pose = pose.blend_toward::<M>(&sample, wo.clamp01(), far);
-                far = true;
+            if any_hold && hold_joint.contains(&j) {
+                hold_roots(fast, &hold_joint, &hold_flags, j, &mut pose);
             }
-            if slot.any_additive {
-                pose = pose.add_delta::<M>(
-                    &sample,
-                    &fast.rest[j],
-                    &fast.rest_inv_scale[j],
-                    wa.max(F8::ZERO),
-                );
+            if j >= sampled_by_all {
+                pose = pose.select(&lod_keeps(&sampled, j), &fast.rest[j]);
             }
-        }
-        if any_hold && hold_joint.contains(&j) {
-            hold_roots(fast, &hold_joint, &hold_flags, j, &mut pose);
-        }
+            pose
+        };
         let local = pose.to_affine::<M>();
         let parent = fast.parents[j] as usize;
         let (done, todo) = scratch.split_at_mut(j);
@@ -573,6 +595,13 @@ fn fill_samples<M: Isa>(
     for (value, v) in out.iter_mut().zip(lerped.chunks_exact(LANES)) {
         *value = gather::<M>([v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]]);
     }
+}
+
+/// The lane mask of the lanes that sample joint `j` (those whose joint LOD samples more than
+/// `j` joints).
+#[inline(always)]
+fn lod_keeps(sampled: &[usize; LANES], j: usize) -> F8 {
+    F8::new(sampled.map(|s| if j < s { f32::from_bits(u32::MAX) } else { 0.0 }))
 }
 
 /// Holds the root motion of joint `j` in the lanes whose root it is (`hold_joint`, with their

@@ -15,7 +15,9 @@
 //! takes its model matrices from the group and is solved by the exact evaluator's solver
 //! ([`crate::cpu::solve_ik`]), then re-skinned from the first joint a constraint can turn and
 //! given its box again; lanes without an active target cost nothing more. Joint LOD
-//! (`InstanceRecord`'s LOD level) is not applied: every joint is sampled.
+//! ([`InstanceRecord::LOD_LEVEL`]) as in the exact evaluator: each lane samples the joints of
+//! its level ([`crate::Skeleton::lod_sampled_joints`]) and holds the others at rest; joints no
+//! lane of a group samples are not sampled at all.
 //!
 //! It is a backend of its own rather than a mode of [`CpuBackend`], so the exact evaluator
 //! keeps a single code path; [`FastCpuBackend::from_exact`] builds the fast twin of an exact
@@ -316,8 +318,10 @@ impl FastCpuBackend {
     ///
     /// Per-lane loads count for all eight lanes, a partial group's spare lanes included; shared
     /// loads once per group, spread over its instances. A masked slot counts every joint as
-    /// sampled. Morph weights (sampled from the exact key tracks) are not counted. 0 before any
-    /// evaluation.
+    /// sampled, and so does joint LOD (joints past a lane's level). The IK stage adds, per lane
+    /// it solves, the IK entries, each joint's parent and bounds, and the inverse binds of the
+    /// joints it re-skins. Morph weights (sampled from the exact key tracks) are not counted. 0
+    /// before any evaluation.
     pub fn bytes_read_per_joint(&self) -> f64 {
         self.last_reads.per_joint()
     }

@@ -33,6 +33,16 @@ impl Sqt8 {
         }
     }
 
+    /// Lanes of `self` where `keep`'s lanes are set (a lane mask), of `other` elsewhere.
+    #[inline(always)]
+    pub(crate) fn select(&self, keep: &F8, other: &Sqt8) -> Sqt8 {
+        Sqt8 {
+            t: std::array::from_fn(|i| keep.select(self.t[i], other.t[i])),
+            r: std::array::from_fn(|i| keep.select(self.r[i], other.r[i])),
+            s: std::array::from_fn(|i| keep.select(self.s[i], other.s[i])),
+        }
+    }
+
     /// Override blend toward `target` by `w` (each lane in `[0, 1]`): translation and scale
     /// `self (1 - w) + target w`; rotation the same between the two rotations brought to unit
     /// length, on the shorter arc, left unnormalized (normalized lerp). `w = 0` keeps `self`'s
