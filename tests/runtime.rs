@@ -2326,18 +2326,18 @@ fn event_driven_updates_equal_per_frame_updates() {
     );
 }
 
-/// Event-driven updates run on every core and give bit-identical records and identical events
-/// whatever the thread count.
+/// Updates run on every core and give bit-identical records and identical events whatever the
+/// thread count, in both schedulings.
 #[test]
-fn event_driven_updates_do_not_depend_on_the_thread_count() {
-    let run_with = |threads: usize| {
+fn updates_do_not_depend_on_the_thread_count() {
+    let run_with = |scheduling: Scheduling, threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
         pool.install(|| {
             let mut a = animator();
-            a.set_scheduling(Scheduling::EventDriven);
+            a.set_scheduling(scheduling);
             let mut world = World::new();
             let scene = scheduling_scene(&mut a, &mut world);
             // Enough entities for several parallel chunks, with events at their own rates.
@@ -2358,18 +2358,23 @@ fn event_driven_updates_do_not_depend_on_the_thread_count() {
                     .drain_events()
                     .map(|e| (e.entity, e.clip, e.name.to_string()))
                     .collect();
-                let records: Vec<u8> = bytemuck::cast_slice(a.slot_records()).to_vec();
+                let records: Vec<u8> = match scheduling {
+                    Scheduling::PerFrame => bytemuck::cast_slice(a.records()).to_vec(),
+                    Scheduling::EventDriven => bytemuck::cast_slice(a.slot_records()).to_vec(),
+                };
                 log.push((events, records, a.changed_slots().to_vec()));
             }
             log
         })
     };
-    let one = run_with(1);
-    let three = run_with(3);
-    assert!(
-        one == three,
-        "records or events differ between 1 and 3 threads"
-    );
+    for scheduling in [Scheduling::PerFrame, Scheduling::EventDriven] {
+        let one = run_with(scheduling, 1);
+        let three = run_with(scheduling, 3);
+        assert!(
+            one == three,
+            "{scheduling:?}: records or events differ between 1 and 3 threads"
+        );
+    }
 }
 
 /// Errors are written one way (thiserror): a wrapping error names its cause as its `source`, so
