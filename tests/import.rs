@@ -743,7 +743,7 @@ fn pose_command_reports_the_morph_weights_applied_at_each_time() {
 // Quantized and meshopt-compressed files: `assets/synthetic/rig64_packed.glb` is `rig64.glb`
 // with 16-bit positions (dequantization folded into the inverse bind matrices), 8-bit octahedral
 // normals, 16-bit texture coordinates, compressed views with every filter, and clip `b`'s
-// rotations through the 16-bit quaternion filter (see `pack` in tools/generate_assets.rs).
+// rotations through the 16-bit quaternion filter (see tools/generate_assets/pack.rs).
 // ---------------------------------------------------------------------------------------------
 
 /// Bits of the packed file's quantized positions and of its quaternion filter.

@@ -1,0 +1,84 @@
+//! Writes the glTF assets that ship with sinew.
+//!
+//! ```text
+//! cargo run --example generate_assets [OUTPUT_DIR]
+//! ```
+//!
+//! `OUTPUT_DIR` defaults to `assets`. The program writes:
+//!
+//! * `humanoid.glb`: the default rig, 57 joints, Y up, metres, facing +Z, with
+//!   the clips `idle`, `walk`, `run` and `wave`. `walk` and `run` carry root
+//!   motion on the `Root` joint (translation along +Z).
+//! * `synthetic/chain256.glb`: a 256-joint chain with `linear`, `step` and
+//!   `cubic` clips.
+//! * `synthetic/fan.glb`: one root joint with 255 direct children and a
+//!   `spin` clip.
+//! * `synthetic/rig64.glb`: a 64-joint branched rig with clips `a` (1.0 s) and
+//!   `b` (1.5 s).
+//! * `synthetic/rig64_packed.glb`: `rig64.glb` as gltfpack would write it:
+//!   quantized vertex attributes (`KHR_mesh_quantization`) and every buffer
+//!   view compressed (`EXT_meshopt_compression`, see `pack`).
+//! * `synthetic/features.glb`: one small skin exercising eight influences per
+//!   vertex, normalized integer weights and rotations, sparse accessors,
+//!   CUBICSPLINE and STEP samplers, animated non-uniform scale, a `matrix`
+//!   parent above the skeleton and a rigid (unskinned) attachment.
+//! * `synthetic/influences.glb`: a 12-joint chain with a `bend` clip and
+//!   one mesh of two columns: the first's vertices have 5 to 8 nonzero
+//!   influences (`JOINTS_0/1`), the second's 9 to 12 (`JOINTS_0/1/2`, more
+//!   than sinew keeps).
+//! * `synthetic/morph.glb`: a two-joint column with three POSITION + NORMAL
+//!   morph targets (one stored sparse), two primitives, two skinned nodes of
+//!   the same mesh (one with its own `weights`), and clips animating the
+//!   first node's weights with LINEAR (`linear`), STEP (`step`) and
+//!   CUBICSPLINE (`cubic`) samplers, plus a clip that animates no weights
+//!   (`still`).
+//!
+//! The humanoid's bind pose stands upright with the arms hanging at the sides,
+//! palms facing the thighs; every joint's rest rotation is the identity, so
+//! each joint frame is aligned with the model axes (+X is the character's
+//! left).
+//!
+//! Running the program again writes byte-identical files: there is no clock
+//! and no randomness. Only `std`, `glam`, `serde_json` and the `meshopt`
+//! encoder are used, so the files do not depend on the loader they are meant
+//! to test.
+
+mod gltf;
+mod humanoid;
+mod mesh;
+mod pack;
+mod skeleton;
+mod synthetic;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::humanoid::humanoid;
+use crate::pack::pack;
+use crate::synthetic::chain256::chain256;
+use crate::synthetic::fan::fan;
+use crate::synthetic::features::features;
+use crate::synthetic::influences::influences;
+use crate::synthetic::morph::morph;
+use crate::synthetic::rig64::rig64;
+
+fn write(path: &Path, bytes: &[u8]) {
+    fs::write(path, bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    println!("{:>8} bytes  {}", bytes.len(), path.display());
+}
+
+fn main() {
+    let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "assets".into()));
+    let synthetic = out.join("synthetic");
+    fs::create_dir_all(&synthetic)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", synthetic.display()));
+    write(&out.join("humanoid.glb"), &humanoid());
+    write(&synthetic.join("chain256.glb"), &chain256());
+    write(&synthetic.join("fan.glb"), &fan());
+    let rig64 = rig64();
+    write(&synthetic.join("rig64.glb"), &rig64);
+    write(&synthetic.join("rig64_packed.glb"), &pack(&rig64));
+    write(&synthetic.join("features.glb"), &features());
+    write(&synthetic.join("morph.glb"), &morph());
+    write(&synthetic.join("influences.glb"), &influences());
+}
