@@ -15,8 +15,6 @@ use std::num::NonZeroU64;
 use std::ops::Range;
 use std::sync::Arc;
 
-use glam::Affine3A;
-
 use super::clip_format::ClipFormat;
 use super::context::GpuContext;
 use super::layout::{
@@ -27,18 +25,14 @@ use super::lod_compact::{LodCompact, list_boxes};
 use super::lost::DeviceLoss;
 use super::palette::{BoundsBuffer, Palette};
 use super::pipeline::EvaluatePipeline;
-use super::readback::{
-    InstanceReadback, ReadRange, bounds_from_bytes, model_from_palette, palette_from_bytes,
-    read_ranges,
-};
+use super::readback::ReadRange;
 use super::resident::{Dispatch, ResidentTable};
 use super::scope::capture;
-use super::worlds::{Run, WorldReadback, WorldsRead, plan, worlds_from};
-use crate::bake::{Aabb, MAX_JOINTS, Rig};
+use super::worlds::WorldReadback;
+use crate::bake::{MAX_JOINTS, Rig};
 use crate::error::{EvalError, GpuError};
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
-use crate::math::Mat3x4Rows;
 pub use lod::SlotList;
 use lod::lod_header;
 use windows::{align_up, bounds_base};

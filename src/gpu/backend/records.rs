@@ -1,7 +1,12 @@
 //! The records [`GpuBackend`] keeps resident in slots: checked when written, uploaded with the
 //! next evaluation only where they changed.
 
-use super::*;
+use super::GpuBackend;
+use crate::error::EvalError;
+use crate::error::GpuError;
+use crate::gpu::scope::capture;
+use crate::instance::InstanceRecord;
+use crate::math::Mat3x4Rows;
 
 impl GpuBackend {
     /// Checks every record but empty ones ([`InstanceRecord::EMPTY`], skipped like the CPU

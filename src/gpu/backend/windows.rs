@@ -2,7 +2,9 @@
 //! offset alignment, so a palette too large for one binding is bound in overlapping windows, and
 //! a dispatch's bounds are bound from the aligned slot at or before its first.
 
-use super::*;
+use super::GpuBackend;
+use crate::gpu::layout::AABB_BYTES;
+use crate::gpu::layout::PALETTE_ENTRY_BYTES;
 
 /// `x` rounded up to a multiple of `alignment`.
 pub(super) fn align_up(x: u64, alignment: u64) -> u64 {
