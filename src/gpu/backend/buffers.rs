@@ -2,17 +2,16 @@
 //! the staging buffer its changes go up through, one dispatch header per dispatch, and the frame
 //! bind groups, kept from one frame to the next while their dispatch and buffers stay.
 
-use super::FrameKey;
-use super::GpuBackend;
+use std::num::NonZeroU64;
+
 use super::windows::bounds_base;
+use super::{FrameKey, GpuBackend};
 use crate::error::GpuError;
-use crate::gpu::layout::AABB_BYTES;
-use crate::gpu::layout::FRAME_HEADER_BYTES;
-use crate::gpu::layout::INSTANCE_RECORD_BYTES;
-use crate::gpu::layout::PALETTE_ENTRY_BYTES;
+use crate::gpu::layout::{
+    AABB_BYTES, FRAME_HEADER_BYTES, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
+};
 use crate::gpu::resident::Dispatch;
 use crate::gpu::scope::capture;
-use std::num::NonZeroU64;
 
 impl GpuBackend {
     pub(super) fn reserve_records(&mut self, slots: u32) -> Result<(), GpuError> {

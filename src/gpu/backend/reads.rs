@@ -2,27 +2,21 @@
 //! (blocking or one frame late), palette entries, boxes, and whole instances with their model
 //! matrices.
 
+use std::ops::Range;
+
+use glam::Affine3A;
+
 use super::GpuBackend;
 use crate::bake::Aabb;
-use crate::error::EvalError;
-use crate::error::GpuError;
-use crate::gpu::layout::AABB_BYTES;
-use crate::gpu::layout::INSTANCE_RECORD_BYTES;
-use crate::gpu::layout::PALETTE_ENTRY_BYTES;
-use crate::gpu::readback::InstanceReadback;
-use crate::gpu::readback::ReadRange;
-use crate::gpu::readback::bounds_from_bytes;
-use crate::gpu::readback::model_from_palette;
-use crate::gpu::readback::palette_from_bytes;
-use crate::gpu::readback::read_ranges;
-use crate::gpu::worlds::Run;
-use crate::gpu::worlds::WorldsRead;
-use crate::gpu::worlds::plan;
-use crate::gpu::worlds::worlds_from;
+use crate::error::{EvalError, GpuError};
+use crate::gpu::layout::{AABB_BYTES, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES};
+use crate::gpu::readback::{
+    InstanceReadback, ReadRange, bounds_from_bytes, model_from_palette, palette_from_bytes,
+    read_ranges,
+};
+use crate::gpu::worlds::{Run, WorldsRead, plan, worlds_from};
 use crate::instance::InstanceRecord;
 use crate::math::Mat3x4Rows;
-use glam::Affine3A;
-use std::ops::Range;
 
 impl GpuBackend {
     /// [`read_ranges`] on this backend's device: [`GpuError::DeviceLost`] instead of a read

@@ -2,8 +2,7 @@
 //! next evaluation only where they changed.
 
 use super::GpuBackend;
-use crate::error::EvalError;
-use crate::error::GpuError;
+use crate::error::{EvalError, GpuError};
 use crate::gpu::scope::capture;
 use crate::instance::InstanceRecord;
 use crate::math::Mat3x4Rows;

@@ -3,8 +3,7 @@
 //! a dispatch's bounds are bound from the aligned slot at or before its first.
 
 use super::GpuBackend;
-use crate::gpu::layout::AABB_BYTES;
-use crate::gpu::layout::PALETTE_ENTRY_BYTES;
+use crate::gpu::layout::{AABB_BYTES, PALETTE_ENTRY_BYTES};
 
 /// `x` rounded up to a multiple of `alignment`.
 pub(super) fn align_up(x: u64, alignment: u64) -> u64 {
