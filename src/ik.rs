@@ -119,6 +119,7 @@ impl RigIk {
             return Err(IkError::TooMany {
                 rig: rig.to_string(),
                 count: constraints.len(),
+                max: MAX_IK_CONSTRAINTS,
             });
         }
         for (k, c) in constraints.iter().enumerate() {

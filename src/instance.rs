@@ -224,21 +224,6 @@ impl LayerRecord {
         (self.flags & Self::MASK).checked_sub(1)
     }
 
-    /// The layer at frame time `now`: its clip time and weight then.
-    pub fn to_layer_at(&self, now: f32) -> Layer {
-        Layer {
-            clip: self.clip,
-            time: crate::cpu::layer_time(self, now),
-            weight: crate::cpu::layer_weight(self, now),
-            mask: self.mask(),
-            mode: if self.flags & Self::ADDITIVE != 0 {
-                BlendMode::Additive
-            } else {
-                BlendMode::Override
-            },
-        }
-    }
-
     /// The still layer equal to this one at frame time `now`.
     pub fn resolved(&self, now: f32) -> Self {
         self.to_layer_at(now).to_record()

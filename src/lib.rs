@@ -53,7 +53,7 @@ pub use error::{
     CompressedError, EvalError, FormatError, FormatErrorKind, GpuError, IkError, ImportError,
     ImportErrorKind,
 };
-pub use gpu::{GpuBackend, GpuContext, GpuPose};
+pub use gpu::{GpuBackend, GpuContext};
 pub use ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
 pub use import::{
     Axis, Channel, ImportSettings, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes,
@@ -64,3 +64,4 @@ pub use lod::{LodPolicy, UpdateRate};
 pub use mask::JointMask;
 pub use math::{Mat3x4Rows, Sqt};
 pub use palette::{PaletteAllocator, PaletteBlock};
+pub use report::GpuPose;

@@ -1,7 +1,7 @@
 //! Stage 0, clocks: a layer's clip time and weight at the frame time, derived from its
 //! parametric [`LayerRecord`] (see there). Twin of `wgsl/clock.wgsl`, operation for operation.
 
-use crate::instance::{LayerRecord, TimeWrap};
+use crate::instance::{BlendMode, Layer, LayerRecord, TimeWrap};
 
 /// `u` wrapped by `wrap` on a timeline of `period`: into `0..period` for a loop, clamped to
 /// `0..=period`, or folded onto the forward and backward legs of a ping-pong cycle of
@@ -58,6 +58,24 @@ pub fn layer_weight(layer: &LayerRecord, now: f32) -> f32 {
     let w = layer.weight_from * (1.0 - a) + layer.weight * a;
     let share = (1.0 - a) + a * layer.share_sum;
     if share > 0.0 { w / share } else { 0.0 }
+}
+
+impl LayerRecord {
+    /// The layer at frame time `now`: its clip time ([`layer_time`]) and weight
+    /// ([`layer_weight`]) then.
+    pub fn to_layer_at(&self, now: f32) -> Layer {
+        Layer {
+            clip: self.clip,
+            time: layer_time(self, now),
+            weight: layer_weight(self, now),
+            mask: self.mask(),
+            mode: if self.flags & Self::ADDITIVE != 0 {
+                BlendMode::Additive
+            } else {
+                BlendMode::Override
+            },
+        }
+    }
 }
 
 #[cfg(test)]

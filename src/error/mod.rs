@@ -130,13 +130,15 @@ pub enum EvalError {
 /// constraints.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum IkError {
-    /// More constraints than [`crate::ik::MAX_IK_CONSTRAINTS`].
-    #[error("rig {rig}: {count} IK constraints, at most {max}", max = crate::ik::MAX_IK_CONSTRAINTS)]
+    /// More constraints than a rig holds (`MAX_IK_CONSTRAINTS`).
+    #[error("rig {rig}: {count} IK constraints, at most {max}")]
     TooMany {
         /// The rig's name.
         rig: String,
         /// How many were given.
         count: usize,
+        /// How many a rig holds.
+        max: usize,
     },
     /// A constraint names a joint the skeleton does not have.
     #[error(

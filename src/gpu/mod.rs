@@ -17,7 +17,6 @@ mod lod_compact;
 mod lost;
 mod palette;
 mod pipeline;
-mod pose;
 mod readback;
 mod resident;
 mod scope;
@@ -36,7 +35,6 @@ pub use lost::DeviceLoss;
 pub(crate) use lost::refused_work;
 pub use palette::{BoundsBuffer, Palette};
 pub use pipeline::EvaluatePipeline;
-pub use pose::GpuPose;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use scope::capture;
 pub use shader::{

@@ -2,14 +2,13 @@
 
 use glam::Affine3A;
 
-use super::backend::GpuBackend;
-use super::context::GpuContext;
+use super::PoseEvaluator;
 use crate::bake::Rig;
 use crate::error::GpuError;
+use crate::gpu::{GpuBackend, GpuContext};
 use crate::instance::{InstanceRecord, Layer};
 use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
-use crate::report::PoseEvaluator;
 
 /// Evaluates single poses on the GPU and reads them back. Keeps the last rig uploaded, so a
 /// report's many frames of one rig cost one upload.

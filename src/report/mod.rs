@@ -12,6 +12,10 @@ use crate::import::RawAsset;
 use crate::instance::Layer;
 use crate::math::Mat3x4Rows;
 
+mod gpu_pose;
+
+pub use gpu_pose::GpuPose;
+
 /// A whole report. Matrices are 16 column-major numbers relative to the glTF scene root.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PoseReport {
