@@ -43,10 +43,9 @@ impl TimedRun {
             "joints_per_character": self.rig.joint_count(),
             "frames": self.times.frame.len(),
             "backend": args.backend.name(),
+            // The evaluator that ran: the rendered frame is its output on the last timed frame.
             "evaluator": self.evaluator.name(),
             "clips": self.evaluator.clips(),
-            // The rendered frame is drawn from the evaluator's output on the last timed frame.
-            "rendered_from": self.evaluator.name(),
             "adapter": context.adapter_summary(),
             "frame_ms": { "median": frame_median, "p90": frame_p90 },
             "stages_ms": {
