@@ -171,8 +171,18 @@ fn turn_subtree(parents: &[u16], top: usize, d: &Affine3A, models: &mut [Affine3
 /// instance), reading each constraint's target from `inputs` (the instance's IK entries; a
 /// missing entry or a weight that is not above 0 leaves the constraint off).
 pub fn solve_ik(rig: &Rig, inputs: &[Mat3x4Rows], models: &mut [Affine3A]) {
-    let parents = rig.skeleton.parents();
-    for (k, constraint) in rig.ik.constraints().iter().enumerate() {
+    solve_constraints(rig.skeleton.parents(), rig.ik.constraints(), inputs, models);
+}
+
+/// [`solve_ik`] for a skeleton's `parents` and `constraints`. Reads and writes only the model
+/// matrices of the joints the constraints can turn (their subtrees).
+pub fn solve_constraints(
+    parents: &[u16],
+    constraints: &[IkConstraint],
+    inputs: &[Mat3x4Rows],
+    models: &mut [Affine3A],
+) {
+    for (k, constraint) in constraints.iter().enumerate() {
         let Some(entry) = inputs.get(k) else {
             return;
         };

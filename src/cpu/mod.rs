@@ -30,7 +30,8 @@ pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
 pub use decode::{sample_channel, sample_joint_compressed, sample_weight_chunk_compressed};
 pub use fast::FastCpuBackend;
 pub use ik::{
-    IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_ik, two_bone_corrections,
+    IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_constraints, solve_ik,
+    two_bone_corrections,
 };
 pub use morph::{
     blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,

@@ -15,6 +15,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
+use super::ik::{FastIk, IkGroup, solve_group};
 use super::lanes::{F4, F8, Isa, LANES, gather};
 use super::reads::{ClipReads, GroupReads};
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
@@ -44,6 +45,8 @@ pub struct FastRig {
     pub(crate) root_holds: Vec<(Sqt, RootFrame)>,
     /// Per clip, what sampling it reads.
     pub(crate) reads: ClipReads,
+    /// The IK constraints and the joints they can turn.
+    pub(crate) ik: FastIk,
     /// Per joint LOD level, how many joints (a prefix) are sampled
     /// ([`crate::Skeleton::lod_sampled_joints`]); the others hold their rest transform.
     pub(crate) lod_sampled: [usize; LOD_LEVELS],
@@ -92,6 +95,7 @@ impl FastRig {
                 .zip(RootFrame::table(rig))
                 .collect(),
             lod_sampled: std::array::from_fn(|level| sk.lod_sampled_joints(level as u32)),
+            ik: FastIk::new(rig),
         }
     }
 
@@ -277,6 +281,8 @@ pub(crate) struct Group<'a, 'p> {
     pub lanes: &'a [Lane<'a>; LANES],
     /// Palette slices of the real lanes (`1..=LANES` of them), one entry per joint each.
     pub palettes: &'a mut [&'p mut [Mat3x4Rows]],
+    /// Each real lane's IK entries (empty for a rig without constraints).
+    pub ik_inputs: &'a [&'a [Mat3x4Rows]; LANES],
 }
 
 /// Working memory of [`evaluate_group_with`], reused from group to group (one per thread).
@@ -290,21 +296,6 @@ pub(crate) struct Scratch {
     lerped: Vec<F4>,
     /// One lane's model matrices, for its IK stage.
     lane_models: Vec<Affine3A>,
-}
-
-impl Scratch {
-    /// Lane `lane`'s model matrices of the last evaluated group (its first `n` joints), in
-    /// working memory of their own: the input of the IK stage ([`super::ik`]).
-    pub(crate) fn lane_models(&mut self, lane: usize, n: usize) -> &mut Vec<Affine3A> {
-        let Self {
-            models,
-            lane_models,
-            ..
-        } = self;
-        lane_models.clear();
-        lane_models.extend(models[..n].iter().map(|m| m.lane(lane).to_affine()));
-        lane_models
-    }
 }
 
 /// Evaluates one group: every lane's palette entries, and returns each lane's animated AABB
@@ -322,6 +313,7 @@ pub(crate) fn evaluate_group_with<M: Isa>(
         masks,
         lanes,
         palettes,
+        ik_inputs,
     } = group;
     let n = fast.joint_count();
     let lib = &fast.clips;
@@ -334,7 +326,7 @@ pub(crate) fn evaluate_group_with<M: Isa>(
         models: scratch,
         samples,
         lerped,
-        ..
+        lane_models,
     } = scratch;
     if scratch.len() < n {
         scratch.resize(n, Affine8::default());
@@ -532,14 +524,34 @@ pub(crate) fn evaluate_group_with<M: Isa>(
             Some(p) => p.mul_into::<M>(&local, model),
             None => world.mul_into::<M>(&local, model),
         }
-        let mut skin = Affine8::default();
-        model.mul_into::<M>(&fast.inverse_binds[j], &mut skin);
-        M::write_lanes(&skin.m, palettes, j);
-        if let Some((center, extent)) = &fast.bounds[j] {
-            model.grow_aabb::<M>(center, extent, &mut lo, &mut hi);
+        // Joints IK can turn are skinned and bounded after it.
+        if !fast.ik.defers(j) {
+            let mut skin = Affine8::default();
+            model.mul_into::<M>(&fast.inverse_binds[j], &mut skin);
+            M::write_lanes(&skin.m, palettes, j);
+            if let Some((center, extent)) = &fast.bounds[j] {
+                model.grow_aabb::<M>(center, extent, &mut lo, &mut hi);
+            }
         }
         if let Some(models) = models.as_deref_mut() {
             models[j] = model.lane(0).to_affine();
+        }
+    }
+    let mut bytes = bytes;
+    if !fast.ik.turned().is_empty() {
+        let group = IkGroup {
+            ik: &fast.ik,
+            inputs: ik_inputs,
+            models: scratch,
+            inverse_binds: &fast.inverse_binds,
+            bounds: &fast.bounds,
+            palettes,
+        };
+        bytes += solve_group::<M>(group, lane_models, &mut lo, &mut hi);
+        if let Some(models) = models {
+            for &j in fast.ik.turned() {
+                models[j] = scratch[j].lane(0).to_affine();
+            }
         }
     }
 

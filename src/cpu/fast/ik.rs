@@ -1,69 +1,135 @@
-//! The fast evaluator's IK stage: after a group's joint walk, each lane whose record has an
-//! active target (an IK entry with a weight above 0) takes its model matrices from the group,
-//! solves the rig's constraints with the exact evaluator's solver ([`crate::cpu::solve_ik`],
-//! twin of `wgsl/ik.wgsl`), re-skins the joints the constraints can turn and recomputes its
-//! animated box. Lanes without an active target (and rigs without constraints) cost nothing.
+//! The fast evaluator's IK stage, inside the group kernel after the joint walk. The joints a
+//! rig's constraints can turn (the union of their subtrees, [`FastIk::turned`]) are skinned and
+//! bounded here rather than in the walk: each lane whose IK entries hold an active target (a
+//! weight above 0) takes those joints' model matrices out of the group, is solved by the exact
+//! evaluator's solver ([`crate::cpu::solve_constraints`], twin of `wgsl/ik.wgsl`) and written
+//! back; then the turned joints of every lane are skinned and bounded with the walk's own
+//! operations, so lanes without an active target get the walk's results bit for bit. A rig
+//! without constraints has no turned joint and this stage does nothing.
 
 use std::mem::size_of;
 
 use glam::Affine3A;
 
-use super::evaluate::Scratch;
-use crate::bake::{Aabb, Rig};
-use crate::cpu::{animated_aabb, skin_joint, solve_ik};
-use crate::ik::{IkConstraint, IkTarget};
+use super::lanes::{F8, Isa, LANES};
+use super::soa::Affine8;
+use crate::bake::Rig;
+use crate::cpu::solve_constraints;
+use crate::ik::{IkConstraint, IkTarget, in_subtree};
 use crate::math::Mat3x4Rows;
 
-/// Whether any of the rig's constraints is on for these IK entries (weight above 0).
-fn any_active(rig: &Rig, inputs: &[Mat3x4Rows]) -> bool {
-    let constraints = rig.ik.constraints().len();
-    inputs
-        .iter()
-        .take(constraints)
-        .any(|entry| IkTarget::from_entry(entry).weight > 0.0)
+/// A rig's IK constraints as the fast evaluator runs them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FastIk {
+    constraints: Vec<IkConstraint>,
+    parents: Vec<u16>,
+    /// The joints some constraint can turn, ascending.
+    turned: Vec<usize>,
+    /// Per joint, whether it is turned (empty for a rig without constraints).
+    is_turned: Vec<bool>,
 }
 
-/// The first joint a constraint of the rig can turn: every joint it turns is this one or
-/// comes after it (parents precede children).
-fn first_turned(rig: &Rig) -> usize {
-    rig.ik
-        .constraints()
-        .iter()
-        .map(|c| match c {
-            IkConstraint::TwoBone(chain) => chain.root,
-            IkConstraint::Aim(aim) => aim.joint,
-        })
-        .min()
-        .unwrap_or(rig.joint_count())
+impl FastIk {
+    /// The constraints of `rig` and the joints they can turn.
+    pub fn new(rig: &Rig) -> Self {
+        let constraints = rig.ik.constraints().to_vec();
+        if constraints.is_empty() {
+            return Self::default();
+        }
+        let parents = rig.skeleton.parents().to_vec();
+        let tops: Vec<usize> = constraints
+            .iter()
+            .map(|c| match c {
+                IkConstraint::TwoBone(chain) => chain.root,
+                IkConstraint::Aim(aim) => aim.joint,
+            })
+            .collect();
+        let is_turned: Vec<bool> = (0..parents.len())
+            .map(|j| tops.iter().any(|&top| in_subtree(&parents, j, top)))
+            .collect();
+        let turned = (0..parents.len()).filter(|&j| is_turned[j]).collect();
+        Self {
+            constraints,
+            parents,
+            turned,
+            is_turned,
+        }
+    }
+
+    /// Whether joint `j` is skinned and bounded by this stage rather than by the walk.
+    #[inline(always)]
+    pub(crate) fn defers(&self, j: usize) -> bool {
+        self.is_turned.get(j).copied().unwrap_or(false)
+    }
+
+    /// The joints some constraint can turn, ascending.
+    pub fn turned(&self) -> &[usize] {
+        &self.turned
+    }
+
+    /// Whether these IK entries turn something (a constraint's weight above 0).
+    fn active(&self, inputs: &[Mat3x4Rows]) -> bool {
+        inputs
+            .iter()
+            .take(self.constraints.len())
+            .any(|entry| IkTarget::from_entry(entry).weight > 0.0)
+    }
 }
 
-/// Solves lane `lane` of the group just evaluated (`scratch`) for `rig` when its IK entries
-/// `inputs` turn something: rewrites `palette` (the lane's joint entries) from the first joint
-/// a constraint can turn on and returns the lane's solved model matrices, its new box and the
-/// bytes read, or `None` (the lane is left as the joint walk wrote it).
-pub(super) fn solve_lane<'s>(
-    rig: &Rig,
-    scratch: &'s mut Scratch,
-    lane: usize,
-    inputs: &[Mat3x4Rows],
-    palette: &mut [Mat3x4Rows],
-) -> Option<(&'s [Affine3A], Aabb, u64)> {
-    if rig.ik.is_empty() || !any_active(rig, inputs) {
-        return None;
+/// What the stage reads and writes of a group after the walk.
+pub(crate) struct IkGroup<'g, 'p> {
+    pub ik: &'g FastIk,
+    /// Each real lane's IK entries.
+    pub inputs: &'g [&'g [Mat3x4Rows]; LANES],
+    /// The group's model matrices, one per joint.
+    pub models: &'g mut [Affine8],
+    pub inverse_binds: &'g [Affine8],
+    pub bounds: &'g [Option<([F8; 3], [F8; 3])>],
+    /// Palette slices of the real lanes.
+    pub palettes: &'g mut [&'p mut [Mat3x4Rows]],
+}
+
+/// Solves the lanes with an active target, then skins and bounds the turned joints of every
+/// lane (growing `lo`..`hi`). `lane_models` is working memory. Returns the bytes read.
+#[inline(always)]
+pub(crate) fn solve_group<M: Isa>(
+    group: IkGroup<'_, '_>,
+    lane_models: &mut Vec<Affine3A>,
+    lo: &mut [F8; 3],
+    hi: &mut [F8; 3],
+) -> u64 {
+    let IkGroup {
+        ik,
+        inputs,
+        models,
+        inverse_binds,
+        bounds,
+        palettes,
+    } = group;
+    let mut bytes = 0;
+    lane_models.resize(models.len(), Affine3A::IDENTITY);
+    for (lane, inputs) in inputs.iter().enumerate().take(palettes.len()) {
+        if !ik.active(inputs) {
+            continue;
+        }
+        for &j in &ik.turned {
+            lane_models[j] = models[j].lane(lane).to_affine();
+        }
+        solve_constraints(&ik.parents, &ik.constraints, inputs, lane_models);
+        for &j in &ik.turned {
+            models[j].set_lane(lane, &Mat3x4Rows::from_affine(&lane_models[j]));
+        }
+        // The lane's IK entries and the parents the solver walks.
+        bytes +=
+            ik.constraints.len() * size_of::<Mat3x4Rows>() + ik.parents.len() * size_of::<u16>();
     }
-    let n = rig.joint_count();
-    let models = scratch.lane_models(lane, n);
-    solve_ik(rig, inputs, models);
-    let first = first_turned(rig);
-    let inverse_binds = rig.skeleton.inverse_binds();
-    for j in first..n {
-        palette[j] = skin_joint(&models[j], &inverse_binds[j]);
+    for &j in &ik.turned {
+        let mut skin = Affine8::default();
+        models[j].mul_into::<M>(&inverse_binds[j], &mut skin);
+        M::write_lanes(&skin.m, palettes, j);
+        if let Some((center, extent)) = &bounds[j] {
+            models[j].grow_aabb::<M>(center, extent, lo, hi);
+        }
     }
-    let aabb = animated_aabb(&rig.joint_bounds, models);
-    // The IK entries and parents, the re-skinned joints' inverse binds and every joint's
-    // bounds.
-    let bytes = rig.ik.constraints().len() * size_of::<Mat3x4Rows>()
-        + n * (size_of::<u16>() + size_of::<Aabb>())
-        + (n - first) * size_of::<Affine3A>();
-    Some((models, aabb, bytes as u64))
+    bytes as u64
 }

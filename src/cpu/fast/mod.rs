@@ -11,10 +11,11 @@
 //!   for one joint of the whole group in the same instructions, fused per joint, with no
 //!   allocation per frame.
 //!
-//! IK (`ik.rs`): after a group's joint walk, each lane whose IK entries hold an active target
-//! takes its model matrices from the group and is solved by the exact evaluator's solver
-//! ([`crate::cpu::solve_ik`]), then re-skinned from the first joint a constraint can turn and
-//! given its box again; lanes without an active target cost nothing more. Joint LOD
+//! IK (`ik.rs`), in the group kernel after the joint walk: the joints a rig's constraints can
+//! turn are skinned and bounded after IK rather than in the walk; each lane whose IK entries
+//! hold an active target is solved by the exact evaluator's solver
+//! ([`crate::cpu::solve_constraints`]) on those joints' model matrices, taken out of the group
+//! and written back; lanes without one keep the walk's results bit for bit. Joint LOD
 //! ([`InstanceRecord::LOD_LEVEL`]) as in the exact evaluator: each lane samples the joints of
 //! its level ([`crate::Skeleton::lod_sampled_joints`]) and holds the others at rest; joints no
 //! lane of a group samples are not sampled at all.
@@ -237,22 +238,13 @@ impl FastCpuBackend {
                 masks: &self.masks,
                 lanes: &[lane; LANES],
                 palettes: &mut palettes,
+                ik_inputs: &[ik_inputs(&self.rigs[rig], morph); LANES],
             },
             Some(&mut models[range.start..joints]),
             &mut scratch,
         );
-        let rig = &self.rigs[rig];
-        let [palette] = palettes;
-        let inputs = ik_inputs(rig, morph);
-        let aabb = match ik::solve_lane(rig, &mut scratch, 0, inputs, palette) {
-            Some((solved, aabb, _)) => {
-                models[range.start..joints].copy_from_slice(solved);
-                aabb
-            }
-            None => aabbs[0],
-        };
-        write_weights(rig, &self.masks, &lane, morph);
-        Ok(aabb)
+        write_weights(&self.rigs[rig], &self.masks, &lane, morph);
+        Ok(aabbs[0])
     }
 
     /// Evaluates every instance at frame time 0 ([`FastCpuBackend::evaluate_at`]).
@@ -319,8 +311,7 @@ impl FastCpuBackend {
     /// Per-lane loads count for all eight lanes, a partial group's spare lanes included; shared
     /// loads once per group, spread over its instances. A masked slot counts every joint as
     /// sampled, and so does joint LOD (joints past a lane's level). The IK stage adds, per lane
-    /// it solves, the IK entries, each joint's parent and bounds, and the inverse binds of the
-    /// joints it re-skins. Morph weights (sampled from the exact key tracks) are not counted. 0
+    /// it solves, its IK entries and the skeleton's parents. Morph weights (sampled from the exact key tracks) are not counted. 0
     /// before any evaluation.
     pub fn bytes_read_per_joint(&self) -> f64 {
         self.last_reads.per_joint()
@@ -375,6 +366,9 @@ impl FastCpuBackend {
                     rest = tail;
                     rest_base = rec.palette_offset as usize + entries;
                 }
+                let rig_data = &self.rigs[rig as usize];
+                let inputs: [&[Mat3x4Rows]; LANES] =
+                    std::array::from_fn(|lane| ik_inputs(rig_data, weights[lane]));
                 let (group_aabbs, group_bytes) = evaluate_group(
                     self.kernel,
                     Group {
@@ -382,25 +376,14 @@ impl FastCpuBackend {
                         masks: &self.masks,
                         lanes: &lanes,
                         palettes: &mut palettes[..count],
+                        ik_inputs: &inputs,
                     },
                     None,
                     scratch,
                 );
                 aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
                 bytes += group_bytes;
-                let rig_data = &self.rigs[rig as usize];
-                if !rig_data.ik.is_empty() {
-                    let solved = palettes.iter_mut().zip(&weights).take(count);
-                    for (lane, (out, morph)) in solved.enumerate() {
-                        let inputs = ik_inputs(rig_data, morph);
-                        if let Some((_, aabb, read)) =
-                            ik::solve_lane(rig_data, scratch, lane, inputs, out)
-                        {
-                            aabbs[at + lane] = aabb;
-                            bytes += read;
-                        }
-                    }
-                }
+
                 evaluated += (count * joints) as u64;
                 for (lane, morph) in lanes.iter().zip(&mut weights).take(count) {
                     write_weights(&self.rigs[rig as usize], &self.masks, lane, morph);

@@ -257,6 +257,17 @@ impl Affine8 {
         }
     }
 
+    /// Replaces lane `lane` with palette rows `m`.
+    pub fn set_lane(&mut self, lane: usize, m: &Mat3x4Rows) {
+        for (row, values) in self.m.iter_mut().zip(&m.rows) {
+            for (v, &x) in row.iter_mut().zip(values) {
+                let mut a = v.to_array();
+                a[lane] = x;
+                *v = F8::new(a);
+            }
+        }
+    }
+
     /// Lane `lane` as palette rows.
     pub fn lane(&self, lane: usize) -> Mat3x4Rows {
         Mat3x4Rows {
