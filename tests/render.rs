@@ -12,6 +12,8 @@
 //! image a test renders is also written to `target/render-tests/` for inspection.
 
 mod common;
+#[path = "render/view.rs"]
+mod view;
 
 use common::Rng;
 
@@ -295,6 +297,9 @@ fn triangle_mesh() -> SkinnedMesh {
         normals: vec![[0.0, 0.0, 1.0]; 3],
         uvs: vec![[0.0; 2]; 3],
         tangents: None,
+        uvs1: None,
+        colors: None,
+        material: None,
         joints: vec![[0; 8]; 3],
         weights: vec![common::eight([1.0, 0.0, 0.0, 0.0]); 3],
         indices: vec![0, 1, 2],

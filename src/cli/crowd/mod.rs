@@ -278,6 +278,10 @@ pub struct CrowdArgs {
     /// The PNG file the last frame is rendered to.
     #[arg(long, value_name = "PNG", default_value = "crowd.png")]
     pub out: PathBuf,
+    /// Also render every timed frame into this animated PNG (at 60 frames per second, the
+    /// simulation's rate; the camera framed as on the first frame). Drawing is not timed.
+    #[arg(long, value_name = "PNG")]
+    pub frames_out: Option<PathBuf>,
     /// Print one JSON object instead of the timing table.
     #[arg(long)]
     pub json: bool,
@@ -425,6 +429,17 @@ impl CrowdArgs {
         let mut bytes_per_joint = 48.0;
         let mut bytes_read_per_joint = None;
         let mut uploaded_bytes = 0u64;
+        let mut movie = match args.frames_out.as_deref() {
+            Some(path) => {
+                let painter = render::Painter::new(&context, true)?;
+                let (width, height) = painter.size();
+                let fps = (1.0 / DT).round() as u32;
+                let apng =
+                    sinew::render::AnimatedPng::create(path, width, height, frames as u32, fps)?;
+                Some((painter, apng, path))
+            }
+            None => None,
+        };
         progress.finish_and_clear();
         let bar = super::progress::bar(frames as u64, "crowd frames");
         for frame in 0..frames {
@@ -485,9 +500,23 @@ impl CrowdArgs {
                 }
             }
             times.frame.push(ms_since(frame_start));
+            if let Some((painter, apng, path)) = movie.as_mut() {
+                let image = painter.draw(
+                    &context,
+                    &rig,
+                    &mut crowd,
+                    gpu.as_ref(),
+                    args.framed(),
+                    path,
+                )?;
+                apng.write_frame(&image)?;
+            }
             bar.inc(1);
         }
         bar.finish_and_clear();
+        if let Some((_, apng, _)) = movie {
+            apng.finish()?;
+        }
 
         // Characters in the culling camera's view at the end (their boxes as last evaluated).
         let in_view = match (&cull, gpu.as_ref()) {
