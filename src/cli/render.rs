@@ -62,6 +62,9 @@ pub struct RenderArgs {
     /// Draw the skeleton over the mesh.
     #[arg(long)]
     pub bones: bool,
+    /// Draw every mesh in a flat colour of its own instead of the file's materials.
+    #[arg(long)]
+    pub no_materials: bool,
     /// Width and height of the image, in pixels.
     #[arg(
         long,
@@ -263,7 +266,7 @@ impl RenderArgs {
             palette,
             aabbs,
             max_bone_overlays: if self.bones { characters.len() } else { 0 },
-            materials: true,
+            materials: !self.no_materials,
         };
         let mut stage = Stage::new(device, queue, &renderer, &desc)?;
         stage.set_ground(device, queue, &renderer, &aabb)?;

@@ -13,6 +13,7 @@ mod camera_control;
 mod error;
 mod evaluator;
 mod frame;
+mod mixing;
 #[cfg(feature = "view")]
 mod panels;
 mod state;

@@ -1,6 +1,7 @@
 //! The viewer's state: the open file, its characters in an [`Animator`], and every choice the
 //! panels make. The panels call its methods, the frame reads it; nothing here needs a window,
-//! so every UI action is testable headless.
+//! so every UI action is testable headless. Layers, morph weights and events are in
+//! `mixing.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -10,9 +11,7 @@ use hecs::{Entity, World};
 use super::ViewError;
 use crate::bake::{Aabb, Rig};
 use crate::render::SkinningMode;
-use crate::runtime::{
-    Animated, Animator, ClipLayer, Clock, CrossFade, Layers, LoopMode, MaskSpec, Motion, Transform,
-};
+use crate::runtime::{Animated, Animator, Clock, CrossFade, LoopMode, Motion, Transform};
 
 /// Seconds of one step of [`ViewerState::step`].
 pub const STEP_SECONDS: f32 = 1.0 / 60.0;
@@ -52,33 +51,33 @@ pub struct ViewLayer {
 }
 
 /// A file open in the viewer: its rigs and the characters playing them.
-struct Open {
-    path: PathBuf,
-    rigs: Vec<Rig>,
+pub(super) struct Open {
+    pub(super) path: PathBuf,
+    pub(super) rigs: Vec<Rig>,
     /// Rigs with meshes: each character is one entity per drawn rig.
-    drawn: Vec<u32>,
-    animator: Animator,
-    world: World,
-    entities: Vec<Entity>,
+    pub(super) drawn: Vec<u32>,
+    pub(super) animator: Animator,
+    pub(super) world: World,
+    pub(super) entities: Vec<Entity>,
     /// The box the camera and the ground were last framed on.
-    framing: Aabb,
+    pub(super) framing: Aabb,
     /// The compressed clips' largest measured error, once compressed.
-    compressed_error: Option<f32>,
+    pub(super) compressed_error: Option<f32>,
 }
 
 /// Everything the viewer shows and the choices that change it.
 pub struct ViewerState {
-    open: Option<Open>,
+    pub(super) open: Option<Open>,
     /// The last error (a file that failed to open, a refused action), shown in the window.
     pub error: Option<String>,
     /// The clip the characters play (or fade to), if any.
-    clip: Option<u32>,
+    pub(super) clip: Option<u32>,
     /// Whether time stands still.
     paused: bool,
     /// Clip speed (negative plays backwards).
-    speed: f32,
+    pub(super) speed: f32,
     /// What clocks do at the clip's ends.
-    loop_mode: LoopMode,
+    pub(super) loop_mode: LoopMode,
     /// Seconds a click on a clip cross-fades over.
     pub fade_seconds: f32,
     /// Draw the skeletons.
@@ -96,9 +95,9 @@ pub struct ViewerState {
     characters: u32,
     /// Colour characters by their distance band (the LOD levels `sinew crowd --lod` uses).
     pub lod_colors: bool,
-    layers: Vec<ViewLayer>,
+    pub(super) layers: Vec<ViewLayer>,
     /// Morph weights set by hand, by (rig, weight index): they replace the animated ones.
-    morph_overrides: std::collections::BTreeMap<(u32, u32), f32>,
+    pub(super) morph_overrides: std::collections::BTreeMap<(u32, u32), f32>,
     /// Bumped whenever the characters, rigs, backend or clips change: the frame rebuilds
     /// its evaluator and stage when it differs from the one it built for.
     generation: u64,
@@ -232,7 +231,7 @@ impl ViewerState {
             .collect()
     }
 
-    fn clip_count(&self) -> usize {
+    pub(super) fn clip_count(&self) -> usize {
         self.open
             .as_ref()
             .map_or(0, |o| o.rigs[o.drawn[0] as usize].clips.clip_count())
@@ -437,131 +436,6 @@ impl ViewerState {
         self.update(0.0)
     }
 
-    /// The extra layers.
-    pub fn layers(&self) -> &[ViewLayer] {
-        &self.layers
-    }
-
-    /// Adds a layer playing `clip` at `weight`, restricted to the subtree of joint
-    /// `mask_root` when given (on the rigs that have that joint).
-    pub fn add_layer(
-        &mut self,
-        clip: u32,
-        weight: f32,
-        mask_root: Option<&str>,
-    ) -> Result<(), ViewError> {
-        if clip as usize >= self.clip_count() {
-            return Err(self.refuse(format!("layer clip {clip} of {}", self.clip_count())));
-        }
-        if self.layers.len() >= crate::runtime::MAX_EXTRA_LAYERS {
-            return Err(self.refuse("no room for another layer".to_string()));
-        }
-        self.layers.push(ViewLayer {
-            clip,
-            weight: weight.clamp(0.0, 1.0),
-            mask_root: mask_root.map(str::to_string),
-        });
-        self.apply_layers()
-    }
-
-    /// Sets layer `index`'s weight (clamped to 0..=1).
-    pub fn set_layer_weight(&mut self, index: usize, weight: f32) -> Result<(), ViewError> {
-        let Some(layer) = self.layers.get_mut(index) else {
-            return Err(self.refuse(format!("layer {index}")));
-        };
-        layer.weight = if weight.is_finite() {
-            weight.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        self.apply_layers()
-    }
-
-    /// Removes layer `index`.
-    pub fn remove_layer(&mut self, index: usize) -> Result<(), ViewError> {
-        if index >= self.layers.len() {
-            return Err(self.refuse(format!("layer {index}")));
-        }
-        self.layers.remove(index);
-        self.apply_layers()
-    }
-
-    /// Every morph target of the drawn rigs as `(rig, weight index, name)`: a slider each.
-    pub fn morph_targets(&self) -> Vec<(u32, u32, String)> {
-        let Some(open) = &self.open else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for &r in &open.drawn {
-            for node in open.rigs[r as usize].morph.nodes() {
-                for t in 0..node.target_count {
-                    out.push((r, node.first_weight + t, format!("{} #{t}", node.name)));
-                }
-            }
-        }
-        out
-    }
-
-    /// The hand-set value of morph weight `weight` of rig `rig`, if any.
-    pub fn morph_weight(&self, rig: u32, weight: u32) -> Option<f32> {
-        self.morph_overrides.get(&(rig, weight)).copied()
-    }
-
-    /// Every hand-set morph weight, by (rig, weight index).
-    pub fn morph_overrides(&self) -> &std::collections::BTreeMap<(u32, u32), f32> {
-        &self.morph_overrides
-    }
-
-    /// Sets morph weight `weight` of rig `rig` by hand (every character of that rig), over
-    /// what the clips animate.
-    pub fn set_morph_weight(&mut self, rig: u32, weight: u32, value: f32) -> Result<(), ViewError> {
-        let exists = self
-            .morph_targets()
-            .iter()
-            .any(|&(r, w, _)| (r, w) == (rig, weight));
-        if !exists || !value.is_finite() {
-            return Err(self.refuse(format!("morph weight {weight} of rig {rig} = {value}")));
-        }
-        self.morph_overrides.insert((rig, weight), value);
-        Ok(())
-    }
-
-    /// Gives every morph weight back to the clips.
-    pub fn clear_morph_weights(&mut self) {
-        self.morph_overrides.clear();
-    }
-
-    /// Times of the events of the playing clip, for the timeline's markers.
-    pub fn event_markers(&self) -> Vec<(f32, String)> {
-        let (Some(open), Some(clip)) = (&self.open, self.clip) else {
-            return Vec::new();
-        };
-        open.animator
-            .event_list(open.drawn[0])
-            .into_iter()
-            .filter(|(c, _, _)| *c == clip)
-            .map(|(_, t, n)| (t, n.to_string()))
-            .collect()
-    }
-
-    /// Places event `name` at the playhead of the playing clip (on every drawn rig).
-    pub fn add_event_here(&mut self, name: &str) -> Result<(), ViewError> {
-        let time = self.time();
-        if self.open.is_none() || self.clip.is_none() {
-            return Err(self.refuse("no clip playing".to_string()));
-        }
-        let (Some(open), Some(clip)) = (self.open.as_mut(), self.clip) else {
-            return Ok(());
-        };
-        for &rig in &open.drawn {
-            let clip_name = open.rigs[rig as usize].clips.clips()[clip as usize]
-                .name
-                .clone();
-            open.animator.add_event(rig, &clip_name, time, name)?;
-        }
-        Ok(())
-    }
-
     /// Advances the characters by `dt` seconds of wall time (their clocks move at their speed
     /// unless paused).
     pub fn update(&mut self, dt: f32) -> Result<(), ViewError> {
@@ -575,7 +449,7 @@ impl ViewerState {
     }
 
     /// The error `reason`, also kept in [`ViewerState::error`].
-    fn refuse(&mut self, reason: String) -> ViewError {
+    pub(super) fn refuse(&mut self, reason: String) -> ViewError {
         self.error = Some(reason.clone());
         ViewError::Unusable {
             file: self
@@ -635,48 +509,6 @@ impl ViewerState {
         }
         self.generation += 1;
         self.apply_layers()
-    }
-
-    /// Gives every character the layers of [`ViewerState::layers`].
-    fn apply_layers(&mut self) -> Result<(), ViewError> {
-        let Some(open) = self.open.as_mut() else {
-            return Ok(());
-        };
-        for &entity in &open.entities {
-            let Ok(rig) = open.world.get::<&Animated>(entity).map(|a| a.rig) else {
-                continue;
-            };
-            let mut layers = Vec::with_capacity(self.layers.len());
-            for layer in &self.layers {
-                let mut l = ClipLayer::new(layer.clip)
-                    .with_weight(layer.weight)
-                    .with_speed(self.speed)
-                    .with_loop_mode(self.loop_mode);
-                if let Some(root) = &layer.mask_root
-                    && open.rigs[rig as usize].skeleton.find_joint(root).is_some()
-                {
-                    l = l.with_mask(mask_of(&mut open.animator, rig, root)?);
-                }
-                layers.push(l);
-            }
-            let layers = Layers::from_layers(&layers)?;
-            if open.world.insert_one(entity, layers).is_err() {
-                continue;
-            }
-            open.animator.touch(entity);
-        }
-        Ok(())
-    }
-}
-
-/// The mask of joint `root`'s subtree on rig `rig`, added once.
-fn mask_of(animator: &mut Animator, rig: u32, root: &str) -> Result<u32, ViewError> {
-    let name = format!("{rig}:{root}");
-    let spec = MaskSpec::subtrees(&name, &[root]);
-    match animator.add_mask(rig, &spec) {
-        Ok(mask) => Ok(mask),
-        Err(crate::runtime::RuntimeError::DuplicateName { .. }) => Ok(animator.mask(&name)?),
-        Err(e) => Err(e.into()),
     }
 }
 
