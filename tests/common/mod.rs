@@ -593,3 +593,23 @@ pub fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Runs the `sinew` binary with `args` and returns its stdout; panics with its stderr when it
+/// fails.
+pub fn run_sinew<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().into()).collect();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sinew {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

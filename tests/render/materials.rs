@@ -11,19 +11,14 @@ fn render_cesium_man(name: &str, extra: &[&str]) -> Option<RgbaImage> {
     let dir = output_dir();
     std::fs::create_dir_all(&dir).unwrap();
     let png = dir.join(name);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
-        .arg("render")
-        .arg(shared.join("gltf/CesiumMan.glb"))
-        .args(["--anim", "0", "--time", "0.5", "--size", "128", "--out"])
-        .arg(&png)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let file = shared.join("gltf/CesiumMan.glb");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["render".as_ref(), file.as_os_str()];
+    args.extend(
+        ["--anim", "0", "--time", "0.5", "--size", "128", "--out"].map(std::ffi::OsStr::new),
     );
+    args.push(png.as_os_str());
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    common::run_sinew(args);
     Some(RgbaImage::load_png(&png).unwrap())
 }
 

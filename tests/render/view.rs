@@ -3,7 +3,6 @@
 //! display (`--screenshot --exit-after`), and `render --frames` / `crowd --frames-out`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sinew::render::{RenderTarget, RgbaImage, read_apng_frames};
 use sinew::runtime::LoopMode;
@@ -23,18 +22,9 @@ fn humanoid_state() -> ViewerState {
     state
 }
 
-/// Runs the `sinew` binary with `args`; panics with its stderr when it fails.
+/// Runs the `sinew` binary with `args` (see [`common::run_sinew`]).
 fn sinew(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_sinew"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "sinew {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::run_sinew(args)
 }
 
 fn out_path(name: &str) -> PathBuf {
