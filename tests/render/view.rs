@@ -225,12 +225,15 @@ fn view_frame_draws_the_pixels_sinew_render_draws() {
 // The window.
 
 /// Whether a display is there for a window.
+#[cfg(feature = "view")]
 fn display_available() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
 }
 
+/// The window is the `view` feature.
+#[cfg(feature = "view")]
 #[test]
 fn view_window_saves_a_screenshot_and_exits() {
     if gpu().is_none() {
