@@ -190,7 +190,10 @@ impl ViewerFrame {
                 materials: true,
             };
             let mut stage = Stage::new(device, queue, &self.renderer, &desc)?;
-            stage.set_ground(device, queue, &self.renderer, &state.framing())?;
+            // Under the framed box and every character (a crowd stands on it too).
+            let mut ground = state.framing();
+            ground.merge(&self.pose_bounds);
+            stage.set_ground(device, queue, &self.renderer, &ground)?;
             self.stage = Some(stage);
             self.characters = characters;
             self.lod = lod;

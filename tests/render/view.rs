@@ -358,3 +358,53 @@ fn view_state_sets_morph_weights_by_hand() {
     state.clear_morph_weights();
     assert_eq!(state.morph_weight(rig, weight), None);
 }
+
+#[test]
+fn view_frame_draws_a_crowd_in_lod_colours_on_either_backend() {
+    let Some(gpu) = gpu() else { return };
+    for backend in [ViewBackend::Cpu, ViewBackend::Gpu] {
+        let mut state = humanoid_state();
+        state.set_backend(backend);
+        state.set_characters(256).unwrap();
+        state.lod_colors = true;
+        state.update(0.5).unwrap();
+        let mut frame = ViewerFrame::new(gpu.device()).unwrap();
+        let target = RenderTarget::new(gpu.device(), frame.renderer(), 192, 192, 1024).unwrap();
+        // From beside the grid's front corner along its diagonal: near and far characters.
+        let first = OrbitCamera::framing(&state.framing(), 1.0).camera(1.0);
+        frame.draw(&gpu.context, &state, &first, &target).unwrap();
+        assert_eq!(frame.bounds().len(), 256);
+        let all = frame.pose_bounds();
+        let (min, max) = (
+            glam::Vec3::from_slice(&all.min[..3]),
+            glam::Vec3::from_slice(&all.max[..3]),
+        );
+        let corner = glam::Vec3::new(min.x, 0.0, max.z);
+        let eye = corner + (corner - (min + max) * 0.5).with_y(0.0) * 0.15 + glam::Vec3::Y * 2.0;
+        let camera = sinew::render::Camera::look_at(
+            eye,
+            (min + max) * 0.5,
+            glam::Vec3::Y,
+            0.8,
+            1.0,
+            0.1,
+            500.0,
+        );
+        frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        let image = target.read_rgba8(gpu.device(), gpu.queue()).unwrap();
+        image
+            .save_png(out_path(&format!(
+                "view-crowd-{backend:?}-{}.png",
+                gpu.backend_name()
+            )))
+            .unwrap();
+        // Characters two or more times farther than the nearest are tinted green (LOD 1) or
+        // warmer: green above red appears.
+        let green = image
+            .pixels
+            .chunks_exact(4)
+            .filter(|p| u16::from(p[1]) > u16::from(p[0]) + 15)
+            .count();
+        assert!(green > 20, "{backend:?}: {green} LOD-tinted pixels");
+    }
+}
