@@ -1,5 +1,6 @@
 //! Materials as the file has them: CesiumMan's JPEG texture reaches the pixels of
-//! `sinew render`, and `--no-materials` draws flat colours instead.
+//! `sinew render`, and `--no-materials` draws flat colours instead; vertex colours multiply the
+//! base colour and an alpha mask discards fragments (`SkinnedBatch::use_materials`).
 
 use sinew::render::RgbaImage;
 
@@ -45,4 +46,114 @@ fn cesium_man_draws_with_its_texture() {
     let (green, flat_green) = (green_pixels(&textured), green_pixels(&flat));
     assert!(green > 40, "{green} green texture pixels");
     assert_eq!(flat_green, 0, "flat colours have no green");
+}
+
+/// A triangle around `center` in the z = 0 plane, bound to joint 0, with vertex colours
+/// `color` and `material`.
+fn coloured_triangle(
+    center: glam::Vec3,
+    color: [f32; 4],
+    material: sinew::import::Material,
+) -> sinew::SkinnedMesh {
+    let mut mesh = super::triangle_mesh();
+    mesh.positions = [[-0.4, -0.4, 0.0], [0.4, -0.4, 0.0], [0.0, 0.4, 0.0]]
+        .map(|p| (glam::Vec3::from(p) + center).to_array())
+        .to_vec();
+    mesh.colors = Some(vec![color; 3]);
+    mesh.material = Some(std::sync::Arc::new(material));
+    mesh
+}
+
+#[test]
+fn materials_multiply_vertex_colours_and_mask_by_alpha() {
+    use sinew::import::{AlphaMode, Material};
+    use sinew::render::{Camera, RenderTarget, Scene, SkinnedBatch, SkinnedBatchDesc};
+    let Some(gpu) = gpu() else { return };
+    let (device, queue) = (gpu.device(), gpu.queue());
+    let (left, right) = (
+        glam::Vec3::new(-0.6, 0.0, 0.0),
+        glam::Vec3::new(0.6, 0.0, 0.0),
+    );
+    let meshes = [
+        // Opaque: white factor times green vertices.
+        coloured_triangle(left, [0.0, 1.0, 0.0, 1.0], Material::default()),
+        // Masked out: vertex alpha 0 under a 0.5 cutoff.
+        coloured_triangle(
+            right,
+            [1.0, 1.0, 1.0, 0.0],
+            Material {
+                alpha: AlphaMode::Mask(0.5),
+                ..Material::default()
+            },
+        ),
+    ];
+    let palette = sinew::render::create_palette_buffer(device, 1).unwrap();
+    sinew::render::write_palette(device, queue, &palette, 0, &[sinew::Mat3x4Rows::IDENTITY])
+        .unwrap();
+    let aabbs = sinew::render::create_aabb_buffer(device, 1).unwrap();
+    let draw = |materials: bool| {
+        let mut batch = SkinnedBatch::new(
+            device,
+            &gpu.renderer,
+            &SkinnedBatchDesc {
+                label: "material test",
+                meshes: &meshes,
+                mesh_colors: &[[0.8, 0.8, 0.8]; 2],
+                capacity: 1,
+                palette: &palette,
+                aabbs: &aabbs,
+                preskin: false,
+            },
+        )
+        .unwrap();
+        batch
+            .write_instances(
+                queue,
+                &[sinew::render::SkinnedInstance::new(0, 1, 0, [1.0; 3])],
+            )
+            .unwrap();
+        if materials {
+            batch
+                .use_materials(device, queue, &gpu.renderer, &meshes)
+                .unwrap();
+        }
+        let camera = Camera::look_at(
+            glam::Vec3::new(0.0, 0.0, 3.0),
+            glam::Vec3::ZERO,
+            glam::Vec3::Y,
+            1.0,
+            1.0,
+            0.1,
+            10.0,
+        );
+        let batches = [&batch];
+        let scene = Scene {
+            skinned: &batches,
+            cull: false,
+            ..Scene::new(camera)
+        };
+        let target = RenderTarget::new(device, &gpu.renderer, 64, 64, 16).unwrap();
+        gpu.renderer.render(device, queue, &target, &scene).unwrap();
+        let image = target.read_rgba8(device, queue).unwrap();
+        let at = |p: glam::Vec3| {
+            let (x, y, _) = camera.to_pixel(p, 64, 64);
+            image.pixel(x as u32, y as u32).unwrap()
+        };
+        (at(left), at(right), at(glam::Vec3::new(0.0, 0.9, 0.0)))
+    };
+    let (flat_left, flat_right, background) = draw(false);
+    assert!(
+        flat_left[1].abs_diff(flat_left[0]) < 8,
+        "flat grey {flat_left:?}"
+    );
+    assert_ne!(
+        flat_right, background,
+        "without materials both triangles draw"
+    );
+    let (green, masked, _) = draw(true);
+    assert!(
+        green[1] > green[0] + 60 && green[1] > green[2] + 60,
+        "{green:?}"
+    );
+    assert_eq!(masked, background, "the masked triangle is discarded");
 }
