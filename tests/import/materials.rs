@@ -178,3 +178,22 @@ fn an_undecodable_or_missing_image_drops_the_texture_with_a_warning() {
         );
     }
 }
+
+#[test]
+fn a_texture_index_out_of_range_is_a_typed_import_error() {
+    let image = format!(
+        r#"{{"uri":"data:image/png;base64,{}"}}"#,
+        common::base64(&tiny_png())
+    );
+    let gltf = triangle_with_image(&image).replace(
+        r#""baseColorTexture":{"index":0}"#,
+        r#""baseColorTexture":{"index":7}"#,
+    );
+    assert!(gltf.contains(r#"{"index":7}"#));
+    let err = sinew::import_bytes(gltf.as_bytes(), "bad-index.gltf", None).unwrap_err();
+    assert_eq!(err.file, "bad-index.gltf");
+    assert!(
+        err.to_string().contains("textures") || err.to_string().contains("index"),
+        "{err}"
+    );
+}
