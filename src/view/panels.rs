@@ -124,13 +124,10 @@ pub fn show(
         }
         if let Some(error) = &state.error {
             let painter = ui.painter_at(response.rect);
-            painter.text(
-                response.rect.left_top() + Vec2::new(8.0, 8.0),
-                egui::Align2::LEFT_TOP,
-                error,
-                egui::FontId::proportional(14.0),
-                Color32::from_rgb(255, 110, 90),
-            );
+            let red = Color32::from_rgb(255, 110, 90);
+            let wrap = (response.rect.width() - 16.0).max(32.0);
+            let galley = painter.layout(error.clone(), egui::FontId::proportional(14.0), red, wrap);
+            painter.galley(response.rect.left_top() + Vec2::new(8.0, 8.0), galley, red);
         }
     });
     interaction
