@@ -41,6 +41,7 @@ mod palette;
 pub mod render;
 pub mod report;
 pub mod runtime;
+pub mod view;
 
 pub use bake::{
     Aabb, ChannelCode, ChannelKind, ClipInfo, ClipLibrary, ClipSegment, CompressedClip,

@@ -1113,6 +1113,8 @@ fn inspect_reports_influences_and_cut_vertices() {
 
 #[path = "import/fbx.rs"]
 mod fbx;
+#[path = "import/materials.rs"]
+mod materials;
 #[path = "import/retarget.rs"]
 mod retarget;
 #[path = "import/settings.rs"]

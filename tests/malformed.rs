@@ -213,30 +213,6 @@ fn with_streams(edit: impl FnOnce(&mut Streams)) -> Gltf {
     build(&streams)
 }
 
-const BASE64_ALPHABET: &[u8; 64] =
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(BASE64_ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 impl Gltf {
     /// `.gltf` text with the buffer as a data URI (unless a case set its own `uri`).
     fn to_gltf(&self) -> Vec<u8> {
@@ -246,7 +222,7 @@ impl Gltf {
         {
             buffer["uri"] = json!(format!(
                 "data:application/octet-stream;base64,{}",
-                base64(&self.bin)
+                common::base64(&self.bin)
             ));
         }
         serde_json::to_vec(&json).unwrap()
@@ -1752,7 +1728,12 @@ fn required_texture_and_material_extensions_import_and_are_ignored() {
         "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 4.0}},
     }]);
     file.json["meshes"][0]["primitives"][0]["material"] = json!(0);
-    let asset = import_ok("texture-transform.gltf", &file.to_gltf());
+    let mut asset = import_ok("texture-transform.gltf", &file.to_gltf());
+    // The material is read; its basisu texture, whose image sinew cannot decode, is dropped
+    // with a warning.
+    let material = asset.meshes[0].material.take().unwrap();
+    assert!(material.base_color_texture.is_none());
+    assert_eq!(material.warnings.len(), 1, "{:?}", material.warnings);
     let plain = import_ok("plain.gltf", &valid().to_gltf());
     assert_eq!(
         content(&asset),

@@ -32,6 +32,9 @@
 //! | 7    | mesh influences | only for a mesh with a nonzero weight past the fourth or vertices cut to eight influences (index = mesh number): cut vertex count, joint and weight counts; joints 5-8 (4 × u16), weights 5-8 (4 × f32) |
 //! | 8    | compressed clips | only for a rig with compressed clips: joint count, weight chunk count, clip, channel and data word counts, budget and max error (f32 bits); clip records (8 × u32: rate, duration as f32, frame count, channel offset, frame offset, frame words, segment offset, segment count); channel codes (2 × u32: code, bit offset with the rotation layout in its top 3 bits); data words (u32), as [`crate::bake::compressed`] describes |
 //!
+//! Materials, vertex colours and `TEXCOORD_1` are not stored: meshes read from a `.sinew`
+//! file have none and draw in their batch's mesh colours.
+//!
 //! Version 2 added sections 5 and 6 (the weight keys live in the clips section's key tables);
 //! version 3 stores each skin's palette map in the rig section (one rig per skeleton), each
 //! mesh's node and skin, and adds section 7 (a mesh without it has four influences); version 4

@@ -80,6 +80,13 @@ pub struct SkinnedMesh {
     pub uvs: Vec<[f32; 2]>,
     /// Tangents, when the source had them.
     pub tangents: Option<Vec<[f32; 4]>>,
+    /// Second texture coordinate set, when the source had one.
+    pub uvs1: Option<Vec<[f32; 2]>>,
+    /// Vertex colours (linear RGBA), when the source had them.
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// The material the file gives the mesh (`None`: none, or loaded from a `.sinew` file,
+    /// which does not store materials: such meshes draw in their batch's mesh colours).
+    pub material: Option<std::sync::Arc<crate::import::Material>>,
     /// Up to [`MAX_INFLUENCES`] skeleton joint indices per vertex, strongest first (slots
     /// without weight 0).
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
@@ -191,6 +198,9 @@ impl SkinnedMesh {
             normals: raw.normals.clone(),
             uvs: raw.uvs.clone(),
             tangents: raw.tangents.clone(),
+            uvs1: raw.uvs1.clone(),
+            colors: raw.colors.clone(),
+            material: raw.material.clone(),
             joints,
             weights,
             indices: raw.indices.clone(),
@@ -231,6 +241,8 @@ fn check(raw: &RawMesh, skeleton: &Skeleton, skin_joints: &[u16]) -> Result<(), 
         ("normals", raw.normals.len()),
         ("uvs", raw.uvs.len()),
         ("tangents", raw.tangents.as_ref().map_or(vertices, Vec::len)),
+        ("uvs1", raw.uvs1.as_ref().map_or(vertices, Vec::len)),
+        ("colors", raw.colors.as_ref().map_or(vertices, Vec::len)),
         ("joints", raw.joints.len()),
         ("weights", raw.weights.len()),
     ];

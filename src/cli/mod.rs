@@ -12,6 +12,8 @@ pub mod pose;
 pub mod progress;
 pub mod render;
 pub mod settings;
+#[cfg(feature = "view")]
+pub mod view;
 
 pub use self::error::CliError;
 
@@ -42,8 +44,11 @@ pub enum Command {
     Bake(bake::BakeArgs),
     /// The main job: animate a crowd for some frames, render the last, report where time went.
     Crowd(crowd::CrowdArgs),
-    /// Render one character in one pose (or its rest pose) to a PNG.
+    /// Render one character in one pose (or its rest pose, or an animation) to a PNG.
     Render(render::RenderArgs),
+    /// Open a window that plays a file: clips, layers, camera, crowd (the `view` feature).
+    #[cfg(feature = "view")]
+    View(view::ViewArgs),
 }
 
 impl Command {
@@ -51,6 +56,7 @@ impl Command {
     pub fn check(&self) -> std::result::Result<(), clap::Error> {
         match self {
             Self::Crowd(args) => args.check(),
+            Self::Render(args) => args.check(),
             _ => Ok(()),
         }
     }
@@ -63,6 +69,8 @@ impl Command {
             Self::Bake(args) => args.run(),
             Self::Crowd(args) => args.run(),
             Self::Render(args) => args.run(),
+            #[cfg(feature = "view")]
+            Self::View(args) => args.run(),
         }
     }
 }

@@ -1,37 +1,29 @@
-//! `sinew render`: one character in one pose, lit and shadowed on a ground plane, optionally
-//! with its skeleton drawn over it, framed from its animated AABB and written to a PNG.
+//! `sinew render`: one character in one pose (or `--frames` poses, an animated PNG), lit and
+//! shadowed on a ground plane, optionally with its skeleton drawn over it, framed from its
+//! animated AABB.
 
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, ValueEnum};
-use glam::{Affine3A, Vec3};
+use glam::Affine3A;
 
 use super::{Backend, CliError};
 use sinew::render::{
-    BoneOverlay, Camera, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch,
-    SkinnedBatchDesc, SkinnedInstance, SkinningMode, StaticMesh, bounding_sphere,
+    AnimatedPng, RenderTarget, Renderer, SkinningMode, Stage, StageCharacter, StageDesc, StageView,
 };
-use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows};
+use sinew::view::RecordEvaluator;
+use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Rig};
 
-/// Mesh colours (linear rgb), one per mesh of the rig, repeating.
-const MESH_COLORS: [[f32; 3]; 6] = [
-    [0.80, 0.42, 0.26],
-    [0.30, 0.50, 0.78],
-    [0.42, 0.68, 0.36],
-    [0.85, 0.72, 0.30],
-    [0.62, 0.40, 0.72],
-    [0.80, 0.80, 0.78],
-];
-
-/// Arguments of `sinew render`: `--anim N --time T` or `--rest`.
+/// Arguments of `sinew render`: `--anim N --time T`, `--anim N --frames F`, or `--rest`.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("pose").required(true).args(["anim", "rest"])))]
 pub struct RenderArgs {
     /// The glTF (`.gltf`, `.glb`) or FBX file; every skinned mesh and rigid part is drawn.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Index of the animation to pose the character with (0-based, in file order).
-    #[arg(long, value_name = "N", requires = "time")]
+    /// Index of the animation to pose the character with (0-based, in file order); needs
+    /// `--time` or `--frames`.
+    #[arg(long, value_name = "N")]
     pub anim: Option<usize>,
     /// Time in the animation, in seconds (clamped to its keys).
     #[arg(
@@ -39,18 +31,40 @@ pub struct RenderArgs {
         value_name = "T",
         allow_hyphen_values = true,
         requires = "anim",
+        conflicts_with = "frames",
         value_parser = super::finite_seconds
     )]
     pub time: Option<f32>,
+    /// Write an animated PNG of F frames of the animation, from time 0 at `--fps` frames per
+    /// second (looping over the clip), framed on every frame's box.
+    #[arg(
+        long,
+        value_name = "F",
+        requires = "anim",
+        value_parser = clap::value_parser!(u32).range(1..=10_000)
+    )]
+    pub frames: Option<u32>,
+    /// Frames per second of `--frames`.
+    #[arg(
+        long,
+        value_name = "R",
+        default_value_t = 30,
+        requires = "frames",
+        value_parser = clap::value_parser!(u32).range(1..=1000)
+    )]
+    pub fps: u32,
     /// Render the rest pose instead of an animation.
-    #[arg(long, conflicts_with = "time")]
+    #[arg(long, conflicts_with_all = ["time", "frames"])]
     pub rest: bool,
-    /// The PNG file to write.
+    /// The PNG file to write (an animated PNG with `--frames`).
     #[arg(long, value_name = "PNG")]
     pub out: PathBuf,
     /// Draw the skeleton over the mesh.
     #[arg(long)]
     pub bones: bool,
+    /// Draw every mesh in a flat colour of its own instead of the file's materials.
+    #[arg(long)]
+    pub no_materials: bool,
     /// Width and height of the image, in pixels.
     #[arg(
         long,
@@ -79,7 +93,76 @@ pub enum Skinning {
     Dq,
 }
 
+impl Skinning {
+    /// The renderer's mode.
+    pub fn mode(self) -> SkinningMode {
+        match self {
+            Self::Linear => SkinningMode::Linear,
+            Self::Dq => SkinningMode::DualQuaternion,
+        }
+    }
+}
+
+/// An evaluator of `drawn` (indices into `rigs`) on `backend`, each drawn rig's palette offset
+/// and the palette entries they take.
+fn poser(
+    context: &GpuContext,
+    rigs: &[Rig],
+    drawn: &[usize],
+    backend: Backend,
+) -> super::Result<(RecordEvaluator, Vec<u32>, usize)> {
+    match backend {
+        Backend::Gpu => {
+            let mut gpu = GpuBackend::new(context, rigs, &[])?;
+            let offsets = drawn
+                .iter()
+                .map(|&r| gpu.allocate(r as u32).map(|b| b.offset))
+                .collect::<Result<Vec<_>, _>>()?;
+            let entries = gpu.palette_capacity() as usize;
+            Ok((RecordEvaluator::gpu(gpu), offsets, entries))
+        }
+        Backend::Cpu => {
+            let mut offsets = Vec::with_capacity(drawn.len());
+            let mut next = 0u32;
+            for &r in drawn {
+                offsets.push(next);
+                next += rigs[r].palette_entries() as u32;
+            }
+            let cpu = CpuBackend::new(rigs.to_vec(), Vec::new())?;
+            let evaluator = RecordEvaluator::cpu(&context.device, cpu)?;
+            Ok((evaluator, offsets, next as usize))
+        }
+    }
+}
+
+/// Evaluates `records` with `poser`; returns the box around them all.
+fn pose(
+    poser: &mut RecordEvaluator,
+    context: &GpuContext,
+    records: &[InstanceRecord],
+    entries: usize,
+) -> super::Result<Aabb> {
+    poser.evaluate_at(context, 0.0, records, entries, &[])?;
+    let mut aabb = Aabb::EMPTY;
+    for b in poser.bounds() {
+        aabb.merge(b);
+    }
+    Ok(aabb)
+}
+
 impl RenderArgs {
+    /// `--anim` needs `--time` or `--frames` (a usage error otherwise).
+    pub fn check(&self) -> Result<(), clap::Error> {
+        if self.anim.is_some() && self.time.is_none() && self.frames.is_none() {
+            return Err(super::usage_error(
+                "render",
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "--anim N needs --time T or --frames F",
+            ));
+        }
+        Ok(())
+    }
+
     /// Poses the file's skinned rigs, renders them lit and shadowed on a ground plane and
     /// writes the PNG.
     pub fn run(&self) -> super::Result {
@@ -90,20 +173,32 @@ impl RenderArgs {
         super::print(&written)
     }
 
+    /// The times of the frames to draw: `--time`, `--frames` from 0 at `--fps` (wrapped over
+    /// the clip's duration), or the rest pose (`None`).
+    fn times(&self, rig: &Rig) -> Vec<Option<f32>> {
+        match (self.anim, self.time, self.frames) {
+            (Some(_), Some(time), _) => vec![Some(time)],
+            (Some(anim), None, Some(frames)) => {
+                let duration = rig.clips.clips().get(anim).map_or(0.0, |c| c.duration);
+                (0..frames)
+                    .map(|k| {
+                        let t = k as f64 / f64::from(self.fps);
+                        let t = if duration > 0.0 {
+                            t % f64::from(duration)
+                        } else {
+                            0.0
+                        };
+                        Some(t as f32)
+                    })
+                    .collect()
+            }
+            _ => vec![None],
+        }
+    }
+
     /// Renders and saves the image; returns the line that describes it.
     fn render(&self, progress: &indicatif::ProgressBar) -> super::Result<String> {
         let (file, out, size) = (&self.file, &self.out, self.size);
-        let skinning = match self.skinning {
-            Skinning::Linear => SkinningMode::Linear,
-            Skinning::Dq => SkinningMode::DualQuaternion,
-        };
-        let use_gpu = self.backend == Backend::Gpu;
-        // No layer is the rest pose.
-        let layers: Vec<Layer> = match (self.anim, self.time) {
-            (Some(anim), Some(time)) => vec![Layer::clip(anim as u32, time)],
-            _ => Vec::new(),
-        };
-
         let asset = sinew::import_file_with(file, &self.import.settings())?;
         let rigs = sinew::bake_rigs(&asset)?;
         progress.set_message("evaluating the pose");
@@ -123,59 +218,28 @@ impl RenderArgs {
         let context = GpuContext::new_headless()?;
         let (device, queue) = (&context.device, &context.queue);
         let renderer = Renderer::new(device)?;
-
-        // One instance per drawn rig, palette blocks one after another (or allocated by the GPU
-        // backend), box k for instance k.
-        let mut offsets = Vec::with_capacity(drawn.len());
-        let mut next = 0u32;
-        for &r in &drawn {
-            offsets.push(next);
-            next += rigs[r].palette_entries() as u32;
-        }
-        let mut gpu_backend = if use_gpu {
-            Some(GpuBackend::new(&context, &rigs, &[])?)
-        } else {
-            None
+        let (mut poser, offsets, entries) = poser(&context, &rigs, &drawn, self.backend)?;
+        let records_at = |time: Option<f32>| {
+            // No layer is the rest pose.
+            let layers: Vec<Layer> = match (self.anim, time) {
+                (Some(anim), Some(time)) => vec![Layer::clip(anim as u32, time)],
+                _ => Vec::new(),
+            };
+            drawn
+                .iter()
+                .zip(&offsets)
+                .map(|(&r, &offset)| {
+                    InstanceRecord::new(r as u32, offset, &Affine3A::IDENTITY, &layers)
+                })
+                .collect::<Result<Vec<_>, _>>()
         };
-        if let Some(backend) = gpu_backend.as_mut() {
-            for (k, &r) in drawn.iter().enumerate() {
-                offsets[k] = backend.allocate(r as u32)?.offset;
-            }
-        }
-        let records = drawn
-            .iter()
-            .zip(&offsets)
-            .map(|(&r, &offset)| {
-                InstanceRecord::new(r as u32, offset, &Affine3A::IDENTITY, &layers)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let times = self.times(&rigs[first]);
 
-        // The palette and boxes: evaluated on the GPU straight into its buffers, or on the CPU and
-        // uploaded into buffers of the same shape.
-        let uploaded;
-        let (palette, aabbs, bounds) = match gpu_backend.as_mut() {
-            Some(backend) => {
-                backend.evaluate(&records)?;
-                let bounds = backend.read_bounds(0..records.len())?;
-                let backend = &*backend;
-                (backend.palette_buffer(), backend.bounds_buffer(), bounds)
-            }
-            None => {
-                let mut cpu = CpuBackend::new(rigs.clone(), Vec::new())?;
-                let mut palette = vec![Mat3x4Rows::IDENTITY; next as usize];
-                let mut bounds = vec![Aabb::EMPTY; records.len()];
-                cpu.evaluate(&records, &mut palette, &mut bounds)?;
-                let palette_buffer = sinew::render::create_palette_buffer(device, palette.len())?;
-                sinew::render::write_palette(device, queue, &palette_buffer, 0, &palette)?;
-                let aabb_buffer = sinew::render::create_aabb_buffer(device, bounds.len())?;
-                sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &bounds)?;
-                uploaded = (palette_buffer, aabb_buffer);
-                (&uploaded.0, &uploaded.1, bounds)
-            }
-        };
+        // The camera and the ground are framed on every frame's box, so the character stays
+        // put in an animation.
         let mut aabb = Aabb::EMPTY;
-        for b in &bounds {
-            aabb.merge(b);
+        for &time in &times {
+            aabb.merge(&pose(&mut poser, &context, &records_at(time)?, entries)?);
         }
         if aabb.is_empty() {
             return Err(CliError::NothingToDraw {
@@ -184,93 +248,72 @@ impl RenderArgs {
             }
             .into());
         }
-
-        let mut batches = Vec::with_capacity(drawn.len());
-        let mut overlays = Vec::new();
-        let mut color = 0;
-        for (k, &r) in drawn.iter().enumerate() {
-            let rig = &rigs[r];
-            let colors: Vec<[f32; 3]> = (0..rig.meshes.len())
-                .map(|m| MESH_COLORS[(color + m) % MESH_COLORS.len()])
-                .collect();
-            color += rig.meshes.len();
-            let mut batch = SkinnedBatch::new(
-                device,
-                &renderer,
-                &SkinnedBatchDesc {
-                    label: &rig.name,
-                    meshes: &rig.meshes,
-                    mesh_colors: &colors,
-                    capacity: 1,
-                    palette,
-                    aabbs,
-                    preskin: false,
-                },
-            )?;
-            batch.write_instances(
-                queue,
-                &[SkinnedInstance::new(
-                    offsets[k],
-                    rig.joint_count() as u32,
-                    k as u32,
-                    [1.0; 3],
-                )],
-            )?;
-            batches.push(batch);
-            if self.bones {
-                overlays.push(BoneOverlay::new(
-                    device,
-                    &renderer,
-                    &rig.skeleton,
-                    palette,
-                    offsets[k],
-                    [1.0, 0.85, 0.1],
-                )?);
-            }
-        }
-
-        let (center, radius) = bounding_sphere(&aabb);
-        let floor = Vec3::new(center.x, aabb.min[1], center.z);
-        let ground = StaticMesh::ground_plane(
-            device,
-            queue,
-            &renderer,
-            floor,
-            radius * 2.5,
-            [0.55, 0.55, 0.52],
-        )?;
-        let mut shadow_bounds = aabb;
-        shadow_bounds.grow(floor + Vec3::new(radius, 0.0, radius));
-        shadow_bounds.grow(floor - Vec3::new(radius, 0.0, radius));
+        let characters: Vec<StageCharacter> = drawn
+            .iter()
+            .zip(&offsets)
+            .enumerate()
+            .map(|(k, (&rig, &palette_offset))| StageCharacter {
+                rig,
+                palette_offset,
+                aabb_index: k as u32,
+                tint: [1.0; 3],
+            })
+            .collect();
+        let (palette, aabbs) = poser.buffers();
+        let desc = StageDesc {
+            rigs: &rigs,
+            characters: &characters,
+            palette,
+            aabbs,
+            max_bone_overlays: if self.bones { characters.len() } else { 0 },
+            materials: !self.no_materials,
+        };
+        let mut stage = Stage::new(device, queue, &renderer, &desc)?;
+        stage.set_ground(device, queue, &renderer, &aabb)?;
 
         progress.set_message(format!(
             "drawing {size}x{size} (pipelines compile on first use)"
         ));
         let target = RenderTarget::new(device, &renderer, size, size, 2048)?;
-        let camera = Camera::frame_aabb(&aabb, Vec3::new(0.45, 0.3, 1.0), 0.7, target.aspect());
-        let batch_refs: Vec<&SkinnedBatch> = batches.iter().collect();
-        let statics = [&ground];
-        let overlay_refs: Vec<&BoneOverlay> = overlays.iter().collect();
-        let scene = Scene {
-            shadow: Some(ShadowSettings::covering(shadow_bounds)),
-            skinned: &batch_refs,
-            statics: &statics,
-            bones: &overlay_refs,
-            skinning,
-            ..Scene::new(camera)
+        let view = StageView {
+            camera: Stage::framing_camera(&aabb, target.aspect()),
+            bones: self.bones,
+            skinning: self.skinning.mode(),
         };
-        renderer.render(device, queue, &target, &scene)?;
-        progress.set_message(format!("writing {}", out.display()));
-        target.save_png(device, queue, out)?;
-        let pose = match (self.anim, self.time) {
-            (Some(anim), Some(time)) => {
-                let clip_name = rigs[first]
-                    .clips
-                    .clips()
-                    .get(anim)
-                    .map_or("", |c| c.name.as_str());
-                format!("animation {anim} ({clip_name:?}) at {time} s")
+        match self.frames {
+            Some(frames) => {
+                let mut apng = AnimatedPng::create(out, size, size, frames, self.fps)?;
+                for &time in &times {
+                    pose(&mut poser, &context, &records_at(time)?, entries)?;
+                    stage.render(device, queue, &renderer, &target, &view)?;
+                    apng.write_frame(&target.read_rgba8(device, queue)?)?;
+                }
+                apng.finish()?;
             }
+            None => {
+                // The buffers hold the last (only) pose evaluated above.
+                stage.render(device, queue, &renderer, &target, &view)?;
+                progress.set_message(format!("writing {}", out.display()));
+                target.save_png(device, queue, out)?;
+            }
+        }
+        let clip_name = |anim: usize| {
+            rigs[first]
+                .clips
+                .clips()
+                .get(anim)
+                .map_or("", |c| c.name.as_str())
+                .to_string()
+        };
+        let pose = match (self.anim, self.time, self.frames) {
+            (Some(anim), Some(time), _) => {
+                format!("animation {anim} ({:?}) at {time} s", clip_name(anim))
+            }
+            (Some(anim), None, Some(frames)) => format!(
+                "animation {anim} ({:?}), {frames} frames at {} fps",
+                clip_name(anim),
+                self.fps
+            ),
             _ => "rest pose".to_string(),
         };
         let names: Vec<String> = drawn

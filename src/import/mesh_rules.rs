@@ -20,7 +20,8 @@ use super::meshes::{AttributeFormats, INDICES, JOINTS, WEIGHTS};
 use super::morph::target_formats;
 use crate::error::ImportErrorKind;
 
-const COLORS_RGB: Format = Format {
+/// `COLOR_n`: RGB or RGBA, float or normalized unsigned bytes and shorts.
+pub(crate) const COLORS_RGB: Format = Format {
     usage: "COLOR_n",
     dims: Dimensions::Vec3,
     plain: F32,
@@ -28,7 +29,7 @@ const COLORS_RGB: Format = Format {
     vertex: true,
     bounds: false,
 };
-const COLORS_RGBA: Format = Format {
+pub(crate) const COLORS_RGBA: Format = Format {
     dims: Dimensions::Vec4,
     ..COLORS_RGB
 };

@@ -11,6 +11,7 @@ use super::accessor::{
     read_accessor,
 };
 use super::document::Buffers;
+use super::mesh_rules::{COLORS_RGB, COLORS_RGBA};
 use super::raw::{RawMesh, RawSkin};
 use crate::error::ImportErrorKind;
 
@@ -150,6 +151,7 @@ pub(crate) fn read_meshes(
     buffers: &Buffers,
     skins: &[RawSkin],
     quantized: bool,
+    materials: &[std::sync::Arc<super::Material>],
 ) -> Result<Vec<RawMesh>, ImportErrorKind> {
     let formats = AttributeFormats::new(quantized);
     let mut out = Vec::new();
@@ -169,6 +171,11 @@ pub(crate) fn read_meshes(
                 .map_or_else(|| format!("mesh{}", mesh.index()), str::to_string);
             raw.node = node.index();
             raw.skin = skin;
+            raw.material = prim
+                .material()
+                .index()
+                .and_then(|m| materials.get(m))
+                .cloned();
             out.push(raw);
         }
     }
@@ -214,10 +221,23 @@ fn read_primitive(
     let mut normals = read_n(Semantic::Normals, formats.normals)?;
     let uvs = read_n(Semantic::TexCoords(0), formats.uvs)?;
     let mut tangents = read_n(Semantic::Tangents, formats.tangents)?;
+    let uvs1 = read_n(Semantic::TexCoords(1), formats.uvs)?;
+    let colors = match attr(Semantic::Colors(0)).map(|a| a.dimensions()) {
+        Some(Dimensions::Vec3) => read_n(Semantic::Colors(0), &COLORS_RGB)?
+            .map(|d| d.chunks_exact(3).map(|c| [c[0], c[1], c[2], 1.0]).collect()),
+        Some(_) => read_n(Semantic::Colors(0), &COLORS_RGBA)?.map(|d| {
+            d.chunks_exact(4)
+                .map(|c| [c[0], c[1], c[2], c[3]])
+                .collect()
+        }),
+        None => None,
+    };
+    let colors: Option<Vec<[f32; 4]>> = colors;
     for (name, data) in [
         ("NORMAL", &normals),
         ("TEXCOORD_0", &uvs),
         ("TANGENT", &tangents),
+        ("TEXCOORD_1", &uvs1),
     ] {
         if data.iter().flatten().any(|v| !v.is_finite()) {
             return Err(ImportErrorKind::NonFinite {
@@ -273,6 +293,9 @@ fn read_primitive(
                 .map(|c| [c[0], c[1], c[2], c[3]])
                 .collect()
         }),
+        uvs1: uvs1.map(|d| d.chunks_exact(2).map(|c| [c[0], c[1]]).collect()),
+        colors: colors.filter(|c| c.iter().flatten().all(|v| v.is_finite())),
+        material: None,
         joints,
         weights,
         indices,

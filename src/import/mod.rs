@@ -11,6 +11,7 @@ mod correct;
 mod document;
 mod extensions;
 pub mod fbx;
+mod materials;
 mod mesh_rules;
 mod meshes;
 mod meshopt;
@@ -23,6 +24,7 @@ mod settings;
 use std::path::Path;
 
 pub use extensions::{ExtensionHandling, ExtensionUse};
+pub use materials::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, Wrap};
 pub use meshes::MAX_INFLUENCES;
 pub use raw::{
     Channel, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget, RawNode,
@@ -115,7 +117,9 @@ fn import_plain(bytes: &[u8], name: &str, base: Option<&Path>) -> Result<RawAsse
     mesh_rules::check_meshes(&document, &buffers, quantized).map_err(fail)?;
     let clips =
         animations::read_animations(&document, &buffers, &ignored_channels).map_err(fail)?;
-    let meshes = meshes::read_meshes(&document, &buffers, &skins, quantized).map_err(fail)?;
+    let materials = materials::read_materials(&document, &buffers, base);
+    let meshes =
+        meshes::read_meshes(&document, &buffers, &skins, quantized, &materials).map_err(fail)?;
     Ok(RawAsset {
         file: name.to_string(),
         nodes,

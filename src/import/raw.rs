@@ -206,6 +206,12 @@ pub struct RawMesh {
     pub uvs: Vec<[f32; 2]>,
     /// Tangents with handedness in `w`, when the file has them.
     pub tangents: Option<Vec<[f32; 4]>>,
+    /// Second texture coordinate set, when the file has one.
+    pub uvs1: Option<Vec<[f32; 2]>>,
+    /// Vertex colours (`COLOR_0`, linear RGBA; alpha 1 for RGB), when the file has them.
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// The primitive's material (`None`: glTF's default material, or an FBX mesh).
+    pub material: Option<std::sync::Arc<super::Material>>,
     /// Up to [`MAX_INFLUENCES`](super::MAX_INFLUENCES) influences per vertex, strongest first,
     /// skin joint indices (unused slots 0); empty for a rigid mesh.
     pub joints: Vec<[u16; super::MAX_INFLUENCES]>,

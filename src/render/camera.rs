@@ -37,43 +37,8 @@ impl Camera {
     /// be with all eight corners inside the view (plus a 5% margin). An empty or non-finite box
     /// is framed as a unit sphere at the origin.
     pub fn frame_aabb(aabb: &Aabb, direction: Vec3, fov_y: f32, aspect: f32) -> Self {
-        let (center, radius) = bounding_sphere(aabb);
-        let back = direction.try_normalize().unwrap_or(Vec3::Z);
-        let up = if back.cross(Vec3::Y).length_squared() < 1e-6 {
-            Vec3::Z
-        } else {
-            Vec3::Y
-        };
-        let right = up.cross(back).normalize();
-        let true_up = back.cross(right);
-        let tan_y = (fov_y * 0.5).tan();
-        let tan_x = tan_y * aspect;
-        let corners: Vec<Vec3> = if aabb.is_empty() || !aabb.min3().is_finite() {
-            vec![center - Vec3::splat(radius), center + Vec3::splat(radius)]
-        } else {
-            (0..8)
-                .map(|i| {
-                    Vec3::new(
-                        if i & 1 == 0 { aabb.min[0] } else { aabb.max[0] },
-                        if i & 2 == 0 { aabb.min[1] } else { aabb.max[1] },
-                        if i & 4 == 0 { aabb.min[2] } else { aabb.max[2] },
-                    )
-                })
-                .collect()
-        };
-        let mut distance: f32 = radius * 0.1;
-        let mut nearest = f32::INFINITY;
-        for c in &corners {
-            let o = *c - center;
-            let h = o.dot(back);
-            let need = h + (o.dot(right).abs() / tan_x).max(o.dot(true_up).abs() / tan_y) * 1.05;
-            distance = distance.max(need);
-            nearest = nearest.min(-h);
-        }
-        let eye = center + back * distance;
-        let near = ((distance + nearest) * 0.5).max(distance * 0.01);
-        let far = distance + radius * 2.0;
-        Self::look_at(eye, center, up, fov_y, aspect, near, far)
+        let f = CameraFraming::of(aabb, direction, fov_y, aspect);
+        Self::look_at(f.eye, f.target, f.up, fov_y, aspect, f.near, f.far)
     }
 
     /// World to clip space.
@@ -184,6 +149,70 @@ impl DirectionalLight {
         let projection =
             directx::orthographic(-radius, radius, -radius, radius, radius * 0.5, radius * 3.5);
         projection * view
+    }
+}
+
+/// Where [`Camera::frame_aabb`] puts its camera: eye, target, up and depth range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraFraming {
+    /// Where the camera stands.
+    pub eye: Vec3,
+    /// The point it looks at (the box's bounding-sphere centre).
+    pub target: Vec3,
+    /// Its up direction.
+    pub up: Vec3,
+    /// Near plane distance.
+    pub near: f32,
+    /// Far plane distance.
+    pub far: f32,
+}
+
+impl CameraFraming {
+    /// The framing of `aabb` seen from `direction` (see [`Camera::frame_aabb`]).
+    pub fn of(aabb: &Aabb, direction: Vec3, fov_y: f32, aspect: f32) -> Self {
+        let (center, radius) = bounding_sphere(aabb);
+        let back = direction.try_normalize().unwrap_or(Vec3::Z);
+        let up = if back.cross(Vec3::Y).length_squared() < 1e-6 {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
+        let right = up.cross(back).normalize();
+        let true_up = back.cross(right);
+        let tan_y = (fov_y * 0.5).tan();
+        let tan_x = tan_y * aspect;
+        let corners: Vec<Vec3> = if aabb.is_empty() || !aabb.min3().is_finite() {
+            vec![center - Vec3::splat(radius), center + Vec3::splat(radius)]
+        } else {
+            (0..8)
+                .map(|i| {
+                    Vec3::new(
+                        if i & 1 == 0 { aabb.min[0] } else { aabb.max[0] },
+                        if i & 2 == 0 { aabb.min[1] } else { aabb.max[1] },
+                        if i & 4 == 0 { aabb.min[2] } else { aabb.max[2] },
+                    )
+                })
+                .collect()
+        };
+        let mut distance: f32 = radius * 0.1;
+        let mut nearest = f32::INFINITY;
+        for c in &corners {
+            let o = *c - center;
+            let h = o.dot(back);
+            let need = h + (o.dot(right).abs() / tan_x).max(o.dot(true_up).abs() / tan_y) * 1.05;
+            distance = distance.max(need);
+            nearest = nearest.min(-h);
+        }
+        let eye = center + back * distance;
+        let near = ((distance + nearest) * 0.5).max(distance * 0.01);
+        let far = distance + radius * 2.0;
+        Self {
+            eye,
+            target: center,
+            up,
+            near,
+            far,
+        }
     }
 }
 

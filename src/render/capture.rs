@@ -130,7 +130,8 @@ impl RgbaImage {
     }
 }
 
-/// Copies an RGBA8 texture (one of the `Rgba8*` formats, `COPY_SRC` usage) to the CPU: a copy
+/// Copies an RGBA8 texture (one of the `Rgba8*` formats, or `Bgra8*` swizzled to RGBA;
+/// `COPY_SRC` usage) to the CPU: a copy
 /// into a MAP_READ buffer whose rows are padded to 256 bytes, then the padding removed.
 pub fn read_texture_rgba8(
     device: &wgpu::Device,
@@ -138,15 +139,16 @@ pub fn read_texture_rgba8(
     texture: &wgpu::Texture,
 ) -> Result<RgbaImage, RenderError> {
     let format = texture.format();
-    if !matches!(
-        format,
-        wgpu::TextureFormat::Rgba8Unorm | wgpu::TextureFormat::Rgba8UnormSrgb
-    ) {
-        return Err(RenderError::invalid(
-            "texture readback",
-            format!("format {format:?} is not Rgba8Unorm(Srgb)"),
-        ));
-    }
+    let bgra = match format {
+        wgpu::TextureFormat::Rgba8Unorm | wgpu::TextureFormat::Rgba8UnormSrgb => false,
+        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb => true,
+        _ => {
+            return Err(RenderError::invalid(
+                "texture readback",
+                format!("format {format:?} is not Rgba8Unorm(Srgb) or Bgra8Unorm(Srgb)"),
+            ));
+        }
+    };
     let (width, height) = (texture.width(), texture.height());
     let row = width * 4;
     let padded =
@@ -190,6 +192,11 @@ pub fn read_texture_rgba8(
     let mut pixels = Vec::with_capacity((row * height) as usize);
     for r in bytes.chunks_exact(padded as usize) {
         pixels.extend_from_slice(&r[..row as usize]);
+    }
+    if bgra {
+        for p in pixels.chunks_exact_mut(4) {
+            p.swap(0, 2);
+        }
     }
     RgbaImage::new(width, height, pixels)
 }

@@ -55,6 +55,7 @@
 //! Dual-quaternion skinning is a pipeline variant (the `DUAL_QUATERNION` override constant):
 //! each influence's palette matrix is converted to a dual quaternion in the shader, per vertex.
 
+mod apng;
 mod batch;
 mod bones;
 mod camera;
@@ -62,6 +63,7 @@ mod capture;
 mod cull;
 mod error;
 mod layout;
+mod materials;
 mod morph;
 mod paging;
 mod preskin;
@@ -69,14 +71,18 @@ mod renderer;
 mod shader;
 mod skinned_pass;
 mod skinning;
+mod stage;
 mod static_pass;
 mod target;
 mod upload;
 mod util;
 
+pub use apng::{AnimatedPng, ApngFrames, read_apng_frames};
 pub use batch::{SkinnedBatch, SkinnedBatchDesc};
 pub use bones::{BoneOverlay, bind_space_origins};
-pub use camera::{Camera, DirectionalLight, ShadowSettings, bounding_sphere, frustum_planes};
+pub use camera::{
+    Camera, CameraFraming, DirectionalLight, ShadowSettings, bounding_sphere, frustum_planes,
+};
 pub use capture::{RgbaImage, read_buffer, read_texture_rgba8};
 pub use cull::{CULL_WORKGROUP_SIZE, CullFrusta, aabb_in_frustum};
 pub use error::RenderError;
@@ -84,6 +90,7 @@ pub use layout::{
     BoneParams, CullParams, DrawIndexedArgs, FrameUniforms, MeshParams, PreskinParams,
     SkinnedInstance, SkinnedVertex, StaticInstance, StaticVertex, normals_or_smooth,
 };
+pub use materials::{MaterialParams, MaterialVertex};
 pub use morph::morph_vertex;
 pub use paging::{PaletteWindow, palette_window_of, palette_windows};
 pub use preskin::PRESKIN_WORKGROUP_SIZE;
@@ -96,6 +103,10 @@ pub use skinning::{
     DualQuat, MIN_WEIGHT_SUM, PALETTE_ENTRY_SIZE, Skinned, SkinningMode, create_palette_bind_group,
     create_palette_bind_group_layout, create_palette_window_bind_group, palette_layout_entry,
     skin_vertex, skin_vertex_dual_quat, skin_vertex_linear,
+};
+pub use stage::{
+    STAGE_FOV_Y, STAGE_MESH_COLORS, STAGE_VIEW_DIRECTION, Stage, StageCharacter, StageDesc,
+    StageView,
 };
 pub use static_pass::{StaticMesh, StaticMeshDesc};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};

@@ -14,6 +14,7 @@ pub const SKINNING_WGSL: &str = include_str!("../../wgsl/render/skinning.wgsl");
 const LAYOUT_WGSL: &str = include_str!("../../wgsl/render/layout.wgsl");
 const COMMON_WGSL: &str = include_str!("../../wgsl/render/common.wgsl");
 const SKINNED_WGSL: &str = include_str!("../../wgsl/render/skinned.wgsl");
+const MATERIAL_WGSL: &str = include_str!("../../wgsl/render/material.wgsl");
 const STATIC_WGSL: &str = include_str!("../../wgsl/render/static.wgsl");
 const CULL_WGSL: &str = include_str!("../../wgsl/render/cull.wgsl");
 const PRESKIN_WGSL: &str = include_str!("../../wgsl/render/preskin.wgsl");
@@ -57,7 +58,7 @@ fn assemble(parts: &[(&str, &str)]) -> String {
 }
 
 /// The skinned pass module: layout, common, skinning (palette at group 1 binding 0), morph,
-/// skinned.
+/// skinned, material.
 pub fn skinned_source() -> String {
     assemble(&[
         ("wgsl/render/layout.wgsl", LAYOUT_WGSL),
@@ -65,6 +66,7 @@ pub fn skinned_source() -> String {
         ("sinew palette binding and skinning", &skinning_wgsl(1, 0)),
         ("wgsl/render/morph.wgsl", MORPH_WGSL),
         ("wgsl/render/skinned.wgsl", SKINNED_WGSL),
+        ("wgsl/render/material.wgsl", MATERIAL_WGSL),
     ])
 }
 

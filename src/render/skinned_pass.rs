@@ -9,6 +9,7 @@
 
 use super::error::{RenderError, capture};
 use super::layout::{MeshParams, SkinnedInstance, SkinnedVertex, StaticVertex};
+use super::materials::{MaterialPass, MaterialVertex};
 use super::shader::skinned_source;
 use super::skinning::{SkinningMode, palette_layout_entry};
 use super::target::{COLOR_FORMAT, DEPTH_FORMAT, FrameLayouts, SHADOW_FORMAT};
@@ -39,6 +40,8 @@ pub(crate) struct SkinnedPass {
     pub(crate) skin_layout: wgpu::BindGroupLayout,
     /// Instances, visible list, mesh parameters, pre-skinned vertices.
     pub(crate) preskinned_layout: wgpu::BindGroupLayout,
+    /// Group 2 of the main pipelines: the material.
+    pub(crate) materials: MaterialPass,
     module: Lazy<wgpu::ShaderModule>,
     /// Indexed by [`SkinnedPass::slot`].
     pipelines: [Lazy<wgpu::RenderPipeline>; 6],
@@ -73,6 +76,7 @@ impl SkinnedPass {
         Self {
             skin_layout,
             preskinned_layout,
+            materials: MaterialPass::new(device),
             module: Lazy::default(),
             pipelines: Default::default(),
         }
@@ -111,9 +115,11 @@ impl SkinnedPass {
                     VertexSource::Preskinned => (&self.preskinned_layout, SkinningMode::Linear),
                 };
                 let label = format!("sinew skinned pipeline ({label_kind}, {source:?})");
+                // The main pass reads the material (group 2, and its vertex streams).
+                let group2 = (kind == PassKind::Main).then_some(&self.materials.layout);
                 let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                     label: Some(&label),
-                    bind_group_layouts: &[Some(group0), Some(group1)],
+                    bind_group_layouts: &[Some(group0), Some(group1), group2],
                     immediate_size: 0,
                 });
                 let entry = match (kind, source) {
@@ -123,7 +129,9 @@ impl SkinnedPass {
                     (PassKind::Shadow, VertexSource::Preskinned) => "vs_shadow_preskinned",
                 };
                 let constants = [("DUAL_QUATERNION", mode.override_value())];
-                let buffers = [SkinnedVertex::layout()];
+                let skinned = [SkinnedVertex::layout()];
+                let with_material = [SkinnedVertex::layout(), MaterialVertex::layout()];
+                let material_only = [MaterialVertex::layout()];
                 let vertex = wgpu::VertexState {
                     module,
                     entry_point: Some(entry),
@@ -131,27 +139,35 @@ impl SkinnedPass {
                         constants: &constants,
                         zero_initialize_workgroup_memory: false,
                     },
-                    buffers: match source {
-                        VertexSource::InShader(_) => &buffers,
-                        VertexSource::Preskinned => &[],
+                    buffers: match (kind, source) {
+                        (PassKind::Main, VertexSource::InShader(_)) => &with_material,
+                        (PassKind::Main, VertexSource::Preskinned) => &material_only,
+                        (PassKind::Shadow, VertexSource::InShader(_)) => &skinned,
+                        (PassKind::Shadow, VertexSource::Preskinned) => &[],
                     },
                 };
                 Ok(device.create_render_pipeline(&lit_or_depth_pipeline(
-                    &label, &layout, vertex, module, kind,
+                    &label,
+                    &layout,
+                    vertex,
+                    module,
+                    kind,
+                    "fs_material",
                 )))
             })
         })
     }
 }
 
-/// The descriptor of a lit (main) or depth-only (shadow) triangle pipeline, shared by the
-/// skinned and static passes.
+/// The descriptor of a lit (main, with fragment entry point `fragment_entry`) or depth-only
+/// (shadow) triangle pipeline, shared by the skinned and static passes.
 pub(crate) fn lit_or_depth_pipeline<'a>(
     label: &'a str,
     layout: &'a wgpu::PipelineLayout,
     vertex: wgpu::VertexState<'a>,
     module: &'a wgpu::ShaderModule,
     kind: PassKind,
+    fragment_entry: &'a str,
 ) -> wgpu::RenderPipelineDescriptor<'a> {
     const TARGETS: [Option<wgpu::ColorTargetState>; 1] = [Some(wgpu::ColorTargetState {
         format: COLOR_FORMAT,
@@ -162,7 +178,7 @@ pub(crate) fn lit_or_depth_pipeline<'a>(
         PassKind::Main => (
             Some(wgpu::FragmentState {
                 module,
-                entry_point: Some("fs_lit"),
+                entry_point: Some(fragment_entry),
                 compilation_options: Default::default(),
                 targets: &TARGETS,
             }),

@@ -74,7 +74,7 @@ impl StaticPass {
                     buffers: &buffers,
                 };
                 Ok(device.create_render_pipeline(&lit_or_depth_pipeline(
-                    label, &layout, vertex, module, kind,
+                    label, &layout, vertex, module, kind, "fs_lit",
                 )))
             })
         })

@@ -67,6 +67,9 @@ pub(super) fn triangle() -> RawMesh {
         normals: vec![[0.0, 0.0, 1.0]; 3],
         uvs: vec![[0.0, 0.0]; 3],
         tangents: None,
+        uvs1: None,
+        colors: None,
+        material: None,
         joints: [[0, 1, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]]
             .map(super::common::eight)
             .to_vec(),

@@ -77,32 +77,46 @@ fn instance_color(inst: SkinnedInstance) -> vec4<f32> {
 @vertex
 fn vs_skinned(
     v: SkinnedIn,
+    m: MaterialIn,
     @builtin(vertex_index) vertex: u32,
     @builtin(instance_index) slot: u32,
-) -> LitVertex {
+) -> MaterialVertex {
     let i = drawn_instance(slot);
     if (i == NO_INSTANCE) {
-        return offscreen_vertex();
+        return offscreen_material_vertex();
     }
     let inst = instances[i];
     let s = skin_vertex(inst, v, vertex);
-    return lit_vertex(s.position, s.normal, instance_color(inst));
+    // The tangent turns with the skin as a direction does: skinned as a normal is, at the
+    // vertex's bind position (morph targets do not move tangents here).
+    var tangent = vec3<f32>(0.0);
+    if (material.alpha_texture_normal.z != 0.0) {
+        let influences = SinewInfluences(v.joints0, v.joints1, v.weights0, v.weights1);
+        if (DUAL_QUATERNION) {
+            tangent = sinew_skin_dual_quat(inst.palette_offset, inst.joint_count, influences, v.position, m.tangent.xyz).normal;
+        } else {
+            tangent = sinew_skin_linear(inst.palette_offset, inst.joint_count, influences, v.position, m.tangent.xyz).normal;
+        }
+    }
+    return material_vertex(s.position, s.normal, material_color(inst, m), m, tangent);
 }
 
 @vertex
 fn vs_preskinned(
+    m: MaterialIn,
     @builtin(vertex_index) vertex: u32,
     @builtin(instance_index) slot: u32,
-) -> LitVertex {
+) -> MaterialVertex {
     let i = drawn_instance(slot);
     if (i == NO_INSTANCE) {
-        return offscreen_vertex();
+        return offscreen_material_vertex();
     }
     let p = fetch_preskinned(i, vertex);
     if (!p.found) {
-        return offscreen_vertex();
+        return offscreen_material_vertex();
     }
-    return lit_vertex(p.position, p.normal, instance_color(instances[i]));
+    // No skinned tangent here: the normal map is not applied (see src/render/materials.rs).
+    return material_vertex(p.position, p.normal, material_color(instances[i], m), m, vec3<f32>(0.0));
 }
 
 @vertex

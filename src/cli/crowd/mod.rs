@@ -23,10 +23,12 @@ mod report;
 #[cfg(test)]
 mod tests;
 mod timed;
+mod times;
 
 use self::motion::locomotion;
 
 use self::pace::PacePlan;
+use self::times::ms_since;
 use super::{Backend, CliError};
 
 /// The default rig, built into the binary so `sinew crowd` runs from anywhere.
@@ -53,32 +55,6 @@ const TINTS: [[f32; 3]; 6] = [
     [0.70, 0.50, 0.80],
     [0.80, 0.80, 0.80],
 ];
-
-/// Per-frame wall (or GPU) times of each stage, in milliseconds.
-#[derive(Default)]
-struct StageTimes {
-    frame: Vec<f64>,
-    control: Vec<f64>,
-    upload: Vec<f64>,
-    compute: Vec<f64>,
-    cull: Vec<f64>,
-    render: Vec<f64>,
-}
-
-/// `(median, p90)` of `samples` (zero when empty).
-fn median_p90(samples: &[f64]) -> (f64, f64) {
-    if samples.is_empty() {
-        return (0.0, 0.0);
-    }
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.9))
-}
-
-fn ms_since(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1e3
-}
 
 /// The simulated crowd: rig, animator, world, the characters and their pace plan.
 struct Crowd {
@@ -277,6 +253,10 @@ pub struct CrowdArgs {
     /// The PNG file the last frame is rendered to.
     #[arg(long, value_name = "PNG", default_value = "crowd.png")]
     pub out: PathBuf,
+    /// Also render every timed frame into this animated PNG (at 60 frames per second, the
+    /// simulation's rate; the camera framed as on the first frame). Drawing is not timed.
+    #[arg(long, value_name = "PNG")]
+    pub frames_out: Option<PathBuf>,
     /// Print one JSON object instead of the timing table.
     #[arg(long)]
     pub json: bool,

@@ -1,7 +1,7 @@
-//! The crowd's rendered frame: framed on the front of the crowd, drawn from the palette the
-//! timed evaluator produced on the last frame (the GPU's buffers, or the CPU evaluator's output
-//! culled on the CPU and uploaded for the characters in view or in the shadow map's frustum)
-//! with GPU culling and shadows, and saved as a PNG.
+//! The crowd's rendered frames: framed on the front of the crowd, drawn from the palette the
+//! timed evaluator produced (the GPU's buffers, or the CPU evaluator's output culled on the CPU
+//! and uploaded for the characters in view or in the shadow map's frustum) with GPU culling
+//! and shadows: the last frame saved as a PNG, every frame of `--frames-out` as an APNG.
 
 use glam::Vec3;
 use sinew::render::{
@@ -181,7 +181,192 @@ fn crowd_batch(
         },
     )?;
     batch.write_instances(&context.queue, &instances)?;
+    batch.use_materials(&context.device, &context.queue, renderer, &rig.meshes)?;
     Ok(batch)
+}
+
+/// Draws frames of the crowd: a renderer, a target, and the framing of the first frame drawn
+/// when it is kept for later ones (an animation whose camera stays put).
+pub(super) struct Painter {
+    renderer: Renderer,
+    target: RenderTarget,
+    keep_framing: bool,
+    /// The camera, the box around the whole crowd and the shadow map's box.
+    framing: Option<(Camera, Aabb, Aabb)>,
+}
+
+impl Painter {
+    /// A painter of `WIDTH × HEIGHT` frames; with `keep_framing` every frame is seen as the
+    /// first was.
+    pub(super) fn new(context: &GpuContext, keep_framing: bool) -> crate::cli::Result<Self> {
+        let renderer = Renderer::new(&context.device)?;
+        let target = RenderTarget::new(&context.device, &renderer, WIDTH, HEIGHT, 2048)?;
+        Ok(Self {
+            renderer,
+            target,
+            keep_framing,
+            framing: None,
+        })
+    }
+
+    /// The width and height of its frames.
+    pub(super) fn size(&self) -> (u32, u32) {
+        (self.target.width(), self.target.height())
+    }
+
+    /// Renders the crowd's current frame from `frame`, the evaluator's palette and boxes,
+    /// framing the front of the crowd (the first frame's framing when kept), and reads it back.
+    /// `what` names the image in errors.
+    pub(super) fn draw(
+        &mut self,
+        context: &GpuContext,
+        rig: &Rig,
+        crowd: &Crowd,
+        frame: FramePalette<'_>,
+        framed: usize,
+        what: &std::path::Path,
+    ) -> crate::cli::Result<sinew::render::RgbaImage> {
+        let device = &context.device;
+        let queue = &context.queue;
+        let (renderer, target) = (&self.renderer, &self.target);
+        let joints = rig.joint_count() as u32;
+        let block = rig.palette_entries();
+        // The GPU holds one record and box per tracking slot; the CPU one per record.
+        let (records, bounds): (Vec<(u32, sinew::InstanceRecord)>, Vec<Aabb>) = match &frame {
+            FramePalette::Gpu(g) => {
+                let slots = crowd.animator.slot_records();
+                let records = (0u32..)
+                    .zip(slots.iter().copied())
+                    .filter(|(_, r)| !r.is_empty())
+                    .collect();
+                (records, g.read_bounds(0..slots.len())?)
+            }
+            FramePalette::Cpu { bounds, .. } => {
+                let records = (0u32..)
+                    .zip(crowd.animator.records().iter().copied())
+                    .collect();
+                (records, bounds.to_vec())
+            }
+        };
+        let framing = match self.framing.filter(|_| self.keep_framing) {
+            Some(kept) => kept,
+            None => {
+                let Some((camera, all)) = frame_camera(&bounds, target.aspect(), framed) else {
+                    return Err(nothing(what, "the crowd's animated boxes are empty").into());
+                };
+                // The shadow map covers the characters in view (and the ground around them),
+                // not the whole crowd: fine enough to resolve their shadows, and its frustum,
+                // the light's, takes in the characters just outside the view whose shadows
+                // fall into it.
+                let planes = camera.frustum_planes();
+                let mut in_view = Aabb::EMPTY;
+                for b in bounds.iter().filter(|b| aabb_in_frustum(&planes, b)) {
+                    in_view.merge(b);
+                }
+                (camera, all, if in_view.is_empty() { all } else { in_view })
+            }
+        };
+        self.framing = Some(framing);
+        let (camera, all, shadowed) = framing;
+        let lit = Scene {
+            shadow: Some(ShadowSettings::covering(shadowed)),
+            ..Scene::new(camera)
+        };
+        let out = what;
+
+        let tint = |i: usize| TINTS[i % TINTS.len()];
+        let uploaded;
+        let (palette, aabbs, instances) = match frame {
+            FramePalette::Gpu(g) => {
+                let instances: Vec<SkinnedInstance> = records
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (aabb, r))| {
+                        SkinnedInstance::new(r.palette_offset, joints, *aabb, tint(i))
+                    })
+                    .collect();
+                (g.palette_buffer(), g.bounds_buffer(), instances)
+            }
+            FramePalette::Cpu { palette: pose, .. } => {
+                // The CPU evaluator's palette is in memory: cull on the CPU (the twin of the GPU
+                // test) and upload only the characters in view or casting a shadow (in the light's
+                // frustum), packed, rather than every palette.
+                let frusta = CullFrusta::of(&lit);
+                let visible: Vec<usize> = (0..records.len())
+                    .filter(|&i| frusta.keeps(&bounds[i]))
+                    .collect();
+                if visible.is_empty() {
+                    return Err(nothing(out, "no character is in view").into());
+                }
+                let n = block;
+                let mut packed = Vec::with_capacity(visible.len() * n);
+                let mut boxes = Vec::with_capacity(visible.len());
+                let mut instances = Vec::with_capacity(visible.len());
+                for (k, &i) in visible.iter().enumerate() {
+                    let start = records[i].1.palette_offset as usize;
+                    packed.extend_from_slice(&pose[start..start + n]);
+                    boxes.push(bounds[i]);
+                    instances.push(SkinnedInstance::new(
+                        (k * n) as u32,
+                        joints,
+                        k as u32,
+                        tint(i),
+                    ));
+                }
+                let palette_buffer = sinew::render::create_palette_buffer(device, packed.len())?;
+                sinew::render::write_palette(device, queue, &palette_buffer, 0, &packed)?;
+                let aabb_buffer = sinew::render::create_aabb_buffer(device, boxes.len())?;
+                sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &boxes)?;
+                uploaded = (palette_buffer, aabb_buffer);
+                (&uploaded.0, &uploaded.1, instances)
+            }
+        };
+        let mut batch = SkinnedBatch::new(
+            device,
+            renderer,
+            &SkinnedBatchDesc {
+                label: "crowd",
+                meshes: &rig.meshes,
+                mesh_colors: &[],
+                capacity: instances.len() as u32,
+                palette,
+                aabbs,
+                preskin: false,
+            },
+        )?;
+        batch.write_instances(queue, &instances)?;
+        batch.use_materials(device, queue, renderer, &rig.meshes)?;
+        let (center, radius) = bounding_sphere(&all);
+        let floor = Vec3::new(center.x, all.min[1], center.z);
+        let ground = StaticMesh::ground_plane(
+            device,
+            queue,
+            renderer,
+            floor,
+            radius * 2.2,
+            [0.55, 0.55, 0.52],
+        )?;
+        let batches = [&batch];
+        let statics = [&ground];
+        let scene = Scene {
+            skinned: &batches,
+            statics: &statics,
+            ..lit
+        };
+        renderer.render(device, queue, target, &scene)?;
+        Ok(target.read_rgba8(device, queue)?)
+    }
+}
+
+/// Where a drawn frame's palette and boxes are.
+pub(super) enum FramePalette<'a> {
+    /// In the GPU backend's buffers, one box per slot.
+    Gpu(&'a GpuBackend),
+    /// In memory, at each record's offset, one box per record.
+    Cpu {
+        palette: &'a [sinew::Mat3x4Rows],
+        bounds: &'a [Aabb],
+    },
 }
 
 impl TimedRun {
@@ -198,159 +383,16 @@ impl TimedRun {
             let slots = self.crowd.animator.slot_records().len();
             self.characters_in_view = Some(c.in_view(g, slots)?);
         }
-        let palette = match (&self.evaluated, self.gpu.as_ref()) {
+        let frame = match (&self.evaluated, self.gpu.as_ref()) {
             (Evaluated::Gpu, Some(g)) => FramePalette::Gpu(g),
             (Evaluated::Cpu { palette, bounds }, None) => FramePalette::Cpu { palette, bounds },
             _ => return Err(nothing(out, "no evaluated palette to draw").into()),
         };
-        render_frame(context, &self.rig, &self.crowd, palette, out, framed)
+        let mut painter = Painter::new(context, false)?;
+        let image = painter.draw(context, &self.rig, &self.crowd, frame, framed, out)?;
+        image.save_png(out)?;
+        Ok(())
     }
-}
-
-/// Where the drawn palette and boxes are.
-enum FramePalette<'a> {
-    /// In the GPU backend's buffers, one box per slot.
-    Gpu(&'a GpuBackend),
-    /// In memory, at each record's offset, one box per record.
-    Cpu {
-        palette: &'a [sinew::Mat3x4Rows],
-        bounds: &'a [Aabb],
-    },
-}
-
-/// Renders `crowd` posed by `palette`, framing the front of the crowd, and saves it as a PNG.
-fn render_frame(
-    context: &GpuContext,
-    rig: &Rig,
-    crowd: &Crowd,
-    frame: FramePalette<'_>,
-    out: &std::path::Path,
-    framed: usize,
-) -> crate::cli::Result {
-    let device = &context.device;
-    let queue = &context.queue;
-    let renderer = Renderer::new(device)?;
-    let target = RenderTarget::new(device, &renderer, WIDTH, HEIGHT, 2048)?;
-    let joints = rig.joint_count() as u32;
-    let block = rig.palette_entries();
-    // The GPU holds one record and box per tracking slot; the CPU one per record.
-    let (records, bounds): (Vec<(u32, sinew::InstanceRecord)>, Vec<Aabb>) = match &frame {
-        FramePalette::Gpu(g) => {
-            let slots = crowd.animator.slot_records();
-            let records = (0u32..)
-                .zip(slots.iter().copied())
-                .filter(|(_, r)| !r.is_empty())
-                .collect();
-            (records, g.read_bounds(0..slots.len())?)
-        }
-        FramePalette::Cpu { bounds, .. } => {
-            let records = (0u32..)
-                .zip(crowd.animator.records().iter().copied())
-                .collect();
-            (records, bounds.to_vec())
-        }
-    };
-    let Some((camera, all)) = frame_camera(&bounds, target.aspect(), framed) else {
-        return Err(nothing(out, "the crowd's animated boxes are empty").into());
-    };
-    // The shadow map covers the characters in view (and the ground around them), not the whole
-    // crowd: fine enough to resolve their shadows, and its frustum, the light's, takes in the
-    // characters just outside the view whose shadows fall into it.
-    let planes = camera.frustum_planes();
-    let mut in_view = Aabb::EMPTY;
-    for b in bounds.iter().filter(|b| aabb_in_frustum(&planes, b)) {
-        in_view.merge(b);
-    }
-    let lit = Scene {
-        shadow: Some(ShadowSettings::covering(if in_view.is_empty() {
-            all
-        } else {
-            in_view
-        })),
-        ..Scene::new(camera)
-    };
-
-    let tint = |i: usize| TINTS[i % TINTS.len()];
-    let uploaded;
-    let (palette, aabbs, instances) = match frame {
-        FramePalette::Gpu(g) => {
-            let instances: Vec<SkinnedInstance> = records
-                .iter()
-                .enumerate()
-                .map(|(i, (aabb, r))| {
-                    SkinnedInstance::new(r.palette_offset, joints, *aabb, tint(i))
-                })
-                .collect();
-            (g.palette_buffer(), g.bounds_buffer(), instances)
-        }
-        FramePalette::Cpu { palette: pose, .. } => {
-            // The CPU evaluator's palette is in memory: cull on the CPU (the twin of the GPU
-            // test) and upload only the characters in view or casting a shadow (in the light's
-            // frustum), packed, rather than every palette.
-            let frusta = CullFrusta::of(&lit);
-            let visible: Vec<usize> = (0..records.len())
-                .filter(|&i| frusta.keeps(&bounds[i]))
-                .collect();
-            if visible.is_empty() {
-                return Err(nothing(out, "no character is in view").into());
-            }
-            let n = block;
-            let mut packed = Vec::with_capacity(visible.len() * n);
-            let mut boxes = Vec::with_capacity(visible.len());
-            let mut instances = Vec::with_capacity(visible.len());
-            for (k, &i) in visible.iter().enumerate() {
-                let start = records[i].1.palette_offset as usize;
-                packed.extend_from_slice(&pose[start..start + n]);
-                boxes.push(bounds[i]);
-                instances.push(SkinnedInstance::new(
-                    (k * n) as u32,
-                    joints,
-                    k as u32,
-                    tint(i),
-                ));
-            }
-            let palette_buffer = sinew::render::create_palette_buffer(device, packed.len())?;
-            sinew::render::write_palette(device, queue, &palette_buffer, 0, &packed)?;
-            let aabb_buffer = sinew::render::create_aabb_buffer(device, boxes.len())?;
-            sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &boxes)?;
-            uploaded = (palette_buffer, aabb_buffer);
-            (&uploaded.0, &uploaded.1, instances)
-        }
-    };
-    let mut batch = SkinnedBatch::new(
-        device,
-        &renderer,
-        &SkinnedBatchDesc {
-            label: "crowd",
-            meshes: &rig.meshes,
-            mesh_colors: &[],
-            capacity: instances.len() as u32,
-            palette,
-            aabbs,
-            preskin: false,
-        },
-    )?;
-    batch.write_instances(queue, &instances)?;
-    let (center, radius) = bounding_sphere(&all);
-    let floor = Vec3::new(center.x, all.min[1], center.z);
-    let ground = StaticMesh::ground_plane(
-        device,
-        queue,
-        &renderer,
-        floor,
-        radius * 2.2,
-        [0.55, 0.55, 0.52],
-    )?;
-    let batches = [&batch];
-    let statics = [&ground];
-    let scene = Scene {
-        skinned: &batches,
-        statics: &statics,
-        ..lit
-    };
-    renderer.render(device, queue, &target, &scene)?;
-    target.save_png(device, queue, out)?;
-    Ok(())
 }
 
 /// [`CliError::NothingToDraw`] for the image at `out`.

@@ -3,8 +3,9 @@
 
 use sinew::GpuContext;
 
+use super::CrowdArgs;
 use super::timed::TimedRun;
-use super::{CrowdArgs, median_p90};
+use super::times::median_p90;
 
 impl TimedRun {
     /// Characters × joints ÷ the median compute stage (0 when nothing was timed).

@@ -10,8 +10,9 @@ use sinew::runtime::Scheduling;
 use sinew::{Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, Rig};
 
 use super::motion::head_look_at;
-use super::render::{self, FrameCull};
-use super::{Crowd, CrowdArgs, PRE_ROLL_UPDATES, StageTimes, ms_since};
+use super::render::{self, FrameCull, FramePalette, Painter};
+use super::times::{StageTimes, ms_since};
+use super::{Crowd, CrowdArgs, DT, PRE_ROLL_UPDATES};
 use crate::cli::Backend;
 
 /// The evaluator a crowd runs on: one per combination of `--backend` and `--resampled`.
@@ -194,6 +195,8 @@ impl CrowdArgs {
             None => Vec::new(),
         };
         let mut fast_bounds = Vec::new();
+        // The exact CPU evaluator's output, kept when a frame is drawn from it.
+        let (mut exact_palette, mut exact_bounds) = (Vec::new(), Vec::new());
 
         // LOD: the policy travels in the frame header (no per-character CPU work); culling runs
         // every frame so its verdicts reach the next evaluation.
@@ -228,6 +231,18 @@ impl CrowdArgs {
             uploaded_bytes: 0,
             gpu_timestamps,
             characters_in_view: None,
+        };
+        // `--frames-out`: every timed frame drawn (untimed) from the evaluator's output.
+        let mut movie = match self.frames_out.as_deref() {
+            Some(path) => {
+                let painter = Painter::new(context, true)?;
+                let (width, height) = painter.size();
+                let fps = (1.0 / DT).round() as u32;
+                let apng =
+                    sinew::render::AnimatedPng::create(path, width, height, frames as u32, fps)?;
+                Some((painter, apng, path))
+            }
+            None => None,
         };
         progress.finish_and_clear();
         let bar = crate::cli::progress::bar(frames as u64, "crowd frames");
@@ -282,23 +297,17 @@ impl CrowdArgs {
                             times.compute.push(ms_since(compute));
                             run.bytes_read_per_joint = Some(f.bytes_read_per_joint());
                             times.frame.push(ms_since(frame_start));
-                            if last {
-                                run.evaluated = Evaluated::Cpu {
-                                    palette: std::mem::take(&mut fast_palette),
-                                    bounds: std::mem::take(&mut fast_bounds),
-                                };
-                            }
                         }
                         None => {
                             let pose = crowd.animator.evaluate_cpu()?;
                             times.compute.push(ms_since(compute));
                             times.frame.push(ms_since(frame_start));
-                            // Kept outside the frame's time: the palette the frame is drawn from.
-                            if last {
-                                run.evaluated = Evaluated::Cpu {
-                                    palette: pose.palette.to_vec(),
-                                    bounds: pose.bounds.to_vec(),
-                                };
+                            // Kept outside the frame's time: the palette a frame is drawn from.
+                            if last || movie.is_some() {
+                                exact_palette.clear();
+                                exact_palette.extend_from_slice(pose.palette);
+                                exact_bounds.clear();
+                                exact_bounds.extend_from_slice(pose.bounds);
                             }
                             run.bytes_read_per_joint =
                                 Some(crowd.animator.cpu_bytes_read_per_joint());
@@ -308,9 +317,40 @@ impl CrowdArgs {
                     run.dispatches = 0;
                 }
             }
+            if let Some((painter, apng, path)) = movie.as_mut() {
+                let frame = match gpu.as_ref() {
+                    Some(g) => FramePalette::Gpu(g),
+                    None if fast.is_some() => FramePalette::Cpu {
+                        palette: &fast_palette,
+                        bounds: &fast_bounds,
+                    },
+                    None => FramePalette::Cpu {
+                        palette: &exact_palette,
+                        bounds: &exact_bounds,
+                    },
+                };
+                let image = painter.draw(context, &run.rig, crowd, frame, self.framed(), path)?;
+                apng.write_frame(&image)?;
+            }
             bar.inc(1);
         }
         bar.finish_and_clear();
+        if let Some((_, apng, _)) = movie {
+            apng.finish()?;
+        }
+        // The CPU evaluators' last output, which the rendered frame is drawn from.
+        if gpu.is_none() {
+            run.evaluated = match fast {
+                Some(_) => Evaluated::Cpu {
+                    palette: fast_palette,
+                    bounds: fast_bounds,
+                },
+                None => Evaluated::Cpu {
+                    palette: exact_palette,
+                    bounds: exact_bounds,
+                },
+            };
+        }
         if let Some(policy) = gpu.as_ref().and_then(GpuBackend::lod_policy) {
             run.applied.lod = policy.distances.iter().any(|d| d.is_finite());
             run.applied.update_every = policy.update_every[0].max(1);

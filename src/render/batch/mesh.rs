@@ -7,6 +7,11 @@ pub(super) struct MeshGpu {
     pub(super) vertices: wgpu::Buffer,
     pub(super) indices: wgpu::Buffer,
     pub(super) params: wgpu::Buffer,
+    /// The material streams ([`MaterialVertex`](crate::render::MaterialVertex)).
+    pub(super) material_vertices: wgpu::Buffer,
+    /// The material's bind group (the neutral one until
+    /// [`SkinnedBatch::use_materials`](super::SkinnedBatch::use_materials)).
+    pub(super) material: wgpu::BindGroup,
     pub(super) vertex_count: u32,
     pub(super) index_count: u32,
     /// The pre-skinned vertices, page by page, when the batch pre-skins.
@@ -52,13 +57,14 @@ pub(super) fn validate_mesh(mesh: &SkinnedMesh) -> Result<(), String> {
 
 pub(super) fn upload_mesh(
     device: &wgpu::Device,
-    limits: &BindingLimits,
+    renderer: &Renderer,
     desc: &SkinnedBatchDesc<'_>,
     label: &str,
     mesh: &SkinnedMesh,
     color: [f32; 3],
     morph_delta_offset: u32,
 ) -> MeshGpu {
+    let limits = renderer.binding_limits();
     let vertices = SkinnedVertex::from_mesh(mesh);
     let vertex_count = vertices.len() as u32;
     let vertex_buffer = buffer_init(
@@ -86,6 +92,12 @@ pub(super) fn upload_mesh(
         bytemuck::bytes_of(&params),
         wgpu::BufferUsages::UNIFORM,
     );
+    let material_vertices = buffer_init(
+        device,
+        &format!("sinew {label} material streams"),
+        bytemuck::cast_slice(&crate::render::MaterialVertex::from_mesh(mesh)),
+        wgpu::BufferUsages::VERTEX,
+    );
     let preskinned = desc.preskin.then(|| {
         buffer_zeroed(
             device,
@@ -98,6 +110,8 @@ pub(super) fn upload_mesh(
         vertices: vertex_buffer,
         indices: index_buffer,
         params: params_buffer,
+        material_vertices,
+        material: renderer.skinned.materials.neutral.clone(),
         vertex_count,
         index_count: mesh.indices.len() as u32,
         preskinned,

@@ -214,7 +214,7 @@ impl SkinnedBatch {
                     let color = desc.mesh_colors.get(k).copied().unwrap_or([1.0; 3]);
                     upload_mesh(
                         device,
-                        &limits,
+                        renderer,
                         desc,
                         &format!("{} mesh {k}", desc.label),
                         mesh,
@@ -251,6 +251,33 @@ impl SkinnedBatch {
 
     fn object(&self) -> String {
         format!("skinned batch {:?}", self.label)
+    }
+
+    /// Draws each mesh with the material it carries ([`SkinnedMesh::material`]: base colour
+    /// factor and texture, vertex colours, alpha mask, normal map) instead of the batch's mesh
+    /// colours; meshes without one keep theirs. `meshes` are the meshes the batch was made
+    /// from.
+    pub fn use_materials(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        renderer: &Renderer,
+        meshes: &[SkinnedMesh],
+    ) -> Result<(), RenderError> {
+        if meshes.len() != self.meshes.len() {
+            return Err(RenderError::invalid(
+                self.object(),
+                format!("{} meshes given for {}", meshes.len(), self.meshes.len()),
+            ));
+        }
+        let groups = renderer
+            .skinned
+            .materials
+            .groups(device, queue, &self.label, meshes)?;
+        for (mesh, group) in self.meshes.iter_mut().zip(groups) {
+            mesh.material = group;
+        }
+        Ok(())
     }
 
     /// The batch's name.
@@ -490,11 +517,19 @@ impl SkinnedBatch {
         list: DrawList,
     ) {
         let preskinned = source == VertexSource::Preskinned;
+        // The main pass reads materials; the shadow pass only positions.
+        let main = list == DrawList::Camera;
         let l = list.index();
         pass.set_pipeline(pipeline);
         for (m, mesh) in self.meshes.iter().enumerate() {
+            let mut slot = 0;
             if !preskinned {
                 pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                slot = 1;
+            }
+            if main {
+                pass.set_vertex_buffer(slot, mesh.material_vertices.slice(..));
+                pass.set_bind_group(2, &mesh.material, &[]);
             }
             pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
             for (page, groups) in self.pages.iter().zip(&self.groups) {

@@ -1,0 +1,311 @@
+//! glTF materials as sinew draws them: the base colour (factor and texture, with its sampler
+//! and UV set), the alpha mode, and the normal map. Every image is decoded once (PNG or JPEG,
+//! embedded, data URI or a file beside the glTF) into 8-bit RGBA, shared by the materials that
+//! use it.
+//!
+//! Bad material data never fails the import: a texture whose image cannot be read or decoded,
+//! or that reads a UV set other than 0 and 1, is dropped (the material keeps its factors) and
+//! the reason is kept in [`Material::warnings`]. Metallic-roughness, occlusion and emissive
+//! data are not read; `BLEND` materials are drawn opaque.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::document::Buffers;
+
+/// An image decoded to 8-bit RGBA (sRGB for base colours, linear for normal maps).
+#[derive(Clone, PartialEq, Eq)]
+pub struct MaterialImage {
+    /// The image's name, or `image<i>`.
+    pub name: String,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width × height × 4` bytes, rows top to bottom.
+    pub rgba8: Vec<u8>,
+}
+
+impl std::fmt::Debug for MaterialImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MaterialImage({:?}, {}×{})",
+            self.name, self.width, self.height
+        )
+    }
+}
+
+/// How a texture repeats outside `[0, 1]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Wrap {
+    /// Repeat (glTF's default).
+    #[default]
+    Repeat,
+    /// Repeat, mirrored every other time.
+    MirroredRepeat,
+    /// Clamp to the edge texel.
+    ClampToEdge,
+}
+
+/// A glTF sampler: filters and wrap modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    /// Magnification filter: linear (else nearest).
+    pub mag_linear: bool,
+    /// Minification filter: linear (else nearest).
+    pub min_linear: bool,
+    /// Wrap along u.
+    pub wrap_u: Wrap,
+    /// Wrap along v.
+    pub wrap_v: Wrap,
+}
+
+impl Default for Sampler {
+    /// Linear filtering, repeating (what glTF leaves to the implementation, as three.js does).
+    fn default() -> Self {
+        Self {
+            mag_linear: true,
+            min_linear: true,
+            wrap_u: Wrap::Repeat,
+            wrap_v: Wrap::Repeat,
+        }
+    }
+}
+
+/// A texture a material reads: its image, sampler and UV set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureRef {
+    /// The decoded image.
+    pub image: Arc<MaterialImage>,
+    /// How it is sampled.
+    pub sampler: Sampler,
+    /// The UV set (`TEXCOORD_0` or `TEXCOORD_1`).
+    pub uv_set: u32,
+}
+
+/// How a material's alpha is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha is ignored.
+    #[default]
+    Opaque,
+    /// Fragments with alpha below the cutoff are discarded.
+    Mask(f32),
+    /// Blended in the file; drawn opaque here.
+    Blend,
+}
+
+/// One glTF material, as far as sinew draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    /// The material's name, or `material<i>`.
+    pub name: String,
+    /// Linear RGBA multiplied with the texture and the vertex colours.
+    pub base_color: [f32; 4],
+    /// The base colour texture (sRGB).
+    pub base_color_texture: Option<TextureRef>,
+    /// The tangent-space normal map (drawn where the mesh has tangents).
+    pub normal_texture: Option<TextureRef>,
+    /// The normal map's scale.
+    pub normal_scale: f32,
+    /// Opaque, masked or blended.
+    pub alpha: AlphaMode,
+    /// Whether back faces are drawn lit as front faces.
+    pub double_sided: bool,
+    /// Textures dropped and why (an unreadable or undecodable image, an unsupported UV set).
+    pub warnings: Vec<String>,
+}
+
+impl Default for Material {
+    /// glTF's default material: white, opaque, no textures.
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            base_color: [1.0; 4],
+            base_color_texture: None,
+            normal_texture: None,
+            normal_scale: 1.0,
+            alpha: AlphaMode::Opaque,
+            double_sided: false,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Every material of `doc`, in index order; each image is decoded once.
+pub(crate) fn read_materials(
+    doc: &gltf::Document,
+    buffers: &Buffers,
+    base: Option<&Path>,
+) -> Vec<Arc<Material>> {
+    let mut images: Vec<Option<Result<Arc<MaterialImage>, String>>> =
+        vec![None; doc.images().len()];
+    doc.materials()
+        .map(|m| {
+            let mut material = Material {
+                name: m.name().map_or_else(
+                    || format!("material{}", m.index().unwrap_or(0)),
+                    str::to_string,
+                ),
+                base_color: sanitize(m.pbr_metallic_roughness().base_color_factor()),
+                normal_scale: 1.0,
+                alpha: match m.alpha_mode() {
+                    gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+                    gltf::material::AlphaMode::Mask => {
+                        let cutoff = m.alpha_cutoff().unwrap_or(0.5);
+                        AlphaMode::Mask(if cutoff.is_finite() { cutoff } else { 0.5 })
+                    }
+                    gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+                },
+                double_sided: m.double_sided(),
+                ..Material::default()
+            };
+            if let Some(info) = m.pbr_metallic_roughness().base_color_texture() {
+                let texture = texture_ref(
+                    &info.texture(),
+                    info.tex_coord(),
+                    doc,
+                    buffers,
+                    base,
+                    &mut images,
+                );
+                match texture {
+                    Ok(t) => material.base_color_texture = Some(t),
+                    Err(e) => material.warnings.push(format!("base colour texture: {e}")),
+                }
+            }
+            if let Some(normal) = m.normal_texture() {
+                let texture = texture_ref(
+                    &normal.texture(),
+                    normal.tex_coord(),
+                    doc,
+                    buffers,
+                    base,
+                    &mut images,
+                );
+                match texture {
+                    Ok(t) => {
+                        material.normal_texture = Some(t);
+                        let scale = normal.scale();
+                        material.normal_scale = if scale.is_finite() { scale } else { 1.0 };
+                    }
+                    Err(e) => material.warnings.push(format!("normal texture: {e}")),
+                }
+            }
+            Arc::new(material)
+        })
+        .collect()
+}
+
+/// Finite components clamped to `[0, 1]`.
+fn sanitize(c: [f32; 4]) -> [f32; 4] {
+    c.map(|v| {
+        if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    })
+}
+
+fn texture_ref(
+    texture: &gltf::Texture<'_>,
+    uv_set: u32,
+    doc: &gltf::Document,
+    buffers: &Buffers,
+    base: Option<&Path>,
+    images: &mut [Option<Result<Arc<MaterialImage>, String>>],
+) -> Result<TextureRef, String> {
+    if uv_set > 1 {
+        return Err(format!(
+            "UV set {uv_set} is not read (only TEXCOORD_0 and _1)"
+        ));
+    }
+    let image = texture
+        .source()
+        .ok_or_else(|| format!("texture {} has no image sinew reads", texture.index()))?;
+    let slot = images
+        .get_mut(image.index())
+        .ok_or_else(|| format!("image {} does not exist", image.index()))?;
+    let decoded = slot
+        .get_or_insert_with(|| decode(&image, doc, buffers, base).map(Arc::new))
+        .clone()?;
+    let s = texture.sampler();
+    use gltf::texture::{MagFilter, MinFilter, WrappingMode};
+    let wrap = |w: WrappingMode| match w {
+        WrappingMode::Repeat => Wrap::Repeat,
+        WrappingMode::MirroredRepeat => Wrap::MirroredRepeat,
+        WrappingMode::ClampToEdge => Wrap::ClampToEdge,
+    };
+    Ok(TextureRef {
+        image: decoded,
+        sampler: Sampler {
+            mag_linear: s.mag_filter() != Some(MagFilter::Nearest),
+            min_linear: !matches!(
+                s.min_filter(),
+                Some(
+                    MinFilter::Nearest
+                        | MinFilter::NearestMipmapNearest
+                        | MinFilter::NearestMipmapLinear
+                )
+            ),
+            wrap_u: wrap(s.wrap_s()),
+            wrap_v: wrap(s.wrap_t()),
+        },
+        uv_set,
+    })
+}
+
+/// Largest image side decoded (larger ones are dropped with a warning).
+const MAX_IMAGE_SIDE: u32 = 16384;
+
+/// The image's bytes (a buffer view, checked against the buffer, or a URI: data or a file
+/// beside the glTF) decoded to RGBA8.
+fn decode(
+    image: &gltf::Image<'_>,
+    _doc: &gltf::Document,
+    buffers: &Buffers,
+    base: Option<&Path>,
+) -> Result<MaterialImage, String> {
+    let name = image
+        .name()
+        .map_or_else(|| format!("image{}", image.index()), str::to_string);
+    let owned;
+    let bytes: &[u8] = match image.source() {
+        gltf::image::Source::View { view, .. } => {
+            let buffer = buffers
+                .buffers
+                .get(view.buffer().index())
+                .ok_or_else(|| format!("{name}: buffer {} is missing", view.buffer().index()))?;
+            let start = view.offset();
+            start
+                .checked_add(view.length())
+                .and_then(|end| buffer.0.get(start..end))
+                .ok_or_else(|| format!("{name}: its buffer view lies outside its buffer"))?
+        }
+        gltf::image::Source::Uri { uri, .. } => {
+            owned = gltf::buffer::Data::from_source(gltf::buffer::Source::Uri(uri), base)
+                .map_err(|e| format!("{name}: cannot read {uri:?}: {e}"))?;
+            &owned.0
+        }
+    };
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| format!("{name}: {e}"))?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    reader.limits(limits);
+    let decoded = reader
+        .decode()
+        .map_err(|e| format!("{name}: cannot decode: {e}"))?
+        .to_rgba8();
+    let (width, height) = decoded.dimensions();
+    Ok(MaterialImage {
+        name,
+        width,
+        height,
+        rgba8: decoded.into_raw(),
+    })
+}

@@ -1,0 +1,138 @@
+//! Instance records evaluated into the palette and box buffers a
+//! [`Stage`](crate::render::Stage) draws from: by the GPU backend straight into its own
+//! buffers, or by a CPU backend and uploaded into buffers of the same shape. `sinew render` and
+//! the viewer's frame both evaluate through it.
+
+use super::ViewError;
+use crate::bake::Aabb;
+use crate::{CpuBackend, GpuBackend, GpuContext, InstanceRecord, Mat3x4Rows};
+
+/// A CPU or GPU evaluator and the buffers its poses land in.
+pub struct RecordEvaluator {
+    kind: Kind,
+    bounds: Vec<Aabb>,
+}
+
+enum Kind {
+    Cpu {
+        cpu: Box<CpuBackend>,
+        palette: Vec<Mat3x4Rows>,
+        palette_buffer: wgpu::Buffer,
+        aabb_buffer: wgpu::Buffer,
+    },
+    Gpu(Box<GpuBackend>),
+}
+
+impl RecordEvaluator {
+    /// Evaluates with `cpu` and uploads into buffers of its own (grown as needed).
+    pub fn cpu(device: &wgpu::Device, cpu: CpuBackend) -> Result<Self, ViewError> {
+        Ok(Self {
+            kind: Kind::Cpu {
+                cpu: Box::new(cpu),
+                palette: Vec::new(),
+                palette_buffer: crate::render::create_palette_buffer(device, 1)?,
+                aabb_buffer: crate::render::create_aabb_buffer(device, 1)?,
+            },
+            bounds: Vec::new(),
+        })
+    }
+
+    /// Evaluates with `gpu`, into its own palette and box buffers.
+    pub fn gpu(gpu: GpuBackend) -> Self {
+        Self {
+            kind: Kind::Gpu(Box::new(gpu)),
+            bounds: Vec::new(),
+        }
+    }
+
+    /// The palette and box buffers (replaced when [`RecordEvaluator::evaluate_at`] says so).
+    pub fn buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
+        match &self.kind {
+            Kind::Cpu {
+                palette_buffer,
+                aabb_buffer,
+                ..
+            } => (palette_buffer, aabb_buffer),
+            Kind::Gpu(gpu) => (gpu.palette_buffer(), gpu.bounds_buffer()),
+        }
+    }
+
+    /// Each record's box as last evaluated.
+    pub fn bounds(&self) -> &[Aabb] {
+        &self.bounds
+    }
+
+    /// Evaluates `records` at frame time `now` into a palette of at least `palette_entries`
+    /// entries; then sets the palette's floats `overrides` (index, value: morph weights set by
+    /// hand). Returns whether the buffers were replaced (batches bound to the old ones must be
+    /// made again).
+    pub fn evaluate_at(
+        &mut self,
+        context: &GpuContext,
+        now: f32,
+        records: &[InstanceRecord],
+        palette_entries: usize,
+        overrides: &[(usize, f32)],
+    ) -> Result<bool, ViewError> {
+        let (device, queue) = (&context.device, &context.queue);
+        let mut replaced = false;
+        match &mut self.kind {
+            Kind::Gpu(gpu) => {
+                if (gpu.palette_capacity() as usize) < palette_entries {
+                    gpu.reserve_palette(palette_entries as u32)?;
+                    replaced = true;
+                }
+                gpu.evaluate_at(now, records)?;
+                let palette = gpu.palette_buffer();
+                if palette.usage().contains(wgpu::BufferUsages::COPY_DST) {
+                    for &(at, value) in overrides {
+                        let at = at as u64 * 4;
+                        if at + 4 <= palette.size() {
+                            queue.write_buffer(palette, at, &value.to_le_bytes());
+                        }
+                    }
+                }
+                self.bounds = gpu.read_bounds(0..records.len())?;
+            }
+            Kind::Cpu {
+                cpu,
+                palette,
+                palette_buffer,
+                aabb_buffer,
+            } => {
+                palette.resize(palette_entries.max(1), Mat3x4Rows::IDENTITY);
+                self.bounds.resize(records.len(), Aabb::EMPTY);
+                cpu.evaluate_at(now, records, palette, &mut self.bounds)?;
+                let floats: &mut [f32] = bytemuck::cast_slice_mut(palette.as_mut_slice());
+                for &(at, value) in overrides {
+                    if let Some(f) = floats.get_mut(at) {
+                        *f = value;
+                    }
+                }
+                let entry = size_of::<Mat3x4Rows>() as u64;
+                if palette_buffer.size() < palette.len() as u64 * entry
+                    || aabb_buffer.size() < self.bounds.len().max(1) as u64 * 32
+                {
+                    *palette_buffer = crate::render::create_palette_buffer(device, palette.len())?;
+                    *aabb_buffer =
+                        crate::render::create_aabb_buffer(device, self.bounds.len().max(1))?;
+                    replaced = true;
+                }
+                crate::render::write_palette(device, queue, palette_buffer, 0, palette)?;
+                crate::render::write_aabbs(device, queue, aabb_buffer, 0, &self.bounds)?;
+            }
+        }
+        Ok(replaced)
+    }
+
+    /// Palette entries `range` as last evaluated (read back from the GPU).
+    pub fn palette_block(&self, range: std::ops::Range<u32>) -> Result<Vec<Mat3x4Rows>, ViewError> {
+        Ok(match &self.kind {
+            Kind::Gpu(gpu) => gpu.read_palette(range)?,
+            Kind::Cpu { palette, .. } => palette
+                .get(range.start as usize..range.end as usize)
+                .map(<[Mat3x4Rows]>::to_vec)
+                .unwrap_or_default(),
+        })
+    }
+}
