@@ -16,10 +16,8 @@
 
 use glam::{Vec3, Vec4};
 
-use super::camera::frustum_planes;
 use super::error::{RenderError, capture};
 use super::layout::{CullParams, DrawIndexedArgs, SkinnedInstance};
-use super::renderer::Scene;
 use super::shader::cull_source;
 use super::util::{Lazy, shader_module, storage_entry, uniform_entry};
 use crate::bake::Aabb;
@@ -53,20 +51,12 @@ pub struct CullFrusta {
     /// The camera's planes (as [`Camera::frustum_planes`](super::Camera::frustum_planes)
     /// gives them): its list feeds the main pass.
     pub camera: [Vec4; 6],
-    /// The light's planes, from [`Scene::light_view_projection`]: its list feeds the shadow
+    /// The light's planes, from [`Scene::light_view_projection`](super::Scene::light_view_projection): its list feeds the shadow
     /// pass; `None` (no shadow map) leaves that list empty.
     pub light: Option<[Vec4; 6]>,
 }
 
 impl CullFrusta {
-    /// The frusta `scene` is culled against.
-    pub fn of(scene: &Scene<'_>) -> Self {
-        Self {
-            camera: scene.camera.frustum_planes(),
-            light: scene.light_view_projection().map(|m| frustum_planes(&m)),
-        }
-    }
-
     /// Whether culling keeps `aabb` in either list: it may be seen, or may cast a shadow into
     /// the view ([`aabb_in_frustum`] against either frustum).
     pub fn keeps(&self, aabb: &Aabb) -> bool {

@@ -7,7 +7,7 @@ use glam::{Mat4, Vec3};
 
 use super::batch::SkinnedBatch;
 use super::bones::{BoneOverlay, BonePass};
-use super::camera::{Camera, DirectionalLight, ShadowSettings};
+use super::camera::{Camera, DirectionalLight, ShadowSettings, frustum_planes};
 use super::cull::{CullFrusta, CullPass, DrawList};
 use super::error::{RenderError, capture};
 use super::layout::FrameUniforms;
@@ -116,6 +116,16 @@ impl<'a> Scene<'a> {
                 1.0 / target.shadow_size() as f32,
                 0.0,
             ],
+        }
+    }
+}
+
+impl CullFrusta {
+    /// The frusta `scene` is culled against.
+    pub fn of(scene: &Scene<'_>) -> Self {
+        Self {
+            camera: scene.camera.frustum_planes(),
+            light: scene.light_view_projection().map(|m| frustum_planes(&m)),
         }
     }
 }

@@ -294,7 +294,7 @@ impl GpuBackend {
         self.library.bytes()
     }
 
-    /// The AABB buffer: one [`Aabb`] per instance record of the last frame, in record order.
+    /// The AABB buffer: one [`Aabb`](crate::Aabb) per instance record of the last frame, in record order.
     pub fn bounds_buffer(&self) -> &wgpu::Buffer {
         self.bounds.buffer()
     }

@@ -1,6 +1,11 @@
 //! A batch's meshes on the GPU: checked, then uploaded as vertex, index and parameter buffers.
 
-use super::*;
+use super::{PRESKINNED, SkinnedBatchDesc};
+use crate::bake::SkinnedMesh;
+use crate::render::Renderer;
+use crate::render::layout::{MeshParams, SkinnedVertex};
+use crate::render::paging::VERTEX_SIZE;
+use crate::render::util::{buffer_init, buffer_zeroed};
 
 #[derive(Debug)]
 pub(super) struct MeshGpu {

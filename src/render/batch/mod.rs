@@ -16,14 +16,9 @@ mod reads;
 use self::mesh::{MeshGpu, upload_mesh, validate_mesh};
 use self::pages::{PageGroups, PagedBuffers};
 
-use std::num::NonZeroU64;
-
 use super::cull::{CullFrusta, DrawList};
 use super::error::{RenderError, capture, check_buffer_size};
-use super::layout::{
-    CullParams, DrawIndexedArgs, MeshParams, PreskinParams, SkinnedInstance, SkinnedVertex,
-    StaticVertex, dispatch_grid,
-};
+use super::layout::{CullParams, DrawIndexedArgs, PreskinParams, SkinnedInstance, dispatch_grid};
 use super::paging::{
     AABB_SIZE, BindingLimits, DRAW_SIZE, INSTANCE_SIZE, Page, PageInputs, PagedBytes, VERTEX_SIZE,
     VISIBLE_SIZE, plan_pages,

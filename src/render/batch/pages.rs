@@ -1,7 +1,18 @@
 //! The page regions of a [`SkinnedBatch`]'s buffers: grown to hold a page plan, and the bind
 //! groups that bind each page's windows.
 
-use super::*;
+use std::num::NonZeroU64;
+
+use super::{
+    COPY, CULL_PARAMS_SIZE, DRAWS, PRESKIN_PARAMS_SIZE, PRESKINNED, STORAGE, SkinnedBatch, UNIFORM,
+};
+use crate::render::cull::DrawList;
+use crate::render::error::{RenderError, check_buffer_size};
+use crate::render::paging::{
+    AABB_SIZE, DRAW_SIZE, INSTANCE_SIZE, Page, PagedBytes, VERTEX_SIZE, VISIBLE_SIZE,
+};
+use crate::render::skinning::PALETTE_ENTRY_SIZE;
+use crate::render::util::buffer_zeroed;
 
 /// The bind groups of one page.
 #[derive(Debug)]

@@ -2,7 +2,11 @@
 //! and the light's), their indirect draw arguments and the pre-skinned vertices, page by page,
 //! in the caller's terms.
 
-use super::*;
+use super::SkinnedBatch;
+use crate::render::cull::DrawList;
+use crate::render::error::RenderError;
+use crate::render::layout::{DrawIndexedArgs, StaticVertex};
+use crate::render::paging::{DRAW_SIZE, VERTEX_SIZE, VISIBLE_SIZE};
 
 impl SkinnedBatch {
     /// Reads back the camera's list of the last frame: the indices (in the list given to
