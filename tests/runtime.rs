@@ -2326,8 +2326,8 @@ fn event_driven_updates_equal_per_frame_updates() {
     );
 }
 
-/// Updates run on every core and give bit-identical records and identical events whatever the
-/// thread count, in both schedulings.
+/// Updates give bit-identical records and identical events whatever the thread count, in both
+/// schedulings (event-driven updates animate on every core).
 #[test]
 fn updates_do_not_depend_on_the_thread_count() {
     let run_with = |scheduling: Scheduling, threads: usize| {

@@ -276,8 +276,8 @@ pub(super) struct Scratch {
     jobs: Vec<Job>,
 }
 
-/// Entities per parallel task of an update (either scheduling).
-pub(super) const JOB_CHUNK: usize = 64;
+/// Entities per parallel task of an event-driven update.
+const JOB_CHUNK: usize = 64;
 
 /// One entity to update in an event-driven update: its components copied out, and the result.
 #[derive(Debug)]
