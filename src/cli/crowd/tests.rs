@@ -12,7 +12,7 @@ use crate::cli::{Cli, Command};
 fn context() -> Option<GpuContext> {
     match GpuContext::new_headless() {
         Ok(context) => Some(context),
-        Err(e) if std::env::var_os("REQUIRE_GPU").is_some() => panic!("REQUIRE_GPU: {e}"),
+        Err(e) if std::env::var_os("REQUIRE_GPU").is_some() => panic!("REQUIRE_GPU: {e}"), // ok: unit test
         Err(e) => {
             eprintln!("skipping: no GPU adapter ({e})");
             None
@@ -22,17 +22,17 @@ fn context() -> Option<GpuContext> {
 
 fn crowd_args(flags: &[&str]) -> CrowdArgs {
     let line = ["sinew", "crowd", "--characters", "12", "--frames", "3"];
-    let cli = Cli::try_parse_from(line.iter().chain(flags)).expect("valid flags");
+    let cli = Cli::try_parse_from(line.iter().chain(flags)).expect("valid flags"); // ok: unit test
     match cli.command {
         Command::Crowd(args) => args,
-        _ => unreachable!("parsed a crowd command"),
+        _ => unreachable!("parsed a crowd command"), // ok: unit test
     }
 }
 
 fn time(context: &GpuContext, flags: &[&str]) -> (CrowdArgs, TimedRun) {
     let args = crowd_args(flags);
-    let rig = load_rig(None, &args.import.settings()).expect("the built-in rig");
-    let run = args.time_frames(context, rig).expect("timed frames");
+    let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
+    let run = args.time_frames(context, rig).expect("timed frames"); // ok: unit test
     (args, run)
 }
 
@@ -41,10 +41,10 @@ fn time(context: &GpuContext, flags: &[&str]) -> (CrowdArgs, TimedRun) {
 fn drawn(run: &TimedRun) -> (Vec<Mat3x4Rows>, Vec<sinew::InstanceRecord>) {
     match (&run.evaluated, &run.gpu) {
         (Evaluated::Gpu, Some(g)) => {
-            let palette = g.read_palette(0..g.palette_capacity()).expect("palette");
+            let palette = g.read_palette(0..g.palette_capacity()).expect("palette"); // ok: unit test
             let slots = run.crowd.animator.slot_records().len() as u32;
             // The records as resident on the GPU (root motion moved their worlds there).
-            let records = g.read_resident(0..slots).expect("records");
+            let records = g.read_resident(0..slots).expect("records"); // ok: unit test
             (palette, records)
         }
         (Evaluated::Cpu { palette, bounds }, None) => {
@@ -52,7 +52,7 @@ fn drawn(run: &TimedRun) -> (Vec<Mat3x4Rows>, Vec<sinew::InstanceRecord>) {
             assert_eq!(bounds.len(), records.len());
             (palette.clone(), records)
         }
-        _ => panic!("the kept palette does not match the evaluator that ran"),
+        _ => panic!("the kept palette does not match the evaluator that ran"), // ok: unit test
     }
 }
 
@@ -73,7 +73,7 @@ fn evaluate_with(
         &mut out,
         &mut bounds,
     )
-    .expect("CPU evaluation");
+    .expect("CPU evaluation"); // ok: unit test
     out
 }
 
@@ -104,7 +104,7 @@ fn the_fast_cpu_frame_is_the_fast_evaluators_output_with_the_heads_turned() {
         run.crowd.animator.masks().to_vec(),
         sinew::cpu::fast::DEFAULT_RATE,
     )
-    .expect("fast backend");
+    .expect("fast backend"); // ok: unit test
     // The IK entries (the look-at targets) are inputs: kept; every joint entry is rewritten.
     let mut expected = palette.clone();
     let joints = run.rig.joint_count();
@@ -119,11 +119,11 @@ fn the_fast_cpu_frame_is_the_fast_evaluators_output_with_the_heads_turned() {
         &mut expected,
         &mut bounds,
     )
-    .expect("fast evaluation");
+    .expect("fast evaluation"); // ok: unit test
     assert_eq!(largest_difference(&palette, &expected), 0.0);
     // Not the exact evaluator's palette (resampled clips differ from the keys, if slightly).
     let masks = run.crowd.animator.masks().to_vec();
-    let mut exact = CpuBackend::new(run.crowd.animator.rigs().to_vec(), masks).unwrap();
+    let mut exact = CpuBackend::new(run.crowd.animator.rigs().to_vec(), masks).unwrap(); // ok: unit test
     let exact = evaluate_with(&mut exact, &run, &palette, &records);
     assert!(largest_difference(&palette, &exact) > 0.0);
     assert_heads_turned(&run, &palette, &records);
@@ -132,9 +132,9 @@ fn the_fast_cpu_frame_is_the_fast_evaluators_output_with_the_heads_turned() {
 /// The look-at turned heads: the rig evaluated without its constraint gives another palette.
 fn assert_heads_turned(run: &TimedRun, palette: &[Mat3x4Rows], records: &[sinew::InstanceRecord]) {
     let mut plain = run.crowd.animator.rigs().to_vec();
-    plain[0].set_ik(Vec::new()).unwrap();
+    plain[0].set_ik(Vec::new()).unwrap(); // ok: unit test
     let masks = run.crowd.animator.masks().to_vec();
-    let mut unconstrained = CpuBackend::new(plain, masks).unwrap();
+    let mut unconstrained = CpuBackend::new(plain, masks).unwrap(); // ok: unit test
     let turned_away = evaluate_with(&mut unconstrained, run, palette, records);
     assert!(largest_difference(palette, &turned_away) > 1e-3);
 }
@@ -148,7 +148,7 @@ fn the_exact_cpu_frame_is_the_animators_output_with_the_heads_turned() {
     assert_eq!(run.json(&args, &context)["look_at"], true);
     let (palette, records) = drawn(&run);
     let rigs = run.crowd.animator.rigs().to_vec();
-    let mut cpu = CpuBackend::new(rigs, run.crowd.animator.masks().to_vec()).unwrap();
+    let mut cpu = CpuBackend::new(rigs, run.crowd.animator.masks().to_vec()).unwrap(); // ok: unit test
     let expected = evaluate_with(&mut cpu, &run, &palette, &records);
     assert_eq!(largest_difference(&palette, &expected), 0.0);
     assert_heads_turned(&run, &palette, &records);
@@ -176,7 +176,7 @@ fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
             Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
             _ => CpuBackend::new(rigs, masks),
         }
-        .unwrap();
+        .unwrap(); // ok: unit test
         let expected = evaluate_with(&mut twin, &run, &palette, &records);
         let error = largest_difference(&palette, &expected);
         assert!(error < 2e-4, "{flags:?}: {error}");

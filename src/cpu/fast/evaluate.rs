@@ -13,110 +13,22 @@
 //! product, skinning and bounds, which dominate once sampling is O(1), vectorize as cleanly as
 //! sampling does; only sampling gathers per lane (each instance reads its own frame pair).
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::Affine3A;
 
-use super::ik::{FastIk, IkGroup, solve_group};
+use super::ik::{IkGroup, solve_group};
 use super::lanes::{F4, F8, Isa, LANES, gather};
-use super::reads::{ClipReads, GroupReads};
-use super::resampled::{CONSTANT, JointSlots, ResampledClips};
-use super::soa::{Affine8, Sqt8};
-use crate::bake::{Aabb, MAX_JOINTS, Rig};
-use crate::cpu::{RootFrame, hold_root_in_frame};
+use super::reads::GroupReads;
+use super::resampled::{CONSTANT, JointSlots};
+use super::rig::FastRig;
+use super::soa::{Affine8, Sqt8, arrays_to_sqt, sqt_to_arrays};
+use crate::bake::{Aabb, MAX_JOINTS};
+use crate::cpu::hold_root_in_frame;
 use crate::instance::{BlendMode, InstanceRecord, Layer, MAX_LAYERS};
-use crate::lod::LOD_LEVELS;
 use crate::mask::JointMask;
-use crate::math::{Mat3x4Rows, Sqt};
+use crate::math::Mat3x4Rows;
 
 /// Weight 1 for every joint: the mask of layers without one.
 static NO_MASK: [f32; MAX_JOINTS] = [1.0; MAX_JOINTS];
-
-/// Per-rig data of the fast evaluator: the resampled clips and the per-joint constants of the
-/// rig, each already in every lane.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FastRig {
-    pub(crate) clips: ResampledClips,
-    pub(crate) parents: Vec<u16>,
-    pub(crate) rest: Vec<Sqt8>,
-    pub(crate) rest_inv_scale: Vec<[F8; 3]>,
-    pub(crate) inverse_binds: Vec<Affine8>,
-    /// Joint-space vertex bounds as centre and half extent, `None` for joints without vertices.
-    pub(crate) bounds: Vec<Option<([F8; 3], [F8; 3])>>,
-    /// Per joint: its rest transform and its [`RootFrame`] as the root of root motion.
-    pub(crate) root_holds: Vec<(Sqt, RootFrame)>,
-    /// Per clip, what sampling it reads.
-    pub(crate) reads: ClipReads,
-    /// The IK constraints and the joints they can turn.
-    pub(crate) ik: FastIk,
-    /// Per joint LOD level, how many joints (a prefix) are sampled
-    /// ([`crate::Skeleton::lod_sampled_joints`]); the others hold their rest transform.
-    pub(crate) lod_sampled: [usize; LOD_LEVELS],
-}
-
-impl FastRig {
-    /// Bakes `rig` for the fast evaluator, resampling its clips at `rate` frames per second
-    /// (see [`ResampledClips::build`]).
-    pub fn new(rig: &Rig, rate: f32) -> Self {
-        let sk = &rig.skeleton;
-        let clips = ResampledClips::build(&rig.clips, rate);
-        Self {
-            reads: ClipReads::new(&clips),
-            clips,
-            parents: sk.parents().to_vec(),
-            rest: sk
-                .rest_pose()
-                .iter()
-                .map(|s| Sqt8::splat(&sqt_to_arrays(s)))
-                .collect(),
-            rest_inv_scale: sk
-                .rest_pose()
-                .iter()
-                .map(|s| [0, 1, 2].map(|i| F8::splat(1.0 / s.scale[i])))
-                .collect(),
-            inverse_binds: sk
-                .inverse_binds()
-                .iter()
-                .map(|m| Affine8::splat(&Mat3x4Rows::from_affine(m)))
-                .collect(),
-            bounds: rig
-                .joint_bounds
-                .iter()
-                .map(|b| {
-                    (!b.is_empty()).then(|| {
-                        let c = [0, 1, 2].map(|i| F8::splat((b.min[i] + b.max[i]) * 0.5));
-                        let e = [0, 1, 2].map(|i| F8::splat((b.max[i] - b.min[i]) * 0.5));
-                        (c, e)
-                    })
-                })
-                .collect(),
-            root_holds: sk
-                .rest_pose()
-                .iter()
-                .copied()
-                .zip(RootFrame::table(rig))
-                .collect(),
-            lod_sampled: std::array::from_fn(|level| sk.lod_sampled_joints(level as u32)),
-            ik: FastIk::new(rig),
-        }
-    }
-
-    /// The resampled clips.
-    pub fn clips(&self) -> &ResampledClips {
-        &self.clips
-    }
-
-    /// Number of joints.
-    pub fn joint_count(&self) -> usize {
-        self.parents.len()
-    }
-}
-
-fn sqt_to_arrays(s: &Sqt) -> [[f32; 4]; 3] {
-    [
-        s.translation.extend(0.0).to_array(),
-        s.rotation.to_array(),
-        s.scale.extend(0.0).to_array(),
-    ]
-}
 
 /// One layer slot of a group: what each lane samples and with which weight.
 struct Slot<'a> {
@@ -634,13 +546,5 @@ fn hold_roots(
             let held = hold_root_in_frame(frame, rest, flags, j, arrays_to_sqt(&trs));
             pose.set_lane(lane, &sqt_to_arrays(&held));
         }
-    }
-}
-
-fn arrays_to_sqt(trs: &[[f32; 4]; 3]) -> Sqt {
-    Sqt {
-        translation: Vec3::new(trs[0][0], trs[0][1], trs[0][2]),
-        rotation: Quat::from_array(trs[1]),
-        scale: Vec3::new(trs[2][0], trs[2][1], trs[2][2]),
     }
 }

@@ -95,15 +95,16 @@ mod ik;
 mod lanes;
 mod reads;
 mod resampled;
+mod rig;
 mod soa;
 
 pub use dispatch::FastKernel;
-pub use evaluate::FastRig;
 pub use lanes::LANES;
 pub use resampled::{
     CUBIC_RATE_FACTOR, DEFAULT_RATE, MAX_CLIP_FRAMES, MAX_FRAME_ANGLE, MAX_RATE, MIN_RATE,
     ResampledClip, ResampledClips, sanitize_rate,
 };
+pub use rig::FastRig;
 
 use dispatch::evaluate_group;
 use evaluate::{Group, Lane, Scratch};

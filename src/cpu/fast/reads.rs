@@ -9,9 +9,9 @@
 
 use std::mem::size_of;
 
-use super::evaluate::FastRig;
 use super::lanes::{F4, F8, LANES};
 use super::resampled::{CONSTANT, JointSlots, ResampledClips};
+use super::rig::FastRig;
 use super::soa::{Affine8, Sqt8};
 use crate::cpu::RootFrame;
 use crate::instance::InstanceRecord;

@@ -2,8 +2,10 @@
 //! instance `i` of a group of [`LANES`] instances of one rig, so a joint's whole chain (blend,
 //! SQT to matrix, propagation, skinning, bounds) runs for all of them in the same instructions.
 
+use glam::{Quat, Vec3};
+
 use super::lanes::{F4, F8, Isa, LANES, gather};
-use crate::math::Mat3x4Rows;
+use crate::math::{Mat3x4Rows, Sqt};
 
 /// [`LANES`] SQT transforms, one per lane. The rotation need not be unit length: every consumer
 /// normalizes (see [`Sqt8::to_affine`]).
@@ -327,6 +329,24 @@ fn mul_row<M: Isa>(a: &[F8; 4], b: &[[F8; 4]; 3]) -> [F8; 4] {
             a1.mul_add::<M>(b[1][3], a0.mul_add::<M>(b[0][3], a3)),
         ),
     ]
+}
+
+/// `s` as `[translation, rotation, scale]` (xyz_, xyzw, xyz_), the lane layout of [`Sqt8`].
+pub(crate) fn sqt_to_arrays(s: &Sqt) -> [[f32; 4]; 3] {
+    [
+        s.translation.extend(0.0).to_array(),
+        s.rotation.to_array(),
+        s.scale.extend(0.0).to_array(),
+    ]
+}
+
+/// The inverse of [`sqt_to_arrays`].
+pub(crate) fn arrays_to_sqt(trs: &[[f32; 4]; 3]) -> Sqt {
+    Sqt {
+        translation: Vec3::new(trs[0][0], trs[0][1], trs[0][2]),
+        rotation: Quat::from_array(trs[1]),
+        scale: Vec3::new(trs[2][0], trs[2][1], trs[2][2]),
+    }
 }
 
 #[cfg(test)]
