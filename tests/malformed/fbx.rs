@@ -3,7 +3,8 @@
 
 use sinew::ImportErrorKind;
 
-use super::{fuzz, import_error};
+use super::fixtures::import_error;
+use super::fuzzing::fuzz;
 
 fn file(name: &str) -> Vec<u8> {
     std::fs::read(super::common::repo().join("assets/fbx").join(name)).unwrap()

@@ -1,11 +1,11 @@
 //! glTF 2.0, clause by clause: meshes (§3.7.2) and skinned mesh attributes (§3.7.3.3), each
-//! case an edit of the minimal file (see the clause list in `malformed.rs`). Cases on a second,
+//! case an edit of the minimal file (see the clause list in `clauses.rs`). Cases on a second,
 //! unskinned mesh show that the rules hold for every mesh, not only the skinned ones read.
 
 use serde_json::json;
-use sinew::{ImportError, ImportErrorKind};
+use sinew::ImportErrorKind;
 
-use super::{
+use super::fixtures::{
     BODY, FLOAT, Gltf, INDICES, JOINTS, POSITION, ROOT, SHORT, TRANSLATIONS, WEIGHTS, declare,
     floats, import_and_bake, import_error, import_ok, valid, with_streams,
 };
@@ -316,7 +316,7 @@ fn quantized_morph_targets_need_the_extension_and_a_signed_type() {
         "accessor 8"
     );
     // The extension allows signed types only for targets.
-    let file = with_quantized_target(&values, super::UNSIGNED_SHORT, true);
+    let file = with_quantized_target(&values, super::fixtures::UNSIGNED_SHORT, true);
     let err = import_error("target-unorm16.gltf", &file.to_gltf());
     assert_kind!(
         err,

@@ -1,10 +1,10 @@
 //! glTF 2.0, clause by clause: scenes and nodes (§3.5) and skins (§3.7.3), each case an edit of
-//! the minimal file (see the clause list in `malformed.rs`).
+//! the minimal file (see the clause list in `clauses.rs`).
 
 use serde_json::json;
-use sinew::{ImportError, ImportErrorKind};
+use sinew::ImportErrorKind;
 
-use super::{
+use super::fixtures::{
     BODY, CHILD, Gltf, ROOT, import_and_bake, import_error, import_ok, valid, with_streams,
 };
 
@@ -167,7 +167,7 @@ fn node_with_weights_must_have_a_mesh() {
 #[test]
 fn inverse_bind_matrices_must_be_float_mat4() {
     let mut file = valid();
-    file.json["accessors"][super::INVERSE_BINDS]["type"] = json!("MAT3");
+    file.json["accessors"][super::fixtures::INVERSE_BINDS]["type"] = json!("MAT3");
     let err = import_error("ibm-mat3.gltf", &file.to_gltf());
     assert_kind!(
         err,
