@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 pub mod env;
+pub mod rigs;
 pub use env::{gpu_required, in_ci};
 
 /// Matrix tolerance: `|a - b| <= MATRIX_TOLERANCE * max(1, |b|)`.

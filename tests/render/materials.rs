@@ -4,7 +4,8 @@
 
 use sinew::render::RgbaImage;
 
-use super::{common, gpu, output_dir};
+use super::common;
+use super::fixtures::{gpu, output_dir};
 
 /// `sinew render` of CesiumMan at 0.5 s, 128², with `extra` arguments.
 fn render_cesium_man(name: &str, extra: &[&str]) -> Option<RgbaImage> {
@@ -55,7 +56,7 @@ fn coloured_triangle(
     color: [f32; 4],
     material: sinew::import::Material,
 ) -> sinew::SkinnedMesh {
-    let mut mesh = super::triangle_mesh();
+    let mut mesh = super::fixtures::triangle_mesh();
     mesh.positions = [[-0.4, -0.4, 0.0], [0.4, -0.4, 0.0], [0.0, 0.4, 0.0]]
         .map(|p| (glam::Vec3::from(p) + center).to_array())
         .to_vec();

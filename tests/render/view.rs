@@ -8,7 +8,8 @@ use sinew::render::{RenderTarget, RgbaImage, read_apng_frames};
 use sinew::runtime::LoopMode;
 use sinew::view::{OrbitCamera, ViewBackend, ViewClips, ViewerFrame, ViewerState};
 
-use super::{SAME_SCENE_TOLERANCE, common, differing_fraction, gpu, output_dir};
+use super::common;
+use super::fixtures::{SAME_SCENE_TOLERANCE, differing_fraction, gpu, output_dir};
 
 /// The shipped humanoid.
 fn humanoid_path() -> PathBuf {
@@ -205,7 +206,7 @@ fn view_frame_draws_the_pixels_sinew_render_draws() {
     viewer
         .save_png(out_path(&format!("view-frame-{}.png", gpu.backend_name())))
         .unwrap();
-    let differ = differing_fraction(&viewer, &rendered, super::PIXEL_THRESHOLD);
+    let differ = differing_fraction(&viewer, &rendered, super::fixtures::PIXEL_THRESHOLD);
     assert!(
         differ <= SAME_SCENE_TOLERANCE,
         "{differ} of the pixels differ"
@@ -214,7 +215,7 @@ fn view_frame_draws_the_pixels_sinew_render_draws() {
     // The GPU evaluator draws the same pose.
     state.set_backend(ViewBackend::Gpu);
     let on_gpu = viewer_image(&mut state, time, size);
-    let differ = differing_fraction(&on_gpu, &rendered, super::PIXEL_THRESHOLD);
+    let differ = differing_fraction(&on_gpu, &rendered, super::fixtures::PIXEL_THRESHOLD);
     assert!(
         differ <= SAME_SCENE_TOLERANCE,
         "GPU backend: {differ} differ"
@@ -309,7 +310,7 @@ fn render_frames_writes_an_animated_png_of_the_clip() {
     ]);
     assert!(line.contains("4 frames at 8 fps"), "{line}");
     let images = check_apng(&png, 4, (96, 96));
-    let moved = differing_fraction(&images[0], &images[2], super::PIXEL_THRESHOLD);
+    let moved = differing_fraction(&images[0], &images[2], super::fixtures::PIXEL_THRESHOLD);
     assert!(moved > 0.002, "frames 0 and 2 should differ ({moved})");
 }
 
@@ -334,7 +335,7 @@ fn crowd_frames_out_writes_an_animated_png_of_every_timed_frame() {
     ]);
     let images = check_apng(&apng, 3, (1024, 768));
     // The characters move from frame to frame (the camera stays as first framed).
-    let moved = differing_fraction(&images[0], &images[2], super::PIXEL_THRESHOLD);
+    let moved = differing_fraction(&images[0], &images[2], super::fixtures::PIXEL_THRESHOLD);
     assert!(moved > 0.0, "the crowd stands still");
     // The last frame is still rendered to `--out` as well.
     let still = RgbaImage::load_png(&last).unwrap();
