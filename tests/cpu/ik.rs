@@ -5,12 +5,8 @@ use glam::{Affine3A, Vec3};
 use sinew::cpu::evaluate_pose;
 use sinew::{AimConstraint, IkConstraint, IkTarget, Layer, Mat3x4Rows, Pole, Rig, TwoBoneIk};
 
+use super::common::rigs::humanoid;
 use super::common::{self, IK_TOLERANCE};
-
-fn humanoid() -> Rig {
-    let asset = sinew::import_file(common::repo().join("assets/humanoid.glb")).unwrap();
-    sinew::bake_rigs(&asset).unwrap().remove(0)
-}
 
 fn joint(rig: &Rig, name: &str) -> usize {
     rig.skeleton.find_joint(name).unwrap()

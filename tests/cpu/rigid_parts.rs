@@ -9,7 +9,7 @@ use sinew::report::{CpuPose, NodeSelection, PoseRequest, pose_report};
 use sinew::{Channel, Layer, Mat3x4Rows, Rig, SkinnedMesh, bake_rigs};
 
 use super::common;
-use super::{Fixture, at, linear, qv, rz, trs};
+use super::fixtures::{Fixture, at, linear, qv, rz, trs};
 
 /// A one-triangle rigid mesh on `node` (no skin, no joint streams).
 fn rigid_mesh(name: &str, node: usize) -> RawMesh {
