@@ -10,11 +10,11 @@ use sinew::{
 };
 
 use super::common::{self, Rng};
-use super::{
-    all_assets, assert_bounds_match, assert_transform_close, blend_rigs, chain_rig,
-    every_clip_items, every_shape, gpu, load, masks_for_all, morph_rigs, pack, palette_len,
-    random_flags, random_layers,
+use super::fixtures::{
+    all_assets, blend_rigs, chain_rig, every_clip_items, every_shape, gpu, load, masks_for_all,
+    morph_rigs, random_flags, random_layers,
 };
+use super::oracle::{assert_bounds_match, assert_transform_close, pack, palette_len};
 
 /// Options of a backend that samples compressed clips.
 fn compressed_options() -> GpuOptions {
@@ -609,10 +609,10 @@ fn rigs_added_at_run_time_are_compressed_at_upload_and_match_the_cpu_twin() {
 #[test]
 fn compressed_root_motion_matches_the_compressed_cpu_twin() {
     let Some(ctx) = gpu() else { return };
-    let mut rig = super::walker_rig();
+    let mut rig = super::root_motion::walker_rig();
     rig.compress(common::COARSE_BUDGET_M).unwrap();
     let rigs = [rig.clone()];
-    let records = super::root_motion_records(&rig);
+    let records = super::root_motion::root_motion_records(&rig);
     let slots: Vec<u32> = (0..records.len() as u32).collect();
     let twin = CpuBackend::with_compressed(rigs.to_vec(), Vec::new()).unwrap();
     let (mut cpu, mut exact) = (records.clone(), records.clone());
@@ -627,7 +627,7 @@ fn compressed_root_motion_matches_the_compressed_cpu_twin() {
         .reserve_palette(palette_len(&rigs, &records) as u32)
         .unwrap();
     let mut prev = None;
-    for now in super::frame_times(120) {
+    for now in super::root_motion::frame_times(120) {
         backend.evaluate_at(now, &records).unwrap();
         let from = prev.unwrap_or(now);
         for (c, e) in cpu.iter_mut().zip(&mut exact) {
@@ -639,7 +639,7 @@ fn compressed_root_motion_matches_the_compressed_cpu_twin() {
     let worlds = backend.read_worlds(&slots).unwrap();
     let mut off = 0.0f32;
     for (i, ((g, c), e)) in worlds.iter().zip(&cpu).zip(&exact).enumerate() {
-        super::assert_world_close(g, &c.world.to_affine(), &format!("record {i}"));
+        super::root_motion::assert_world_close(g, &c.world.to_affine(), &format!("record {i}"));
         let e = Vec3::from(e.world.to_affine().translation);
         off = off.max((Vec3::from(g.translation) - e).abs().max_element());
     }

@@ -7,7 +7,9 @@ use sinew::{
     Mat3x4Rows, Pole, Rig, TwoBoneIk,
 };
 
-use super::{Aabb, assert_bounds_match, assert_transform_close, gpu, matrix_close};
+use super::fixtures::gpu;
+use super::oracle::{assert_bounds_match, assert_transform_close, matrix_close};
+use sinew::Aabb;
 
 fn ik_humanoid() -> Rig {
     let asset = sinew::import_file(super::common::repo().join("assets/humanoid.glb")).unwrap();

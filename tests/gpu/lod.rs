@@ -8,15 +8,10 @@ use sinew::lod::{LodPolicy, UpdateRate, evaluation};
 use sinew::render::{Camera, Renderer, Scene, SkinnedBatch, SkinnedBatchDesc, SkinnedInstance};
 use sinew::{GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows, Rig, TimeWrap};
 
-use super::{
-    assert_evaluated_matches_cpu, assert_world_close, cpu_evaluate_at, frame_times, gpu,
-    palette_len, root_motion_records, walker_rig,
-};
-
-fn humanoid() -> Rig {
-    let asset = sinew::import_file(super::common::repo().join("assets/humanoid.glb")).unwrap();
-    sinew::bake_rigs(&asset).unwrap().remove(0)
-}
+use super::common::rigs::humanoid;
+use super::fixtures::gpu;
+use super::oracle::{assert_evaluated_matches_cpu, cpu_evaluate_at, palette_len};
+use super::root_motion::{assert_world_close, frame_times, root_motion_records, walker_rig};
 
 /// A record of `rig` in slot `slot` (palette blocks one after the other) at `x` along X,
 /// playing clip 0 looping at rate 1 from frame time 0.
@@ -43,7 +38,7 @@ fn block<'a>(rig: &Rig, palette: &'a [Mat3x4Rows], rec: &InstanceRecord) -> &'a 
 /// Asserts that the block `got` equals the CPU's `cpu` (transform tolerance).
 fn assert_block_close(got: &[Mat3x4Rows], cpu: &[Mat3x4Rows], what: &str) {
     for (j, (g, c)) in got.iter().zip(cpu).enumerate() {
-        super::assert_transform_close(
+        super::oracle::assert_transform_close(
             &g.to_cols_array(),
             &c.to_cols_array(),
             &format!("{what}, joint {j}"),

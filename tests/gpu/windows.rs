@@ -1,0 +1,115 @@
+//! Palettes and records larger than one binding: windows.
+
+use sinew::gpu::GpuOptions;
+use sinew::{GpuBackend, TimeWrap};
+
+use super::common::Rng;
+use super::fixtures::{crowd_rigs, gpu, random_layers, shuffle};
+use super::oracle::{assert_backend_matches_cpu, assert_evaluated_matches_cpu, pack, palette_len};
+
+#[test]
+fn palettes_and_records_larger_than_one_binding_are_evaluated_in_windows() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(7);
+    let rigs = crowd_rigs();
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let mut items = Vec::new();
+    for _ in 0..300 {
+        let r = rng.below(rigs.len());
+        let count = 1 + rng.below(2);
+        let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
+        items.push((r as u32, 0, rng.world(), layers));
+    }
+    let mut records = pack(&rigs, &items);
+    let len = palette_len(&rigs, &records);
+    assert!(len * 48 > 4 * (64 << 10), "palette of {len} entries");
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        format!("windowed record {i}")
+    });
+    let windows = backend.dispatches_last_frame();
+    assert!(windows >= 4, "{windows} dispatches");
+    // Out of palette order: more dispatches, same results.
+    records.swap(0, 150);
+    records.swap(10, 290);
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        format!("windowed, shuffled record {i}")
+    });
+    assert!(backend.dispatches_last_frame() > windows);
+
+    // Records past one binding too (16 KiB: 64 records per binding), with running clocks.
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+        max_record_binding: Some(16 << 10),
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let mut records = pack(&rigs, &items);
+    for rec in &mut records {
+        let d = rigs[rec.rig as usize].clips.clips()[rec.layers[0].clip as usize]
+            .duration
+            .max(0.1);
+        rec.layers[0] = rec.layers[0].with_clock(0.0, 0.0, 1.0, TimeWrap::Loop, d);
+    }
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    backend.evaluate_at(1.3, &records).unwrap();
+    assert!(
+        backend.dispatches_last_frame() >= records.len() as u32 / 64,
+        "{} dispatches for {} records",
+        backend.dispatches_last_frame(),
+        records.len()
+    );
+    assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, 1.3, &|i| {
+        format!("record {i} past one record binding")
+    });
+}
+
+#[test]
+fn windowed_frames_whose_plans_change_every_frame_match_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(43);
+    let rigs = crowd_rigs();
+    // 64 KiB palette windows and 16 records per record binding: a shuffled frame splits into a
+    // dispatch almost per record, and the split moves from frame to frame.
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+        max_record_binding: Some(4 << 10),
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let mut dispatches = 0;
+    for frame in 0..12 {
+        let count = 60 + rng.below(240);
+        let items: Vec<_> = (0..count)
+            .map(|_| {
+                let r = rng.below(rigs.len());
+                let count = 1 + rng.below(2);
+                let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
+                (r as u32, 0, rng.world(), layers)
+            })
+            .collect();
+        let mut records = pack(&rigs, &items);
+        if frame % 4 != 3 {
+            shuffle(&mut records, &mut rng);
+        }
+        let now = 0.1 * frame as f32;
+        backend
+            .reserve_palette(palette_len(&rigs, &records) as u32)
+            .unwrap();
+        backend.evaluate_at(now, &records).unwrap();
+        dispatches += backend.dispatches_last_frame();
+        assert_evaluated_matches_cpu(&mut backend, &rigs, &[], &records, now, &|i| {
+            format!("frame {frame} of {count} records: record {i}")
+        });
+    }
+    // Hundreds of bind groups made and dropped as the plans change.
+    assert!(dispatches > 800, "{dispatches} dispatches in 12 frames");
+}
