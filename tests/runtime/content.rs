@@ -2,7 +2,15 @@
 //! play; the entities from before keep identical output, new entities use the new content.
 
 use super::common::MATRIX_TOLERANCE;
-use super::*;
+use super::fixtures::{
+    DT, animator, clip, distance, events_animator, locomotion, palette, rotation, run,
+    spawn_playing, test_asset, test_rig, translation, z_up_rig,
+};
+use glam::Vec3;
+use hecs::{Entity, World};
+use sinew::Rig;
+use sinew::import::RawClip;
+use sinew::runtime::{Animated, Animator, Playback, RuntimeError, Scheduling, Transform, Value};
 
 /// A clip over the test rig's joints that none of its clips is.
 fn hop() -> RawClip {

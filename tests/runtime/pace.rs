@@ -2,8 +2,17 @@
 //! layers, every clock and fade of the entity included.
 
 use super::common::MATRIX_TOLERANCE;
-use super::*;
+use super::fixtures::{
+    DT, animator, assert_close, clip_id, distance, locomotion, palette, run, sample, spawn_playing,
+    state_of,
+};
+use glam::Vec2;
+use hecs::{Entity, World};
 use sinew::runtime::Pace;
+use sinew::runtime::{
+    Animated, Animator, BlendSpaceDef, ClipLayer, Layers, Playback, RuntimeError, Scheduling,
+    StateMachine, Transform, Value,
+};
 
 /// A state machine entity fading idle → walk, a blend-space cross-fade and a playback whose
 /// layer fades its weight: every kind of clock an entity can have.

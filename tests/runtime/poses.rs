@@ -10,7 +10,7 @@ use sinew::runtime::{
 };
 use sinew::{Rig, TimeWrap};
 
-use super::{
+use super::fixtures::{
     DT, clip, clip_id, drain, joint, models, record, rotation, run, sample, spawn_machine,
     spawn_playing, spawn_walker, state_of, test_asset, translation,
 };

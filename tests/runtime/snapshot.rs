@@ -2,8 +2,17 @@
 //! bitwise identically, and damaged snapshots are typed errors.
 
 use super::common::Rng;
-use super::*;
+use super::fixtures::{
+    DT, animator, clip_id, float, param, run, sample, spawn_playing, speed_is, test_rig,
+};
+use glam::{Quat, Vec2, Vec3};
+use hecs::{Entity, World};
 use sinew::Mat3x4Rows;
+use sinew::runtime::{
+    Animated, Animator, Attachment, BlendSpaceDef, ClipLayer, Clock, Compare, Condition, CrossFade,
+    Layers, LoopMode, MaskSpec, Motion, ParameterKind, Playback, RootTranslation, RuntimeError,
+    Scheduling, StateDef, StateMachineDef, StateMotion, Transform, TransitionDef, Value,
+};
 use sinew::runtime::{RuntimeSnapshot, SNAPSHOT_VERSION};
 
 /// A machine with a float `speed`, a trigger `jump` from any state and a blend-space state.
