@@ -1,0 +1,281 @@
+//! The command line's grammar: help, version, usage errors (exit 2) and run-time errors (exit 1).
+
+use sinew::report::PoseReport;
+
+use super::common;
+use super::fixtures::{all_assets, sinew};
+
+/// The shipped default rig, as a command-line argument.
+fn humanoid_arg() -> String {
+    common::repo()
+        .join("assets/humanoid.glb")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Asserts `sinew args` is a usage error: exit code 2 and clap's message naming each of
+/// `named`, with no panic.
+fn assert_usage_error(args: &[&str], named: &[&str]) {
+    let out = sinew(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "sinew {args:?}: {err}");
+    assert!(err.starts_with("error: "), "sinew {args:?}: {err}");
+    for name in named {
+        assert!(
+            err.contains(name),
+            "sinew {args:?} does not name {name}: {err}"
+        );
+    }
+    assert!(!err.contains("panicked"), "sinew {args:?}: {err}");
+}
+
+#[test]
+fn every_subcommand_answers_help_with_its_options() {
+    let subcommands: [(&str, &[&str]); 5] = [
+        ("inspect", &["<FILE>", "--json"]),
+        (
+            "pose",
+            &[
+                "<FILE>",
+                "--anim",
+                "--times",
+                "--rest",
+                "--backend",
+                "--nodes",
+                "animated",
+            ],
+        ),
+        ("bake", &["<FILE>", "-o", "--out"]),
+        (
+            "crowd",
+            &[
+                "--characters",
+                "--frames",
+                "--model",
+                "--backend",
+                "--resampled",
+                "--out",
+                "--json",
+                "--no-look-at",
+                "--lod",
+                "--update-every",
+                "--skip-culled",
+                "--view-fraction",
+            ],
+        ),
+        (
+            "render",
+            &[
+                "<FILE>",
+                "--anim",
+                "--time",
+                "--rest",
+                "--out",
+                "--bones",
+                "--size",
+                "--skinning",
+                "dq",
+                "--backend",
+            ],
+        ),
+    ];
+    let top = sinew(&["--help"]);
+    assert!(top.status.success());
+    let top = String::from_utf8_lossy(&top.stdout);
+    for (sub, options) in subcommands {
+        assert!(top.contains(sub), "sinew --help does not list {sub}: {top}");
+        let out = sinew(&[sub, "--help"]);
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "sinew {sub} --help failed");
+        assert!(help.contains(&format!("Usage: sinew {sub}")), "{help}");
+        for option in options {
+            assert!(
+                help.contains(option),
+                "sinew {sub} --help does not mention {option}: {help}"
+            );
+        }
+    }
+}
+
+#[test]
+fn version_prints_the_package_version() {
+    let out = sinew(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("sinew {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn unknown_options_and_commands_are_usage_errors() {
+    let rig = humanoid_arg();
+    assert_usage_error(&["inspect", &rig, "--bogus"], &["--bogus"]);
+    assert_usage_error(&["dance"], &["dance"]);
+    // No subcommand: the top-level help, on stderr, as a usage error.
+    let out = sinew(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: sinew <COMMAND>"));
+}
+
+#[test]
+fn pose_takes_either_an_animation_or_the_rest_pose() {
+    let rig = humanoid_arg();
+    assert_usage_error(
+        &["pose", &rig, "--rest", "--anim", "1", "--times", "0"],
+        &["--rest", "--anim"],
+    );
+    assert_usage_error(&["pose", &rig], &["--anim", "--rest"]);
+    assert_usage_error(&["pose", &rig, "--anim", "1"], &["--times"]);
+    assert_usage_error(&["pose", &rig, "--times", "0"], &["--anim"]);
+    assert_usage_error(
+        &["pose", &rig, "--anim", "1", "--times", "0,nan"],
+        &["--times", "nan"],
+    );
+    assert_usage_error(&["pose", &rig, "--rest", "--nodes", "some"], &["--nodes"]);
+    assert_usage_error(
+        &["pose", &rig, "--rest", "--backend", "tpu"],
+        &["--backend"],
+    );
+    assert_usage_error(&["render", &rig, "--rest", "--anim", "1"], &["--rest"]);
+    assert_usage_error(
+        &["render", &rig, "--rest", "--time", "1", "--out", "x.png"],
+        &["--time"],
+    );
+    assert_usage_error(&["crowd", "--characters", "0"], &["--characters"]);
+    assert_usage_error(&["crowd", "--backend", "cpu", "--lod"], &["--lod"]);
+    assert_usage_error(&["crowd", "--update-every", "0"], &["--update-every"]);
+    assert_usage_error(&["crowd", "--view-fraction", "2"], &["--view-fraction"]);
+}
+
+#[test]
+fn pose_command_accepts_negative_and_spaced_times() {
+    let rig = humanoid_arg();
+    let out = sinew(&["pose", &rig, "--anim", "1", "--times", "-1, 0.5"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: PoseReport = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got.times, vec![Some(-1.0), Some(0.5)]);
+}
+
+#[test]
+fn run_time_errors_exit_1_with_a_message() {
+    let rig = humanoid_arg();
+    let missing = common::repo().join("target/no-such-file.glb");
+    for args in [
+        vec!["pose", &rig, "--anim", "9", "--times", "0"],
+        vec!["inspect", missing.to_str().unwrap()],
+        vec!["pose", missing.to_str().unwrap(), "--rest"],
+    ] {
+        let out = sinew(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.starts_with("sinew: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let out = sinew(&["inspect", missing.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-file.glb"), "names the file: {err}");
+}
+
+/// `(node, parent node)` of every joint line of `sinew inspect`'s text, per rig, read from the
+/// indentation: a joint's parent is the nearest line above it one level shallower.
+fn printed_trees(text: &str) -> Vec<Vec<(u64, Option<u64>)>> {
+    let mut rigs: Vec<Vec<(u64, Option<u64>)>> = Vec::new();
+    let mut path: Vec<u64> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("rig ") {
+            rigs.push(Vec::new());
+            path.clear();
+            continue;
+        }
+        // Mesh and clip lines quote their names; joint lines do not.
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("mesh \"") || trimmed.starts_with("clip \"") {
+            continue;
+        }
+        let Some((head, node)) = line
+            .strip_suffix(')')
+            .and_then(|l| l.rsplit_once(" (node "))
+        else {
+            continue;
+        };
+        let node: u64 = node.parse().unwrap();
+        let indent = head.len() - head.trim_start().len();
+        assert!(indent >= 2 && indent % 2 == 0, "odd indentation: {line:?}");
+        let depth = indent / 2 - 1;
+        assert!(
+            depth <= path.len(),
+            "{line:?} is deeper than a child of the line above"
+        );
+        path.truncate(depth);
+        rigs.last_mut().unwrap().push((node, path.last().copied()));
+        path.push(node);
+    }
+    rigs
+}
+
+#[test]
+fn inspect_prints_each_joint_under_its_real_parent() {
+    let mut level_order_misleads = false;
+    for path in all_assets() {
+        let file = path.to_str().unwrap();
+        let text = sinew(&["inspect", file]);
+        assert!(text.status.success(), "{file}");
+        let json = sinew(&["inspect", file, "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        let printed = printed_trees(&String::from_utf8_lossy(&text.stdout));
+        let rigs = json["rigs"].as_array().unwrap();
+        assert_eq!(printed.len(), rigs.len(), "{file}: rig count");
+        for (r, (rig, lines)) in rigs.iter().zip(&printed).enumerate() {
+            let joints = rig["joints"].as_array().unwrap();
+            let node = |j: &serde_json::Value| j["node"].as_u64().unwrap();
+            let parent_node =
+                |j: &serde_json::Value| j["parent"].as_u64().map(|p| node(&joints[p as usize]));
+            assert_eq!(lines.len(), joints.len(), "{file} rig {r}: joint lines");
+            let index_of = |n: u64| joints.iter().position(|j| node(j) == n).unwrap();
+            let mut last_child: std::collections::HashMap<Option<u64>, usize> = Default::default();
+            for &(n, parent) in lines {
+                let j = index_of(n);
+                assert_eq!(
+                    parent,
+                    parent_node(&joints[j]),
+                    "{file} rig {r}: node {n} printed under {parent:?}"
+                );
+                // Siblings appear in joint order.
+                if let Some(&before) = last_child.get(&parent) {
+                    assert!(
+                        before < j,
+                        "{file} rig {r}: node {n} before its elder sibling"
+                    );
+                }
+                last_child.insert(parent, j);
+            }
+            let mut seen: Vec<u64> = lines.iter().map(|l| l.0).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(
+                seen.len(),
+                joints.len(),
+                "{file} rig {r}: a joint printed twice"
+            );
+            // Printing joints in index (depth level) order, indented by depth, would read back
+            // other parents on some of these rigs: the test tells the two apart.
+            let mut path: Vec<u64> = Vec::new();
+            for j in joints {
+                let depth = j["depth"].as_u64().unwrap() as usize;
+                path.truncate(depth);
+                level_order_misleads |= path.last().copied() != parent_node(j);
+                path.push(node(j));
+            }
+        }
+    }
+    assert!(
+        level_order_misleads,
+        "no asset tells tree order from level order"
+    );
+}
