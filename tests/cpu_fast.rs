@@ -17,8 +17,9 @@ mod outputs;
 #[path = "cpu_fast/validation.rs"]
 mod validation;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use common::rigs::{humanoid, rigs_of, units_per_metre};
 use common::{assert_matrix_close, repo, repo_assets, shared_assets};
 use glam::{Affine3A, Quat, Vec3, Vec3A};
 use sinew::cpu::evaluate_pose_with_flags;
@@ -41,23 +42,6 @@ const CONFORMANCE_ERROR_BOUND_M: f32 = 1e-3;
 
 /// Distance of the virtual vertices from their joint, in metres (ACL's default).
 const VIRTUAL_VERTEX_M: f32 = 0.03;
-
-fn rigs_of(path: &Path) -> Vec<Rig> {
-    bake_rigs(&import_file(path).unwrap()).unwrap()
-}
-
-fn humanoid() -> Rig {
-    rigs_of(&repo().join("assets/humanoid.glb")).remove(0)
-}
-
-/// Rig units per metre: glTF is in metres, but Fox is modelled in centimetres.
-fn units_per_metre(path: &Path) -> f32 {
-    if path.file_stem().is_some_and(|s| s == "Fox") {
-        100.0
-    } else {
-        1.0
-    }
-}
 
 fn world() -> Affine3A {
     Affine3A::from_scale_rotation_translation(

@@ -2,7 +2,7 @@
 //! masks and additive layers, synthetic extremes (a 256-joint chain, a 256-joint fan), random
 //! crowds, AABBs against skinned vertices, dispatch counts, palette growth and the `pose` command.
 //!
-//! One device and one pipeline serve the whole file: some drivers compile a pipeline only at its
+//! One device and one pipeline serve the whole binary: some drivers compile a pipeline only at its
 //! first dispatch, and slowly. Without an adapter the tests print why and pass, except under
 //! `REQUIRE_GPU=1`, where a missing adapter fails them. `WGPU_BACKEND` picks the backend.
 

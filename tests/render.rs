@@ -6,7 +6,7 @@
 //! binding limit, so a few hundred characters span many windows), against one page.
 //!
 //! One device and two renderers (the device's binding limit, and [`fixtures::PAGED_BINDING`]) serve the
-//! whole file (pipelines compile on first use and are shared). Without an adapter the GPU tests print why and pass, except under `REQUIRE_GPU=1`,
+//! whole binary (pipelines compile on first use and are shared). Without an adapter the GPU tests print why and pass, except under `REQUIRE_GPU=1`,
 //! where a missing adapter fails them. `WGPU_BACKEND` picks the backend. `SINEW_BLESS=1`
 //! rewrites the reference images in `tests/reference/` instead of comparing with them. Every
 //! image a test renders is also written to `target/render-tests/` for inspection.

@@ -2,12 +2,27 @@
 //! humanoid and the synthetic rigs of `assets/synthetic/`.
 #![allow(dead_code)] // each test binary uses its own part
 
+use std::path::Path;
+
 use sinew::Rig;
+
+/// Every rig baked from the asset at `path`.
+pub fn rigs_of(path: &Path) -> Vec<Rig> {
+    sinew::bake_rigs(&sinew::import_file(path).unwrap()).unwrap()
+}
 
 /// The first rig baked from the asset at `path` (relative to the repository root).
 fn first_rig(path: &str) -> Rig {
-    let asset = sinew::import_file(super::repo().join(path)).unwrap();
-    sinew::bake_rigs(&asset).unwrap().remove(0)
+    rigs_of(&super::repo().join(path)).remove(0)
+}
+
+/// Rig units per metre: glTF is in metres, but Fox is modelled in centimetres.
+pub fn units_per_metre(path: &Path) -> f32 {
+    if path.file_stem().is_some_and(|s| s == "Fox") {
+        100.0
+    } else {
+        1.0
+    }
 }
 
 /// The shipped default rig (committed, so always present).

@@ -8,28 +8,15 @@ use sinew::cpu::decode::interpolate_rotation;
 use sinew::cpu::{ClipSource, evaluate_pose_from, morph_weights};
 use sinew::{
     CompressedClips, CpuBackend, DEFAULT_ERROR_BUDGET, InstanceRecord, Layer, Mat3x4Rows, Rig,
-    bake_rigs, import_file,
 };
 
+use super::common::rigs::{rigs_of, units_per_metre};
 use super::common::{
     COARSE_BUDGET_M, COARSE_ROOT_OFFSET_M, COMPRESSED_CONFORMANCE_ERROR_M,
     COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR, COMPRESSION_MIN_RATIO, EXACT_TOLERANCE,
     FOX_COMPRESSION_MIN_RATIO, SLERP_FIT_TOLERANCE, SLERP_FIT_WIDE_TOLERANCE, fbx_assets, repo,
     repo_assets, shared, shared_assets, with_key_gap,
 };
-
-fn rigs_of(path: &Path) -> Vec<Rig> {
-    bake_rigs(&import_file(path).unwrap()).unwrap()
-}
-
-/// Rig units per metre: glTF is in metres, but Fox is modelled in centimetres.
-fn units_per_metre(path: &Path) -> f32 {
-    if path.file_stem().is_some_and(|s| s == "Fox") {
-        100.0
-    } else {
-        1.0
-    }
-}
 
 /// `rig` with its clips compressed to the default budget (in metres, for its units).
 fn compressed(rig: &Rig, upm: f32) -> Rig {

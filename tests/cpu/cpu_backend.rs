@@ -115,62 +115,95 @@ fn backend_accepts_records_in_any_palette_order() {
     check_backend_against_evaluate_pose(true);
 }
 
+/// Records naming what the backend lacks, or outputs of the wrong size: each case, on a fresh
+/// backend, fails with exactly its error.
 #[test]
-fn backend_rejects_an_unknown_rig() {
-    let mut backend = backend_fixture();
-    let instances = [record(2, 0, &[Layer::clip(0, 0.0)])];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; 16];
-    let mut aabbs = vec![Aabb::EMPTY; 1];
-    let err = backend
-        .evaluate(&instances, &mut palette, &mut aabbs)
-        .unwrap_err();
-    assert_eq!(
-        err,
-        EvalError::NoSuchRig {
-            rig: 2,
-            rig_count: 2
-        }
-    );
-}
-
-#[test]
-fn backend_rejects_an_unknown_clip() {
-    let mut backend = backend_fixture();
-    let instances = [record(0, 0, &[Layer::clip(1, 0.0)])];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; 16];
-    let mut aabbs = vec![Aabb::EMPTY; 1];
-    let err = backend
-        .evaluate(&instances, &mut palette, &mut aabbs)
-        .unwrap_err();
-    assert_eq!(
-        err,
-        EvalError::NoSuchClip {
-            clip: 1,
-            clip_count: 1
-        }
-    );
-}
-
-#[test]
-fn backend_rejects_an_unknown_mask() {
-    let mut backend = backend_fixture();
+fn backend_rejects_unknown_references_and_wrong_output_sizes() {
     let masked = Layer {
         mask: Some(3),
         ..Layer::clip(0, 0.0)
     };
-    let instances = [record(1, 0, &[masked])];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; 16];
-    let mut aabbs = vec![Aabb::EMPTY; 1];
-    let err = backend
-        .evaluate(&instances, &mut palette, &mut aabbs)
-        .unwrap_err();
-    assert_eq!(
-        err,
-        EvalError::NoSuchMask {
-            mask: 3,
-            mask_count: 1
-        }
-    );
+    let cases = [
+        (
+            "an unknown rig",
+            vec![record(2, 0, &[Layer::clip(0, 0.0)])],
+            16,
+            1,
+            EvalError::NoSuchRig {
+                rig: 2,
+                rig_count: 2,
+            },
+        ),
+        (
+            "an unknown clip",
+            vec![record(0, 0, &[Layer::clip(1, 0.0)])],
+            16,
+            1,
+            EvalError::NoSuchClip {
+                clip: 1,
+                clip_count: 1,
+            },
+        ),
+        (
+            "an unknown mask",
+            vec![record(1, 0, &[masked])],
+            16,
+            1,
+            EvalError::NoSuchMask {
+                mask: 3,
+                mask_count: 1,
+            },
+        ),
+        // Rig 0 has 4 joints: the first instance covers entries 0..4, the second starts at 2.
+        (
+            "overlapping palette ranges",
+            vec![
+                record(0, 0, &[Layer::clip(0, 0.0)]),
+                record(0, 2, &[Layer::clip(0, 0.0)]),
+            ],
+            16,
+            2,
+            EvalError::PaletteOverlap {
+                instance: 1,
+                offset: 2,
+            },
+        ),
+        (
+            "a palette too small for the last instance",
+            vec![
+                record(0, 0, &[Layer::clip(0, 0.0)]),
+                record(0, 4, &[Layer::clip(0, 0.0)]),
+            ],
+            7,
+            2,
+            EvalError::OutputSize {
+                expected: 8,
+                found: 7,
+            },
+        ),
+        (
+            "an AABB slice of the wrong length",
+            vec![
+                record(0, 0, &[Layer::clip(0, 0.0)]),
+                record(0, 4, &[Layer::clip(0, 0.0)]),
+            ],
+            8,
+            1,
+            EvalError::OutputSize {
+                expected: 2,
+                found: 1,
+            },
+        ),
+    ];
+    for (what, instances, palette_len, aabb_len, expected) in cases {
+        let mut backend = backend_fixture();
+        let mut palette = vec![Mat3x4Rows::IDENTITY; palette_len];
+        let mut aabbs = vec![Aabb::EMPTY; aabb_len];
+        let err = backend
+            .evaluate(&instances, &mut palette, &mut aabbs)
+            .unwrap_err();
+        assert_eq!(err, expected, "{what}");
+    }
 }
 
 #[test]
@@ -213,70 +246,6 @@ fn backend_rejects_a_mask_with_a_nan_weight() {
     assert!(
         matches!(&err, EvalError::BadLayer { reason } if reason.contains(&format!("mask {bad}"))),
         "expected the NaN mask {bad} to be rejected, got {err:?}"
-    );
-}
-
-#[test]
-fn backend_rejects_overlapping_palette_ranges() {
-    // Rig 0 has 4 joints: the first instance covers entries 0..4, the second starts at 2.
-    let mut backend = backend_fixture();
-    let instances = [
-        record(0, 0, &[Layer::clip(0, 0.0)]),
-        record(0, 2, &[Layer::clip(0, 0.0)]),
-    ];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; 16];
-    let mut aabbs = vec![Aabb::EMPTY; 2];
-    let err = backend
-        .evaluate(&instances, &mut palette, &mut aabbs)
-        .unwrap_err();
-    assert_eq!(
-        err,
-        EvalError::PaletteOverlap {
-            instance: 1,
-            offset: 2
-        }
-    );
-}
-
-#[test]
-fn backend_rejects_a_palette_too_small_for_the_last_instance() {
-    let mut backend = backend_fixture();
-    let instances = [
-        record(0, 0, &[Layer::clip(0, 0.0)]),
-        record(0, 4, &[Layer::clip(0, 0.0)]),
-    ];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; 7];
-    let mut aabbs = vec![Aabb::EMPTY; 2];
-    let err = backend
-        .evaluate(&instances, &mut palette, &mut aabbs)
-        .unwrap_err();
-    assert_eq!(
-        err,
-        EvalError::OutputSize {
-            expected: 8,
-            found: 7
-        }
-    );
-}
-
-#[test]
-fn backend_rejects_an_aabb_slice_of_the_wrong_length() {
-    let mut backend = backend_fixture();
-    let instances = [
-        record(0, 0, &[Layer::clip(0, 0.0)]),
-        record(0, 4, &[Layer::clip(0, 0.0)]),
-    ];
-    let mut palette = vec![Mat3x4Rows::IDENTITY; 8];
-    let mut aabbs = vec![Aabb::EMPTY; 1];
-    let err = backend
-        .evaluate(&instances, &mut palette, &mut aabbs)
-        .unwrap_err();
-    assert_eq!(
-        err,
-        EvalError::OutputSize {
-            expected: 2,
-            found: 1
-        }
     );
 }
 
