@@ -15,6 +15,8 @@ mod command_line;
 mod common;
 #[path = "gpu/compressed.rs"]
 mod compressed;
+#[path = "gpu/compressed_twin.rs"]
+mod compressed_twin;
 #[path = "gpu/crowds.rs"]
 mod crowds;
 #[path = "gpu/errors_and_devices.rs"]
