@@ -1,4 +1,5 @@
-//! CpuBackend
+//! `CpuBackend`: the poses of `evaluate_pose` for every instance in any palette order, typed
+//! errors for bad records and outputs, and the same bits for any thread count.
 
 use glam::{Affine3A, Vec3};
 use sinew::cpu::evaluate_pose;
