@@ -351,17 +351,6 @@ impl InstanceRecord {
         Self::GPU_ROOT_MOTION | ((count as u32) << Self::BASE_LAYERS_SHIFT)
     }
 
-    /// The same record with its LOD bits ([`InstanceRecord::LOD_BITS`]) replaced: evaluated at
-    /// `rate`, sampling the joints of LOD `level` (clamped to 3), skipped while culled when
-    /// `skip_culled`.
-    pub fn with_lod(mut self, rate: crate::UpdateRate, level: u32, skip_culled: bool) -> Self {
-        self.flags = (self.flags & !Self::LOD_BITS)
-            | rate.bits()
-            | (level.min(3) << Self::LOD_LEVEL_SHIFT)
-            | if skip_culled { Self::SKIP_CULLED } else { 0 };
-        self
-    }
-
     /// The joint LOD level in `flags` ([`InstanceRecord::LOD_LEVEL`]).
     pub fn lod_level(&self) -> u32 {
         (self.flags & Self::LOD_LEVEL) >> Self::LOD_LEVEL_SHIFT

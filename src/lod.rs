@@ -40,6 +40,19 @@ pub enum UpdateRate {
     Frozen,
 }
 
+impl InstanceRecord {
+    /// The same record with its LOD bits ([`InstanceRecord::LOD_BITS`]) replaced: evaluated at
+    /// `rate`, sampling the joints of LOD `level` (clamped to 3), skipped while culled when
+    /// `skip_culled`.
+    pub fn with_lod(mut self, rate: UpdateRate, level: u32, skip_culled: bool) -> Self {
+        self.flags = (self.flags & !Self::LOD_BITS)
+            | rate.bits()
+            | (level.min(3) << Self::LOD_LEVEL_SHIFT)
+            | if skip_culled { Self::SKIP_CULLED } else { 0 };
+        self
+    }
+}
+
 impl UpdateRate {
     /// This rate's bits of [`InstanceRecord::flags`].
     pub fn bits(self) -> u32 {

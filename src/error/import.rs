@@ -1,7 +1,10 @@
 //! Import and bake errors: what stops a glTF or FBX file, or hand-built raw data, from becoming
 //! rigs.
 
+use glam::{Quat, Vec3};
 use thiserror::Error;
+
+use crate::math::Axis;
 
 /// A glTF file could not become raw animation data, or raw data could not be baked.
 #[derive(Clone, Debug, Error, PartialEq)]
@@ -27,7 +30,7 @@ pub enum ImportErrorKind {
     Fbx(String),
     /// The import settings cannot describe a file (see [`crate::import::ImportSettings`]).
     #[error("import settings: {0}")]
-    Settings(crate::import::SettingsError),
+    Settings(SettingsError),
     /// A buffer is missing, unreadable or shorter than its declared length.
     #[error("buffer {buffer}: {reason}")]
     Buffer {
@@ -362,4 +365,26 @@ impl ImportError {
             kind,
         }
     }
+}
+
+/// Import settings that cannot describe a file.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum SettingsError {
+    /// The unit scale is zero, negative, infinite or NaN.
+    #[error("unit scale {0} is not a finite positive number")]
+    UnitScale(f32),
+    /// The up and forward axes lie along the same line.
+    #[error("up axis {up} and forward axis {forward} are not perpendicular")]
+    Axes {
+        /// The up axis given.
+        up: Axis,
+        /// The forward axis given.
+        forward: Axis,
+    },
+    /// The extra rotation is not a finite unit quaternion.
+    #[error("root rotation {0} is not a unit quaternion")]
+    Rotation(Quat),
+    /// The extra translation is not finite.
+    #[error("root translation {0} is not finite")]
+    Translation(Vec3),
 }

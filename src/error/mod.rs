@@ -4,7 +4,7 @@ mod compressed;
 mod import;
 
 pub use compressed::CompressedError;
-pub use import::{ImportError, ImportErrorKind};
+pub use import::{ImportError, ImportErrorKind, SettingsError};
 
 use thiserror::Error;
 

@@ -4,6 +4,12 @@
 //! Keep in sync with `wgsl/common/math.wgsl`: each function here has a WGSL twin of the same name
 //! and the same operation order, so CPU and GPU results agree to float rounding.
 
+mod aabb;
+mod axis;
+
+pub use aabb::Aabb;
+pub use axis::Axis;
+
 use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 
 /// Threshold under which a quaternion is treated as having no length.
