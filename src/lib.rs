@@ -27,10 +27,10 @@
 //! ```
 
 pub mod bake;
+pub mod baked;
 pub mod cpu;
 mod error;
 pub mod gpu;
-pub mod ik;
 pub mod import;
 mod instance;
 mod layer_reads;
@@ -43,11 +43,12 @@ pub mod report;
 pub mod runtime;
 pub mod view;
 
-pub use bake::{
-    Aabb, ChannelCode, ChannelKind, ClipInfo, ClipLibrary, ClipSegment, CompressedClip,
-    CompressedClips, DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK,
-    MeshMorph, MorphNode, NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc,
-    bake_rigs,
+pub use bake::bake_rigs;
+pub use baked::ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
+pub use baked::{
+    ChannelCode, ChannelKind, ClipInfo, ClipLibrary, ClipSegment, CompressedClip, CompressedClips,
+    DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode,
+    NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, ik,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{
@@ -55,7 +56,6 @@ pub use error::{
     ImportErrorKind,
 };
 pub use gpu::{GpuBackend, GpuContext};
-pub use ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
 pub use import::{
     Axis, Channel, ImportSettings, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes,
     import_bytes_with, import_file, import_file_with,
@@ -63,6 +63,6 @@ pub use import::{
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use lod::{LodPolicy, UpdateRate};
 pub use mask::JointMask;
-pub use math::{Mat3x4Rows, Sqt};
+pub use math::{Aabb, Mat3x4Rows, Sqt};
 pub use palette::{PaletteAllocator, PaletteBlock};
 pub use report::GpuPose;

@@ -7,10 +7,8 @@
 
 use glam::Vec3;
 
+pub use crate::baked::LOD_LEVELS;
 use crate::instance::InstanceRecord;
-
-/// Joint LOD levels: 0 (every joint sampled) to 3.
-pub const LOD_LEVELS: usize = 4;
 
 /// An instance skipped because it was culled is still evaluated every this many frames, or at
 /// its own interval when that is longer (on frames `f` with `(f + slot) % max(CULLED_REFRESH,

@@ -1,6 +1,6 @@
 //! Per-joint layer masks: a weight from 0 to 1 for every joint of one skeleton.
 
-use crate::Skeleton;
+use crate::baked::Skeleton;
 use crate::error::ImportErrorKind;
 
 /// A weight per joint that scales a layer's influence.

@@ -1,10 +1,10 @@
-//! Raw data → immutable runtime data ("validate once, trust after"): [`Skeleton`],
-//! [`ClipLibrary`], [`SkinnedMesh`], grouped per [`Rig`], and the `.sinew` file that stores them.
+//! Imported data → the baked model ([`crate::baked`]): skeletons, clip libraries, skinned
+//! meshes and morph layouts built and checked from raw data, grouped per [`Rig`]
+//! ([`bake_rigs`]); clips retargeted from another file; the compressed clip encoder
+//! ([`compressed`]). The model's types are re-exported here.
 
 mod clip_library;
 pub mod compressed;
-pub mod file;
-mod joint_lod;
 mod morph;
 mod retarget;
 mod retarget_rest;
@@ -13,17 +13,13 @@ mod skeleton;
 mod skeleton_groups;
 mod skinned_mesh;
 
-pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
-pub use compressed::{
-    ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, DEFAULT_ERROR_BUDGET,
+pub use crate::baked::{
+    ChannelCode, ChannelKind, ClipInfo, ClipLibrary, ClipSegment, CompressedClip, CompressedClips,
+    DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_ENTRIES, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK,
+    MeshMorph, MorphNode, NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc,
+    WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY, file,
 };
-pub use morph::{
-    MAX_MORPH_ENTRIES, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode, RigMorph,
-    WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY,
-};
+pub use crate::math::Aabb;
 pub use retarget::{RetargetReport, UnmatchedChannel, retarget_clips};
 pub use retarget_rest::retarget_clips_by_rest;
-pub use rig::{Rig, animated_nodes, bake_rigs};
-pub use skeleton::{MAX_JOINTS, NO_PARENT, Skeleton};
-pub use skeleton_groups::RigSkin;
-pub use skinned_mesh::{Aabb, SkinnedMesh};
+pub use rig::{animated_nodes, bake_rigs};

@@ -3,8 +3,9 @@
 use super::Rig;
 use super::clip_library::{check_duration, check_track};
 use super::rig::check_target;
+use crate::baked::Channel;
 use crate::error::{ImportError, ImportErrorKind};
-use crate::import::{Channel, RawAsset, RawClip, RawTrack, RawWeightTrack};
+use crate::import::{RawAsset, RawClip, RawTrack, RawWeightTrack};
 
 /// A channel of the source file that no joint of the rig is named after.
 #[derive(Clone, Debug, PartialEq, Eq)]

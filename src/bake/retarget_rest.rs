@@ -8,8 +8,9 @@ use glam::{Affine3A, Mat3A, Quat, Vec4};
 
 use super::Rig;
 use super::retarget::{RetargetReport, retarget_clips};
+use crate::baked::Channel;
 use crate::error::ImportError;
-use crate::import::{Channel, RawAsset};
+use crate::import::RawAsset;
 use crate::math::normalize_or_identity;
 
 /// [`retarget_clips`] for a source whose joints share the rig's rest pose in world space but

@@ -8,20 +8,8 @@
 
 use glam::Affine3A;
 
-use super::{MAX_JOINTS, NO_PARENT, Skeleton};
+use crate::baked::{MAX_JOINTS, NO_PARENT, Skeleton};
 use crate::import::RawAsset;
-
-/// One glTF skin's view of a rig's skeleton.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RigSkin {
-    /// Index of the skin in the glTF file.
-    pub index: usize,
-    /// The skin's name, or `skin<i>` when it has none.
-    pub name: String,
-    /// Skeleton joint of each skin joint, in skin order: palette entry `joints[k]` is skin joint
-    /// `k`'s world × inverse bind.
-    pub joints: Vec<u16>,
-}
 
 /// The skins of `asset` grouped by shared hierarchy, each group ascending, groups ordered by
 /// their first skin.

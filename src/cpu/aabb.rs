@@ -4,7 +4,7 @@
 
 use glam::Affine3A;
 
-use crate::bake::Aabb;
+use crate::math::Aabb;
 use crate::math::transform_aabb;
 
 /// Grows `out` by joint bounds `bounds` moved by `model` (nothing for an empty box).

@@ -5,7 +5,7 @@ use glam::{Quat, Vec3};
 
 use super::clip_source::{ClipSource, sample_joint_from};
 use super::root_frame::RootFrame;
-use crate::bake::Rig;
+use crate::baked::Rig;
 use crate::error::EvalError;
 use crate::instance::{BlendMode, InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;

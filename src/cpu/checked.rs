@@ -7,7 +7,7 @@
 
 use super::validate_layers;
 use crate::MAX_LAYERS;
-use crate::bake::Rig;
+use crate::baked::Rig;
 use crate::error::EvalError;
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;

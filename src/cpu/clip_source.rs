@@ -3,10 +3,11 @@
 
 use glam::Vec4;
 
-use super::decode::{sample_channel, sample_joint_compressed, sample_weight_chunk_compressed};
-use super::sample::{sample_joint, sample_track};
-use crate::bake::Rig;
-use crate::import::Channel;
+use crate::baked::compressed::decode::{
+    sample_channel, sample_joint_compressed, sample_weight_chunk_compressed,
+};
+use crate::baked::sample::{sample_joint, sample_track};
+use crate::baked::{Channel, Rig};
 use crate::math::Sqt;
 
 /// Where a layer's clip values come from.

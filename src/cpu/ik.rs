@@ -7,8 +7,8 @@
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
 
-use crate::bake::Rig;
-use crate::ik::{IkConstraint, IkTarget, Pole, in_subtree};
+use crate::baked::Rig;
+use crate::baked::ik::{IkConstraint, IkTarget, Pole, in_subtree};
 use crate::math::{Mat3x4Rows, Sqt, nlerp_shortest};
 
 /// Lengths and distances below this leave a constraint unsolved (nothing to turn toward).

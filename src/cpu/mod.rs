@@ -8,17 +8,19 @@ mod checked;
 pub(crate) use checked::validate_record;
 mod clip_source;
 mod clock;
-pub mod decode;
 pub mod fast;
 mod ik;
 mod morph;
-mod propagate;
 mod reads;
 mod root_frame;
 mod root_motion;
-mod sample;
 mod skin;
 
+pub use crate::baked::compressed::decode::{
+    self as decode, sample_channel, sample_joint_compressed, sample_weight_chunk_compressed,
+};
+pub use crate::baked::propagate::{local_to_model, propagate_joint};
+pub use crate::baked::sample::{find_key, sample_clip, sample_joint, sample_track};
 pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{
     blend_joint, blend_joint_from, blend_layers, hold_root, hold_root_in_frame, validate_layers,
@@ -27,7 +29,6 @@ pub use clip_source::{
     ClipSource, sample_channel_from, sample_joint_from, sample_weight_chunk_from,
 };
 pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
-pub use decode::{sample_channel, sample_joint_compressed, sample_weight_chunk_compressed};
 pub use fast::FastCpuBackend;
 pub use ik::{
     IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_constraints, solve_ik,
@@ -37,22 +38,21 @@ pub use morph::{
     blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,
     write_morph_weights_from,
 };
-pub use propagate::{local_to_model, propagate_joint};
 pub use root_frame::RootFrame;
 pub use root_motion::{
     advance_root_motion, advance_root_motion_from, layer_root_motion, move_world,
     root_motion_delta, root_translation, root_translation_from, root_yaw, root_yaw_from,
     short_angle,
 };
-pub use sample::{find_key, sample_clip, sample_joint, sample_track};
 pub use skin::{skin_joint, skin_palette};
 
 use glam::Affine3A;
 
-use crate::bake::{Aabb, MAX_JOINTS, Rig};
+use crate::baked::{MAX_JOINTS, Rig};
 use crate::error::EvalError;
 use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
+use crate::math::Aabb;
 use crate::math::Mat3x4Rows;
 
 /// Instances per parallel task (a multiple of the fast mode's four SIMD lanes).

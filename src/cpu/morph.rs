@@ -5,7 +5,7 @@
 use glam::Vec4;
 
 use super::clip_source::{ClipSource, sample_weight_chunk_from};
-use crate::bake::{Rig, WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY};
+use crate::baked::{Rig, WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY};
 use crate::instance::{BlendMode, Layer};
 use crate::mask::JointMask;
 use crate::math::Mat3x4Rows;

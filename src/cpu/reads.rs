@@ -5,11 +5,11 @@
 
 use glam::{Affine3A, Vec4};
 
-use crate::bake::{Aabb, ChannelCode, CompressedClip, CompressedClips, Rig, TrackDesc};
+use crate::baked::{ChannelCode, CompressedClip, CompressedClips, Interpolation, Rig, TrackDesc};
 use crate::cpu::ClipSource;
-use crate::import::Interpolation;
 use crate::instance::{InstanceRecord, Layer};
 use crate::layer_reads::LayerReads;
+use crate::math::Aabb;
 use crate::math::Sqt;
 
 /// Bytes of one key time, mask weight or compressed data word.

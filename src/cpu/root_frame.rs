@@ -16,8 +16,8 @@
 
 use glam::{Affine3A, Mat3, Quat, Vec3};
 
-use super::propagate::local_to_model;
-use crate::bake::{MAX_JOINTS, NO_PARENT, Rig};
+use crate::baked::propagate::local_to_model;
+use crate::baked::{MAX_JOINTS, NO_PARENT, Rig};
 use crate::math::normalize_or_identity;
 
 /// The rest model-space frame of a root joint's parent (see the module documentation).

@@ -26,8 +26,7 @@ use glam::{Quat, Vec3, Vec4};
 use super::clip_source::{ClipSource, sample_channel_from};
 use super::clock::{layer_weight, wrap_time};
 use super::root_frame::RootFrame;
-use crate::bake::Rig;
-use crate::import::Channel;
+use crate::baked::{Channel, Rig};
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
 use crate::math::Mat3x4Rows;
 

@@ -2,7 +2,7 @@
 
 use glam::Affine3A;
 
-use crate::bake::Skeleton;
+use crate::baked::Skeleton;
 use crate::math::Mat3x4Rows;
 
 /// One palette entry: `model × inverse_bind`, packed as 3x4 rows.

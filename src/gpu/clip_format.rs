@@ -1,5 +1,5 @@
 //! Which clips the GPU backend samples: the baked key tracks, or the compressed clips
-//! ([`crate::bake::CompressedClips`]) decoded inside the kernel.
+//! ([`crate::baked::CompressedClips`]) decoded inside the kernel.
 
 /// The clip data a [`crate::GpuBackend`] uploads and its kernel samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -9,7 +9,7 @@ pub enum ClipFormat {
     Exact,
     /// Compressed clips: each rig's [`crate::Rig::compressed`] when it has them, else clips
     /// compressed at upload within `budget` (metres, the error metric of
-    /// [`crate::bake::CompressedClips::build`]).
+    /// [`crate::baked::CompressedClips::build`]).
     Compressed {
         /// Error budget for rigs compressed at upload.
         budget: f32,

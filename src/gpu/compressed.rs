@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::bake::{ChannelCode, CompressedClip, CompressedClips, Rig};
+use crate::baked::{ChannelCode, CompressedClip, CompressedClips, Rig};
 use crate::error::GpuError;
 
 /// The compressed clips of rig `index` of an upload: its stored [`Rig::compressed`], else built

@@ -101,7 +101,7 @@ pub struct RigDesc {
     pub morph_joint_offset: u32,
     /// Key value (relative to `value_offset`) of chunk 0's default weights.
     pub morph_default_offset: u32,
-    /// Index in the key value table of the rig's IK constraints, [`crate::ik::IK_VEC4S`]
+    /// Index in the key value table of the rig's IK constraints, [`crate::baked::ik::IK_VEC4S`]
     /// values each ([`crate::IkConstraint::encode`]).
     pub ik_offset: u32,
     /// Number of IK constraints (0: the IK stage does nothing).

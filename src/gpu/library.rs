@@ -13,7 +13,7 @@ use super::layout::{JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use super::pipeline::EvaluatePipeline;
 use super::scope::capture;
 use super::traffic::RigReads;
-use crate::bake::{MAX_JOINTS, Rig, TrackDesc};
+use crate::baked::{MAX_JOINTS, Rig, TrackDesc};
 use crate::cpu::RootFrame;
 use crate::error::{EvalError, GpuError};
 use crate::instance::{InstanceRecord, MAX_LAYERS};

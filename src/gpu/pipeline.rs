@@ -10,7 +10,7 @@ use super::layout::{
 use super::scope::capture;
 use super::shader::{EVALUATE_ENTRY_POINT, compressed_shader_source, evaluate_shader_source};
 use super::shape::EvaluateShape;
-use crate::bake::TrackDesc;
+use crate::baked::TrackDesc;
 use crate::error::GpuError;
 
 /// The compiled evaluate kernel of one device.

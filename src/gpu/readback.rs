@@ -5,8 +5,8 @@
 use glam::{Affine3A, DAffine3};
 
 use super::scope::capture;
-use crate::bake::Aabb;
 use crate::error::GpuError;
+use crate::math::Aabb;
 use crate::math::Mat3x4Rows;
 
 /// One byte range of a buffer to read.

@@ -8,10 +8,9 @@
 //! the rig data a lane reads once for every instance of a pass (rest pose, parent, inverse
 //! bind, bounds: see wgsl/evaluate.wgsl) once per pass.
 
-use crate::bake::{ChannelCode, CompressedClips, Rig, TrackDesc};
+use crate::baked::ik::IK_VEC4S;
+use crate::baked::{ChannelCode, CompressedClips, Interpolation, Rig, TrackDesc};
 use crate::gpu::layout::{ROOT_FRAME_VEC4S, RigDesc};
-use crate::ik::IK_VEC4S;
-use crate::import::Interpolation;
 use crate::instance::{InstanceRecord, Layer, LayerRecord, MAX_LAYERS};
 use crate::layer_reads::LayerReads;
 use crate::mask::JointMask;

@@ -13,6 +13,7 @@ use super::accessor::{
 use super::document::Buffers;
 use super::mesh_rules::{COLORS_RGB, COLORS_RGBA};
 use super::raw::{RawMesh, RawSkin};
+pub use crate::baked::MAX_INFLUENCES;
 use crate::error::ImportErrorKind;
 
 /// Attribute formats of core glTF 2.0.
@@ -128,10 +129,6 @@ pub(crate) const WEIGHTS: Format = Format {
     vertex: true,
     bounds: false,
 };
-/// Joint influences kept per vertex: `JOINTS_0`/`WEIGHTS_0` and `JOINTS_1`/`WEIGHTS_1`. A vertex
-/// with more nonzero influences (further sets) keeps its strongest ones, renormalized, and is
-/// counted in [`RawMesh::influences_cut`].
-pub const MAX_INFLUENCES: usize = 8;
 
 pub(crate) const INDICES: Format = Format {
     usage: "indices",

@@ -15,7 +15,7 @@ use super::shader::bones_source;
 use super::skinning::{PALETTE_ENTRY_SIZE, palette_layout_entry};
 use super::target::{COLOR_FORMAT, DEPTH_FORMAT, FrameLayouts};
 use super::util::{Lazy, buffer_init, shader_module, storage_entry, uniform_entry};
-use crate::bake::{NO_PARENT, Skeleton};
+use crate::baked::{NO_PARENT, Skeleton};
 
 /// The overlay's group-1 layout and pipeline.
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 use glam::camera::rh::{proj::directx, view::look_at_mat4};
 use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
 
-use crate::bake::Aabb;
+use crate::math::Aabb;
 
 /// A perspective camera: view and projection matrices.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -20,7 +20,7 @@ use super::error::{RenderError, capture};
 use super::layout::{CullParams, DrawIndexedArgs, SkinnedInstance};
 use super::shader::cull_source;
 use super::util::{Lazy, shader_module, storage_entry, uniform_entry};
-use crate::bake::Aabb;
+use crate::math::Aabb;
 
 /// Invocations per workgroup of the culling kernel (`WORKGROUP_SIZE` in `cull.wgsl`).
 pub const CULL_WORKGROUP_SIZE: u32 = 64;

@@ -8,8 +8,7 @@ use std::mem::{offset_of, size_of};
 
 use glam::Vec3;
 
-use crate::bake::SkinnedMesh;
-use crate::import::MAX_INFLUENCES;
+use crate::baked::{MAX_INFLUENCES, SkinnedMesh};
 use crate::math::Mat3x4Rows;
 
 /// Per frame and render target: camera, light and shadow settings. Twin of `FrameUniforms`.

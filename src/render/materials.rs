@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use super::error::{RenderError, capture};
 use super::util::{buffer_init, uniform_entry};
-use crate::bake::SkinnedMesh;
-use crate::import::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, Wrap};
+use crate::baked::{AlphaMode, Material, MaterialImage, Sampler, SkinnedMesh, TextureRef, Wrap};
 
 /// A mesh's material streams, one per vertex: both UV sets, the vertex colour, the tangent.
 /// Twin of `MaterialIn` in `wgsl/render/material.wgsl`.

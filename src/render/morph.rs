@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 
-use crate::bake::{SkinnedMesh, WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY};
+use crate::baked::{SkinnedMesh, WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY};
 use crate::math::Mat3x4Rows;
 
 /// The displacements of `meshes` packed vertex-major, mesh after mesh (target `t` of vertex `v`

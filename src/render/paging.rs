@@ -17,7 +17,8 @@ use super::cull::DrawList;
 use super::error::RenderError;
 use super::layout::{DrawIndexedArgs, SkinnedInstance, StaticVertex};
 use super::skinning::PALETTE_ENTRY_SIZE;
-use crate::bake::{Aabb, MAX_PALETTE_BLOCK};
+use crate::baked::MAX_PALETTE_BLOCK;
+use crate::math::Aabb;
 
 pub(crate) const INSTANCE_SIZE: u64 = size_of::<SkinnedInstance>() as u64;
 pub(crate) const AABB_SIZE: u64 = size_of::<Aabb>() as u64;

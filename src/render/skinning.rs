@@ -8,7 +8,7 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::error::{RenderError, capture};
 use super::paging::PaletteWindow;
-use crate::import::MAX_INFLUENCES;
+use crate::baked::MAX_INFLUENCES;
 use crate::math::Mat3x4Rows;
 
 /// Bytes of one palette entry (a [`Mat3x4Rows`]): the `min_binding_size` of the palette.

@@ -13,7 +13,8 @@ use super::renderer::{Renderer, Scene};
 use super::skinning::SkinningMode;
 use super::static_pass::StaticMesh;
 use super::target::RenderTarget;
-use crate::bake::{Aabb, Rig};
+use crate::baked::Rig;
+use crate::math::Aabb;
 
 /// Mesh colours (linear rgb), one per mesh of the stage's rigs in order, repeating.
 pub const STAGE_MESH_COLORS: [[f32; 3]; 6] = [

@@ -2,7 +2,7 @@
 //! written into storage buffers shaped like the ones the GPU evaluator fills, so the renderer
 //! reads either through the same `&wgpu::Buffer`.
 
-use crate::bake::Aabb;
+use crate::math::Aabb;
 use crate::math::Mat3x4Rows;
 
 use super::error::{RenderError, capture, check_buffer_size};

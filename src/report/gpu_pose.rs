@@ -3,7 +3,7 @@
 use glam::Affine3A;
 
 use super::PoseEvaluator;
-use crate::bake::Rig;
+use crate::baked::Rig;
 use crate::error::GpuError;
 use crate::gpu::{GpuBackend, GpuContext};
 use crate::instance::{InstanceRecord, Layer};

@@ -6,7 +6,7 @@ use glam::{Affine3A, Mat4};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::bake::Rig;
+use crate::baked::Rig;
 use crate::error::ImportError;
 use crate::import::RawAsset;
 use crate::instance::Layer;
@@ -188,7 +188,7 @@ impl CompressedCpuPose {
             None => {
                 let compressed = match &rig.compressed {
                     Some(c) => c.clone(),
-                    None => crate::bake::CompressedClips::build(rig, self.budget)
+                    None => crate::baked::CompressedClips::build(rig, self.budget)
                         .map_err(|e| e.to_string())?,
                 };
                 self.rigs.push(Rig {

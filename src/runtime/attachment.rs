@@ -12,7 +12,7 @@
 use glam::{Affine3A, Quat, Vec3};
 use hecs::Entity;
 
-use crate::bake::{MAX_JOINTS, NO_PARENT, Rig};
+use crate::baked::{MAX_JOINTS, NO_PARENT, Rig};
 use crate::cpu::{blend_joint, hold_root};
 use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;

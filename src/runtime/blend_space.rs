@@ -18,7 +18,7 @@ use glam::{DMat2, DVec2, Vec2};
 
 use super::RuntimeError;
 use super::parameters::{ParameterDef, ParameterKind};
-use crate::bake::Rig;
+use crate::baked::Rig;
 
 /// Most clips a blend space blends at once (a triangle's corners).
 pub const MAX_BLEND_CLIPS: usize = 3;

@@ -10,7 +10,7 @@ use super::RuntimeError;
 use super::events::ClipEvents;
 use super::registry::RigData;
 use super::system::Animator;
-use crate::bake::{ClipLibrary, Rig};
+use crate::baked::{ClipLibrary, Rig};
 use crate::import::RawClip;
 
 /// The animator's per-rig data for `rig`: every clip must last a positive, finite time.

@@ -9,7 +9,7 @@
 
 use super::RuntimeError;
 use super::playback::{LoopMode, Playback, Step};
-use crate::bake::Skeleton;
+use crate::baked::Skeleton;
 use crate::instance::{BlendMode, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
 

@@ -17,7 +17,7 @@ use super::root_motion::RootMotion;
 use super::state_machine::{CompiledMachine, StateMachine, StateMachineDef};
 use super::system::Animator;
 use super::transition::CrossFade;
-use crate::bake::{NO_PARENT, Rig};
+use crate::baked::{NO_PARENT, Rig};
 
 /// What the animator keeps per rig besides the rig itself.
 #[derive(Clone, Debug, Default)]

@@ -36,7 +36,7 @@ use super::motion::Contribution;
 use super::playback::Step;
 use super::transform::Transform;
 use crate::Channel;
-use crate::bake::Rig;
+use crate::baked::Rig;
 use crate::cpu::{RootFrame, sample_track};
 use crate::instance::InstanceRecord;
 

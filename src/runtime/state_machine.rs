@@ -23,7 +23,7 @@ use super::motion::{Contributions, Motion, MotionContext};
 use super::parameters::{CompiledCondition, Condition, ParamId, ParameterDef, Parameters};
 use super::playback::{Clock, LoopMode, Step};
 use super::transition::{CrossFade, MAX_FADES};
-use crate::bake::Rig;
+use crate::baked::Rig;
 
 /// A state machine as data.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

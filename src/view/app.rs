@@ -332,7 +332,7 @@ impl Gfx {
         }
         let camera = self
             .camera
-            .get_or_insert_with(|| OrbitCamera::framing(&crate::bake::Aabb::EMPTY, 1.0));
+            .get_or_insert_with(|| OrbitCamera::framing(&crate::math::Aabb::EMPTY, 1.0));
         interaction.apply(camera, h as f32);
         let camera = camera.camera(self.target.aspect());
         if let Err(e) = self

@@ -4,7 +4,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::bake::Aabb;
+use crate::math::Aabb;
 use crate::render::{Camera, CameraFraming, STAGE_FOV_Y, STAGE_VIEW_DIRECTION};
 
 /// Radians of orbit per pixel dragged.

@@ -4,7 +4,7 @@
 //! the viewer's frame both evaluate through it.
 
 use super::ViewError;
-use crate::bake::Aabb;
+use crate::math::Aabb;
 use crate::{CpuBackend, GpuBackend, GpuContext, InstanceRecord, Mat3x4Rows};
 
 /// A CPU or GPU evaluator and the buffers its poses land in.

@@ -7,8 +7,8 @@ use std::time::Instant;
 use super::ViewError;
 use super::evaluator::RecordEvaluator;
 use super::state::{ViewBackend, ViewClips, ViewerState};
-use crate::bake::Aabb;
 use crate::gpu::{ClipFormat, GpuOptions};
+use crate::math::Aabb;
 use crate::render::{Camera, RenderTarget, Renderer, Stage, StageCharacter, StageDesc, StageView};
 use crate::{CpuBackend, GpuBackend, GpuContext, Mat3x4Rows};
 

@@ -10,7 +10,7 @@ use glam::Vec3;
 use super::camera_control::OrbitCamera;
 use super::frame::{FrameTimes, LOD_COLORS};
 use super::state::{MAX_CHARACTERS, ViewBackend, ViewClips, ViewerState};
-use crate::bake::Aabb;
+use crate::math::Aabb;
 use crate::render::{Camera, SkinningMode};
 use crate::runtime::LoopMode;
 

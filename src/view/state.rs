@@ -9,7 +9,8 @@ use glam::{Affine3A, Vec3};
 use hecs::{Entity, World};
 
 use super::ViewError;
-use crate::bake::{Aabb, Rig};
+use crate::baked::Rig;
+use crate::math::Aabb;
 use crate::render::SkinningMode;
 use crate::runtime::{Animated, Animator, Clock, CrossFade, LoopMode, Motion, Transform};
 
@@ -515,7 +516,7 @@ impl ViewerState {
 /// The rigs of a glTF, FBX or `.sinew` file.
 pub fn load(path: &Path) -> Result<Vec<Rig>, ViewError> {
     if path.extension().is_some_and(|e| e == "sinew") {
-        return Ok(crate::bake::file::read_file(path)?);
+        return Ok(crate::baked::file::read_file(path)?);
     }
     let asset = crate::import_file(path)?;
     Ok(crate::bake_rigs(&asset)?)

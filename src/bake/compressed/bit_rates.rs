@@ -7,13 +7,13 @@
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
 
+use super::error::WEIGHT_ERROR_BUDGET;
 use super::error::{exact_models, exact_weights, record_times, vertex_error, vertex_offsets};
 use super::levers::Levers;
 use super::quantize::decoded;
 use super::sample::{ClipFrames, Sampled};
-use super::{ChannelCode, ChannelKind, WEIGHT_ERROR_BUDGET, channel_kind};
-use crate::bake::Rig;
-use crate::cpu::decode::{blend_frames, frame_position};
+use crate::baked::compressed::decode::{blend_frames, frame_position};
+use crate::baked::{ChannelCode, ChannelKind, Rig, channel_kind};
 use crate::math::Sqt;
 
 /// Share of the budget the first bit rates aim at.

@@ -3,13 +3,15 @@
 //! suffice, and packed ([`super::pack`]).
 
 use super::bit_rates::ClipPlan;
+use super::error::VIRTUAL_VERTEX_DISTANCE;
 use super::error::measure;
 use super::framing::{Framing, clip_framing};
 use super::pack::pack;
 use super::sample::sample_clip;
-use super::{CompressedClips, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET, VIRTUAL_VERTEX_DISTANCE};
-use crate::bake::Rig;
-use crate::cpu::fast::{DEFAULT_RATE, MAX_CLIP_FRAMES, MAX_RATE, ResampledClips};
+use crate::baked::grid::{DEFAULT_RATE, MAX_CLIP_FRAMES, MAX_RATE, clip_grid};
+use crate::baked::{
+    CompressedClips, DEFAULT_ERROR_BUDGET, MAX_ERROR_BUDGET, MIN_ERROR_BUDGET, Rig,
+};
 use crate::error::EvalError;
 
 impl CompressedClips {
@@ -39,20 +41,20 @@ impl CompressedClips {
         };
         rig.check_parts().map_err(invalid)?;
         let budget = if budget.is_nan() {
-            super::DEFAULT_ERROR_BUDGET
+            DEFAULT_ERROR_BUDGET
         } else {
             budget.clamp(MIN_ERROR_BUDGET, MAX_ERROR_BUDGET)
         };
         let lib = &rig.clips;
-        let resampled = ResampledClips::build(lib, DEFAULT_RATE);
         let joints = rig.joint_count();
         let chunks = lib.weight_chunk_count();
         let mut clips = Vec::with_capacity(lib.clip_count());
         let mut channels = Vec::with_capacity(lib.clip_count() * (joints * 3 + chunks));
         let mut data = Vec::new();
         let mut max_error = 0.0f32;
-        for (clip, grid) in resampled.clips().iter().enumerate() {
-            let framing = clip_framing(lib, clip, grid);
+        for clip in 0..lib.clip_count() {
+            let grid = clip_grid(lib, clip, DEFAULT_RATE);
+            let framing = clip_framing(lib, clip, &grid);
             let plan = plan_clip(
                 rig,
                 clip,

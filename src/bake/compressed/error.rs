@@ -1,12 +1,6 @@
 //! ACL's error metric: virtual vertices at a fixed distance from each joint along its three
 //! model-space axes, the displacement between the exact and the compressed pose.
 
-/// The error budget clips are compressed to when none is asked for: 0.1 mm (metres).
-pub const DEFAULT_ERROR_BUDGET: f32 = 1e-4;
-/// The smallest budget accepted (metres); smaller ones are raised to it.
-pub const MIN_ERROR_BUDGET: f32 = 1e-6;
-/// The largest budget accepted (metres); larger ones are lowered to it.
-pub const MAX_ERROR_BUDGET: f32 = 1.0;
 /// The most any morph weight may differ from its exact value (absolute, weights are 0..1).
 pub const WEIGHT_ERROR_BUDGET: f32 = 1e-3;
 /// Distance of the virtual vertices from their joint (metres).
@@ -14,9 +8,11 @@ pub const VIRTUAL_VERTEX_DISTANCE: f32 = 0.03;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use super::{ClipSegment, CompressedClip, effective_segments};
-use crate::bake::{ClipLibrary, CompressedClips, Rig};
-use crate::cpu::{propagate_joint, sample_joint, sample_joint_compressed, sample_track};
+use crate::baked::compressed::decode::sample_joint_compressed;
+use crate::baked::compressed::effective_segments;
+use crate::baked::propagate::propagate_joint;
+use crate::baked::sample::{sample_joint, sample_track};
+use crate::baked::{ClipLibrary, ClipSegment, CompressedClip, CompressedClips, Rig};
 
 /// ACL's error of one joint: the largest displacement of its origin and of its three virtual
 /// vertices between model matrices `exact` and `approx`. `offsets` places the vertices along

@@ -1,11 +1,9 @@
 //! Where a compressed clip's frames lie: one uniform grid, or uniform segments of its keys,
 //! and how a framing is refined where raw frames miss the budget.
 
-use super::ClipSegment;
 use super::segments::{finest_rate, frame_total, key_segments, refine};
-use crate::bake::ClipLibrary;
-use crate::cpu::fast::{MAX_CLIP_FRAMES, ResampledClip};
-use crate::import::{Channel, Interpolation};
+use crate::baked::grid::{ClipGrid, MAX_CLIP_FRAMES};
+use crate::baked::{Channel, ClipLibrary, ClipSegment, Interpolation};
 
 /// Where a clip's frames lie: one grid of `rate`, or uniform segments.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,7 +74,7 @@ impl Framing {
 
 /// The first framing of clip `clip`: the uniform segments of its keys when they need more than
 /// one and it has no cubic splines ([`key_segments`]), else one grid ([`clip_rate`]).
-pub(super) fn clip_framing(lib: &ClipLibrary, clip: usize, grid: &ResampledClip) -> Framing {
+pub(super) fn clip_framing(lib: &ClipLibrary, clip: usize, grid: &ClipGrid) -> Framing {
     let rate = clip_rate(lib, clip, grid);
     let segments = if has_cubic(lib, clip) {
         None
@@ -112,7 +110,7 @@ fn has_cubic(lib: &ClipLibrary, clip: usize) -> bool {
 /// The first rate of clip `clip`: its own key grid when it has one and no cubic splines (every
 /// key a frame, no more frames than keys), else the fast mode's rate `grid` (cubic factor,
 /// doubling on fast turns, frame cap).
-fn clip_rate(lib: &ClipLibrary, clip: usize, grid: &ResampledClip) -> f32 {
+fn clip_rate(lib: &ClipLibrary, clip: usize, grid: &ClipGrid) -> f32 {
     let cubic = has_cubic(lib, clip);
     match grid.key_grid {
         Some(keys) if !cubic && keys <= grid.rate => keys,

@@ -4,7 +4,7 @@
 use super::bit_rates::ClipPlan;
 use super::quantize::{quantize, stored, stored_count};
 use super::sample::Sampled;
-use super::{ChannelCode, CompressedClip, channel_kind};
+use crate::baked::{ChannelCode, CompressedClip, channel_kind};
 
 /// Writes the `bits` low bits of `value` at bit `bit` of `words`.
 fn write_bits(words: &mut [u32], bit: usize, bits: u32, value: u32) {

@@ -4,8 +4,10 @@
 use glam::Vec4;
 use half::f16;
 
-use super::{ChannelCode, ChannelKind};
-use crate::cpu::decode::{dequantize, range_bounds, rotation_from_stored, stored_rotation};
+use crate::baked::compressed::decode::{
+    dequantize, range_bounds, rotation_from_stored, stored_rotation,
+};
+use crate::baked::{ChannelCode, ChannelKind};
 
 /// The components of `v` a channel of kind `kind` in `layout` stores, in order.
 #[inline]

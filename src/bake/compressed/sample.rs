@@ -7,10 +7,11 @@ use super::error::exact_weights;
 use super::framing::{Framing, frame_count};
 use super::quantize::ranges;
 use super::segments::frame_times;
-use super::{ChannelCode, ChannelKind, ClipSegment, CompressedClip, channel_kind};
-use crate::bake::Rig;
-use crate::cpu::sample_track;
-use crate::import::{Channel, Interpolation};
+use crate::baked::sample::sample_track;
+use crate::baked::{
+    Channel, ChannelCode, ChannelKind, ClipSegment, CompressedClip, Interpolation, Rig,
+    channel_kind,
+};
 
 /// Channels whose every frame lies within this of one value are constant; within this of the
 /// rest value, at rest (absolute, per component).
@@ -187,7 +188,8 @@ fn rotation_layout(frames: Vec<Vec4>) -> (u32, Vec<Vec4>) {
 mod tests {
     use glam::{Quat, Vec3, Vec4};
 
-    use super::{ChannelCode, rotation_layout};
+    use super::rotation_layout;
+    use crate::baked::ChannelCode;
 
     fn turns(axis: Vec3, angles: &[f32]) -> Vec<Vec4> {
         angles

@@ -11,7 +11,7 @@ use glam::Affine3A;
 
 use super::evaluate::{Group, Scratch, evaluate_group_with};
 use super::lanes::{LANES, Separate};
-use crate::bake::Aabb;
+use crate::math::Aabb;
 
 /// The instruction set the fast evaluator's group kernel runs with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

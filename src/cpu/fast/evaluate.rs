@@ -21,10 +21,11 @@ use super::reads::GroupReads;
 use super::resampled::{CONSTANT, JointSlots};
 use super::rig::FastRig;
 use super::soa::{Affine8, Sqt8, arrays_to_sqt, sqt_to_arrays};
-use crate::bake::{Aabb, MAX_JOINTS};
+use crate::baked::MAX_JOINTS;
 use crate::cpu::hold_root_in_frame;
 use crate::instance::{BlendMode, InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
+use crate::math::Aabb;
 use crate::math::Mat3x4Rows;
 
 /// Weight 1 for every joint: the mask of layers without one.

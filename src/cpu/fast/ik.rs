@@ -13,9 +13,9 @@ use glam::Affine3A;
 
 use super::lanes::{F8, Isa, LANES};
 use super::soa::Affine8;
-use crate::bake::Rig;
+use crate::baked::Rig;
+use crate::baked::ik::{IkConstraint, IkTarget, in_subtree};
 use crate::cpu::solve_constraints;
-use crate::ik::{IkConstraint, IkTarget, in_subtree};
 use crate::math::Mat3x4Rows;
 
 /// A rig's IK constraints as the fast evaluator runs them.

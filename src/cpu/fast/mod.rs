@@ -114,12 +114,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Affine3A;
 
-use crate::bake::{Aabb, Rig};
+use crate::baked::Rig;
 use crate::cpu::CpuBackend;
 use crate::cpu::reads::ReadTally;
 use crate::error::EvalError;
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
+use crate::math::Aabb;
 use crate::math::Mat3x4Rows;
 
 /// A set of rigs and masks evaluated on the CPU from resampled clips, [`LANES`] instances per

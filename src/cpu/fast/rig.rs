@@ -7,7 +7,7 @@ use super::lanes::F8;
 use super::reads::ClipReads;
 use super::resampled::ResampledClips;
 use super::soa::{Affine8, Sqt8, sqt_to_arrays};
-use crate::bake::Rig;
+use crate::baked::Rig;
 use crate::cpu::RootFrame;
 use crate::lod::LOD_LEVELS;
 use crate::math::{Mat3x4Rows, Sqt};

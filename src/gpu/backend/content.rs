@@ -3,7 +3,7 @@
 
 use super::GpuBackend;
 use super::{GpuLibrary, PALETTE_ENTRY_BYTES};
-use crate::bake::{MAX_JOINTS, Rig};
+use crate::baked::{MAX_JOINTS, Rig};
 use crate::error::GpuError;
 use crate::gpu::library::RigSummary;
 use crate::mask::JointMask;

@@ -29,7 +29,7 @@ use super::readback::ReadRange;
 use super::resident::{Dispatch, ResidentTable};
 use super::scope::capture;
 use super::worlds::WorldReadback;
-use crate::bake::{MAX_JOINTS, Rig};
+use crate::baked::{MAX_JOINTS, Rig};
 use crate::error::{EvalError, GpuError};
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;

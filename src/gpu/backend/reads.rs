@@ -7,7 +7,6 @@ use std::ops::Range;
 use glam::Affine3A;
 
 use super::GpuBackend;
-use crate::bake::Aabb;
 use crate::error::{EvalError, GpuError};
 use crate::gpu::layout::{AABB_BYTES, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES};
 use crate::gpu::readback::{
@@ -16,6 +15,7 @@ use crate::gpu::readback::{
 };
 use crate::gpu::worlds::{Run, WorldsRead, plan, worlds_from};
 use crate::instance::InstanceRecord;
+use crate::math::Aabb;
 use crate::math::Mat3x4Rows;
 
 impl GpuBackend {

@@ -97,7 +97,7 @@ impl GpuBackend {
         let rig = self.library.validate(record)?;
         let count = rig.palette_entries - rig.ik_entry_offset;
         let mut entries = vec![Mat3x4Rows::IDENTITY; count];
-        crate::ik::encode_ik_targets(&rig.name, targets, &mut entries)
+        crate::baked::ik::encode_ik_targets(&rig.name, targets, &mut entries)
             .map_err(|e| GpuError::Eval(e.into()))?;
         if entries.is_empty() {
             return Ok(());

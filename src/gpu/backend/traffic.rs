@@ -2,7 +2,7 @@
 //! (palette entries, boxes) and bytes read (counted by [`crate::gpu::RigReads`]).
 
 use super::{AABB_BYTES, GpuBackend, PALETTE_ENTRY_BYTES};
-use crate::bake::MAX_JOINTS;
+use crate::baked::MAX_JOINTS;
 
 impl GpuBackend {
     /// Bytes the last frame's evaluation wrote to global memory per joint: the 48-byte palette

@@ -1,7 +1,7 @@
 //! A batch's meshes on the GPU: checked, then uploaded as vertex, index and parameter buffers.
 
 use super::{PRESKINNED, SkinnedBatchDesc};
-use crate::bake::SkinnedMesh;
+use crate::baked::SkinnedMesh;
 use crate::render::Renderer;
 use crate::render::layout::{MeshParams, SkinnedVertex};
 use crate::render::paging::VERTEX_SIZE;

@@ -27,7 +27,7 @@ use super::skinned_pass::VertexSource;
 use super::skinning::{PALETTE_ENTRY_SIZE, SkinningMode};
 use super::util::{buffer_init, buffer_zeroed};
 use super::{Renderer, cull, preskin};
-use crate::bake::SkinnedMesh;
+use crate::baked::SkinnedMesh;
 
 /// What a [`SkinnedBatch`] is made from.
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,7 @@
 use hecs::Entity;
 
 use super::Animated;
-use crate::bake::Rig;
+use crate::baked::Rig;
 use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
 use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;

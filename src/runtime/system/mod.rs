@@ -46,9 +46,10 @@ use super::registry::{MaskEntry, NamedSpace, RigData, no_entity};
 use super::schedule::{Schedule, Scheduling};
 use super::state_machine::CompiledMachine;
 use super::transform::Transform;
-use crate::bake::{Aabb, Rig};
+use crate::baked::Rig;
 use crate::cpu::CpuBackend;
 use crate::instance::InstanceRecord;
+use crate::math::Aabb;
 use crate::math::Mat3x4Rows;
 use crate::palette::{PaletteAllocator, PaletteBlock};
 
@@ -374,7 +375,7 @@ impl Animator {
                 expected: end,
                 found: capacity,
             })?;
-        crate::ik::encode_ik_targets(&rig.name, targets, entries)
+        crate::baked::ik::encode_ik_targets(&rig.name, targets, entries)
             .map_err(crate::EvalError::from)?;
         let held = (animated.slot, entity, block);
         if !self.ik_blocks.contains(&held) {

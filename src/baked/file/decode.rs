@@ -6,8 +6,9 @@ use super::container::{SectionId, SectionKind, SectionTable};
 use super::section::SectionReader;
 use super::validate;
 use super::{LAST_ONE_SKIN_VERSION, NO_INDEX};
-use crate::bake::{Aabb, ClipInfo, ClipLibrary, Rig, RigSkin, Skeleton, SkinnedMesh};
+use crate::baked::{ClipInfo, ClipLibrary, Rig, RigSkin, Skeleton, SkinnedMesh};
 use crate::error::FormatErrorKind;
+use crate::math::Aabb;
 use crate::math::Sqt;
 
 /// Decodes every rig of `table`; every section must belong to one of them.
@@ -105,7 +106,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         skins,
         joint_bounds,
         morph,
-        ik: crate::ik::RigIk::NONE,
+        ik: crate::baked::ik::RigIk::NONE,
         compressed,
     };
     validate::rig(&rig).map_err(corrupt(id))?;
@@ -238,7 +239,7 @@ fn mesh(
         indices,
         bind_aabb,
         joint_bounds,
-        morph: crate::bake::MeshMorph::default(),
+        morph: crate::baked::MeshMorph::default(),
         influences_cut: 0,
     };
     validate::mesh(&mesh, skeleton).map_err(corrupt(id))?;

@@ -3,7 +3,7 @@
 use super::NO_INDEX;
 use super::container::{Section, SectionId, SectionKind};
 use super::section::{SectionWriter, count};
-use crate::bake::{ClipLibrary, Rig, Skeleton, SkinnedMesh};
+use crate::baked::{ClipLibrary, Rig, Skeleton, SkinnedMesh};
 use crate::math::Sqt;
 
 /// Every section of `rigs`, in file order.

@@ -6,8 +6,9 @@ use std::fmt;
 
 use bytemuck::Pod;
 
-use crate::bake::{Aabb, ChannelCode, CompressedClip, TrackDesc};
+use crate::baked::{ChannelCode, CompressedClip, TrackDesc};
 use crate::error::FormatErrorKind;
+use crate::math::Aabb;
 
 /// Alignment of every section and of every array inside one.
 pub(super) const ALIGN: usize = 16;

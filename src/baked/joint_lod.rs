@@ -4,7 +4,9 @@
 //! they follow their parents rigidly and their tracks are not sampled.
 
 use super::skeleton::Skeleton;
-use crate::lod::LOD_LEVELS;
+
+/// Joint LOD levels: 0 (every joint sampled) to 3.
+pub const LOD_LEVELS: usize = 4;
 
 impl Skeleton {
     /// How many joints (a prefix of the depth order) are sampled at joint LOD `level`: every
@@ -25,7 +27,7 @@ impl Skeleton {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Sqt;
+    use crate::math::Sqt;
 
     #[test]
     fn each_level_drops_two_depth_levels() {

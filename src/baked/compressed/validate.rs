@@ -7,7 +7,7 @@ use super::{
     ChannelCode, ChannelKind, ClipSegment, CompressedClips, MAX_ERROR_BUDGET, MAX_SEGMENTS,
     MIN_ERROR_BUDGET, SEGMENT_WORDS,
 };
-use crate::bake::{MAX_JOINTS, MAX_MORPH_WEIGHTS, WEIGHTS_PER_CHUNK};
+use crate::baked::{MAX_JOINTS, MAX_MORPH_WEIGHTS, WEIGHTS_PER_CHUNK};
 use crate::error::CompressedError;
 
 /// Checks every part of `c` (see [`CompressedClips::from_parts`]).

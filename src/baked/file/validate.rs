@@ -2,8 +2,10 @@
 //! trusts baked data, so data from a file must be proven to be what baking would produce.
 //! Each check returns the violated invariant; the caller names the section.
 
-use crate::bake::{ClipLibrary, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh, TrackDesc};
-use crate::import::{Channel, Interpolation};
+use crate::baked::{
+    Channel, ClipLibrary, Interpolation, MAX_JOINTS, NO_PARENT, Rig, Skeleton, SkinnedMesh,
+    TrackDesc,
+};
 
 /// Joints parent-before-child in contiguous, non-empty depth levels; finite rest pose and
 /// inverse binds.
@@ -201,7 +203,7 @@ pub(super) fn mesh(mesh: &SkinnedMesh, skeleton: &Skeleton) -> Result<(), String
 }
 
 /// Skin joints inside the skeleton and one rig-wide joint bound per joint.
-pub(in crate::bake) fn rig(rig: &Rig) -> Result<(), String> {
+pub(in crate::baked) fn rig(rig: &Rig) -> Result<(), String> {
     let joints = rig.skeleton.joint_count();
     for skin in &rig.skins {
         if let Some((k, &j)) = skin

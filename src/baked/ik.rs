@@ -4,14 +4,14 @@
 //!
 //! A rig's constraints ([`RigIk`]) are checked against its skeleton once. Each instance gives
 //! one [`IkTarget`] per constraint in its palette block, after the joint entries and morph
-//! weights ([`crate::Rig::ik_entry_offset`]): one 48-byte entry per constraint that the host
+//! weights ([`crate::baked::Rig::ik_entry_offset`]): one 48-byte entry per constraint that the host
 //! writes and the evaluators only read. An entry with weight 0 (an identity or zeroed entry)
 //! leaves the pose untouched, bit for bit; a rig without constraints has no such entries.
 //! Targets and poles are in world space, the space of the instance's model matrices.
 
 use glam::{Vec3, Vec4};
 
-use crate::bake::{NO_PARENT, Skeleton};
+use crate::baked::{NO_PARENT, Skeleton};
 use crate::error::IkError;
 use crate::math::Mat3x4Rows;
 

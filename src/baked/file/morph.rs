@@ -5,7 +5,7 @@
 use super::container::{Section, SectionId, SectionKind, SectionTable};
 use super::section::{SectionReader, SectionWriter, count};
 use super::validate;
-use crate::bake::{
+use crate::baked::{
     ClipLibrary, MAX_MORPH_WEIGHTS, MeshMorph, MorphNode, Rig, RigMorph, Skeleton, SkinnedMesh,
     WEIGHTS_PER_CHUNK,
 };

@@ -4,7 +4,7 @@
 
 use super::container::{Section, SectionId, SectionKind, SectionTable};
 use super::section::{SectionReader, SectionWriter, count};
-use crate::bake::{ClipLibrary, CompressedClip, CompressedClips};
+use crate::baked::{ClipLibrary, CompressedClip, CompressedClips};
 use crate::error::FormatErrorKind;
 
 /// The first format version with compressed clips sections.

@@ -6,9 +6,8 @@
 use super::container::{Section, SectionId, SectionKind, SectionTable};
 use super::section::{SectionReader, SectionWriter, count};
 use super::validate;
-use crate::bake::{Skeleton, SkinnedMesh};
+use crate::baked::{MAX_INFLUENCES, Skeleton, SkinnedMesh};
 use crate::error::FormatErrorKind;
-use crate::import::MAX_INFLUENCES;
 
 /// Influence slots the mesh section holds; the rest live in the influences section.
 const IN_MESH_SECTION: usize = 4;

@@ -2,8 +2,7 @@
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::bake::{ClipLibrary, TrackDesc};
-use crate::import::{Channel, Interpolation};
+use crate::baked::{Channel, ClipLibrary, Interpolation, TrackDesc};
 use crate::math::{Sqt, hermite, normalize_or_identity, slerp_shortest};
 
 /// Index `k` of the key pair `[k, k + 1]` around `t`, for `t` strictly inside the key range of

@@ -3,7 +3,7 @@
 
 use glam::Affine3A;
 
-use crate::bake::{NO_PARENT, Skeleton};
+use crate::baked::{NO_PARENT, Skeleton};
 use crate::math::Sqt;
 
 /// Model matrix of one joint: `parent_model × local`, or `world × local` for a root.

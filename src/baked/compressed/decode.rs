@@ -1,11 +1,11 @@
 //! Stage 1, sample, from compressed clips: the value of one channel at one clip time, with the
 //! operations (and their f32 order) of the WGSL decoder, so both agree to rounding. The format
-//! is described in [`crate::bake::compressed`]; the exact twin is `src/cpu/sample.rs`.
+//! is described in [`super`]; the exact twin is `src/baked/sample.rs`.
 
 use glam::{Quat, Vec3, Vec4};
 use half::f16;
 
-use crate::bake::{ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, Rig};
+use crate::baked::{ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, Rig};
 use crate::math::Sqt;
 
 /// Frame `f` and blend factor `u` of clip time `time` in clip `clip` whose segment table is

@@ -1,0 +1,124 @@
+//! A mesh's material as sinew draws it: base colour factor and texture, alpha mode, normal map,
+//! double-sidedness; images shared as 8-bit RGBA.
+
+use std::sync::Arc;
+
+/// An image decoded to 8-bit RGBA (sRGB for base colours, linear for normal maps).
+#[derive(Clone, PartialEq, Eq)]
+pub struct MaterialImage {
+    /// The image's name, or `image<i>`.
+    pub name: String,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width × height × 4` bytes, rows top to bottom.
+    pub rgba8: Vec<u8>,
+}
+
+impl std::fmt::Debug for MaterialImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MaterialImage({:?}, {}×{})",
+            self.name, self.width, self.height
+        )
+    }
+}
+
+/// How a texture repeats outside `[0, 1]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Wrap {
+    /// Repeat (glTF's default).
+    #[default]
+    Repeat,
+    /// Repeat, mirrored every other time.
+    MirroredRepeat,
+    /// Clamp to the edge texel.
+    ClampToEdge,
+}
+
+/// A glTF sampler: filters and wrap modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    /// Magnification filter: linear (else nearest).
+    pub mag_linear: bool,
+    /// Minification filter: linear (else nearest).
+    pub min_linear: bool,
+    /// Wrap along u.
+    pub wrap_u: Wrap,
+    /// Wrap along v.
+    pub wrap_v: Wrap,
+}
+
+impl Default for Sampler {
+    /// Linear filtering, repeating (what glTF leaves to the implementation, as three.js does).
+    fn default() -> Self {
+        Self {
+            mag_linear: true,
+            min_linear: true,
+            wrap_u: Wrap::Repeat,
+            wrap_v: Wrap::Repeat,
+        }
+    }
+}
+
+/// A texture a material reads: its image, sampler and UV set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureRef {
+    /// The decoded image.
+    pub image: Arc<MaterialImage>,
+    /// How it is sampled.
+    pub sampler: Sampler,
+    /// The UV set (`TEXCOORD_0` or `TEXCOORD_1`).
+    pub uv_set: u32,
+}
+
+/// How a material's alpha is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha is ignored.
+    #[default]
+    Opaque,
+    /// Fragments with alpha below the cutoff are discarded.
+    Mask(f32),
+    /// Blended in the file; drawn opaque here.
+    Blend,
+}
+
+/// One glTF material, as far as sinew draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    /// The material's name, or `material<i>`.
+    pub name: String,
+    /// Linear RGBA multiplied with the texture and the vertex colours.
+    pub base_color: [f32; 4],
+    /// The base colour texture (sRGB).
+    pub base_color_texture: Option<TextureRef>,
+    /// The tangent-space normal map (drawn where the mesh has tangents).
+    pub normal_texture: Option<TextureRef>,
+    /// The normal map's scale.
+    pub normal_scale: f32,
+    /// Opaque, masked or blended.
+    pub alpha: AlphaMode,
+    /// Whether back faces are drawn lit as front faces.
+    pub double_sided: bool,
+    /// Textures dropped and why (an unreadable or undecodable image, an unsupported UV set).
+    pub warnings: Vec<String>,
+}
+
+impl Default for Material {
+    /// glTF's default material: white, opaque, no textures.
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            base_color: [1.0; 4],
+            base_color_texture: None,
+            normal_texture: None,
+            normal_scale: 1.0,
+            alpha: AlphaMode::Opaque,
+            double_sided: false,
+            warnings: Vec::new(),
+        }
+    }
+}
