@@ -1,8 +1,11 @@
-//! The records the animator hands out: a new record replaces the one its slot holds only when
-//! it describes different motion (within the stated tolerances), and every held record moves to
-//! a new epoch when frame times restart.
+//! The records the animator hands out (this update's, each slot's held one, the changed and
+//! placed slots, the frame time they are read at): a new record replaces the one its slot holds
+//! only when it describes different motion (within the stated tolerances), and every held
+//! record moves to a new epoch when frame times restart.
 
-use super::Animator;
+use hecs::{Entity, World};
+
+use super::{Animated, Animator};
 use crate::cpu::{layer_time, layer_weight};
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
 
@@ -20,6 +23,82 @@ pub const RECORD_TIME_TOLERANCE: f32 = 1e-4;
 pub const RECORD_WEIGHT_TOLERANCE: f32 = 1e-4;
 
 impl Animator {
+    /// This frame's instance records, one per animated entity, for the GPU pipeline.
+    pub fn records(&self) -> &[InstanceRecord] {
+        &self.records
+    }
+
+    /// The entity of each record.
+    pub fn record_entities(&self) -> &[Entity] {
+        &self.record_entities
+    }
+
+    /// The frame time of the last update: seconds since the current epoch, what the records'
+    /// clocks and fades are read at ([`crate::GpuBackend::evaluate_resident`],
+    /// [`crate::CpuBackend::evaluate_at`]).
+    pub fn frame_time(&self) -> f32 {
+        (self.now - self.epoch) as f32
+    }
+
+    /// The seconds frame times moved back by in the last update, when the epoch moved
+    /// ([`EPOCH_SPAN`]): pass them to [`crate::GpuBackend::rebase_frame_time`] before that
+    /// frame's evaluation (every record changed and is uploaded again).
+    pub fn epoch_shift(&self) -> Option<f64> {
+        self.rebased
+    }
+
+    /// Seconds of animation time since the animator was made.
+    pub fn elapsed(&self) -> f64 {
+        self.now
+    }
+
+    /// The GPU-resident form of the records: one per tracking slot, [`InstanceRecord::EMPTY`]
+    /// for free slots. A record changes only when the entity's motion does.
+    pub fn slot_records(&self) -> &[InstanceRecord] {
+        &self.slot_records
+    }
+
+    /// The slots whose record changed in the last update, ascending: what to upload
+    /// ([`crate::GpuBackend::set_record`]).
+    pub fn changed_slots(&self) -> &[u32] {
+        &self.changed
+    }
+
+    /// Of [`Animator::changed_slots`], those whose world transform was placed (a new entity, or
+    /// its [`Transform`] set): for an entity with root motion on the GPU
+    /// ([`super::RootMotion::on_gpu`]) the GPU owns the record's world, and only these uploads
+    /// replace it ([`crate::GpuBackend::set_record_world`]).
+    pub fn placed_slots(&self) -> &[u32] {
+        &self.placed
+    }
+
+    /// `entity`'s record from the last update.
+    pub fn record_of(&self, world: &World, entity: Entity) -> Option<&InstanceRecord> {
+        let slot = world.get::<&Animated>(entity).ok()?.slot;
+        let t = self.tracked.get(slot as usize)?;
+        (t.live && t.entity == entity)
+            .then(|| self.slot_records.get(slot as usize))
+            .flatten()
+            .filter(|r| !r.is_empty())
+    }
+
+    /// Record index of `entity` (tracking slot `slot`) in this update.
+    pub(super) fn record_index(&self, entity: Entity, slot: u32) -> Option<usize> {
+        let t = self.tracked.get(slot as usize)?;
+        (t.live && t.entity == entity && t.seen == self.frame).then_some(t.record as usize)
+    }
+
+    /// `entity`'s record as of this update: the one just built, or the one its slot holds.
+    pub(super) fn current_record(&self, entity: Entity, slot: u32) -> Option<InstanceRecord> {
+        if let Some(i) = self.record_index(entity, slot) {
+            return Some(self.records[i]);
+        }
+        let t = self.tracked.get(slot as usize)?;
+        (t.live && t.entity == entity)
+            .then(|| self.slot_records.get(slot as usize).copied())
+            .flatten()
+            .filter(|r| !r.is_empty())
+    }
     /// Moves every held record's clocks and fades to the new epoch (frame times restart near 0)
     /// and lists their slots as changed.
     pub(super) fn rebase_records(&mut self) {
