@@ -1,7 +1,7 @@
-// Stage 1, sample, from compressed clips (`CompressedClips` in src/bake/compressed/mod.rs):
+// Stage 1, sample, from compressed clips (`CompressedClips` in src/baked/compressed/mod.rs):
 // uniform frames, each channel constant, at its rest value, or quantized in its range. Twin of
-// src/cpu/decode.rs, same math in the same order. Replaces wgsl/sample.wgsl in the compressed
-// pipeline, with the same interface: `prepare_layers`, `sample_layer_joint`,
+// src/baked/compressed/decode.rs, same math in the same order. Replaces wgsl/sample.wgsl in the
+// compressed pipeline, with the same interface: `prepare_layers`, `sample_layer_joint`,
 // `sample_layer_weights` and `sample_channel`.
 
 // Binding 3 of the compressed pipeline: per rig from `rig.track_offset`, its clip descriptors
@@ -209,7 +209,7 @@ fn rotation_from_stored(s: vec4<f32>, order: u32) -> vec4<f32> {
 }
 
 // Coefficients of the slerp correction in `interpolate_rotation` (SLERP_FIT in
-// src/cpu/decode.rs): k = e (C0 + e C1 + s (C2 + e C3)), e = 1 - d, s = (u - 0.5)^2.
+// src/baked/compressed/decode.rs): k = e (C0 + e C1 + s (C2 + e C3)), e = 1 - d, s = (u - 0.5)^2.
 const SLERP_FIT_0: f32 = 0.66537;
 const SLERP_FIT_1: f32 = 0.14839;
 const SLERP_FIT_2: f32 = -0.011094;

@@ -1,5 +1,5 @@
 // Stage 3, propagate: local transforms to model matrices, parent before child, one depth level
-// at a time. Twin of src/cpu/propagate.rs.
+// at a time. Twin of src/baked/propagate.rs.
 
 // The joint matrices of the instances a workgroup evaluates in one pass, instance k of the pass
 // at entries k x joint_count..: local transforms until propagated, model matrices after

@@ -1,4 +1,4 @@
-// Stage 1, sample: the value of one track at one time. Twin of src/cpu/sample.rs.
+// Stage 1, sample: the value of one track at one time. Twin of src/baked/sample.rs.
 //
 // The sample stage's interface to the other stages (wgsl/decode.wgsl has the same for
 // compressed clips): `prepare_layers`, `sample_layer_joint`, `sample_layer_weights` and

@@ -1,5 +1,5 @@
 //! Stage 3b, IK: after propagation and before skinning, each of the rig's constraints turns the
-//! model matrices of its joints and their descendants (`src/ik.rs`). Twin of `wgsl/ik.wgsl`:
+//! model matrices of its joints and their descendants (`src/baked/ik.rs`). Twin of `wgsl/ik.wgsl`:
 //! same functions, same operation order.
 //!
 //! A correction is a rotation about a joint's position (`rotation_about`) applied in world

@@ -1,6 +1,7 @@
 //! The CPU evaluator: the test oracle for the GPU pipeline and the backend where no adapter is
-//! present. One module per stage, named like the WGSL stages; [`CpuBackend`] runs all instances
-//! in parallel across the cores.
+//! present. One module per stage, named like the WGSL stages (sample, decode and propagate are
+//! shared with the compressed clip encoder, so they live in [`crate::baked`] and are re-exported
+//! here); [`CpuBackend`] runs all instances in parallel across the cores.
 
 mod aabb;
 mod blend;

@@ -11,7 +11,7 @@ use sinew::{Aabb, FormatErrorKind, Layer, Mat3x4Rows, Rig};
 
 use super::common;
 
-// Layout constants from the format description in `src/bake/file.rs`.
+// Layout constants from the format description in `src/baked/file.rs`.
 pub(crate) const VERSION_AT: usize = 8;
 pub(crate) const CHECKSUM_AT: usize = 12;
 pub(crate) const CHECKSUMMED_FROM: usize = 20;

@@ -1,8 +1,8 @@
 // Structs shared with Rust and the bindings of the evaluate pipeline.
 //
 // Keep in sync with the Rust twins: `InstanceRecord` and `LayerRecord` (src/instance.rs),
-// `TrackDesc` (src/bake/clip_library.rs), `Mat3x4Rows` (src/math.rs), `Aabb`
-// (src/bake/skinned_mesh.rs) and `FrameHeader`, `RigDesc`, `RootFrame` (`RootFrameDesc`),
+// `TrackDesc` (src/baked/clip_library.rs), `Mat3x4Rows` (src/math/mod.rs), `Aabb`
+// (src/math/aabb.rs) and `FrameHeader`, `RigDesc`, `RootFrame` (`RootFrameDesc`),
 // `JointDesc`, `LibraryParams` (src/gpu/layout.rs). tests/shaders.rs compares every member
 // offset and struct size.
 

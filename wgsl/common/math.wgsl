@@ -1,4 +1,4 @@
-// The animation math every stage shares. Twin of src/math.rs, function for function: same
+// The animation math every stage shares. Twin of src/math/mod.rs, function for function: same
 // names, same operation order, so CPU and GPU agree to float rounding. Quaternions are
 // vec4(x, y, z, w).
 

@@ -3,7 +3,7 @@
 // Keep in sync with the Rust twins in src/render/layout.rs (`FrameUniforms`, `SkinnedInstance`,
 // `MeshParams`, `StaticVertex` as `PackedVertex`, `SkinnedVertex` as `PackedSkinnedVertex`,
 // `StaticInstance`, `CullParams`, `DrawIndexedArgs` as `DrawArgs`, `PreskinParams`,
-// `BoneParams`) and `Aabb` in src/bake/skinned_mesh.rs. A unit test in src/render/layout.rs
+// `BoneParams`) and `Aabb` in src/math/aabb.rs. A unit test in src/render/layout.rs
 // parses this file with naga and compares every member offset and struct size with Rust.
 
 // Per frame and render target: camera, light and shadow settings.
@@ -80,7 +80,7 @@ struct StaticInstance {
     color: vec4<f32>,
 }
 
-// An animated bounding box (`Aabb` in src/bake/skinned_mesh.rs); empty when min > max.
+// An animated bounding box (`Aabb` in src/math/aabb.rs); empty when min > max.
 struct Aabb {
     min: vec4<f32>,
     max: vec4<f32>,

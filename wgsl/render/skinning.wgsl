@@ -3,7 +3,7 @@
 // or `Sinew`.
 //
 // The palette holds one 3x4 affine matrix per joint and instance, as three rows (keep in sync
-// with `Mat3x4Rows` in src/math.rs). Each entry already includes the instance's world
+// with `Mat3x4Rows` in src/math/mod.rs). Each entry already includes the instance's world
 // transform, so skinned positions come out in world space.
 //
 // This file declares no binding. Declare the palette next to it as
