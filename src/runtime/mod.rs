@@ -36,6 +36,7 @@ mod content;
 mod error;
 mod events;
 mod layers;
+mod locomotion;
 mod motion;
 mod pace;
 mod parameters;
@@ -55,6 +56,7 @@ pub use blend_space::{BlendSample, BlendSpace, BlendSpaceDef, BlendWeights, MAX_
 pub use error::RuntimeError;
 pub use events::{Event, EventDef};
 pub use layers::{ClipLayer, Layers, MAX_EXTRA_LAYERS, MaskSpec};
+pub use locomotion::locomotion;
 pub use motion::{
     Contribution, Contributions, FadeShare, MAX_CONTRIBUTIONS, Motion, MotionContext,
 };

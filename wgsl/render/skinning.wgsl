@@ -110,6 +110,20 @@ fn sinew_skin_linear(
     if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
         return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
     }
+    let m = sinew_blend_bones(offset, joint_count, influences, w0, w1);
+    let n = sinew_transform_vector(m, normal);
+    return SinewSkinned(sinew_transform_point(m, position), sinew_normalize_or(n, normal));
+}
+
+// The sum of weight x palette entry over the influences, with the guarded weights `w0`, `w1`
+// (`sinew_guard_weights`; zero weights skipped): the matrix linear blend skinning applies.
+fn sinew_blend_bones(
+    offset: u32,
+    joint_count: u32,
+    influences: SinewInfluences,
+    w0: vec4<f32>,
+    w1: vec4<f32>,
+) -> SinewBone {
     var m = SinewBone(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     for (var k = 0u; k < 8u; k++) {
         let w = sinew_influence_weight(w0, w1, k);
@@ -120,8 +134,7 @@ fn sinew_skin_linear(
             m.row2 += b.row2 * w;
         }
     }
-    let n = sinew_transform_vector(m, normal);
-    return SinewSkinned(sinew_transform_point(m, position), sinew_normalize_or(n, normal));
+    return m;
 }
 
 // Hamilton product of quaternions stored xyzw.

@@ -1,53 +1,13 @@
 //! The crowd's motion setup on its rig: the locomotion state machine and the head look-at.
 
 use glam::Vec3;
-use sinew::runtime::{
-    Compare, Condition, ParameterDef, ParameterKind, StateMachineDef, TransitionDef, Value,
-};
+use sinew::runtime::StateMachineDef;
 use sinew::{AimConstraint, IkConstraint, Rig};
 
-/// The locomotion state machine over the rig's clips: idle / walk / run when it has clips with
-/// those names, else its first three clips.
+/// The locomotion state machine over the rig's clips ([`sinew::runtime::locomotion`]).
 pub(super) fn locomotion(rig: &Rig) -> StateMachineDef {
     let names: Vec<String> = rig.clips.clips().iter().map(|c| c.name.clone()).collect();
-    let pick = |wanted: &str, fallback: usize| {
-        names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(wanted))
-            .cloned()
-            .unwrap_or_else(|| names[fallback.min(names.len() - 1)].clone())
-    };
-    let (idle, walk, run) = (pick("idle", 0), pick("walk", 1), pick("run", 2));
-    let speed = |op, v: f32| Condition::new("speed", op, Value::Float(v as f64));
-    StateMachineDef::new("locomotion")
-        .parameter(ParameterDef {
-            name: "speed".into(),
-            kind: ParameterKind::Float,
-            default: Some(Value::Float(0.0)),
-        })
-        .clip_state("idle", &idle)
-        .clip_state("walk", &walk)
-        .clip_state("run", &run)
-        .transition(
-            TransitionDef::new("idle", "walk")
-                .fade(0.3)
-                .when(speed(Compare::Gt, 0.6)),
-        )
-        .transition(
-            TransitionDef::new("walk", "run")
-                .fade(0.3)
-                .when(speed(Compare::Gt, 2.6)),
-        )
-        .transition(
-            TransitionDef::new("run", "walk")
-                .fade(0.3)
-                .when(speed(Compare::Lt, 2.2)),
-        )
-        .transition(
-            TransitionDef::new("walk", "idle")
-                .fade(0.3)
-                .when(speed(Compare::Lt, 0.4)),
-        )
+    sinew::runtime::locomotion(&names)
 }
 
 /// Furthest a head turns from its animated direction toward the camera (radians).

@@ -1,0 +1,250 @@
+//! Each frame, after Bevy's transform propagation and before its visibility checks: characters'
+//! transforms into sinew's runtime, [`sinew::runtime::Animator::update`], evaluation on the CPU
+//! (exact [`sinew::CpuBackend`] through the animator, or [`sinew::FastCpuBackend`]) into the
+//! palette buffer, and back into Bevy: palette offsets ([`MeshTag`]), animated boxes ([`Aabb`])
+//! of the mesh entities, root motion into `Transform`s, sockets, events.
+
+use std::collections::HashMap;
+
+use bevy::camera::primitives::Aabb;
+use bevy::mesh::MeshTag;
+use bevy::prelude::*;
+use bevy::render::storage::ShaderBuffer;
+use sinew::runtime::{Attachment, Scheduling, Transform as SinewTransform};
+use sinew::{FastCpuBackend, Mat3x4Rows};
+
+use crate::control::{SinewEvent, SinewRootMotion, SinewSocket};
+use crate::convert::{affine_to_bevy, to_bevy, to_sinew};
+use crate::runtime::{SinewPalette, SinewRuntime};
+use crate::spawn::{SinewInstance, SinewMeshes};
+
+/// A socket's entity in sinew's world.
+#[derive(Component, Clone, Copy, Debug)]
+pub(crate) struct SocketInstance(hecs::Entity);
+
+/// Moved characters (without root motion) carry their transform into sinew's world; new
+/// sockets get their attachment.
+pub(crate) fn sync_in(
+    mut commands: Commands,
+    mut runtime: ResMut<SinewRuntime>,
+    moved: Query<
+        (&SinewInstance, &GlobalTransform),
+        (Changed<GlobalTransform>, Without<SinewRootMotion>),
+    >,
+    instances: Query<&SinewInstance>,
+    new_sockets: Query<(Entity, &SinewSocket), Without<SocketInstance>>,
+) {
+    let rt = &mut *runtime;
+    for (instance, global) in &moved {
+        let t = to_sinew(&global.compute_transform());
+        if let Ok(mut current) = rt.world.get::<&mut SinewTransform>(instance.entity)
+            && *current != t
+        {
+            *current = t;
+            rt.animator.touch(instance.entity);
+        }
+    }
+    for (entity, socket) in &new_sockets {
+        let Ok(target) = instances.get(socket.character) else {
+            continue;
+        };
+        let offset = &socket.offset;
+        let attachment = Attachment::new(target.entity, &socket.joint).with_offset(
+            glam::Vec3::from_array(offset.translation.to_array()),
+            glam::Quat::from_array(offset.rotation.to_array()),
+        );
+        let hecs_entity = rt.world.spawn((attachment,));
+        commands.entity(entity).insert(SocketInstance(hecs_entity));
+    }
+}
+
+/// Updates the animator, evaluates the palette and writes it to the storage buffer.
+pub(crate) fn update_and_evaluate(
+    time: Res<Time>,
+    mut runtime: ResMut<SinewRuntime>,
+    mut palette: ResMut<SinewPalette>,
+    mut buffers: ResMut<Assets<ShaderBuffer>>,
+    mut materials: ResMut<Assets<crate::SinewMaterial>>,
+    mut events: MessageWriter<SinewEvent>,
+    characters: Query<(Entity, &SinewInstance)>,
+) {
+    let rt = &mut *runtime;
+    if let Err(e) = rt.animator.update(&mut rt.world, time.delta_secs()) {
+        warn!("sinew: {e}");
+    }
+    if rt.animator.pending_events() > 0 {
+        let owners: HashMap<hecs::Entity, Entity> =
+            characters.iter().map(|(e, i)| (i.entity, e)).collect();
+        for event in rt.animator.drain_events() {
+            if let Some(&entity) = owners.get(&event.entity) {
+                events.write(SinewEvent {
+                    entity,
+                    name: event.name.to_string(),
+                    clip: event.clip,
+                });
+            }
+        }
+    }
+    if std::mem::take(&mut palette.rebind) {
+        // The buffer grew last frame; it exists in the render world now.
+        for m in &palette.materials {
+            materials.get_mut(m);
+        }
+    }
+    let needed = rt.animator.palette().capacity() as usize * std::mem::size_of::<Mat3x4Rows>();
+    // Grown ahead of need (at half full), so the frame before materials bind the new buffer
+    // still finds every character in the old one (one frame behind).
+    let bytes = if needed * 2 > palette.bytes {
+        (needed * 2).next_power_of_two()
+    } else {
+        palette.bytes
+    };
+    let Some(mut buffer) = buffers.get_mut(&palette.buffer) else {
+        return;
+    };
+    let data = buffer.data.get_or_insert_with(Vec::new);
+    data.clear();
+    let result = if rt.use_fast {
+        evaluate_fast(rt, data)
+    } else {
+        match rt.animator.evaluate_cpu() {
+            Ok(pose) => {
+                data.extend_from_slice(bytemuck::cast_slice(pose.palette));
+                rt.bounds.clear();
+                rt.bounds.extend_from_slice(pose.bounds);
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    if let Err(e) = result {
+        warn!("sinew: evaluation failed: {e}");
+    }
+    data.resize(bytes, 0);
+    if bytes != palette.bytes {
+        // A new buffer: the materials binding it are rebuilt next frame (this frame's
+        // material preparation may run before the buffer's).
+        buffer.buffer_description.size = bytes as u64;
+        palette.bytes = bytes;
+        palette.rebind = true;
+    }
+}
+
+/// The fast backend's evaluation of the animator's records into `data`.
+fn evaluate_fast(rt: &mut SinewRuntime, data: &mut Vec<u8>) -> Result<(), String> {
+    if rt.fast.is_none() {
+        rt.fast = Some(
+            FastCpuBackend::new(
+                rt.animator.rigs().to_vec(),
+                rt.animator.masks().to_vec(),
+                sinew::cpu::fast::DEFAULT_RATE,
+            )
+            .map_err(|e| e.to_string())?,
+        );
+    }
+    let records = match rt.animator.scheduling() {
+        Scheduling::PerFrame => rt.animator.records(),
+        Scheduling::EventDriven => rt.animator.slot_records(),
+    };
+    let fast = rt.fast.as_mut().ok_or("no fast backend")?;
+    let entries = rt.animator.palette().capacity() as usize;
+    rt.fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
+    rt.bounds.resize(records.len(), sinew::Aabb::EMPTY);
+    fast.evaluate_at(
+        rt.animator.frame_time(),
+        records,
+        &mut rt.fast_palette,
+        &mut rt.bounds,
+    )
+    .map_err(|e| e.to_string())?;
+    data.extend_from_slice(bytemuck::cast_slice(&rt.fast_palette));
+    Ok(())
+}
+
+/// Palette offsets, boxes, root motion and sockets back into Bevy.
+pub(crate) fn sync_out(
+    runtime: Res<SinewRuntime>,
+    mut characters: Query<
+        (
+            &mut SinewInstance,
+            Option<&SinewMeshes>,
+            &mut Transform,
+            &mut GlobalTransform,
+            Has<SinewRootMotion>,
+        ),
+        Without<SocketInstance>,
+    >,
+    mut parts: Query<(&mut MeshTag, &mut Visibility, &mut Aabb)>,
+    mut sockets: Query<
+        (&SocketInstance, &mut Transform, &mut GlobalTransform),
+        Without<SinewInstance>,
+    >,
+) {
+    let rt = &*runtime;
+    let per_frame: HashMap<hecs::Entity, usize> = match rt.animator.scheduling() {
+        Scheduling::PerFrame => rt
+            .animator
+            .record_entities()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (*e, i))
+            .collect(),
+        Scheduling::EventDriven => HashMap::new(),
+    };
+    for (mut instance, meshes, mut transform, mut global, root_motion) in &mut characters {
+        let placed = instance.palette_offset.is_some();
+        if !placed {
+            instance.palette_offset = rt
+                .animator
+                .record_of(&rt.world, instance.entity)
+                .map(|r| r.palette_offset);
+        }
+        let bounds = rt
+            .bounds_index(instance.entity, &per_frame)
+            .and_then(|i| rt.bounds.get(i))
+            .filter(|b| !b.is_empty());
+        if let Some(meshes) = meshes {
+            for &part in meshes.entities() {
+                let Ok((mut tag, mut visibility, mut aabb)) = parts.get_mut(part) else {
+                    continue;
+                };
+                if !placed && let Some(offset) = instance.palette_offset {
+                    *tag = MeshTag(offset);
+                    *visibility = Visibility::Inherited;
+                }
+                if let Some(b) = bounds {
+                    let (lo, hi) = (b.min3(), b.max3());
+                    *aabb = Aabb::from_min_max(
+                        Vec3::new(lo.x, lo.y, lo.z),
+                        Vec3::new(hi.x, hi.y, hi.z),
+                    );
+                }
+            }
+        }
+        if root_motion && let Ok(t) = rt.world.get::<&SinewTransform>(instance.entity) {
+            let moved = to_bevy(&t);
+            if *transform != moved {
+                *transform = moved;
+                *global = GlobalTransform::from(moved);
+            }
+        }
+    }
+    for (socket, mut transform, mut global) in &mut sockets {
+        if let Ok(attachment) = rt.world.get::<&Attachment>(socket.0) {
+            let m = affine_to_bevy(&attachment.world());
+            *global = GlobalTransform::from(m);
+            *transform = global.compute_transform();
+        }
+    }
+}
+
+/// A despawned socket leaves sinew's world.
+pub(crate) fn forget_socket(
+    remove: On<Remove, SocketInstance>,
+    sockets: Query<&SocketInstance>,
+    mut runtime: ResMut<SinewRuntime>,
+) {
+    if let Ok(socket) = sockets.get(remove.entity) {
+        runtime.world.despawn(socket.0).ok();
+    }
+}

@@ -1,0 +1,117 @@
+//! [`SinewPlugin`]: the asset loader, the skinning material, the runtime and palette
+//! resources, and the per-frame systems ([`SinewSystems`]).
+
+use bevy::asset::RenderAssetUsages;
+use bevy::camera::visibility::VisibilitySystems;
+use bevy::pbr::MaterialPlugin;
+use bevy::prelude::*;
+use bevy::render::storage::ShaderBuffer;
+use bevy::transform::TransformSystems;
+use sinew::runtime::Scheduling;
+
+use crate::assets::{SinewAsset, SinewAssetLoader};
+use crate::control::SinewEvent;
+use crate::evaluate_cpu::{forget_socket, sync_in, sync_out, update_and_evaluate};
+use crate::material::{SKINNING_SHADER, SinewMaterial, skinning_shader};
+use crate::runtime::{SinewPalette, SinewRuntime};
+use crate::spawn::{PendingMaterials, forget_character, instantiate};
+
+/// Which sinew backend evaluates the poses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SinewBackend {
+    /// sinew's exact CPU evaluator ([`sinew::CpuBackend`], through the animator): the
+    /// reference the GPU and fast modes are tested against.
+    #[default]
+    Cpu,
+    /// The resampled SIMD evaluator ([`sinew::FastCpuBackend`]): several times faster, within
+    /// the error bound documented there.
+    FastCpu,
+}
+
+/// The plugin. Add it after Bevy's `DefaultPlugins` (or the asset, render and PBR plugins).
+#[derive(Clone, Debug)]
+pub struct SinewPlugin {
+    /// The evaluator.
+    pub backend: SinewBackend,
+    /// When characters are updated: event-driven (default; only characters with something
+    /// happening, see [`Scheduling::EventDriven`]) or every frame.
+    pub scheduling: Scheduling,
+}
+
+impl Default for SinewPlugin {
+    fn default() -> Self {
+        Self {
+            backend: SinewBackend::Cpu,
+            scheduling: Scheduling::EventDriven,
+        }
+    }
+}
+
+/// The plugin's systems, in `PostUpdate` after transform propagation and before visibility.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SinewSystems {
+    /// Characters whose files loaded are instantiated.
+    Instantiate,
+    /// Transforms in, animator update and evaluation, offsets, boxes, root motion and sockets
+    /// out.
+    Animate,
+}
+
+impl Plugin for SinewPlugin {
+    fn build(&self, app: &mut App) {
+        let runtime =
+            match SinewRuntime::new(self.scheduling, self.backend == SinewBackend::FastCpu) {
+                Ok(r) => r,
+                Err(e) => {
+                    error!("sinew: the runtime could not start: {e}");
+                    return;
+                }
+            };
+        app.init_asset::<SinewAsset>()
+            .register_asset_loader(SinewAssetLoader)
+            .add_plugins(MaterialPlugin::<SinewMaterial>::default())
+            .add_message::<SinewEvent>()
+            .init_resource::<PendingMaterials>()
+            .insert_resource(runtime)
+            .add_observer(forget_character)
+            .add_observer(forget_socket);
+        let world = app.world_mut();
+        let (Some(_), Some(_)) = (
+            world.get_resource::<Assets<Shader>>(),
+            world.get_resource::<Assets<ShaderBuffer>>(),
+        ) else {
+            error!("sinew: SinewPlugin needs Bevy's render plugin: add it after DefaultPlugins");
+            return;
+        };
+        let _ = world
+            .resource_mut::<Assets<Shader>>()
+            .insert(&SKINNING_SHADER, skinning_shader());
+        let entry = std::mem::size_of::<sinew::Mat3x4Rows>();
+        let buffer = world
+            .resource_mut::<Assets<ShaderBuffer>>()
+            .add(ShaderBuffer::new(
+                &vec![0; entry],
+                RenderAssetUsages::RENDER_WORLD,
+            ));
+        app.insert_resource(SinewPalette {
+            buffer,
+            materials: Vec::new(),
+            bytes: entry,
+            rebind: false,
+        });
+        app.configure_sets(
+            PostUpdate,
+            (SinewSystems::Instantiate, SinewSystems::Animate)
+                .chain()
+                .after(TransformSystems::Propagate)
+                .before(VisibilitySystems::VisibilityPropagate),
+        )
+        .add_systems(PostUpdate, instantiate.in_set(SinewSystems::Instantiate))
+        .add_systems(
+            PostUpdate,
+            (sync_in, update_and_evaluate, sync_out)
+                .chain()
+                .in_set(SinewSystems::Animate),
+        );
+    }
+}

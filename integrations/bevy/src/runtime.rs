@@ -1,0 +1,164 @@
+//! [`SinewRuntime`]: sinew's [`Animator`] and the `hecs` world it animates, owned by Bevy as a
+//! resource, with the rigs registered per loaded asset; [`SinewPalette`]: the palette storage
+//! buffer the skinning material reads.
+
+use std::collections::HashMap;
+
+use bevy::prelude::*;
+use bevy::render::storage::ShaderBuffer;
+use sinew::runtime::{Animator, RuntimeError, Scheduling, StateMachineDef};
+use sinew::{Aabb, FastCpuBackend, Mat3x4Rows};
+
+use crate::assets::SinewAsset;
+use crate::material::SinewMaterial;
+
+/// One rig of one asset, registered in the animator, with what its characters are drawn with.
+#[derive(Debug)]
+pub(crate) struct RigEntry {
+    /// The rig's index in the animator.
+    pub index: u32,
+    /// Per rig mesh: its Bevy mesh and material.
+    pub meshes: Vec<(Handle<Mesh>, Handle<SinewMaterial>)>,
+    /// The bind-pose box of the rig's meshes (the box before the first evaluation).
+    pub bind_box: Aabb,
+}
+
+/// sinew's animation runtime inside Bevy. Each character ([`crate::SinewCharacter`]) has an
+/// entity in [`SinewRuntime::world`], animated by [`SinewRuntime::animator`]; use
+/// [`crate::SinewControl`] to drive it, or these directly for the rest of sinew's runtime API.
+#[derive(Resource)]
+pub struct SinewRuntime {
+    /// sinew's animator.
+    pub animator: Animator,
+    /// The `hecs` world of the characters' sinew components.
+    pub world: hecs::World,
+    pub(crate) rigs: HashMap<(AssetId<SinewAsset>, usize), RigEntry>,
+    /// State machines registered per (rig, definition name).
+    pub(crate) machines: HashMap<(u32, String), u32>,
+    /// Blend spaces registered per (rig, name).
+    pub(crate) spaces: HashMap<(u32, String), u32>,
+    /// The resampled backend, when [`crate::SinewBackend::FastCpu`] is chosen (rebuilt when
+    /// rigs or masks are added).
+    pub(crate) fast: Option<FastCpuBackend>,
+    pub(crate) use_fast: bool,
+    /// Boxes of the last evaluation, indexed as the evaluated records.
+    pub(crate) bounds: Vec<Aabb>,
+    /// Scratch palette of the fast backend.
+    pub(crate) fast_palette: Vec<Mat3x4Rows>,
+}
+
+impl SinewRuntime {
+    pub(crate) fn new(scheduling: Scheduling, use_fast: bool) -> Result<Self, RuntimeError> {
+        let mut animator = Animator::new(Vec::new())?;
+        animator.set_scheduling(scheduling);
+        Ok(Self {
+            animator,
+            world: hecs::World::new(),
+            rigs: HashMap::new(),
+            machines: HashMap::new(),
+            spaces: HashMap::new(),
+            fast: None,
+            use_fast,
+            bounds: Vec::new(),
+            fast_palette: Vec::new(),
+        })
+    }
+
+    /// The animator's index of rig `rig` of `asset`, once a character of it was spawned.
+    pub fn rig_index(&self, asset: AssetId<SinewAsset>, rig: usize) -> Option<u32> {
+        self.rigs.get(&(asset, rig)).map(|r| r.index)
+    }
+
+    /// Registers `def` for `rig` once (cached by its name) and returns its id. Definitions are
+    /// registered under `name@rig` so rigs can share one definition.
+    pub fn state_machine_id(
+        &mut self,
+        rig: u32,
+        def: &StateMachineDef,
+    ) -> Result<u32, RuntimeError> {
+        let key = (rig, def.name.clone());
+        if let Some(&id) = self.machines.get(&key) {
+            return Ok(id);
+        }
+        let mut named = def.clone();
+        named.name = format!("{}@{rig}", def.name);
+        let id = self.animator.add_state_machine(rig, &named)?;
+        self.machines.insert(key, id);
+        Ok(id)
+    }
+
+    /// Registers blend space `def` as `name` for `rig` once and returns its id.
+    pub fn blend_space_id(
+        &mut self,
+        rig: u32,
+        name: &str,
+        def: &sinew::runtime::BlendSpaceDef,
+    ) -> Result<u32, RuntimeError> {
+        let key = (rig, name.to_string());
+        if let Some(&id) = self.spaces.get(&key) {
+            return Ok(id);
+        }
+        let id = self
+            .animator
+            .add_blend_space(rig, &format!("{name}@{rig}"), def)?;
+        self.spaces.insert(key, id);
+        Ok(id)
+    }
+
+    /// The index of `entity`'s box in the last evaluation's bounds.
+    pub(crate) fn bounds_index(
+        &self,
+        entity: hecs::Entity,
+        per_frame: &HashMap<hecs::Entity, usize>,
+    ) -> Option<usize> {
+        match self.animator.scheduling() {
+            Scheduling::PerFrame => per_frame.get(&entity).copied(),
+            Scheduling::EventDriven => {
+                // Event-driven evaluation runs over the slot records: the record's slot is its
+                // position in that table.
+                let record = self.animator.record_of(&self.world, entity)?;
+                let base = self.animator.slot_records().as_ptr().addr();
+                let slot = (std::ptr::from_ref(record).addr() - base)
+                    / std::mem::size_of::<sinew::InstanceRecord>();
+                Some(slot)
+            }
+        }
+    }
+}
+
+/// The palette the skinning material reads: one storage buffer for every character, rewritten
+/// each frame from the CPU backends' output (its size grows with the animator's palette
+/// allocator; every [`SinewMaterial`] is refreshed when it does). The bytes move to the render
+/// world when Bevy extracts them (render-world usage: no copy is kept).
+#[derive(Resource)]
+pub struct SinewPalette {
+    /// The storage buffer.
+    pub buffer: Handle<ShaderBuffer>,
+    /// Every material reading it.
+    pub(crate) materials: Vec<Handle<SinewMaterial>>,
+    /// Its size in bytes as last written.
+    pub(crate) bytes: usize,
+    /// Whether the materials are to bind a buffer that grew.
+    pub(crate) rebind: bool,
+}
+
+impl SinewPalette {
+    /// Entries `offset..offset + count` of the palette as last written (what the vertex shader
+    /// reads this frame), or `None` when out of range or already moved to the render world.
+    pub fn read(
+        &self,
+        buffers: &Assets<ShaderBuffer>,
+        offset: usize,
+        count: usize,
+    ) -> Option<Vec<Mat3x4Rows>> {
+        let data = buffers.get(&self.buffer)?.data.as_ref()?;
+        let size = std::mem::size_of::<Mat3x4Rows>();
+        let bytes = data.get(offset * size..(offset + count) * size)?;
+        Some(
+            bytes
+                .chunks_exact(size)
+                .map(bytemuck::pod_read_unaligned::<Mat3x4Rows>)
+                .collect(),
+        )
+    }
+}

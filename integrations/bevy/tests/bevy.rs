@@ -1,0 +1,472 @@
+//! sinew_bevy headless: the plugin's palette against sinew's exact CPU backend, a refused file,
+//! spawn/despawn churn, and (with a GPU adapter) a rendered frame.
+
+#[path = "../../../tests/common/env.rs"]
+mod env;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::log::LogPlugin;
+use bevy::prelude::*;
+use bevy::render::RenderPlugin;
+use bevy::render::settings::{RenderCreation, WgpuSettings};
+use bevy::render::storage::ShaderBuffer;
+use bevy::time::TimeUpdateStrategy;
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+use sinew::runtime::{Playback, Scheduling};
+use sinew::{Aabb, CpuBackend, InstanceRecord, Layer, Mat3x4Rows};
+use sinew_bevy::{
+    SinewAsset, SinewBackend, SinewCharacter, SinewControl, SinewEvent, SinewInstance, SinewMeshOf,
+    SinewMotion, SinewPalette, SinewPlugin, SinewRootMotion, SinewRuntime, SinewSocket,
+    SinewSpawnFailed,
+};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A windowless app with the plugin; `render` starts Bevy's renderer (needs an adapter).
+fn app(root: PathBuf, plugin: SinewPlugin, render: bool) -> App {
+    let mut app = App::new();
+    let backends = if render {
+        WgpuSettings::default().backends
+    } else {
+        None
+    };
+    app.add_plugins(
+        DefaultPlugins
+            .set(AssetPlugin {
+                file_path: root.to_string_lossy().into_owned(),
+                ..default()
+            })
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                close_when_requested: false,
+                ..default()
+            })
+            .set(RenderPlugin {
+                render_creation: RenderCreation::Automatic(Box::new(WgpuSettings {
+                    backends,
+                    ..default()
+                })),
+                ..default()
+            })
+            .disable::<WinitPlugin>()
+            // One global logger per process; the tests run several apps.
+            .disable::<LogPlugin>(),
+    )
+    .add_plugins(ScheduleRunnerPlugin::default())
+    .add_plugins(plugin)
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
+        DT,
+    )));
+    app
+}
+
+/// Runs updates until `done` holds (assets load on other threads), at most ~20 s.
+fn run_until(app: &mut App, mut done: impl FnMut(&mut App) -> bool) -> bool {
+    for _ in 0..4000 {
+        app.update();
+        if done(app) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+fn spawn(app: &mut App, path: &'static str, motion: SinewMotion, at: Vec3) -> Entity {
+    let handle: Handle<SinewAsset> = app.world().resource::<AssetServer>().load(path);
+    app.world_mut()
+        .spawn((
+            SinewCharacter::new(handle),
+            motion,
+            Transform::from_translation(at),
+        ))
+        .id()
+}
+
+fn placed(app: &mut App, e: Entity) -> bool {
+    app.world()
+        .get::<SinewInstance>(e)
+        .is_some_and(|i| i.palette_offset.is_some())
+}
+
+/// The palette the vertex shader reads for a character equals sinew's exact CPU backend's for
+/// the same clip, time and world transform.
+#[test]
+fn palette_matches_cpu_backend() {
+    for backend in [SinewBackend::Cpu, SinewBackend::FastCpu] {
+        let plugin = SinewPlugin {
+            backend,
+            scheduling: Scheduling::PerFrame,
+        };
+        let mut app = app(repo(), plugin, false);
+        let at = Vec3::new(1.5, 0.0, -2.0);
+        let e = spawn(
+            &mut app,
+            "assets/humanoid.glb",
+            SinewMotion::clip("walk"),
+            at,
+        );
+        assert!(
+            run_until(&mut app, |a| placed(a, e)),
+            "character never placed"
+        );
+        for _ in 0..37 {
+            app.update();
+        }
+        let instance = *app.world().get::<SinewInstance>(e).unwrap();
+        let runtime = app.world().resource::<SinewRuntime>();
+        let rig = runtime.animator.rigs()[instance.rig as usize].clone();
+        let (clip, time) = {
+            let p = runtime.world.get::<&Playback>(instance.entity).unwrap();
+            (p.clip, p.clock.time)
+        };
+        assert!(time > 0.5, "the clip did not advance ({time} s)");
+        let joints = rig.joint_count();
+        let offset = instance.palette_offset.unwrap() as usize;
+        let palette = app.world().resource::<SinewPalette>();
+        let buffers = app.world().resource::<Assets<ShaderBuffer>>();
+        let got = palette
+            .read(buffers, offset, joints)
+            .expect("palette block");
+
+        let world = glam::Affine3A::from_translation(glam::Vec3::new(at.x, at.y, at.z));
+        let record = InstanceRecord::new(0, 0, &world, &[Layer::clip(clip, time)]).unwrap();
+        let mut reference = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
+        let mut want = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+        let mut bounds = [Aabb::EMPTY];
+        reference
+            .evaluate(&[record], &mut want, &mut bounds)
+            .unwrap();
+        // The fast mode resamples clips: its bound is documented on `FastCpuBackend`.
+        let tolerance = match backend {
+            SinewBackend::Cpu => 1e-4,
+            SinewBackend::FastCpu => 2e-3,
+        };
+        let mut worst = 0.0f32;
+        for (g, w) in got.iter().zip(&want[..joints]) {
+            for (a, b) in g.rows.iter().flatten().zip(w.rows.iter().flatten()) {
+                worst = worst.max((a - b).abs());
+            }
+        }
+        assert!(
+            worst <= tolerance,
+            "{backend:?}: palette differs from CpuBackend by {worst}"
+        );
+        let moving = got
+            .iter()
+            .zip(&rig_rest(&rig, &world))
+            .any(|(g, r)| g.rows != r.rows);
+        assert!(moving, "{backend:?}: the palette is the rest pose");
+    }
+}
+
+fn rig_rest(rig: &sinew::Rig, world: &glam::Affine3A) -> Vec<Mat3x4Rows> {
+    let record = InstanceRecord::new(0, 0, world, &[]).unwrap();
+    let mut backend = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
+    let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+    backend
+        .evaluate(&[record], &mut palette, &mut [Aabb::EMPTY])
+        .unwrap();
+    palette
+}
+
+/// A file sinew refuses marks the character failed with the reason and spawns nothing.
+#[test]
+fn refused_file_spawns_nothing() {
+    let dir = std::env::temp_dir().join(format!("sinew_bevy_refused_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A GLB header whose JSON chunk runs past the end of the file.
+    let mut bytes = b"glTF".to_vec();
+    bytes.extend_from_slice(&2u32.to_le_bytes());
+    bytes.extend_from_slice(&40u32.to_le_bytes());
+    bytes.extend_from_slice(&1000u32.to_le_bytes());
+    bytes.extend_from_slice(b"JSON{\"asset\":");
+    std::fs::write(dir.join("broken.glb"), &bytes).unwrap();
+
+    let mut app = app(dir.clone(), SinewPlugin::default(), false);
+    let e = spawn(
+        &mut app,
+        "broken.glb",
+        SinewMotion::clip("walk"),
+        Vec3::ZERO,
+    );
+    assert!(
+        run_until(&mut app, |a| a.world().get::<SinewSpawnFailed>(e).is_some()),
+        "the refused file was never reported"
+    );
+    let reason = app.world().get::<SinewSpawnFailed>(e).unwrap().0.clone();
+    assert!(
+        reason.contains("broken.glb"),
+        "reason names the file: {reason}"
+    );
+    for _ in 0..5 {
+        app.update();
+    }
+    let world = app.world_mut();
+    assert!(world.get::<SinewInstance>(e).is_none());
+    assert_eq!(world.query::<&SinewMeshOf>().iter(world).count(), 0);
+    assert_eq!(world.resource::<SinewRuntime>().world.len(), 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// 10,000 characters spawned and despawned in rounds leave nothing behind and do not grow the
+/// palette past the first round's.
+#[test]
+fn spawn_and_despawn_keep_memory_flat() {
+    let mut app = app(repo(), SinewPlugin::default(), false);
+    let entities_before = app.world().entity_count();
+    let (mut capacity, mut allocated) = (None, None);
+    for round in 0..10 {
+        let spawned: Vec<Entity> = (0..1000)
+            .map(|i| {
+                let at = Vec3::new((i % 40) as f32, 0.0, (i / 40) as f32);
+                spawn(
+                    &mut app,
+                    "assets/humanoid.glb",
+                    SinewMotion::clip("run"),
+                    at,
+                )
+            })
+            .collect();
+        let last = *spawned.last().unwrap();
+        assert!(
+            run_until(&mut app, |a| placed(a, last)),
+            "round {round} never placed"
+        );
+        app.update();
+        let runtime = app.world().resource::<SinewRuntime>();
+        assert_eq!(runtime.animator.tracked_entities(), 1000);
+        let cap = runtime.animator.palette().capacity();
+        assert!(
+            cap <= *capacity.get_or_insert(cap),
+            "palette grew in round {round}"
+        );
+        for e in spawned {
+            app.world_mut().despawn(e);
+        }
+        app.update();
+        app.update();
+        // Entity indices are reused: the world's table does not grow after the first round.
+        let indices = app.world().entities().len();
+        assert!(
+            indices <= *allocated.get_or_insert(indices),
+            "entities grew in round {round}"
+        );
+        let runtime = app.world().resource::<SinewRuntime>();
+        assert_eq!(
+            runtime.world.len(),
+            0,
+            "round {round} left runtime entities"
+        );
+        assert_eq!(runtime.animator.tracked_entities(), 0);
+    }
+    // Meshes and materials are shared per rig: only the entities come and go.
+    assert_eq!(app.world().entity_count(), entities_before);
+}
+
+/// Whether wgpu finds an adapter (Bevy's renderer panics without one).
+fn adapter_available() -> bool {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    let instance = wgpu::Instance::new(desc);
+    pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).is_ok()
+}
+
+const SIZE: u32 = 192;
+
+/// Three characters playing `motion`, rendered by Bevy's PBR pipeline into an image: its RGBA
+/// bytes.
+fn render_frame(motion: SinewMotion) -> Vec<u8> {
+    use bevy::camera::RenderTarget;
+    use bevy::render::render_resource::{TextureFormat, TextureUsages};
+    use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+    use std::sync::{Arc, Mutex};
+
+    let mut app = app(repo(), SinewPlugin::default(), true);
+    let mut image = Image::new_target_texture(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb, None);
+    image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
+    let target = app.world_mut().resource_mut::<Assets<Image>>().add(image);
+    app.world_mut().spawn((
+        Camera3d::default(),
+        RenderTarget::Image(target.clone().into()),
+        Transform::from_xyz(0.0, 1.2, 4.5).looking_at(Vec3::new(0.0, 0.9, 0.0), Vec3::Y),
+    ));
+    app.world_mut().spawn((
+        DirectionalLight {
+            shadow_maps_enabled: true,
+            ..default()
+        },
+        Transform::from_xyz(2.0, 6.0, 4.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    let characters: Vec<Entity> = [-1.2f32, 0.0, 1.2]
+        .iter()
+        .map(|&x| {
+            spawn(
+                &mut app,
+                "assets/humanoid.glb",
+                motion.clone(),
+                Vec3::new(x, 0.0, 0.0),
+            )
+        })
+        .collect();
+    assert!(run_until(&mut app, |a| characters
+        .iter()
+        .all(|&e| placed(a, e))));
+    for _ in 0..30 {
+        app.update();
+    }
+    let captured: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+    let sink = captured.clone();
+    app.world_mut().spawn(Screenshot::image(target)).observe(
+        move |shot: On<ScreenshotCaptured>| {
+            *sink.lock().unwrap() = shot.image.data.clone();
+        },
+    );
+    assert!(
+        run_until(&mut app, |_| captured.lock().unwrap().is_some()),
+        "no frame captured"
+    );
+    let bytes = captured.lock().unwrap().take().unwrap();
+    bytes
+}
+
+/// A frame Bevy renders shows the characters (pixels other than the clear color), posed by the
+/// clip (it differs from the rest pose's frame).
+#[test]
+fn rendered_frame_shows_animated_characters() {
+    if !adapter_available() {
+        assert!(!env::gpu_required(), "REQUIRE_GPU=1 but no GPU adapter");
+        eprintln!("no GPU adapter: rendered frame test skipped");
+        return;
+    }
+    let walk = render_frame(SinewMotion::clip("walk"));
+    let rest = render_frame(SinewMotion::Rest);
+    assert_eq!(walk.len(), (SIZE * SIZE * 4) as usize);
+    let background = [walk[0], walk[1], walk[2]];
+    let differs = |a: &[u8], b: &[u8]| a.iter().zip(b).any(|(x, y)| x.abs_diff(*y) > 24);
+    let covered = walk
+        .chunks_exact(4)
+        .filter(|p| differs(&p[..3], &background))
+        .count();
+    assert!(covered > 200, "the characters cover only {covered} pixels");
+    let changed = walk
+        .chunks_exact(4)
+        .zip(rest.chunks_exact(4))
+        .filter(|(a, b)| differs(a, b))
+        .count();
+    assert!(
+        changed > 100,
+        "the walk frame is the rest pose ({changed} pixels differ)"
+    );
+}
+
+#[derive(Resource, Default)]
+struct Heard(Vec<String>);
+
+fn hear(mut events: MessageReader<SinewEvent>, mut heard: ResMut<Heard>) {
+    heard.0.extend(events.read().map(|e| e.name.clone()));
+}
+
+/// Control from Bevy: clip events arrive as messages, root motion moves the `Transform`, a
+/// socket follows its joint, a cross-fade and a pause take effect.
+#[test]
+fn control_events_root_motion_and_sockets() {
+    use bevy::ecs::system::RunSystemOnce;
+
+    let mut app = app(repo(), SinewPlugin::default(), false);
+    app.init_resource::<Heard>().add_systems(Last, hear);
+    let handle: Handle<SinewAsset> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("assets/humanoid.glb");
+    let e = app
+        .world_mut()
+        .spawn((
+            SinewCharacter::new(handle),
+            SinewMotion::clip("walk"),
+            SinewRootMotion::default(),
+            Transform::default(),
+        ))
+        .id();
+    assert!(run_until(&mut app, |a| placed(a, e)));
+    app.world_mut()
+        .run_system_once(move |mut control: SinewControl| control.add_event(e, "walk", 0.5, "step"))
+        .unwrap()
+        .unwrap();
+    let socket = app
+        .world_mut()
+        .spawn((
+            SinewSocket {
+                character: e,
+                joint: "RightHand".into(),
+                offset: Transform::IDENTITY,
+            },
+            Transform::default(),
+        ))
+        .id();
+    for _ in 0..90 {
+        app.update();
+    }
+    let heard = &app.world().resource::<Heard>().0;
+    assert!(
+        heard.iter().any(|n| n == "step"),
+        "no step event: {heard:?}"
+    );
+    let body = app.world().get::<Transform>(e).unwrap().translation;
+    assert!(
+        body.length() > 0.2,
+        "root motion did not move the character: {body}"
+    );
+    let hand = app
+        .world()
+        .get::<GlobalTransform>(socket)
+        .unwrap()
+        .translation();
+    assert!(
+        (hand - body).length() < 2.0 && hand.y > 0.5,
+        "the socket is not at the hand: {hand} (character at {body})"
+    );
+
+    app.world_mut()
+        .run_system_once(move |mut control: SinewControl| control.cross_fade(e, "run", 0.2))
+        .unwrap()
+        .unwrap();
+    for _ in 0..30 {
+        app.update();
+    }
+    app.world_mut()
+        .run_system_once(move |mut control: SinewControl| control.set_paused(e, true))
+        .unwrap()
+        .unwrap();
+    app.update();
+    let read = |app: &App| {
+        let offset = app
+            .world()
+            .get::<SinewInstance>(e)
+            .unwrap()
+            .palette_offset
+            .unwrap();
+        let palette = app.world().resource::<SinewPalette>();
+        palette
+            .read(
+                app.world().resource::<Assets<ShaderBuffer>>(),
+                offset as usize,
+                57,
+            )
+            .unwrap()
+    };
+    let before = read(&app);
+    for _ in 0..10 {
+        app.update();
+    }
+    assert_eq!(before, read(&app), "a paused character kept moving");
+}
