@@ -103,8 +103,7 @@ fn texture_ref(
             "UV set {uv_set} is not read (only TEXCOORD_0 and _1)"
         ));
     }
-    let image = texture
-        .source()
+    let image = texture_image(texture)
         .ok_or_else(|| format!("texture {} has no image sinew reads", texture.index()))?;
     let slot = images
         .get_mut(image.index())
@@ -140,6 +139,19 @@ fn texture_ref(
 
 /// Largest image side decoded (larger ones are dropped with a warning).
 const MAX_IMAGE_SIDE: u32 = 16384;
+
+/// The texture's image: with `extension-textures`, a texture may have none (its image comes
+/// from an extension, KHR_texture_basisu); without it, the glTF crate has refused such files.
+#[cfg(feature = "extension-textures")]
+fn texture_image<'a>(texture: &gltf::Texture<'a>) -> Option<gltf::Image<'a>> {
+    texture.source()
+}
+
+/// The texture's image (see the `extension-textures` twin above).
+#[cfg(not(feature = "extension-textures"))]
+fn texture_image<'a>(texture: &gltf::Texture<'a>) -> Option<gltf::Image<'a>> {
+    Some(texture.source())
+}
 
 /// The image's bytes (a buffer view, checked against the buffer, or a URI: data or a file
 /// beside the glTF) decoded to RGBA8.

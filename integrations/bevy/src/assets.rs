@@ -1,24 +1,20 @@
 //! [`SinewAsset`]: a file sinew imported and baked into rigs, loaded through Bevy's asset server.
 //!
-//! The loader claims no file extension, so Bevy's own glTF loader keeps `.glb` and `.gltf`:
-//! load a file as a sinew asset by type, `asset_server.load::<SinewAsset>("x.glb")`. glTF
-//! (embedded or data-URI buffers), FBX (recognised by content) and `.sinew` files load.
+//! The loader claims `.sinew` and `.fbx` and leaves `.glb` and `.gltf` to Bevy's own glTF
+//! loader: load a glTF file as a sinew asset by type, `asset_server.load::<SinewAsset>("x.glb")`.
+//! glTF (binary, or with embedded or data-URI buffers), FBX (recognised by content) and
+//! `.sinew` files load.
 
 use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoader, LoadContext};
 use bevy::prelude::*;
 use sinew::Rig;
 
-/// A file's rigs, baked, and for each rig mesh the index of its glTF material.
+/// A file's rigs, baked, each mesh with the material the file gives it.
 #[derive(Asset, TypePath, Debug)]
 pub struct SinewAsset {
     /// The rigs, as [`sinew::bake_rigs`] or the `.sinew` file gives them.
     pub rigs: Vec<Rig>,
-    /// Per rig, per mesh ([`Rig::meshes`]): the glTF material of its primitive (`None`: glTF's
-    /// default material, or a file without glTF materials).
-    pub materials: Vec<Vec<Option<usize>>>,
-    /// Whether the file is glTF, so its materials come from Bevy's glTF loader.
-    pub gltf: bool,
 }
 
 /// Why a file did not load as a [`SinewAsset`].
@@ -65,6 +61,10 @@ impl AssetLoader for SinewAssetLoader {
     type Settings = ();
     type Error = SinewLoadError;
 
+    fn extensions(&self) -> &[&str] {
+        &["sinew", "fbx"]
+    }
+
     async fn load(
         &self,
         reader: &mut dyn Reader,
@@ -93,7 +93,7 @@ pub(crate) fn load_bytes(bytes: &[u8], path: &str) -> Result<SinewAsset, SinewLo
                 source,
             }
         })?;
-        return finish(rigs, None, path);
+        return finish(rigs, path);
     }
     let import = |source| SinewLoadError::Import {
         path: path.to_string(),
@@ -101,59 +101,14 @@ pub(crate) fn load_bytes(bytes: &[u8], path: &str) -> Result<SinewAsset, SinewLo
     };
     let raw = sinew::import_bytes(bytes, path, None).map_err(import)?;
     let rigs = sinew::bake_rigs(&raw).map_err(import)?;
-    // FBX has no glTF document; a glTF the importer accepted parses here too.
-    let document = gltf::Gltf::from_slice(bytes).ok();
-    finish(rigs, document.as_ref(), path)
+    finish(rigs, path)
 }
 
-fn finish(
-    rigs: Vec<Rig>,
-    document: Option<&gltf::Gltf>,
-    path: &str,
-) -> Result<SinewAsset, SinewLoadError> {
+fn finish(rigs: Vec<Rig>, path: &str) -> Result<SinewAsset, SinewLoadError> {
     if rigs.is_empty() {
         return Err(SinewLoadError::NoRig {
             path: path.to_string(),
         });
     }
-    let materials = rigs
-        .iter()
-        .map(|rig| match document {
-            Some(doc) => mesh_materials(rig, doc),
-            None => vec![None; rig.meshes.len()],
-        })
-        .collect();
-    Ok(SinewAsset {
-        rigs,
-        materials,
-        gltf: document.is_some(),
-    })
-}
-
-/// The glTF material of each rig mesh: the importer makes one mesh per triangle-list primitive
-/// of a node's mesh, in order, so the k-th rig mesh of node n is the k-th such primitive.
-fn mesh_materials(rig: &Rig, doc: &gltf::Gltf) -> Vec<Option<usize>> {
-    let mut seen: Vec<(u32, usize)> = Vec::new();
-    rig.meshes
-        .iter()
-        .map(|m| {
-            let node = m.node?;
-            let k = match seen.iter_mut().find(|(n, _)| *n == node) {
-                Some((_, k)) => {
-                    *k += 1;
-                    *k
-                }
-                None => {
-                    seen.push((node, 0));
-                    0
-                }
-            };
-            let mesh = doc.nodes().nth(node as usize)?.mesh()?;
-            let primitive = mesh
-                .primitives()
-                .filter(|p| p.mode() == gltf::mesh::Mode::Triangles)
-                .nth(k)?;
-            primitive.material().index()
-        })
-        .collect()
+    Ok(SinewAsset { rigs })
 }

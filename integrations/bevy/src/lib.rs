@@ -29,6 +29,7 @@ mod control;
 mod convert;
 mod evaluate_cpu;
 mod material;
+mod materials;
 mod mesh;
 mod plugin;
 mod runtime;

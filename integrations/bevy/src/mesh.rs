@@ -1,5 +1,5 @@
-//! Bevy meshes from sinew's baked [`SkinnedMesh`]es: bind-space positions, normals, UVs and
-//! tangents in Bevy's attributes, and the up to eight influences (skeleton joint indices, so one
+//! Bevy meshes from sinew's baked [`SkinnedMesh`]es: bind-space positions, normals, both UV
+//! sets, vertex colours and tangents in Bevy's attributes, and the up to eight influences (skeleton joint indices, so one
 //! palette block per character serves every mesh of its rig) in four attributes of their own.
 //!
 //! The influences do not use Bevy's `JOINT_INDEX`/`JOINT_WEIGHT`: those would select Bevy's own
@@ -37,6 +37,13 @@ pub fn skinned_mesh(source: &SkinnedMesh) -> Mesh {
     mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, source.normals.clone());
     if source.uvs.len() == source.positions.len() {
         mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, source.uvs.clone());
+    }
+    let n = source.positions.len();
+    if let Some(uvs1) = source.uvs1.as_ref().filter(|v| v.len() == n) {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_UV_1, uvs1.clone());
+    }
+    if let Some(colors) = source.colors.as_ref().filter(|v| v.len() == n) {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, colors.clone());
     }
     if let Some(tangents) = source
         .tangents

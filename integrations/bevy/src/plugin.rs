@@ -14,7 +14,7 @@ use crate::control::SinewEvent;
 use crate::evaluate_cpu::{forget_socket, sync_in, sync_out, update_and_evaluate};
 use crate::material::{SKINNING_SHADER, SinewMaterial, skinning_shader};
 use crate::runtime::{SinewPalette, SinewRuntime};
-use crate::spawn::{PendingMaterials, forget_character, instantiate};
+use crate::spawn::{forget_character, instantiate};
 
 /// Which sinew backend evaluates the poses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,7 +71,6 @@ impl Plugin for SinewPlugin {
             .register_asset_loader(SinewAssetLoader)
             .add_plugins(MaterialPlugin::<SinewMaterial>::default())
             .add_message::<SinewEvent>()
-            .init_resource::<PendingMaterials>()
             .insert_resource(runtime)
             .add_observer(forget_character)
             .add_observer(forget_socket);

@@ -15,6 +15,9 @@ use crate::material::SinewMaterial;
 /// One rig of one asset, registered in the animator, with what its characters are drawn with.
 #[derive(Debug)]
 pub(crate) struct RigEntry {
+    /// The file, kept loaded: the animator keeps its rig for the rest of the run, so characters
+    /// spawned later find the same rig rather than a reloaded copy.
+    pub _asset: Handle<SinewAsset>,
     /// The rig's index in the animator.
     pub index: u32,
     /// Per rig mesh: its Bevy mesh and material.

@@ -1,5 +1,4 @@
-//! Characters: a [`SinewCharacter`] entity gets, once its [`SinewAsset`] and the file's
-//! materials have loaded, an entity in sinew's runtime (its base [`SinewMotion`]) and one mesh
+//! Characters: a [`SinewCharacter`] entity gets, once its [`SinewAsset`] has loaded, an entity in sinew's runtime (its base [`SinewMotion`]) and one mesh
 //! entity per rig mesh ([`SinewMeshes`]), drawn with [`SinewMaterial`]. A file sinew refuses
 //! logs its error and marks the character [`SinewSpawnFailed`]; nothing else is spawned.
 //!
@@ -8,14 +7,11 @@
 //! character's animated world box as their [`Aabb`], and despawn with it (a relationship with
 //! linked despawn).
 
-use std::collections::HashMap;
-
 use bevy::asset::LoadState;
 use bevy::camera::primitives::Aabb;
 use bevy::camera::visibility::NoAutoAabb;
-use bevy::gltf::GltfAssetLabel;
 use bevy::mesh::MeshTag;
-use bevy::pbr::{ExtendedMaterial, StandardMaterial};
+use bevy::pbr::ExtendedMaterial;
 use bevy::prelude::*;
 use sinew::runtime::{
     Animated, BlendSpaceDef, RootMotion, RootTranslation, RuntimeError, StateMachineDef,
@@ -25,6 +21,7 @@ use crate::assets::SinewAsset;
 use crate::control::SinewRootMotion;
 use crate::convert::to_sinew;
 use crate::material::{SinewMaterial, SinewSkinning};
+use crate::materials::{ImageCache, standard_material};
 use crate::mesh::skinned_mesh;
 use crate::runtime::{RigEntry, SinewPalette, SinewRuntime};
 
@@ -120,22 +117,15 @@ impl SinewMeshes {
     }
 }
 
-type AssetRig = (AssetId<SinewAsset>, usize);
-
-/// Standard materials being loaded for rigs not yet registered.
-#[derive(Resource, Default)]
-pub(crate) struct PendingMaterials(HashMap<AssetRig, Vec<Option<Handle<StandardMaterial>>>>);
-
 /// Instantiates the characters whose files have loaded.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn instantiate(
     mut commands: Commands,
     mut runtime: ResMut<SinewRuntime>,
     mut palette: ResMut<SinewPalette>,
-    mut pending: ResMut<PendingMaterials>,
     server: Res<AssetServer>,
     assets: Res<Assets<SinewAsset>>,
-    standard: Res<Assets<StandardMaterial>>,
+    mut images: ResMut<Assets<Image>>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<SinewMaterial>>,
     new: Query<
@@ -173,19 +163,6 @@ pub(crate) fn instantiate(
         }
         let key = (id, character.rig);
         if !runtime.rigs.contains_key(&key) {
-            let path = server.get_path(id).map(|p| p.into_owned());
-            let handles = pending
-                .0
-                .entry(key)
-                .or_insert_with(|| request_materials(&server, path, asset, character.rig));
-            let settled = handles.iter().flatten().all(|h| {
-                standard.contains(h.id())
-                    || matches!(server.get_load_state(h.id()), Some(LoadState::Failed(_)))
-            });
-            if !settled {
-                continue;
-            }
-            let handles = pending.0.remove(&key).unwrap_or_default();
             let rig = &asset.rigs[character.rig];
             let index = match runtime.animator.add_rig(rig.clone()) {
                 Ok(index) => index,
@@ -196,17 +173,13 @@ pub(crate) fn instantiate(
             };
             let joints = rig.joint_count() as u32;
             let mut bind_box = sinew::Aabb::EMPTY;
+            let mut cache = ImageCache::default();
             let parts = rig
                 .meshes
                 .iter()
-                .zip(handles.iter().chain(std::iter::repeat(&None)))
-                .map(|(m, base)| {
+                .map(|m| {
                     bind_box.merge(&m.bind_aabb);
-                    let base = base
-                        .as_ref()
-                        .and_then(|h| standard.get(h))
-                        .cloned()
-                        .unwrap_or_default();
+                    let base = standard_material(m.material.as_deref(), &mut cache, &mut images);
                     let material = materials.add(ExtendedMaterial {
                         base,
                         extension: SinewSkinning {
@@ -222,6 +195,7 @@ pub(crate) fn instantiate(
             runtime.rigs.insert(
                 key,
                 RigEntry {
+                    _asset: character.asset.clone(),
                     index,
                     meshes: parts,
                     bind_box,
@@ -266,32 +240,6 @@ pub(crate) fn instantiate(
             palette_offset: None,
         });
     }
-}
-
-/// Starts loading the standard materials Bevy's glTF loader makes for the rig's meshes.
-fn request_materials(
-    server: &AssetServer,
-    path: Option<bevy::asset::AssetPath<'static>>,
-    asset: &SinewAsset,
-    rig: usize,
-) -> Vec<Option<Handle<StandardMaterial>>> {
-    let Some(path) = path.filter(|_| asset.gltf) else {
-        return Vec::new();
-    };
-    asset.materials[rig]
-        .iter()
-        .map(|m| {
-            let label = match m {
-                Some(index) => GltfAssetLabel::Material {
-                    index: *index,
-                    is_scale_inverted: false,
-                }
-                .to_string(),
-                None => GltfAssetLabel::DefaultMaterial.to_string(),
-            };
-            Some(server.load(path.clone().with_label(format!("{label}/std"))))
-        })
-        .collect()
 }
 
 /// The character's entity in sinew's world: its rig, transform, base motion and root motion.
