@@ -91,7 +91,7 @@ pub use layout::{
     SkinnedInstance, SkinnedVertex, StaticInstance, StaticVertex, normals_or_smooth,
 };
 pub use materials::{MaterialParams, MaterialVertex};
-pub use morph::morph_vertex;
+pub use morph::{morph_vertex, pack_deltas};
 pub use paging::{PaletteWindow, palette_window_of, palette_windows};
 pub use preskin::PRESKIN_WORKGROUP_SIZE;
 pub use renderer::{Renderer, RendererOptions, Scene};

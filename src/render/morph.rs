@@ -9,8 +9,9 @@ use crate::math::Mat3x4Rows;
 
 /// The displacements of `meshes` packed vertex-major, mesh after mesh (target `t` of vertex `v`
 /// of mesh `m` at `offsets[m] + (v * targets + t) * 6`: position delta xyz, normal delta xyz),
-/// and each mesh's offset in floats. Never empty (a storage binding cannot be).
-pub(crate) fn pack_deltas(meshes: &[SkinnedMesh]) -> (Vec<f32>, Vec<u32>) {
+/// and each mesh's offset in floats. Never empty (a storage binding cannot be). This is the
+/// layout `morph_vertex` (and its WGSL twin) reads; a host binds it beside the palette.
+pub fn pack_deltas(meshes: &[SkinnedMesh]) -> (Vec<f32>, Vec<u32>) {
     let mut out = Vec::new();
     let mut offsets = Vec::with_capacity(meshes.len());
     for mesh in meshes {

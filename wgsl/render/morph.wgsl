@@ -3,26 +3,9 @@
 // evaluator wrote after the instance's joint entries in its palette block, 12 per entry; the
 // displacements of a batch's meshes share one buffer, vertex-major: target t of vertex v of a
 // mesh starts at `morph_delta_offset + (v * morph_target_count + t) * 6` (dP.xyz, then dN.xyz).
-// Assembled after layout.wgsl and skinning.wgsl; the including pass declares `morph_deltas`.
+// Assembled after layout.wgsl and skinning.wgsl (which reads the weights: `sinew_morph_weight`);
+// the including pass declares `morph_deltas`.
 // CPU twin: `morph_vertex` in src/render/morph.rs.
-
-// Weight `index` of the weight vector of the instance whose block starts at `offset` (0 past
-// the bound palette).
-fn sinew_morph_weight(offset: u32, joint_count: u32, index: u32) -> f32 {
-    let entry = offset + joint_count + index / 12u;
-    if (entry >= arrayLength(&sinew_palette)) {
-        return 0.0;
-    }
-    let b = sinew_palette[entry];
-    let r = (index % 12u) / 4u;
-    var row = b.row0;
-    if (r == 1u) {
-        row = b.row1;
-    } else if (r == 2u) {
-        row = b.row2;
-    }
-    return row[index % 4u];
-}
 
 // The bind-space vertex `vertex` of the mesh `params` describes, with its morph targets applied
 // at the instance's weights. Targets with weight 0 are skipped.

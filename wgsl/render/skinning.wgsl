@@ -4,7 +4,9 @@
 //
 // The palette holds one 3x4 affine matrix per joint and instance, as three rows (keep in sync
 // with `Mat3x4Rows` in src/math/mod.rs). Each entry already includes the instance's world
-// transform, so skinned positions come out in world space.
+// transform, so skinned positions come out in world space. A rig with morph targets has its
+// weights after its joint entries, 12 per entry (`sinew_morph_weight`); the displacements are
+// the host's to bind (`sinew::render::pack_deltas` gives their layout).
 //
 // This file declares no binding. Declare the palette next to it as
 //     @group(G) @binding(B) var<storage, read> sinew_palette: array<SinewBone>;
@@ -240,4 +242,22 @@ fn sinew_skin_dual_quat(
     let p = sinew_quat_rotate(r, position * scale) + t;
     let n = sinew_quat_rotate(r, normal / scale);
     return SinewSkinned(p, sinew_normalize_or(n, normal));
+}
+
+// Weight `index` of the weight vector of the instance whose block starts at `offset` (0 past
+// the bound palette).
+fn sinew_morph_weight(offset: u32, joint_count: u32, index: u32) -> f32 {
+    let entry = offset + joint_count + index / 12u;
+    if (entry >= arrayLength(&sinew_palette)) {
+        return 0.0;
+    }
+    let b = sinew_palette[entry];
+    let r = (index % 12u) / 4u;
+    var row = b.row0;
+    if (r == 1u) {
+        row = b.row1;
+    } else if (r == 2u) {
+        row = b.row2;
+    }
+    return row[index % 4u];
 }

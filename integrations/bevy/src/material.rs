@@ -24,15 +24,22 @@ use crate::mesh::{
 /// The material sinew's characters are drawn with.
 pub type SinewMaterial = ExtendedMaterial<StandardMaterial, SinewSkinning>;
 
-/// The skinning half of [`SinewMaterial`]: the palette buffer and the rig's joint count.
+/// The skinning half of [`SinewMaterial`]: the palette buffer, the mesh's morph displacements
+/// and where its weights are.
 #[derive(Asset, AsBindGroup, TypePath, Debug, Clone)]
 pub struct SinewSkinning {
-    /// sinew's palette: one 3x4 matrix (three rows) per joint per character.
+    /// sinew's palette: one 3x4 matrix (three rows) per joint per character, then the
+    /// character's morph weights.
     #[storage(100, read_only)]
     pub palette: Handle<ShaderBuffer>,
-    /// `x`: the rig's joint count (joint indices at or past it weigh nothing).
+    /// `x`: the rig's joint count (joint indices at or past it weigh nothing); `y`: the index of
+    /// the mesh's first morph weight in the rig's weights; `z`: its morph target count (0: none).
     #[uniform(101)]
     pub rig: UVec4,
+    /// The mesh's morph displacements as [`sinew::render::pack_deltas`] lays them out (one
+    /// shared placeholder for meshes without targets).
+    #[storage(102, read_only)]
+    pub morph_deltas: Handle<ShaderBuffer>,
 }
 
 /// The assembled vertex shader: `skinning.wgsl` followed by sinew's skinning functions.

@@ -93,6 +93,7 @@ impl Plugin for SinewPlugin {
                 RenderAssetUsages::RENDER_WORLD,
             ));
         app.insert_resource(SinewPalette {
+            no_morph: None,
             buffer,
             materials: Vec::new(),
             bytes: entry,

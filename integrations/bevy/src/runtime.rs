@@ -143,6 +143,9 @@ pub struct SinewPalette {
     pub(crate) bytes: usize,
     /// Whether the materials are to bind a buffer that grew.
     pub(crate) rebind: bool,
+    /// The morph displacements bound for meshes without targets (a binding cannot be empty),
+    /// made with the first rig: an asset added before the renderer runs is never extracted.
+    pub(crate) no_morph: Option<Handle<ShaderBuffer>>,
 }
 
 impl SinewPalette {

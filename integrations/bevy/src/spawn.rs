@@ -8,11 +8,14 @@
 //! linked despawn).
 
 use bevy::asset::LoadState;
+use bevy::asset::RenderAssetUsages;
 use bevy::camera::primitives::Aabb;
 use bevy::camera::visibility::NoAutoAabb;
 use bevy::mesh::MeshTag;
 use bevy::pbr::ExtendedMaterial;
 use bevy::prelude::*;
+use bevy::render::storage::ShaderBuffer;
+use sinew::render::pack_deltas;
 use sinew::runtime::{
     Animated, BlendSpaceDef, RootMotion, RootTranslation, RuntimeError, StateMachineDef,
 };
@@ -126,6 +129,7 @@ pub(crate) fn instantiate(
     server: Res<AssetServer>,
     assets: Res<Assets<SinewAsset>>,
     mut images: ResMut<Assets<Image>>,
+    mut buffers: ResMut<Assets<ShaderBuffer>>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<SinewMaterial>>,
     new: Query<
@@ -184,7 +188,24 @@ pub(crate) fn instantiate(
                         base,
                         extension: SinewSkinning {
                             palette: palette.buffer.clone(),
-                            rig: UVec4::new(joints, 0, 0, 0),
+                            rig: UVec4::new(joints, m.morph.first_weight, m.morph.target_count, 0),
+                            morph_deltas: if m.morph.is_empty() {
+                                palette
+                                    .no_morph
+                                    .get_or_insert_with(|| {
+                                        buffers.add(ShaderBuffer::new(
+                                            &[0; 16],
+                                            RenderAssetUsages::RENDER_WORLD,
+                                        ))
+                                    })
+                                    .clone()
+                            } else {
+                                let (deltas, _) = pack_deltas(std::slice::from_ref(m));
+                                buffers.add(ShaderBuffer::new(
+                                    bytemuck::cast_slice(&deltas),
+                                    RenderAssetUsages::RENDER_WORLD,
+                                ))
+                            },
                         },
                     });
                     palette.materials.push(material.clone());

@@ -105,26 +105,27 @@ fn placed(app: &mut App, e: Entity) -> bool {
         .is_some_and(|i| i.palette_offset.is_some())
 }
 
-/// The palette the vertex shader reads for a character equals sinew's exact CPU backend's for
-/// the same clip, time and world transform.
+/// The palette the vertex shader reads for a character (joint matrices and morph weights)
+/// equals sinew's exact CPU backend's for the same clip, time and world transform.
 #[test]
 fn palette_matches_cpu_backend() {
-    for backend in [SinewBackend::Cpu, SinewBackend::FastCpu] {
+    let cases = [
+        (SinewBackend::Cpu, "assets/humanoid.glb", "walk"),
+        (SinewBackend::FastCpu, "assets/humanoid.glb", "walk"),
+        (SinewBackend::Cpu, "assets/synthetic/morph.glb", "linear"),
+        (SinewBackend::Cpu, "assets/synthetic/influences.glb", "bend"),
+    ];
+    for (backend, path, clip) in cases {
         let plugin = SinewPlugin {
             backend,
             scheduling: Scheduling::PerFrame,
         };
         let mut app = app(repo(), plugin, false);
         let at = Vec3::new(1.5, 0.0, -2.0);
-        let e = spawn(
-            &mut app,
-            "assets/humanoid.glb",
-            SinewMotion::clip("walk"),
-            at,
-        );
+        let e = spawn(&mut app, path, SinewMotion::clip(clip), at);
         assert!(
             run_until(&mut app, |a| placed(a, e)),
-            "character never placed"
+            "{path}: character never placed"
         );
         for _ in 0..37 {
             app.update();
@@ -137,12 +138,12 @@ fn palette_matches_cpu_backend() {
             (p.clip, p.clock.time)
         };
         assert!(time > 0.5, "the clip did not advance ({time} s)");
-        let joints = rig.joint_count();
+        let entries = rig.palette_entries();
         let offset = instance.palette_offset.unwrap() as usize;
         let palette = app.world().resource::<SinewPalette>();
         let buffers = app.world().resource::<Assets<ShaderBuffer>>();
         let got = palette
-            .read(buffers, offset, joints)
+            .read(buffers, offset, entries)
             .expect("palette block");
 
         let world = glam::Affine3A::from_translation(glam::Vec3::new(at.x, at.y, at.z));
@@ -159,20 +160,20 @@ fn palette_matches_cpu_backend() {
             SinewBackend::FastCpu => 2e-3,
         };
         let mut worst = 0.0f32;
-        for (g, w) in got.iter().zip(&want[..joints]) {
+        for (g, w) in got.iter().zip(&want) {
             for (a, b) in g.rows.iter().flatten().zip(w.rows.iter().flatten()) {
                 worst = worst.max((a - b).abs());
             }
         }
         assert!(
             worst <= tolerance,
-            "{backend:?}: palette differs from CpuBackend by {worst}"
+            "{backend:?} {path}: palette differs from CpuBackend by {worst}"
         );
         let moving = got
             .iter()
             .zip(&rig_rest(&rig, &world))
             .any(|(g, r)| g.rows != r.rows);
-        assert!(moving, "{backend:?}: the palette is the rest pose");
+        assert!(moving, "{backend:?} {path}: the palette is the rest pose");
     }
 }
 
@@ -315,7 +316,7 @@ const SIZE: u32 = 192;
 
 /// Three characters playing `motion`, rendered by Bevy's PBR pipeline into an image: its RGBA
 /// bytes.
-fn render_frame(motion: SinewMotion) -> Vec<u8> {
+fn render_frame(path: &'static str, motion: SinewMotion) -> Vec<u8> {
     use bevy::camera::RenderTarget;
     use bevy::render::render_resource::{TextureFormat, TextureUsages};
     use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
@@ -339,14 +340,7 @@ fn render_frame(motion: SinewMotion) -> Vec<u8> {
     ));
     let characters: Vec<Entity> = [-1.2f32, 0.0, 1.2]
         .iter()
-        .map(|&x| {
-            spawn(
-                &mut app,
-                "assets/humanoid.glb",
-                motion.clone(),
-                Vec3::new(x, 0.0, 0.0),
-            )
-        })
+        .map(|&x| spawn(&mut app, path, motion.clone(), Vec3::new(x, 0.0, 0.0)))
         .collect();
     assert!(run_until(&mut app, |a| characters
         .iter()
@@ -354,19 +348,49 @@ fn render_frame(motion: SinewMotion) -> Vec<u8> {
     for _ in 0..30 {
         app.update();
     }
-    let captured: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
-    let sink = captured.clone();
-    app.world_mut().spawn(Screenshot::image(target)).observe(
-        move |shot: On<ScreenshotCaptured>| {
-            *sink.lock().unwrap() = shot.image.data.clone();
-        },
-    );
-    assert!(
-        run_until(&mut app, |_| captured.lock().unwrap().is_some()),
-        "no frame captured"
-    );
-    let bytes = captured.lock().unwrap().take().unwrap();
-    bytes
+    // Bevy compiles pipelines in the background and draws a mesh once its pipeline is ready:
+    // capture until something other than the clear colour is drawn (a busy machine may take
+    // many frames), then once more a few frames later so every mesh's pipeline is in.
+    let capture = |app: &mut App| {
+        let captured: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+        let sink = captured.clone();
+        app.world_mut()
+            .spawn(Screenshot::image(target.clone()))
+            .observe(move |shot: On<ScreenshotCaptured>| {
+                *sink.lock().unwrap() = shot.image.data.clone();
+            });
+        assert!(
+            run_until(app, |_| captured.lock().unwrap().is_some()),
+            "no frame captured"
+        );
+        let bytes = captured.lock().unwrap().take().unwrap();
+        bytes
+    };
+    for _ in 0..100 {
+        if covered(&capture(&mut app)) > 0 {
+            for _ in 0..10 {
+                app.update();
+            }
+            return capture(&mut app);
+        }
+        for _ in 0..5 {
+            app.update();
+        }
+    }
+    panic!("{path}: nothing was drawn");
+}
+
+/// Pixels that differ from the clear colour (the top-left pixel's).
+fn covered(frame: &[u8]) -> usize {
+    let background = [frame[0], frame[1], frame[2]];
+    frame
+        .chunks_exact(4)
+        .filter(|p| differs(&p[..3], &background))
+        .count()
+}
+
+fn differs(a: &[u8], b: &[u8]) -> bool {
+    a.iter().zip(b).any(|(x, y)| x.abs_diff(*y) > 24)
 }
 
 /// A frame Bevy renders shows the characters (pixels other than the clear color), posed by the
@@ -378,15 +402,10 @@ fn rendered_frame_shows_animated_characters() {
         eprintln!("no GPU adapter: rendered frame test skipped");
         return;
     }
-    let walk = render_frame(SinewMotion::clip("walk"));
-    let rest = render_frame(SinewMotion::Rest);
+    let walk = render_frame("assets/humanoid.glb", SinewMotion::clip("walk"));
+    let rest = render_frame("assets/humanoid.glb", SinewMotion::Rest);
     assert_eq!(walk.len(), (SIZE * SIZE * 4) as usize);
-    let background = [walk[0], walk[1], walk[2]];
-    let differs = |a: &[u8], b: &[u8]| a.iter().zip(b).any(|(x, y)| x.abs_diff(*y) > 24);
-    let covered = walk
-        .chunks_exact(4)
-        .filter(|p| differs(&p[..3], &background))
-        .count();
+    let covered = covered(&walk);
     assert!(covered > 200, "the characters cover only {covered} pixels");
     let changed = walk
         .chunks_exact(4)
@@ -396,6 +415,29 @@ fn rendered_frame_shows_animated_characters() {
     assert!(
         changed > 100,
         "the walk frame is the rest pose ({changed} pixels differ)"
+    );
+}
+
+/// Morph targets deform the drawn mesh: the synthetic column's `linear` and `still` clips bend
+/// it alike, but only `linear` animates its weights, so the frames differ only by the
+/// displacements the vertex shader applies.
+#[test]
+fn rendered_frame_applies_morph_targets() {
+    if !adapter_available() {
+        assert!(!env::gpu_required(), "REQUIRE_GPU=1 but no GPU adapter");
+        eprintln!("no GPU adapter: morph render test skipped");
+        return;
+    }
+    let morphed = render_frame("assets/synthetic/morph.glb", SinewMotion::clip("linear"));
+    let still = render_frame("assets/synthetic/morph.glb", SinewMotion::clip("still"));
+    let changed = morphed
+        .chunks_exact(4)
+        .zip(still.chunks_exact(4))
+        .filter(|(a, b)| differs(a, b))
+        .count();
+    assert!(
+        changed > 100,
+        "morph weights did not change the frame ({changed} pixels differ)"
     );
 }
 
