@@ -24,10 +24,11 @@
 //! sinew uses glam 0.34 and Bevy 0.19 glam 0.32: values cross between them as plain arrays
 //! (`convert.rs`).
 
+mod animate;
 mod assets;
 mod control;
 mod convert;
-mod evaluate_cpu;
+mod evaluate_gpu;
 mod material;
 mod materials;
 mod mesh;
@@ -37,6 +38,7 @@ mod spawn;
 
 pub use assets::{SinewAsset, SinewAssetLoader, SinewLoadError};
 pub use control::{SinewControl, SinewControlError, SinewEvent, SinewRootMotion, SinewSocket};
+pub use evaluate_gpu::SinewGpu;
 pub use material::{SinewMaterial, SinewSkinning};
 pub use mesh::{
     ATTRIBUTE_JOINTS_0, ATTRIBUTE_JOINTS_1, ATTRIBUTE_WEIGHTS_0, ATTRIBUTE_WEIGHTS_1, skinned_mesh,

@@ -5,13 +5,16 @@ use bevy::asset::RenderAssetUsages;
 use bevy::camera::visibility::VisibilitySystems;
 use bevy::pbr::MaterialPlugin;
 use bevy::prelude::*;
+use bevy::render::extract_resource::ExtractResourcePlugin;
 use bevy::render::storage::ShaderBuffer;
+use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::transform::TransformSystems;
 use sinew::runtime::Scheduling;
 
+use crate::animate::{forget_socket, sync_in, sync_out, update_and_evaluate};
 use crate::assets::{SinewAsset, SinewAssetLoader};
 use crate::control::SinewEvent;
-use crate::evaluate_cpu::{forget_socket, sync_in, sync_out, update_and_evaluate};
+use crate::evaluate_gpu::{GpuBounds, GpuFrame, SinewGpu, evaluate_on_gpu};
 use crate::material::{SKINNING_SHADER, SinewMaterial, skinning_shader};
 use crate::runtime::{SinewPalette, SinewRuntime};
 use crate::spawn::{forget_character, instantiate};
@@ -26,6 +29,10 @@ pub enum SinewBackend {
     /// The resampled SIMD evaluator ([`sinew::FastCpuBackend`]): several times faster, within
     /// the error bound documented there.
     FastCpu,
+    /// sinew's compute kernel ([`sinew::GpuBackend`]) on Bevy's own device and queue: records
+    /// resident on the GPU (only changed ones go up), one dispatch per frame before Bevy's
+    /// passes. Needs Bevy's renderer.
+    Gpu,
 }
 
 /// The plugin. Add it after Bevy's `DefaultPlugins` (or the asset, render and PBR plugins).
@@ -59,14 +66,13 @@ pub enum SinewSystems {
 
 impl Plugin for SinewPlugin {
     fn build(&self, app: &mut App) {
-        let runtime =
-            match SinewRuntime::new(self.scheduling, self.backend == SinewBackend::FastCpu) {
-                Ok(r) => r,
-                Err(e) => {
-                    error!("sinew: the runtime could not start: {e}");
-                    return;
-                }
-            };
+        let runtime = match SinewRuntime::new(self.scheduling, self.backend) {
+            Ok(r) => r,
+            Err(e) => {
+                error!("sinew: the runtime could not start: {e}");
+                return;
+            }
+        };
         app.init_asset::<SinewAsset>()
             .register_asset_loader(SinewAssetLoader)
             .add_plugins(MaterialPlugin::<SinewMaterial>::default())
@@ -99,6 +105,23 @@ impl Plugin for SinewPlugin {
             bytes: entry,
             rebind: false,
         });
+        if self.backend == SinewBackend::Gpu {
+            let bounds = GpuBounds::default();
+            let Some(render) = app.get_sub_app_mut(RenderApp) else {
+                error!("sinew: SinewBackend::Gpu needs Bevy's renderer and a GPU adapter");
+                return;
+            };
+            render
+                .insert_resource(bounds.clone())
+                .init_resource::<SinewGpu>()
+                .add_systems(
+                    Render,
+                    evaluate_on_gpu.in_set(RenderSystems::PrepareResources),
+                );
+            app.insert_resource(bounds)
+                .init_resource::<GpuFrame>()
+                .add_plugins(ExtractResourcePlugin::<GpuFrame>::default());
+        }
         app.configure_sets(
             PostUpdate,
             (SinewSystems::Instantiate, SinewSystems::Animate)

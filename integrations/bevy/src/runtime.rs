@@ -11,6 +11,7 @@ use sinew::{Aabb, FastCpuBackend, Mat3x4Rows};
 
 use crate::assets::SinewAsset;
 use crate::material::SinewMaterial;
+use crate::plugin::SinewBackend;
 
 /// One rig of one asset, registered in the animator, with what its characters are drawn with.
 #[derive(Debug)]
@@ -43,7 +44,7 @@ pub struct SinewRuntime {
     /// The resampled backend, when [`crate::SinewBackend::FastCpu`] is chosen (rebuilt when
     /// rigs or masks are added).
     pub(crate) fast: Option<FastCpuBackend>,
-    pub(crate) use_fast: bool,
+    pub(crate) backend: SinewBackend,
     /// Boxes of the last evaluation, indexed as the evaluated records.
     pub(crate) bounds: Vec<Aabb>,
     /// Scratch palette of the fast backend.
@@ -51,7 +52,7 @@ pub struct SinewRuntime {
 }
 
 impl SinewRuntime {
-    pub(crate) fn new(scheduling: Scheduling, use_fast: bool) -> Result<Self, RuntimeError> {
+    pub(crate) fn new(scheduling: Scheduling, backend: SinewBackend) -> Result<Self, RuntimeError> {
         let mut animator = Animator::new(Vec::new())?;
         animator.set_scheduling(scheduling);
         Ok(Self {
@@ -61,7 +62,7 @@ impl SinewRuntime {
             machines: HashMap::new(),
             spaces: HashMap::new(),
             fast: None,
-            use_fast,
+            backend,
             bounds: Vec::new(),
             fast_palette: Vec::new(),
         })
@@ -115,10 +116,12 @@ impl SinewRuntime {
         per_frame: &HashMap<hecs::Entity, usize>,
     ) -> Option<usize> {
         match self.animator.scheduling() {
-            Scheduling::PerFrame => per_frame.get(&entity).copied(),
-            Scheduling::EventDriven => {
-                // Event-driven evaluation runs over the slot records: the record's slot is its
-                // position in that table.
+            Scheduling::PerFrame if self.backend != SinewBackend::Gpu => {
+                per_frame.get(&entity).copied()
+            }
+            _ => {
+                // Event-driven and GPU evaluation run over the slot records: the record's slot
+                // is its position in that table.
                 let record = self.animator.record_of(&self.world, entity)?;
                 let base = self.animator.slot_records().as_ptr().addr();
                 let slot = (std::ptr::from_ref(record).addr() - base)

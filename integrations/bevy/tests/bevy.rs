@@ -10,18 +10,19 @@ use std::time::Duration;
 use bevy::app::ScheduleRunnerPlugin;
 use bevy::log::LogPlugin;
 use bevy::prelude::*;
-use bevy::render::RenderPlugin;
+use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::render::settings::{RenderCreation, WgpuSettings};
 use bevy::render::storage::ShaderBuffer;
+use bevy::render::{RenderApp, RenderPlugin};
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use sinew::runtime::{Playback, Scheduling};
 use sinew::{Aabb, CpuBackend, InstanceRecord, Layer, Mat3x4Rows};
 use sinew_bevy::{
-    SinewAsset, SinewBackend, SinewCharacter, SinewControl, SinewEvent, SinewInstance, SinewMeshOf,
-    SinewMotion, SinewPalette, SinewPlugin, SinewRootMotion, SinewRuntime, SinewSocket,
-    SinewSpawnFailed,
+    SinewAsset, SinewBackend, SinewCharacter, SinewControl, SinewEvent, SinewGpu, SinewInstance,
+    SinewMeshOf, SinewMeshes, SinewMotion, SinewPalette, SinewPlugin, SinewRootMotion,
+    SinewRuntime, SinewSocket, SinewSpawnFailed,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -58,6 +59,8 @@ fn app(root: PathBuf, plugin: SinewPlugin, render: bool) -> App {
                 ..default()
             })
             .disable::<WinitPlugin>()
+            // Rendered in the same update as the main world's, so a test reads one frame.
+            .disable::<PipelinedRenderingPlugin>()
             // One global logger per process; the tests run several apps.
             .disable::<LogPlugin>(),
     )
@@ -109,18 +112,26 @@ fn placed(app: &mut App, e: Entity) -> bool {
 /// equals sinew's exact CPU backend's for the same clip, time and world transform.
 #[test]
 fn palette_matches_cpu_backend() {
-    let cases = [
+    let mut cases = vec![
         (SinewBackend::Cpu, "assets/humanoid.glb", "walk"),
         (SinewBackend::FastCpu, "assets/humanoid.glb", "walk"),
         (SinewBackend::Cpu, "assets/synthetic/morph.glb", "linear"),
         (SinewBackend::Cpu, "assets/synthetic/influences.glb", "bend"),
     ];
+    if adapter_available() {
+        cases.push((SinewBackend::Gpu, "assets/humanoid.glb", "walk"));
+        cases.push((SinewBackend::Gpu, "assets/synthetic/morph.glb", "linear"));
+    } else {
+        assert!(!env::gpu_required(), "REQUIRE_GPU=1 but no GPU adapter");
+        eprintln!("no GPU adapter: SinewBackend::Gpu not compared");
+    }
     for (backend, path, clip) in cases {
         let plugin = SinewPlugin {
             backend,
             scheduling: Scheduling::PerFrame,
         };
-        let mut app = app(repo(), plugin, false);
+        let gpu = backend == SinewBackend::Gpu;
+        let mut app = app(repo(), plugin, gpu);
         let at = Vec3::new(1.5, 0.0, -2.0);
         let e = spawn(&mut app, path, SinewMotion::clip(clip), at);
         assert!(
@@ -140,11 +151,22 @@ fn palette_matches_cpu_backend() {
         assert!(time > 0.5, "the clip did not advance ({time} s)");
         let entries = rig.palette_entries();
         let offset = instance.palette_offset.unwrap() as usize;
-        let palette = app.world().resource::<SinewPalette>();
-        let buffers = app.world().resource::<Assets<ShaderBuffer>>();
-        let got = palette
-            .read(buffers, offset, entries)
-            .expect("palette block");
+        let got = if gpu {
+            // The render world evaluated this frame (rendering is not pipelined in the tests).
+            let render = app.sub_app(RenderApp).world();
+            let backend = render
+                .resource::<SinewGpu>()
+                .backend()
+                .expect("GPU backend");
+            let range = offset as u32..(offset + entries) as u32;
+            backend.read_palette(range).unwrap()
+        } else {
+            let palette = app.world().resource::<SinewPalette>();
+            let buffers = app.world().resource::<Assets<ShaderBuffer>>();
+            palette
+                .read(buffers, offset, entries)
+                .expect("palette block")
+        };
 
         let world = glam::Affine3A::from_translation(glam::Vec3::new(at.x, at.y, at.z));
         let record = InstanceRecord::new(0, 0, &world, &[Layer::clip(clip, time)]).unwrap();
@@ -155,9 +177,12 @@ fn palette_matches_cpu_backend() {
             .evaluate(&[record], &mut want, &mut bounds)
             .unwrap();
         // The fast mode resamples clips: its bound is documented on `FastCpuBackend`.
+        // The kernel's float order differs from the CPU twin's: within 2e-4, as sinew's own GPU
+        // tests allow.
         let tolerance = match backend {
             SinewBackend::Cpu => 1e-4,
             SinewBackend::FastCpu => 2e-3,
+            SinewBackend::Gpu => 2e-4,
         };
         let mut worst = 0.0f32;
         for (g, w) in got.iter().zip(&want) {
@@ -169,6 +194,24 @@ fn palette_matches_cpu_backend() {
             worst <= tolerance,
             "{backend:?} {path}: palette differs from CpuBackend by {worst}"
         );
+        // Bevy's culling tests the mesh entities' boxes: they hold the animated pose (the GPU's
+        // are a frame old, widened for it).
+        let meshes = app.world().get::<SinewMeshes>(e).expect("mesh entities");
+        for &mesh in meshes.entities() {
+            let aabb = app
+                .world()
+                .get::<bevy::camera::primitives::Aabb>(mesh)
+                .unwrap();
+            let (lo, hi) = (aabb.min(), aabb.max());
+            let slack = 1e-3;
+            for i in 0..3 {
+                assert!(
+                    lo[i] <= bounds[0].min[i] + slack && hi[i] >= bounds[0].max[i] - slack,
+                    "{backend:?} {path}: Bevy's box {lo}..{hi} misses the pose's {:?}",
+                    bounds[0]
+                );
+            }
+        }
         let moving = got
             .iter()
             .zip(&rig_rest(&rig, &world))
@@ -316,13 +359,17 @@ const SIZE: u32 = 192;
 
 /// Three characters playing `motion`, rendered by Bevy's PBR pipeline into an image: its RGBA
 /// bytes.
-fn render_frame(path: &'static str, motion: SinewMotion) -> Vec<u8> {
+fn render_frame(backend: SinewBackend, path: &'static str, motion: SinewMotion) -> Vec<u8> {
     use bevy::camera::RenderTarget;
     use bevy::render::render_resource::{TextureFormat, TextureUsages};
     use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
     use std::sync::{Arc, Mutex};
 
-    let mut app = app(repo(), SinewPlugin::default(), true);
+    let plugin = SinewPlugin {
+        backend,
+        ..default()
+    };
+    let mut app = app(repo(), plugin, true);
     let mut image = Image::new_target_texture(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb, None);
     image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
     let target = app.world_mut().resource_mut::<Assets<Image>>().add(image);
@@ -402,20 +449,25 @@ fn rendered_frame_shows_animated_characters() {
         eprintln!("no GPU adapter: rendered frame test skipped");
         return;
     }
-    let walk = render_frame("assets/humanoid.glb", SinewMotion::clip("walk"));
-    let rest = render_frame("assets/humanoid.glb", SinewMotion::Rest);
-    assert_eq!(walk.len(), (SIZE * SIZE * 4) as usize);
-    let covered = covered(&walk);
-    assert!(covered > 200, "the characters cover only {covered} pixels");
-    let changed = walk
-        .chunks_exact(4)
-        .zip(rest.chunks_exact(4))
-        .filter(|(a, b)| differs(a, b))
-        .count();
-    assert!(
-        changed > 100,
-        "the walk frame is the rest pose ({changed} pixels differ)"
-    );
+    for backend in [SinewBackend::Cpu, SinewBackend::Gpu] {
+        let walk = render_frame(backend, "assets/humanoid.glb", SinewMotion::clip("walk"));
+        let rest = render_frame(backend, "assets/humanoid.glb", SinewMotion::Rest);
+        assert_eq!(walk.len(), (SIZE * SIZE * 4) as usize);
+        let covered = covered(&walk);
+        assert!(
+            covered > 200,
+            "{backend:?}: the characters cover only {covered} pixels"
+        );
+        let changed = walk
+            .chunks_exact(4)
+            .zip(rest.chunks_exact(4))
+            .filter(|(a, b)| differs(a, b))
+            .count();
+        assert!(
+            changed > 100,
+            "{backend:?}: the walk frame is the rest pose ({changed} pixels differ)"
+        );
+    }
 }
 
 /// Morph targets deform the drawn mesh: the synthetic column's `linear` and `still` clips bend
@@ -428,8 +480,9 @@ fn rendered_frame_applies_morph_targets() {
         eprintln!("no GPU adapter: morph render test skipped");
         return;
     }
-    let morphed = render_frame("assets/synthetic/morph.glb", SinewMotion::clip("linear"));
-    let still = render_frame("assets/synthetic/morph.glb", SinewMotion::clip("still"));
+    let column = "assets/synthetic/morph.glb";
+    let morphed = render_frame(SinewBackend::Gpu, column, SinewMotion::clip("linear"));
+    let still = render_frame(SinewBackend::Gpu, column, SinewMotion::clip("still"));
     let changed = morphed
         .chunks_exact(4)
         .zip(still.chunks_exact(4))

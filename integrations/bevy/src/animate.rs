@@ -1,7 +1,8 @@
 //! Each frame, after Bevy's transform propagation and before its visibility checks: characters'
-//! transforms into sinew's runtime, [`sinew::runtime::Animator::update`], evaluation on the CPU
-//! (exact [`sinew::CpuBackend`] through the animator, or [`sinew::FastCpuBackend`]) into the
-//! palette buffer, and back into Bevy: palette offsets ([`MeshTag`]), animated boxes ([`Aabb`])
+//! transforms into sinew's runtime, [`sinew::runtime::Animator::update`], evaluation (on the
+//! CPU, exact [`sinew::CpuBackend`] through the animator or [`sinew::FastCpuBackend`], into the
+//! palette buffer; or the changed records handed to the render world's [`sinew::GpuBackend`],
+//! `evaluate_gpu.rs`), and back into Bevy: palette offsets ([`MeshTag`]), animated boxes ([`Aabb`])
 //! of the mesh entities, root motion into `Transform`s, sockets, events.
 
 use std::collections::HashMap;
@@ -15,6 +16,8 @@ use sinew::{FastCpuBackend, Mat3x4Rows};
 
 use crate::control::{SinewEvent, SinewRootMotion, SinewSocket};
 use crate::convert::{affine_to_bevy, to_bevy, to_sinew};
+use crate::evaluate_gpu::{GpuBounds, GpuFrame};
+use crate::plugin::SinewBackend;
 use crate::runtime::{SinewPalette, SinewRuntime};
 use crate::spawn::{SinewInstance, SinewMeshes};
 
@@ -67,6 +70,7 @@ pub(crate) fn update_and_evaluate(
     mut materials: ResMut<Assets<crate::SinewMaterial>>,
     mut events: MessageWriter<SinewEvent>,
     characters: Query<(Entity, &SinewInstance)>,
+    gpu: Option<(ResMut<GpuFrame>, Res<GpuBounds>)>,
 ) {
     let rt = &mut *runtime;
     if let Err(e) = rt.animator.update(&mut rt.world, time.delta_secs()) {
@@ -99,14 +103,29 @@ pub(crate) fn update_and_evaluate(
     } else {
         palette.bytes
     };
+    if let Some((mut frame, bounds)) = gpu {
+        // The render world evaluates into its own buffer and copies it into this one, which
+        // is touched here only to grow.
+        frame.record(&rt.animator, &palette.buffer);
+        bounds.take_into(&mut rt.bounds);
+        if bytes != palette.bytes
+            && let Some(mut buffer) = buffers.get_mut(&palette.buffer)
+        {
+            buffer.data = Some(vec![0; bytes]);
+            buffer.buffer_description.size = bytes as u64;
+            palette.bytes = bytes;
+            palette.rebind = true;
+        }
+        return;
+    }
     let Some(mut buffer) = buffers.get_mut(&palette.buffer) else {
         return;
     };
-    let data = buffer.data.get_or_insert_with(Vec::new);
-    data.clear();
-    let result = if rt.use_fast {
-        evaluate_fast(rt, data)
+    let result = if rt.backend == SinewBackend::FastCpu {
+        evaluate_fast(rt, buffer.data.get_or_insert_with(Vec::new))
     } else {
+        let data = buffer.data.get_or_insert_with(Vec::new);
+        data.clear();
         match rt.animator.evaluate_cpu() {
             Ok(pose) => {
                 data.extend_from_slice(bytemuck::cast_slice(pose.palette));
@@ -120,7 +139,9 @@ pub(crate) fn update_and_evaluate(
     if let Err(e) = result {
         warn!("sinew: evaluation failed: {e}");
     }
-    data.resize(bytes, 0);
+    if let Some(data) = buffer.data.as_mut() {
+        data.resize(bytes, 0);
+    }
     if bytes != palette.bytes {
         // A new buffer: the materials binding it are rebuilt next frame (this frame's
         // material preparation may run before the buffer's).
@@ -157,6 +178,7 @@ fn evaluate_fast(rt: &mut SinewRuntime, data: &mut Vec<u8>) -> Result<(), String
         &mut rt.bounds,
     )
     .map_err(|e| e.to_string())?;
+    data.clear();
     data.extend_from_slice(bytemuck::cast_slice(&rt.fast_palette));
     Ok(())
 }
