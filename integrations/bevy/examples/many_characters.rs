@@ -10,6 +10,9 @@
 //!
 //! `animation_ms` is the median per frame of: for `sinew-cpu`, the speed control plus the
 //! plugin's systems (control, evaluation with the fast CPU backend, palette written, boxes);
+//! for `sinew-gpu`, the speed control plus the plugin's systems (control, changed records)
+//! plus the render world's GPU evaluation (upload, dispatch, palette copy, and the wait for the
+//! boxes read back, so the GPU's time is in it);
 //! for `bevy`, the speed control plus Bevy's animation systems through transform propagation,
 //! plus the render world's skin extraction. `--headless` renders only the frame it writes to
 //! `--out`. Paths are relative to the repository root.
@@ -29,7 +32,7 @@ use bevy::gltf::Gltf;
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureUsages;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
-use bevy::render::{ExtractSchedule, RenderApp};
+use bevy::render::{ExtractSchedule, Render, RenderApp};
 use bevy::transform::TransformSystems;
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
@@ -40,79 +43,45 @@ use sinew_bevy::{
     SinewPlugin, SinewSystems,
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Who animates the characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Mode {
+    /// sinew's fast CPU backend.
     SinewCpu,
+    /// sinew's GPU backend on Bevy's device.
+    SinewGpu,
+    /// Bevy's own `AnimationPlayer` on the same file and clips.
     Bevy,
 }
 
-#[derive(Resource, Clone, Debug)]
+/// N characters of one rig, each in a locomotion state machine, animated by sinew or by Bevy.
+#[derive(Resource, Clone, Debug, clap::Parser)]
 struct Args {
+    /// No window: render only the frame written to `--out`.
+    #[arg(long)]
     headless: bool,
+    /// Frames measured (after ten warm-up frames).
+    #[arg(long, default_value_t = 300)]
     frames: u32,
+    /// Where to write the last frame as a PNG.
+    #[arg(long)]
     out: Option<PathBuf>,
+    /// How many characters.
+    #[arg(long, default_value_t = 1000)]
     characters: u32,
+    /// The model, relative to the repository root.
+    #[arg(long, default_value = "assets/humanoid.glb")]
     model: String,
+    /// Who animates.
+    #[arg(long = "animation", value_enum, default_value_t = Mode::SinewCpu)]
     mode: Mode,
+    /// Print one JSON object.
+    #[arg(long)]
     json: bool,
 }
 
-fn parse() -> Result<Args, String> {
-    let mut a = Args {
-        headless: false,
-        frames: 300,
-        out: None,
-        characters: 1000,
-        model: "assets/humanoid.glb".into(),
-        mode: Mode::SinewCpu,
-        json: false,
-    };
-    let mut it = std::env::args().skip(1);
-    let mut mode = None;
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
-        match arg.as_str() {
-            "--headless" => a.headless = true,
-            "--json" => a.json = true,
-            "--frames" => {
-                a.frames = value("--frames")?
-                    .parse()
-                    .map_err(|e| format!("--frames: {e}"))?
-            }
-            "--characters" => {
-                a.characters = value("--characters")?
-                    .parse()
-                    .map_err(|e| format!("--characters: {e}"))?
-            }
-            "--out" => a.out = Some(value("--out")?.into()),
-            "--model" => a.model = value("--model")?,
-            "--animation" => mode = Some(value("--animation")?),
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    a.mode = match mode.as_deref() {
-        Some("sinew-cpu") | None => Mode::SinewCpu,
-        Some("bevy") => Mode::Bevy,
-        Some("sinew-gpu") => {
-            return Err("sinew-gpu: evaluation on Bevy's device is not available in this version of sinew_bevy; use sinew-cpu".into());
-        }
-        Some(other) => {
-            return Err(format!(
-                "unknown --animation {other:?} (sinew-cpu, sinew-gpu, bevy)"
-            ));
-        }
-    };
-    Ok(a)
-}
-
 fn main() -> ExitCode {
-    let args = match parse() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("many_characters: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let args = <Args as clap::Parser>::parse();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut app = App::new();
     let asset = AssetPlugin {
@@ -135,13 +104,26 @@ fn main() -> ExitCode {
     } else {
         app.add_plugins(DefaultPlugins.set(asset));
     }
-    if args.mode == Mode::SinewCpu {
+    if args.mode != Mode::Bevy {
+        let backend = match args.mode {
+            Mode::SinewGpu => SinewBackend::Gpu,
+            _ => SinewBackend::FastCpu,
+        };
         app.add_plugins(SinewPlugin {
-            backend: SinewBackend::FastCpu,
+            backend,
             ..default()
         });
         app.add_systems(PostUpdate, mark_start.before(SinewSystems::Animate));
         app.add_systems(PostUpdate, mark_end.after(SinewSystems::Animate));
+        if let Some(render) = app.get_sub_app_mut(RenderApp) {
+            render.add_systems(
+                Render,
+                (
+                    render_start.before(SinewSystems::EvaluateGpu),
+                    render_end.after(SinewSystems::EvaluateGpu),
+                ),
+            );
+        }
     } else {
         app.add_systems(PostUpdate, mark_start.before(AnimationSystems));
         app.add_systems(PostUpdate, mark_end.after(TransformSystems::Propagate));
@@ -160,9 +142,15 @@ fn main() -> ExitCode {
         .init_resource::<Stats>()
         .add_systems(Startup, setup)
         .add_systems(Update, (spawn_when_loaded, drive, finish).chain());
-    app.run();
-    ExitCode::SUCCESS
+    if app.run().is_success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
+
+/// Characters whose animation has started: sinew instances or Bevy scenes with a player.
+type Animated = Or<(With<SinewInstance>, With<PlayerOf>)>;
 
 /// Per-frame timings.
 #[derive(Resource, Default)]
@@ -264,7 +252,9 @@ fn setup(
         Transform::from_xyz(3.0, 10.0, 6.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     let (sinew, gltf) = match args.mode {
-        Mode::SinewCpu => (Some(server.load::<SinewAsset>(args.model.clone())), None),
+        Mode::SinewCpu | Mode::SinewGpu => {
+            (Some(server.load::<SinewAsset>(args.model.clone())), None)
+        }
         Mode::Bevy => (None, Some(server.load::<Gltf>(args.model.clone()))),
     };
     commands.insert_resource(Loading { sinew, gltf, image });
@@ -445,7 +435,7 @@ fn drive(
             continue;
         }
         match args.mode {
-            Mode::SinewCpu => {
+            Mode::SinewCpu | Mode::SinewGpu => {
                 if let Some(control) = sinew.as_mut()
                     && instanced
                     && control
@@ -478,7 +468,7 @@ fn finish(
     mut stats: ResMut<Stats>,
     loading: Res<Loading>,
     mut cameras: Query<&mut Camera>,
-    ready: Query<(), Or<(With<SinewInstance>, With<PlayerOf>)>>,
+    ready: Query<(), Animated>,
     mut exit: MessageWriter<AppExit>,
 ) {
     let now = Instant::now();
@@ -539,6 +529,7 @@ fn report(args: &Args, stats: &Stats) {
     let frame = median(stats.frames.iter().map(|f| f.1).collect());
     let mode = match args.mode {
         Mode::SinewCpu => "sinew-cpu",
+        Mode::SinewGpu => "sinew-gpu",
         Mode::Bevy => "bevy",
     };
     if args.json {

@@ -25,15 +25,24 @@ use crate::spawn::{SinewInstance, SinewMeshes};
 #[derive(Component, Clone, Copy, Debug)]
 pub(crate) struct SocketInstance(hecs::Entity);
 
+/// Characters whose transform changed and that do not own it through root motion.
+type MovedWithoutRootMotion = (Changed<GlobalTransform>, Without<SinewRootMotion>);
+
+/// A character's parts that [`sync_out`] writes.
+type CharacterOut<'a> = (
+    &'a mut SinewInstance,
+    Option<&'a SinewMeshes>,
+    &'a mut Transform,
+    &'a mut GlobalTransform,
+    Has<SinewRootMotion>,
+);
+
 /// Moved characters (without root motion) carry their transform into sinew's world; new
 /// sockets get their attachment.
 pub(crate) fn sync_in(
     mut commands: Commands,
     mut runtime: ResMut<SinewRuntime>,
-    moved: Query<
-        (&SinewInstance, &GlobalTransform),
-        (Changed<GlobalTransform>, Without<SinewRootMotion>),
-    >,
+    moved: Query<(&SinewInstance, &GlobalTransform), MovedWithoutRootMotion>,
     instances: Query<&SinewInstance>,
     new_sockets: Query<(Entity, &SinewSocket), Without<SocketInstance>>,
 ) {
@@ -62,6 +71,7 @@ pub(crate) fn sync_in(
 }
 
 /// Updates the animator, evaluates the palette and writes it to the storage buffer.
+#[allow(clippy::too_many_arguments)] // A Bevy system: one parameter per resource it touches.
 pub(crate) fn update_and_evaluate(
     time: Res<Time>,
     mut runtime: ResMut<SinewRuntime>,
@@ -186,16 +196,7 @@ fn evaluate_fast(rt: &mut SinewRuntime, data: &mut Vec<u8>) -> Result<(), String
 /// Palette offsets, boxes, root motion and sockets back into Bevy.
 pub(crate) fn sync_out(
     runtime: Res<SinewRuntime>,
-    mut characters: Query<
-        (
-            &mut SinewInstance,
-            Option<&SinewMeshes>,
-            &mut Transform,
-            &mut GlobalTransform,
-            Has<SinewRootMotion>,
-        ),
-        Without<SocketInstance>,
-    >,
+    mut characters: Query<CharacterOut, Without<SocketInstance>>,
     mut parts: Query<(&mut MeshTag, &mut Visibility, &mut Aabb)>,
     mut sockets: Query<
         (&SocketInstance, &mut Transform, &mut GlobalTransform),

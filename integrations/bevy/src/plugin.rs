@@ -54,7 +54,8 @@ impl Default for SinewPlugin {
     }
 }
 
-/// The plugin's systems, in `PostUpdate` after transform propagation and before visibility.
+/// The plugin's systems: in `PostUpdate` after transform propagation and before visibility, and
+/// the GPU evaluation in the render world.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SinewSystems {
     /// Characters whose files loaded are instantiated.
@@ -62,6 +63,10 @@ pub enum SinewSystems {
     /// Transforms in, animator update and evaluation, offsets, boxes, root motion and sockets
     /// out.
     Animate,
+    /// With [`SinewBackend::Gpu`], in the render world's `Render` schedule (within
+    /// `RenderSystems::PrepareResources`): records up, the dispatch, the palette copy, the boxes
+    /// read back.
+    EvaluateGpu,
 }
 
 impl Plugin for SinewPlugin {
@@ -116,7 +121,9 @@ impl Plugin for SinewPlugin {
                 .init_resource::<SinewGpu>()
                 .add_systems(
                     Render,
-                    evaluate_on_gpu.in_set(RenderSystems::PrepareResources),
+                    evaluate_on_gpu
+                        .in_set(SinewSystems::EvaluateGpu)
+                        .in_set(RenderSystems::PrepareResources),
                 );
             app.insert_resource(bounds)
                 .init_resource::<GpuFrame>()

@@ -120,6 +120,15 @@ impl SinewMeshes {
     }
 }
 
+/// A character not yet instantiated: what its instantiation reads.
+type NewCharacter<'a> = (
+    Entity,
+    &'a SinewCharacter,
+    Option<&'a SinewMotion>,
+    Option<&'a SinewRootMotion>,
+    &'a Transform,
+);
+
 /// Instantiates the characters whose files have loaded.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn instantiate(
@@ -132,16 +141,7 @@ pub(crate) fn instantiate(
     mut buffers: ResMut<Assets<ShaderBuffer>>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<SinewMaterial>>,
-    new: Query<
-        (
-            Entity,
-            &SinewCharacter,
-            Option<&SinewMotion>,
-            Option<&SinewRootMotion>,
-            &Transform,
-        ),
-        (Without<SinewInstance>, Without<SinewSpawnFailed>),
-    >,
+    new: Query<NewCharacter, (Without<SinewInstance>, Without<SinewSpawnFailed>)>,
 ) {
     for (entity, character, motion, root_motion, transform) in &new {
         let id = character.asset.id();

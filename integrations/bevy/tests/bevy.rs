@@ -410,8 +410,8 @@ fn render_frame(backend: SinewBackend, path: &'static str, motion: SinewMotion) 
             run_until(app, |_| captured.lock().unwrap().is_some()),
             "no frame captured"
         );
-        let bytes = captured.lock().unwrap().take().unwrap();
-        bytes
+        let bytes = captured.lock().unwrap().take();
+        bytes.expect("captured")
     };
     for _ in 0..100 {
         if covered(&capture(&mut app)) > 0 {
