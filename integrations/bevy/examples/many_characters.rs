@@ -137,6 +137,7 @@ fn main() -> ExitCode {
             );
         }
         app.add_observer(start_player);
+        register_scene_types(&mut app);
     }
     app.insert_resource(args.clone())
         .init_resource::<Stats>()
@@ -151,6 +152,43 @@ fn main() -> ExitCode {
 
 /// Characters whose animation has started: sinew instances or Bevy scenes with a player.
 type Animated = Or<(With<SinewInstance>, With<PlayerOf>)>;
+
+/// The component types a glTF scene holds, for Bevy's scene spawner (which copies them by
+/// reflection, and Bevy built without `reflect_auto_register` registers few types itself).
+fn register_scene_types(app: &mut App) {
+    use bevy::animation::{AnimatedBy, AnimationTargetId};
+    use bevy::camera::primitives::Aabb;
+    use bevy::camera::visibility::{DynamicSkinnedMeshBounds, NoFrustumCulling};
+    use bevy::gltf::{GltfExtras, GltfMaterialName, GltfMeshName, GltfSceneName};
+    use bevy::mesh::morph::{MeshMorphWeights, MorphWeights};
+    use bevy::mesh::skinning::SkinnedMesh;
+    app.register_type::<Name>()
+        .register_type::<Transform>()
+        .register_type::<GlobalTransform>()
+        .register_type::<Visibility>()
+        .register_type::<InheritedVisibility>()
+        .register_type::<ViewVisibility>()
+        .register_type::<ChildOf>()
+        .register_type::<Children>()
+        .register_type::<Mesh3d>()
+        .register_type::<MeshMaterial3d<StandardMaterial>>()
+        .register_type::<SkinnedMesh>()
+        .register_type::<DynamicSkinnedMeshBounds>()
+        .register_type::<NoFrustumCulling>()
+        .register_type::<Aabb>()
+        .register_type::<AnimationPlayer>()
+        .register_type::<AnimationTargetId>()
+        .register_type::<AnimatedBy>()
+        .register_type::<MorphWeights>()
+        .register_type::<MeshMorphWeights>()
+        .register_type::<GltfExtras>()
+        .register_type::<GltfMaterialName>()
+        .register_type::<GltfMeshName>()
+        .register_type::<GltfSceneName>()
+        .register_type::<bevy::camera::visibility::VisibilityClass>()
+        .register_type::<bevy::transform::components::TransformTreeChanged>()
+        .register_type::<bevy::render::sync_world::SyncToRenderWorld>();
+}
 
 /// Per-frame timings.
 #[derive(Resource, Default)]
@@ -279,7 +317,7 @@ fn spawn_when_loaded(
     args: Res<Args>,
     loading: Res<Loading>,
     mut stats: ResMut<Stats>,
-    sinew_assets: Res<Assets<SinewAsset>>,
+    sinew_assets: Option<Res<Assets<SinewAsset>>>,
     gltfs: Res<Assets<Gltf>>,
     skins: Res<Assets<bevy::gltf::GltfSkin>>,
     server: Res<AssetServer>,
@@ -301,7 +339,7 @@ fn spawn_when_loaded(
             exit.write(AppExit::error());
             return;
         }
-        let Some(asset) = sinew_assets.get(handle) else {
+        let Some(asset) = sinew_assets.as_ref().and_then(|a| a.get(handle)) else {
             return;
         };
         let rig = &asset.rigs[0];

@@ -167,6 +167,8 @@ fn evaluate<'a>(
     if let Some(shift) = frame.epoch_shift {
         backend.rebase_frame_time(shift as f32);
     }
+    // Records are checked against the palette as they are set: grow it first.
+    backend.reserve_palette(frame.palette_entries)?;
     for (slot, record, placed) in &frame.changes {
         if *placed {
             backend.set_record_world(*slot, record)?;
@@ -174,7 +176,6 @@ fn evaluate<'a>(
             backend.set_record(*slot, record)?;
         }
     }
-    backend.reserve_palette(frame.palette_entries)?;
     backend.evaluate_resident(frame.now)?;
     Ok(backend)
 }
