@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use bevy::camera::primitives::Aabb;
 use bevy::mesh::MeshTag;
 use bevy::prelude::*;
+use bevy::render::renderer::RenderDevice;
 use bevy::render::storage::ShaderBuffer;
 use sinew::runtime::{Attachment, Scheduling, Transform as SinewTransform};
 use sinew::{FastCpuBackend, Mat3x4Rows};
@@ -70,7 +71,8 @@ pub(crate) fn sync_in(
     }
 }
 
-/// Updates the animator, evaluates the palette and writes it to the storage buffer.
+/// Updates the animator and evaluates the palette on the CPU (or hands the changed records to
+/// the GPU backend); grows the palette buffer when the animator's palette grew.
 #[allow(clippy::too_many_arguments)] // A Bevy system: one parameter per resource it touches.
 pub(crate) fn update_and_evaluate(
     time: Res<Time>,
@@ -81,6 +83,7 @@ pub(crate) fn update_and_evaluate(
     mut events: MessageWriter<SinewEvent>,
     characters: Query<(Entity, &SinewInstance)>,
     gpu: Option<(ResMut<GpuFrame>, Res<GpuBounds>)>,
+    device: Option<Res<RenderDevice>>,
 ) {
     let rt = &mut *runtime;
     if let Err(e) = rt.animator.update(&mut rt.world, time.delta_secs()) {
@@ -113,32 +116,42 @@ pub(crate) fn update_and_evaluate(
     } else {
         palette.bytes
     };
+    let limit = device.map_or(u64::MAX, |d| d.limits().max_storage_buffer_binding_size);
+    let bytes = if bytes as u64 > limit && (needed as u64) <= limit {
+        limit as usize
+    } else {
+        bytes
+    };
+    if needed as u64 > limit && !palette.over_limit {
+        palette.over_limit = true;
+        error!(
+            "sinew: the characters' palette needs {needed} bytes, more than the {limit} one \
+             storage binding holds on this device: characters past it are not drawn"
+        );
+    }
+    if bytes != palette.bytes
+        && (bytes as u64) <= limit
+        && let Some(mut buffer) = buffers.get_mut(&palette.buffer)
+    {
+        // A larger buffer (zeros, uploaded once): the materials binding it are rebuilt next
+        // frame (this frame's material preparation may run before the buffer's).
+        buffer.data = Some(vec![0; bytes]);
+        buffer.buffer_description.size = bytes as u64;
+        palette.bytes = bytes;
+        palette.rebind = true;
+    }
     if let Some((mut frame, bounds)) = gpu {
-        // The render world evaluates into its own buffer and copies it into this one, which
-        // is touched here only to grow.
+        // The render world evaluates and copies its palette into the buffer.
         frame.record(&rt.animator, &palette.buffer);
         bounds.take_into(&mut rt.bounds);
-        if bytes != palette.bytes
-            && let Some(mut buffer) = buffers.get_mut(&palette.buffer)
-        {
-            buffer.data = Some(vec![0; bytes]);
-            buffer.buffer_description.size = bytes as u64;
-            palette.bytes = bytes;
-            palette.rebind = true;
-        }
         return;
     }
-    let Some(mut buffer) = buffers.get_mut(&palette.buffer) else {
-        return;
-    };
     let result = if rt.backend == SinewBackend::FastCpu {
-        evaluate_fast(rt, buffer.data.get_or_insert_with(Vec::new))
+        evaluate_fast(rt).map(|()| palette.cpu.swap(&mut rt.fast_palette))
     } else {
-        let data = buffer.data.get_or_insert_with(Vec::new);
-        data.clear();
         match rt.animator.evaluate_cpu() {
             Ok(pose) => {
-                data.extend_from_slice(bytemuck::cast_slice(pose.palette));
+                palette.cpu.copy_from(pose.palette);
                 rt.bounds.clear();
                 rt.bounds.extend_from_slice(pose.bounds);
                 Ok(())
@@ -149,20 +162,10 @@ pub(crate) fn update_and_evaluate(
     if let Err(e) = result {
         warn!("sinew: evaluation failed: {e}");
     }
-    if let Some(data) = buffer.data.as_mut() {
-        data.resize(bytes, 0);
-    }
-    if bytes != palette.bytes {
-        // A new buffer: the materials binding it are rebuilt next frame (this frame's
-        // material preparation may run before the buffer's).
-        buffer.buffer_description.size = bytes as u64;
-        palette.bytes = bytes;
-        palette.rebind = true;
-    }
 }
 
-/// The fast backend's evaluation of the animator's records into `data`.
-fn evaluate_fast(rt: &mut SinewRuntime, data: &mut Vec<u8>) -> Result<(), String> {
+/// The fast backend's evaluation of the animator's records into `rt.fast_palette`.
+fn evaluate_fast(rt: &mut SinewRuntime) -> Result<(), String> {
     if rt.fast.is_none() {
         rt.fast = Some(
             FastCpuBackend::new(
@@ -188,8 +191,6 @@ fn evaluate_fast(rt: &mut SinewRuntime, data: &mut Vec<u8>) -> Result<(), String
         &mut rt.bounds,
     )
     .map_err(|e| e.to_string())?;
-    data.clear();
-    data.extend_from_slice(bytemuck::cast_slice(&rt.fast_palette));
     Ok(())
 }
 

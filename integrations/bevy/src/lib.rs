@@ -35,6 +35,7 @@ mod mesh;
 mod plugin;
 mod runtime;
 mod spawn;
+mod upload_cpu;
 
 pub use assets::{SinewAsset, SinewAssetLoader, SinewLoadError};
 pub use control::{SinewControl, SinewControlError, SinewEvent, SinewRootMotion, SinewSocket};

@@ -18,6 +18,7 @@ use crate::evaluate_gpu::{GpuBounds, GpuFrame, SinewGpu, evaluate_on_gpu};
 use crate::material::{SKINNING_SHADER, SinewMaterial, skinning_shader};
 use crate::runtime::{SinewPalette, SinewRuntime};
 use crate::spawn::{forget_character, instantiate};
+use crate::upload_cpu::{CpuPalette, upload_cpu_palette};
 
 /// Which sinew backend evaluates the poses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -103,13 +104,24 @@ impl Plugin for SinewPlugin {
                 &vec![0; entry],
                 RenderAssetUsages::RENDER_WORLD,
             ));
+        let cpu = CpuPalette::new(buffer.clone());
         app.insert_resource(SinewPalette {
             no_morph: None,
+            over_limit: false,
+            cpu: cpu.clone(),
             buffer,
             materials: Vec::new(),
             bytes: entry,
             rebind: false,
         });
+        if self.backend != SinewBackend::Gpu
+            && let Some(render) = app.get_sub_app_mut(RenderApp)
+        {
+            render.insert_resource(cpu).add_systems(
+                Render,
+                upload_cpu_palette.in_set(RenderSystems::PrepareResources),
+            );
+        }
         if self.backend == SinewBackend::Gpu {
             let bounds = GpuBounds::default();
             let Some(render) = app.get_sub_app_mut(RenderApp) else {

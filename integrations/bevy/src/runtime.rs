@@ -12,6 +12,7 @@ use sinew::{Aabb, FastCpuBackend, Mat3x4Rows};
 use crate::assets::SinewAsset;
 use crate::material::SinewMaterial;
 use crate::plugin::SinewBackend;
+use crate::upload_cpu::CpuPalette;
 
 /// One rig of one asset, registered in the animator, with what its characters are drawn with.
 #[derive(Debug)]
@@ -132,42 +133,34 @@ impl SinewRuntime {
     }
 }
 
-/// The palette the skinning material reads: one storage buffer for every character, rewritten
-/// each frame from the CPU backends' output (its size grows with the animator's palette
-/// allocator; every [`SinewMaterial`] is refreshed when it does). The bytes move to the render
-/// world when Bevy extracts them (render-world usage: no copy is kept).
+/// The palette the skinning material reads: one storage buffer for every character (its size
+/// grows with the animator's palette allocator; every [`SinewMaterial`] is refreshed when it
+/// does), filled each frame in the render world from the CPU backends' palette
+/// (`upload_cpu.rs`) or by a copy from the GPU backend's (`evaluate_gpu.rs`).
 #[derive(Resource)]
 pub struct SinewPalette {
     /// The storage buffer.
     pub buffer: Handle<ShaderBuffer>,
     /// Every material reading it.
     pub(crate) materials: Vec<Handle<SinewMaterial>>,
-    /// Its size in bytes as last written.
+    /// Its size in bytes.
     pub(crate) bytes: usize,
     /// Whether the materials are to bind a buffer that grew.
     pub(crate) rebind: bool,
     /// The morph displacements bound for meshes without targets (a binding cannot be empty),
     /// made with the first rig: an asset added before the renderer runs is never extracted.
     pub(crate) no_morph: Option<Handle<ShaderBuffer>>,
+    /// Whether the palette outgrew one storage binding (reported once).
+    pub(crate) over_limit: bool,
+    /// The CPU backends' last palette, shared with the render world.
+    pub(crate) cpu: CpuPalette,
 }
 
 impl SinewPalette {
-    /// Entries `offset..offset + count` of the palette as last written (what the vertex shader
-    /// reads this frame), or `None` when out of range or already moved to the render world.
-    pub fn read(
-        &self,
-        buffers: &Assets<ShaderBuffer>,
-        offset: usize,
-        count: usize,
-    ) -> Option<Vec<Mat3x4Rows>> {
-        let data = buffers.get(&self.buffer)?.data.as_ref()?;
-        let size = std::mem::size_of::<Mat3x4Rows>();
-        let bytes = data.get(offset * size..(offset + count) * size)?;
-        Some(
-            bytes
-                .chunks_exact(size)
-                .map(bytemuck::pod_read_unaligned::<Mat3x4Rows>)
-                .collect(),
-        )
+    /// Entries `offset..offset + count` of the palette a CPU backend last evaluated (what the
+    /// vertex shader reads this frame), or `None` when out of range or with
+    /// [`crate::SinewBackend::Gpu`] (read [`crate::SinewGpu`]'s backend in the render world).
+    pub fn read(&self, offset: usize, count: usize) -> Option<Vec<Mat3x4Rows>> {
+        self.cpu.read(offset, count)
     }
 }

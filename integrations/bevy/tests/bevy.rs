@@ -12,7 +12,6 @@ use bevy::log::LogPlugin;
 use bevy::prelude::*;
 use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::render::settings::{RenderCreation, WgpuSettings};
-use bevy::render::storage::ShaderBuffer;
 use bevy::render::{RenderApp, RenderPlugin};
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::ExitCondition;
@@ -162,10 +161,7 @@ fn palette_matches_cpu_backend() {
             backend.read_palette(range).unwrap()
         } else {
             let palette = app.world().resource::<SinewPalette>();
-            let buffers = app.world().resource::<Assets<ShaderBuffer>>();
-            palette
-                .read(buffers, offset, entries)
-                .expect("palette block")
+            palette.read(offset, entries).expect("palette block")
         };
 
         let world = glam::Affine3A::from_translation(glam::Vec3::new(at.x, at.y, at.z));
@@ -581,13 +577,7 @@ fn control_events_root_motion_and_sockets() {
             .palette_offset
             .unwrap();
         let palette = app.world().resource::<SinewPalette>();
-        palette
-            .read(
-                app.world().resource::<Assets<ShaderBuffer>>(),
-                offset as usize,
-                57,
-            )
-            .unwrap()
+        palette.read(offset as usize, 57).unwrap()
     };
     let before = read(&app);
     for _ in 0..10 {
