@@ -4,7 +4,8 @@
 //! their rigs as characters whose skinned meshes Bevy's PBR renderer draws (materials of the
 //! file kept, lights and shadows), skinned in the vertex shader from sinew's palette
 //! ([`SinewMaterial`]), and drives them with sinew's [`sinew::runtime::Animator`] from Bevy
-//! components and [`SinewControl`].
+//! components and [`SinewControl`]. Poses are evaluated by sinew's exact or fast CPU backend, or
+//! by its GPU backend on Bevy's own device ([`SinewBackend`]).
 //!
 //! ```no_run
 //! use bevy::prelude::*;
