@@ -42,6 +42,7 @@ mod pace;
 mod parameters;
 mod persistence;
 mod playback;
+mod record_changes;
 mod registry;
 mod root_motion;
 mod schedule;
@@ -70,6 +71,7 @@ pub use persistence::{
     MaskConfig, RootMotionConfig, StateMachineConfig,
 };
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
+pub use record_changes::RecordChanges;
 pub use root_motion::{RootMotion, RootTranslation};
 pub use schedule::Scheduling;
 pub use snapshot::{RuntimeSnapshot, SNAPSHOT_VERSION};

@@ -5,14 +5,12 @@
 //! `evaluate_gpu.rs`), and back into Bevy: palette offsets ([`MeshTag`]), animated boxes ([`Aabb`])
 //! of the mesh entities, root motion into `Transform`s, sockets, events.
 
-use std::collections::HashMap;
-
 use bevy::camera::primitives::Aabb;
 use bevy::mesh::MeshTag;
 use bevy::prelude::*;
 use bevy::render::renderer::RenderDevice;
 use bevy::render::storage::ShaderBuffer;
-use sinew::runtime::{Attachment, Scheduling, Transform as SinewTransform};
+use sinew::runtime::{Animator, Attachment, Scheduling, Transform as SinewTransform};
 use sinew::{FastCpuBackend, Mat3x4Rows};
 
 use crate::control::{SinewEvent, SinewRootMotion, SinewSocket};
@@ -20,7 +18,7 @@ use crate::convert::{affine_to_bevy, to_bevy, to_sinew};
 use crate::evaluate_gpu::{GpuBounds, GpuFrame};
 use crate::plugin::SinewBackend;
 use crate::runtime::{SinewPalette, SinewRuntime};
-use crate::spawn::{SinewInstance, SinewMeshes};
+use crate::spawn::{BevyEntity, SinewInstance, SinewMeshes};
 
 /// A socket's entity in sinew's world.
 #[derive(Component, Clone, Copy, Debug)]
@@ -81,7 +79,6 @@ pub(crate) fn update_and_evaluate(
     mut buffers: ResMut<Assets<ShaderBuffer>>,
     mut materials: ResMut<Assets<crate::SinewMaterial>>,
     mut events: MessageWriter<SinewEvent>,
-    characters: Query<(Entity, &SinewInstance)>,
     gpu: Option<(ResMut<GpuFrame>, Res<GpuBounds>)>,
     device: Option<Res<RenderDevice>>,
 ) {
@@ -89,17 +86,14 @@ pub(crate) fn update_and_evaluate(
     if let Err(e) = rt.animator.update(&mut rt.world, time.delta_secs()) {
         warn!("sinew: {e}");
     }
-    if rt.animator.pending_events() > 0 {
-        let owners: HashMap<hecs::Entity, Entity> =
-            characters.iter().map(|(e, i)| (i.entity, e)).collect();
-        for event in rt.animator.drain_events() {
-            if let Some(&entity) = owners.get(&event.entity) {
-                events.write(SinewEvent {
-                    entity,
-                    name: event.name.to_string(),
-                    clip: event.clip,
-                });
-            }
+    for event in rt.animator.drain_events() {
+        // Each runtime entity carries the Bevy entity it animates.
+        if let Ok(owner) = rt.world.get::<&BevyEntity>(event.entity) {
+            events.write(SinewEvent {
+                entity: owner.0,
+                name: event.name.to_string(),
+                clip: event.clip,
+            });
         }
     }
     if std::mem::take(&mut palette.rebind) {
@@ -152,8 +146,9 @@ pub(crate) fn update_and_evaluate(
         match rt.animator.evaluate_cpu() {
             Ok(pose) => {
                 palette.cpu.copy_from(pose.palette);
-                rt.bounds.clear();
-                rt.bounds.extend_from_slice(pose.bounds);
+                rt.record_bounds.clear();
+                rt.record_bounds.extend_from_slice(pose.bounds);
+                by_slot(&rt.animator, &rt.world, &rt.record_bounds, &mut rt.bounds);
                 Ok(())
             }
             Err(e) => Err(e.to_string()),
@@ -161,6 +156,30 @@ pub(crate) fn update_and_evaluate(
     };
     if let Err(e) = result {
         warn!("sinew: evaluation failed: {e}");
+    }
+}
+
+/// The exact evaluation's boxes indexed by slot, as the other backends give them: per-frame
+/// scheduling evaluates (and boxes) its records in update order.
+fn by_slot(
+    animator: &Animator,
+    world: &hecs::World,
+    boxes: &[sinew::Aabb],
+    out: &mut Vec<sinew::Aabb>,
+) {
+    out.clear();
+    out.resize(animator.slot_records().len(), sinew::Aabb::EMPTY);
+    match animator.scheduling() {
+        Scheduling::EventDriven => out[..boxes.len()].copy_from_slice(boxes),
+        Scheduling::PerFrame => {
+            for (entity, b) in animator.record_entities().iter().zip(boxes) {
+                if let Some(slot) = animator.slot_of(world, *entity)
+                    && let Some(slot) = out.get_mut(slot as usize)
+                {
+                    *slot = *b;
+                }
+            }
+        }
     }
 }
 
@@ -176,10 +195,8 @@ fn evaluate_fast(rt: &mut SinewRuntime) -> Result<(), String> {
             .map_err(|e| e.to_string())?,
         );
     }
-    let records = match rt.animator.scheduling() {
-        Scheduling::PerFrame => rt.animator.records(),
-        Scheduling::EventDriven => rt.animator.slot_records(),
-    };
+    // By slot, whatever the scheduling: the boxes are indexed by slot.
+    let records = rt.animator.slot_records();
     let fast = rt.fast.as_mut().ok_or("no fast backend")?;
     let entries = rt.animator.palette().capacity() as usize;
     rt.fast_palette.resize(entries, Mat3x4Rows::IDENTITY);
@@ -205,16 +222,6 @@ pub(crate) fn sync_out(
     >,
 ) {
     let rt = &*runtime;
-    let per_frame: HashMap<hecs::Entity, usize> = match rt.animator.scheduling() {
-        Scheduling::PerFrame => rt
-            .animator
-            .record_entities()
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (*e, i))
-            .collect(),
-        Scheduling::EventDriven => HashMap::new(),
-    };
     for (mut instance, meshes, mut transform, mut global, root_motion) in &mut characters {
         let placed = instance.palette_offset.is_some();
         if !placed {
@@ -224,8 +231,8 @@ pub(crate) fn sync_out(
                 .map(|r| r.palette_offset);
         }
         let bounds = rt
-            .bounds_index(instance.entity, &per_frame)
-            .and_then(|i| rt.bounds.get(i))
+            .slot_of(instance.entity)
+            .and_then(|slot| rt.bounds.get(slot as usize))
             .filter(|b| !b.is_empty());
         if let Some(meshes) = meshes {
             for &part in meshes.entities() {

@@ -12,22 +12,16 @@ use bevy::render::extract_resource::ExtractResource;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use bevy::render::storage::{GpuShaderBuffer, ShaderBuffer};
-use sinew::runtime::Animator;
-use sinew::{Aabb, GpuBackend, GpuContext, GpuError, InstanceRecord, JointMask, Rig};
+use sinew::runtime::{Animator, RecordChanges};
+use sinew::{Aabb, GpuBackend, GpuContext, GpuError, JointMask, Rig};
 
 /// What the render world's evaluation needs from this frame's animator update.
 #[derive(Resource, Clone, Default)]
 pub(crate) struct GpuFrame {
     /// The animator's rigs and masks, shared (replaced when one is added).
     pub rigs: Arc<(Vec<Rig>, Vec<JointMask>)>,
-    /// Slots whose record changed: (slot, record, whether its world was placed).
-    pub changes: Vec<(u32, InstanceRecord, bool)>,
-    /// Seconds the animator's frame times moved back by this update.
-    pub epoch_shift: Option<f64>,
-    /// The animator's frame time.
-    pub now: f32,
-    /// Palette entries the animator allocated.
-    pub palette_entries: u32,
+    /// The records the update changed.
+    pub changes: RecordChanges,
     /// The buffer the skinning material reads.
     pub palette: Handle<ShaderBuffer>,
 }
@@ -48,17 +42,7 @@ impl GpuFrame {
         if self.rigs.0.len() != rigs.len() || self.rigs.1.len() != masks.len() {
             self.rigs = Arc::new((rigs.to_vec(), masks.to_vec()));
         }
-        let records = animator.slot_records();
-        let placed = animator.placed_slots();
-        self.changes.clear();
-        self.changes
-            .extend(animator.changed_slots().iter().map(|&slot| {
-                let put = placed.binary_search(&slot).is_ok();
-                (slot, records[slot as usize], put)
-            }));
-        self.epoch_shift = animator.epoch_shift();
-        self.now = animator.frame_time();
-        self.palette_entries = animator.palette().capacity();
+        self.changes.take_from(animator);
         self.palette = palette.clone();
     }
 }
@@ -164,18 +148,7 @@ fn evaluate<'a>(
         )?),
     };
     *uploaded = frame.rigs.clone();
-    if let Some(shift) = frame.epoch_shift {
-        backend.rebase_frame_time(shift as f32);
-    }
-    // Records are checked against the palette as they are set: grow it first.
-    backend.reserve_palette(frame.palette_entries)?;
-    for (slot, record, placed) in &frame.changes {
-        if *placed {
-            backend.set_record_world(*slot, record)?;
-        } else {
-            backend.set_record(*slot, record)?;
-        }
-    }
-    backend.evaluate_resident(frame.now)?;
+    frame.changes.apply(backend)?;
+    backend.evaluate_resident(frame.changes.frame_time())?;
     Ok(backend)
 }

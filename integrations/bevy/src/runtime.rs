@@ -46,7 +46,9 @@ pub struct SinewRuntime {
     /// rigs or masks are added).
     pub(crate) fast: Option<FastCpuBackend>,
     pub(crate) backend: SinewBackend,
-    /// Boxes of the last evaluation, indexed as the evaluated records.
+    /// The exact CPU evaluation's boxes in record order (scratch for [`SinewRuntime::bounds`]).
+    pub(crate) record_bounds: Vec<Aabb>,
+    /// Boxes of the last evaluation, indexed by slot.
     pub(crate) bounds: Vec<Aabb>,
     /// Scratch palette of the fast backend.
     pub(crate) fast_palette: Vec<Mat3x4Rows>,
@@ -64,6 +66,7 @@ impl SinewRuntime {
             spaces: HashMap::new(),
             fast: None,
             backend,
+            record_bounds: Vec::new(),
             bounds: Vec::new(),
             fast_palette: Vec::new(),
         })
@@ -110,26 +113,10 @@ impl SinewRuntime {
         Ok(id)
     }
 
-    /// The index of `entity`'s box in the last evaluation's bounds.
-    pub(crate) fn bounds_index(
-        &self,
-        entity: hecs::Entity,
-        per_frame: &HashMap<hecs::Entity, usize>,
-    ) -> Option<usize> {
-        match self.animator.scheduling() {
-            Scheduling::PerFrame if self.backend != SinewBackend::Gpu => {
-                per_frame.get(&entity).copied()
-            }
-            _ => {
-                // Event-driven and GPU evaluation run over the slot records: the record's slot
-                // is its position in that table.
-                let record = self.animator.record_of(&self.world, entity)?;
-                let base = self.animator.slot_records().as_ptr().addr();
-                let slot = (std::ptr::from_ref(record).addr() - base)
-                    / std::mem::size_of::<sinew::InstanceRecord>();
-                Some(slot)
-            }
-        }
+    /// `entity`'s tracking slot (the index of its box in the last evaluation's bounds), while
+    /// the animator tracks it.
+    pub(crate) fn slot_of(&self, entity: hecs::Entity) -> Option<u32> {
+        self.animator.slot_of(&self.world, entity)
     }
 }
 

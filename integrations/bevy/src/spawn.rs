@@ -99,6 +99,11 @@ pub struct SinewInstance {
     pub palette_offset: Option<u32>,
 }
 
+/// The Bevy entity a runtime entity animates (a component in [`SinewRuntime::world`]), so the
+/// animator's events find their character.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BevyEntity(pub Entity);
+
 /// A character whose file or rig sinew refused: the reason (also logged as an error).
 #[derive(Component, Clone, Debug)]
 pub struct SinewSpawnFailed(pub String);
@@ -226,7 +231,7 @@ pub(crate) fn instantiate(
         let entry = &runtime.rigs[&key];
         let (rig, parts, bind_box) = (entry.index, entry.meshes.clone(), entry.bind_box);
         let hecs_entity =
-            match spawn_runtime_entity(&mut runtime, rig, motion, root_motion, transform) {
+            match spawn_runtime_entity(&mut runtime, entity, rig, motion, root_motion, transform) {
                 Ok(e) => e,
                 Err(e) => {
                     fail(&mut commands, e.to_string());
@@ -266,6 +271,7 @@ pub(crate) fn instantiate(
 /// The character's entity in sinew's world: its rig, transform, base motion and root motion.
 fn spawn_runtime_entity(
     runtime: &mut SinewRuntime,
+    owner: Entity,
     rig: u32,
     motion: Option<&SinewMotion>,
     root_motion: Option<&SinewRootMotion>,
@@ -273,7 +279,7 @@ fn spawn_runtime_entity(
 ) -> Result<hecs::Entity, RuntimeError> {
     let entity = runtime
         .world
-        .spawn((Animated::new(rig), to_sinew(transform)));
+        .spawn((Animated::new(rig), to_sinew(transform), BevyEntity(owner)));
     let result = add_motion(runtime, entity, rig, motion, root_motion);
     if let Err(e) = result {
         runtime.world.despawn(entity).ok();

@@ -10,8 +10,8 @@ use clap::Args;
 use glam::Vec3;
 use hecs::World;
 use sinew::runtime::{
-    Animated, Animator, ClipLayer, Layers, MaskSpec, RootMotion, RootTranslation, Scheduling,
-    StateMachine, Transform, Value,
+    Animated, Animator, ClipLayer, Layers, MaskSpec, RecordChanges, RootMotion, RootTranslation,
+    Scheduling, StateMachine, Transform, Value,
 };
 use sinew::{GpuBackend, GpuContext, IkTarget, Rig};
 
@@ -64,6 +64,8 @@ struct Crowd {
     paces: PacePlan,
     /// Seconds of simulated time.
     clock: f64,
+    /// The last update's record changes, for the GPU (reused).
+    changes: RecordChanges,
 }
 
 impl Crowd {
@@ -141,27 +143,16 @@ impl Crowd {
             characters: entities,
             paces: PacePlan::new(characters),
             clock: 0.0,
+            changes: RecordChanges::default(),
         })
     }
 
     /// Sends the records that changed in the last update to the GPU and evaluates every
     /// character at the animator's frame time.
-    fn upload(&self, gpu: &mut GpuBackend) -> crate::cli::Result {
-        let records = self.animator.slot_records();
-        let placed = self.animator.placed_slots();
-        for &slot in self.animator.changed_slots() {
-            let record = &records[slot as usize];
-            // A spawn places the record's world; later writes keep the GPU-moved one.
-            if placed.binary_search(&slot).is_ok() {
-                gpu.set_record_world(slot, record)
-            } else {
-                gpu.set_record(slot, record).map(|_| ())
-            }?;
-        }
-        if let Some(shift) = self.animator.epoch_shift() {
-            gpu.rebase_frame_time(shift as f32);
-        }
-        gpu.evaluate_resident(self.animator.frame_time())?;
+    fn upload(&mut self, gpu: &mut GpuBackend) -> crate::cli::Result {
+        self.changes.take_from(&self.animator);
+        self.changes.apply(gpu)?;
+        gpu.evaluate_resident(self.changes.frame_time())?;
         Ok(())
     }
 

@@ -260,9 +260,6 @@ impl CrowdArgs {
             times.control.push(ms_since(control));
             match gpu.as_mut() {
                 Some(g) => {
-                    if g.palette_capacity() < crowd.animator.palette().capacity() {
-                        g.reserve_palette(crowd.animator.palette().capacity())?;
-                    }
                     let upload = Instant::now();
                     crowd.upload(g)?;
                     times.upload.push(ms_since(upload));

@@ -74,12 +74,18 @@ impl Animator {
 
     /// `entity`'s record from the last update.
     pub fn record_of(&self, world: &World, entity: Entity) -> Option<&InstanceRecord> {
+        let slot = self.slot_of(world, entity)?;
+        self.slot_records
+            .get(slot as usize)
+            .filter(|r| !r.is_empty())
+    }
+
+    /// `entity`'s tracking slot while the animator tracks it: its index in
+    /// [`Animator::slot_records`] (and in the boxes of an evaluation over them).
+    pub fn slot_of(&self, world: &World, entity: Entity) -> Option<u32> {
         let slot = world.get::<&Animated>(entity).ok()?.slot;
         let t = self.tracked.get(slot as usize)?;
-        (t.live && t.entity == entity)
-            .then(|| self.slot_records.get(slot as usize))
-            .flatten()
-            .filter(|r| !r.is_empty())
+        (t.live && t.entity == entity).then_some(slot)
     }
 
     /// Record index of `entity` (tracking slot `slot`) in this update.
