@@ -7,6 +7,8 @@ mod attachments;
 #[path = "runtime/blend_spaces.rs"]
 mod blend_spaces;
 mod common;
+#[path = "runtime/compressed_root_motion.rs"]
+mod compressed_root_motion;
 #[path = "runtime/content.rs"]
 mod content;
 #[path = "runtime/cross_fades.rs"]

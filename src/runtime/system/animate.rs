@@ -6,6 +6,7 @@ use hecs::Entity;
 
 use super::Animated;
 use crate::baked::Rig;
+use crate::cpu::ClipSource;
 use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
 use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
@@ -35,6 +36,8 @@ pub(super) type Components<'a> = (
 /// What every entity's update reads.
 pub(super) struct FrameContext<'a> {
     pub(super) rigs: &'a [Rig],
+    /// Where root motion samples the root's tracks (the clips the records are evaluated from).
+    pub(super) source: ClipSource,
     pub(super) data: &'a [RigData],
     pub(super) masks: &'a [MaskEntry],
     pub(super) machines: &'a [CompiledMachine],
@@ -186,7 +189,13 @@ pub(super) fn animate(
             // The evaluator moves the record's world from the base layers' clocks.
             record.flags = root.record_flags(base_layers);
         } else {
-            root.apply(rig, &data.root_frames, base.as_slice(), transform);
+            root.apply(
+                rig,
+                cx.source,
+                &data.root_frames,
+                base.as_slice(),
+                transform,
+            );
             record.flags = root.flags();
             // Root motion on the CPU moves the entity every update.
             wake = 0.0;

@@ -96,6 +96,7 @@ impl Animator {
         } = self;
         let cx = FrameContext {
             rigs: backend.rigs(),
+            source: backend.clip_source(),
             data,
             masks,
             machines,
@@ -214,6 +215,7 @@ impl Animator {
         }
         let cx = FrameContext {
             rigs: self.backend.rigs(),
+            source: self.backend.clip_source(),
             data: &self.rigs,
             masks: &self.masks,
             machines: &self.machines,
