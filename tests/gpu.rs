@@ -35,6 +35,8 @@ mod morph_weights;
 mod oracle;
 #[path = "gpu/palette.rs"]
 mod palette;
+#[path = "gpu/ramped_clocks.rs"]
+mod ramped_clocks;
 #[path = "gpu/resident_records.rs"]
 mod resident_records;
 #[path = "gpu/root_motion.rs"]

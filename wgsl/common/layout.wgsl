@@ -75,7 +75,8 @@ struct LayerRecord {
     // 0: no fade.
     fade_rate: f32,
     share_sum: f32,
-    pad: u32,
+    // Clock rate gained as the fade completes (0: a steady clock).
+    rate_gain: f32,
 }
 
 struct InstanceRecord {
