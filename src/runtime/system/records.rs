@@ -8,6 +8,7 @@ use hecs::{Entity, World};
 use super::{Animated, Animator};
 use crate::cpu::{layer_rate, layer_time, layer_weight};
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
+use crate::runtime::input_ramp::ramp_area;
 
 /// Frame times are `f32` seconds since an epoch; the epoch moves forward (and every record is
 /// re-anchored to it) once this many seconds have passed, so times keep a precision of about
@@ -199,16 +200,7 @@ fn reanchored(layer: &LayerRecord, shift: f64) -> LayerRecord {
     let rate = f64::from(layer.fade_rate);
     if layer.rate_gain != 0.0 && rate > 0.0 {
         // The clock's gain over the fade's progress (see `crate::cpu::layer_unwrapped_time`).
-        let area = |t: f64| {
-            let x = (t - f64::from(layer.fade_start)) * rate;
-            if x <= 0.0 {
-                0.0
-            } else if x < 1.0 {
-                0.5 * x * x
-            } else {
-                x - 0.5
-            }
-        };
+        let area = |t: f64| ramp_area((t - f64::from(layer.fade_start)) * rate);
         at += f64::from(layer.rate_gain) * (area(shift) - area(f64::from(layer.anchor))) / rate;
     }
     let period = f64::from(layer.period);
