@@ -75,8 +75,9 @@ const SHORTEST: f64 = 1e-3;
 const STEPS: u32 = 40;
 
 /// The ramp driving blend space `space` of an entity's [`CrossFade`] (a component; see the
-/// module documentation). [`crate::runtime::Animator::set_blend_input_ramp`] adds it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// module documentation, saved in runtime snapshots). [`Animator::set_blend_input_ramp`]
+/// adds it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BlendInputRamp {
     /// The blend space whose input moves.
     pub space: u32,
@@ -89,7 +90,7 @@ pub struct BlendInputRamp {
 }
 
 /// The ramp's course through one region, in seconds since the ramp was set.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Piece {
     /// When the record's fade starts and ends.
     start: f64,
