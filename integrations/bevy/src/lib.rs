@@ -33,6 +33,7 @@ mod evaluate_gpu;
 mod material;
 mod materials;
 mod mesh;
+mod palette;
 mod plugin;
 mod runtime;
 mod spawn;
@@ -45,8 +46,9 @@ pub use material::{SinewMaterial, SinewSkinning};
 pub use mesh::{
     ATTRIBUTE_JOINTS_0, ATTRIBUTE_JOINTS_1, ATTRIBUTE_WEIGHTS_0, ATTRIBUTE_WEIGHTS_1, skinned_mesh,
 };
+pub use palette::SinewPalette;
 pub use plugin::{SinewBackend, SinewPlugin, SinewSystems};
-pub use runtime::{SinewPalette, SinewRuntime};
+pub use runtime::SinewRuntime;
 pub use spawn::{
     SinewCharacter, SinewInstance, SinewMeshOf, SinewMeshes, SinewMotion, SinewSpawnFailed,
 };
