@@ -32,6 +32,8 @@ mod fox_silhouette;
 mod materials;
 #[path = "render/morph_targets.rs"]
 mod morph_targets;
+#[path = "render/normal_maps.rs"]
+mod normal_maps;
 #[path = "render/paged.rs"]
 mod paged;
 #[path = "render/reference_image.rs"]

@@ -58,8 +58,10 @@ fn a_baked_textured_file_renders_like_its_gltf() {
     if gpu().is_none() {
         return;
     }
-    let Some(shared) = common::shared() else {
-        return;
-    };
-    assert_baked_renders_like(&shared.join("gltf/CesiumMan.glb"), "cesium-man");
+    // Tangents, a normal map, a base colour texture on `TEXCOORD_1` and vertex colours.
+    let panel = common::repo().join("assets/synthetic/normal_map.glb");
+    assert_baked_renders_like(&panel, "normal-map-panel");
+    if let Some(shared) = common::shared() {
+        assert_baked_renders_like(&shared.join("gltf/CesiumMan.glb"), "cesium-man");
+    }
 }
