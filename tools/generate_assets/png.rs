@@ -1,5 +1,7 @@
-//! A minimal PNG encoder: 8-bit RGBA, no filter, deflate's stored blocks (no compression), so
-//! the textures the generator embeds need no image library.
+//! A minimal PNG encoder: 8-bit RGBA, no filter, deflate's stored blocks (no compression). The
+//! generated assets are committed and checked byte for byte, and an encoder's compressed output
+//! may change with its version; stored blocks cannot, so the textures stay the same bytes
+//! whatever the `image` or `png` crate in the build.
 
 /// CRC-32 (ISO 3309, as PNG chunks use it).
 fn crc32(bytes: &[u8]) -> u32 {
