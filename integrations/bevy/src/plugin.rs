@@ -17,6 +17,7 @@ use crate::evaluate_gpu::{GpuBounds, GpuFrame, SinewGpu, evaluate_on_gpu};
 use crate::material::{SKINNING_SHADER, SinewMaterial, skinning_shader};
 use crate::palette::SinewPalette;
 use crate::runtime::SinewRuntime;
+use crate::scene::adopt_scene;
 use crate::spawn::{forget_character, instantiate};
 use crate::upload_cpu::upload_cpu_palette;
 
@@ -90,6 +91,7 @@ impl Plugin for SinewPlugin {
             .add_message::<SinewEvent>()
             .insert_resource(runtime)
             .add_observer(forget_character)
+            .add_observer(adopt_scene)
             .add_observer(forget_socket);
         let world = app.world_mut();
         let (Some(_), Some(_)) = (

@@ -21,7 +21,7 @@ use sinew::{Aabb, CpuBackend, InstanceRecord, Layer, Mat3x4Rows};
 use sinew_bevy::{
     SinewAsset, SinewBackend, SinewCharacter, SinewControl, SinewEvent, SinewGpu, SinewInstance,
     SinewMeshOf, SinewMeshes, SinewMotion, SinewPalette, SinewPlugin, SinewRootMotion,
-    SinewRuntime, SinewSocket, SinewSpawnFailed,
+    SinewRuntime, SinewScene, SinewSocket, SinewSpawnFailed,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -264,6 +264,55 @@ fn refused_file_spawns_nothing() {
     assert_eq!(world.query::<&SinewMeshOf>().iter(world).count(), 0);
     assert_eq!(world.resource::<SinewRuntime>().world.len(), 0);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A glTF scene spawned the Bevy way, with `SinewScene` beside its root, becomes a sinew
+/// character of the same file that plays its motion: Bevy's own spawn of the scene (joint
+/// entities, skinned meshes) is never made.
+#[test]
+fn bevy_scene_is_taken_over() {
+    use bevy::gltf::GltfAssetLabel;
+    use bevy::mesh::skinning::SkinnedMesh;
+    use bevy::world_serialization::{WorldAssetRoot, WorldInstance};
+
+    let mut app = app(repo(), SinewPlugin::default(), false);
+    let scene = app
+        .world()
+        .resource::<AssetServer>()
+        .load(GltfAssetLabel::Scene(0).from_asset("assets/humanoid.glb"));
+    let e = app
+        .world_mut()
+        .spawn((
+            WorldAssetRoot(scene),
+            SinewScene::default(),
+            SinewMotion::clip("walk"),
+        ))
+        .id();
+    assert!(run_until(&mut app, |a| placed(a, e)), "never placed");
+    let offset = app.world().get::<SinewInstance>(e).unwrap().palette_offset;
+    let block = |app: &App| {
+        let palette = app.world().resource::<SinewPalette>();
+        palette
+            .read(offset.unwrap() as usize, 57)
+            .expect("palette block")
+    };
+    let before = block(&app);
+    for _ in 0..20 {
+        app.update();
+    }
+    assert_ne!(
+        before,
+        block(&app),
+        "the character does not play its motion"
+    );
+    let world = app.world_mut();
+    assert!(world.get::<WorldAssetRoot>(e).is_none());
+    assert!(
+        world.get::<WorldInstance>(e).is_none(),
+        "Bevy spawned the scene"
+    );
+    assert_eq!(world.query::<&SkinnedMesh>().iter(world).count(), 0);
+    assert!(!world.get::<SinewMeshes>(e).unwrap().entities().is_empty());
 }
 
 /// 10,000 characters spawned and despawned in rounds leave nothing behind and do not grow the
