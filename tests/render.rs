@@ -11,6 +11,8 @@
 //! rewrites the reference images in `tests/reference/` instead of comparing with them. Every
 //! image a test renders is also written to `target/render-tests/` for inspection.
 
+#[path = "render/baked_materials.rs"]
+mod baked_materials;
 #[path = "render/bone_overlay.rs"]
 mod bone_overlay;
 mod common;
@@ -30,6 +32,8 @@ mod fox_silhouette;
 mod materials;
 #[path = "render/morph_targets.rs"]
 mod morph_targets;
+#[path = "render/normal_maps.rs"]
+mod normal_maps;
 #[path = "render/paged.rs"]
 mod paged;
 #[path = "render/reference_image.rs"]

@@ -82,7 +82,7 @@ pub enum AlphaMode {
     Opaque,
     /// Fragments with alpha below the cutoff are discarded.
     Mask(f32),
-    /// Blended in the file; drawn opaque here.
+    /// Blended over what is behind (drawn after the opaque meshes).
     Blend,
 }
 

@@ -34,8 +34,8 @@ pub struct SkinnedMesh {
     pub uvs1: Option<Vec<[f32; 2]>>,
     /// Vertex colours (linear RGBA), when the source had them.
     pub colors: Option<Vec<[f32; 4]>>,
-    /// The material the file gives the mesh (`None`: none, or loaded from a `.sinew` file,
-    /// which does not store materials: such meshes draw in their batch's mesh colours).
+    /// The material the file gives the mesh (`None`: none, or loaded from a `.sinew` file
+    /// older than version 6: such meshes draw in their batch's mesh colours).
     pub material: Option<Arc<Material>>,
     /// Up to [`MAX_INFLUENCES`] skeleton joint indices per vertex, strongest first (slots
     /// without weight 0).

@@ -18,7 +18,8 @@ use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Rig
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("pose").required(true).args(["anim", "rest"])))]
 pub struct RenderArgs {
-    /// The glTF (`.gltf`, `.glb`) or FBX file; every skinned mesh and rigid part is drawn.
+    /// The glTF (`.gltf`, `.glb`), FBX or `.sinew` file; every skinned mesh and rigid part is
+    /// drawn.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Index of the animation to pose the character with (0-based, in file order); needs
@@ -199,8 +200,7 @@ impl RenderArgs {
     /// Renders and saves the image; returns the line that describes it.
     fn render(&self, progress: &indicatif::ProgressBar) -> super::Result<String> {
         let (file, out, size) = (&self.file, &self.out, self.size);
-        let asset = sinew::import_file_with(file, &self.import.settings())?;
-        let rigs = sinew::bake_rigs(&asset)?;
+        let rigs = super::load_rigs(file, &self.import.settings())?;
         progress.set_message("evaluating the pose");
         // Every rig with a skinned mesh: a character may be split over several skins.
         let drawn: Vec<usize> = (0..rigs.len())

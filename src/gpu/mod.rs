@@ -7,7 +7,9 @@
 //! [`crate::InstanceRecord`]s. The kernel is `wgsl/evaluate.wgsl`, assembled from one file per
 //! stage by [`evaluate_shader_source`].
 
+mod async_read;
 mod backend;
+mod bounds_read;
 mod clip_format;
 mod compressed;
 mod context;
@@ -27,6 +29,7 @@ mod traffic;
 mod worlds;
 
 pub use backend::{FrameStats, GpuBackend, GpuOptions, SlotList};
+pub use bounds_read::BoundsRead;
 pub use clip_format::ClipFormat;
 pub use compressed::{CLIP_DESC_WORDS, clip_words};
 pub use context::GpuContext;

@@ -2,21 +2,15 @@
 //! the copy plan shared by the blocking read and the asynchronous one, which keeps a few
 //! requests in flight and hands back the newest finished one without waiting.
 
-use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use glam::Affine3A;
 
+use super::async_read::AsyncReads;
 use super::layout::INSTANCE_RECORD_BYTES;
 use super::resident::WORLD_BYTES;
-use super::scope::capture;
 use crate::error::GpuError;
 use crate::math::Mat3x4Rows;
-
-/// Requests the asynchronous read keeps in flight at most; past it, a call requests nothing.
-const MAX_IN_FLIGHT: usize = 3;
 
 /// Worlds read back from the resident records.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,33 +82,29 @@ pub(crate) fn worlds_from(bytes: &[u8], runs: &[Run]) -> Vec<Affine3A> {
     out
 }
 
-/// Map state of a request: pending, mapped, failed.
-const PENDING: u8 = 0;
-const MAPPED: u8 = 1;
-const FAILED: u8 = 2;
-
+/// What a world request asked for.
 #[derive(Debug)]
-struct Request {
-    buffer: wgpu::Buffer,
+struct Asked {
     time: f32,
     slots: Vec<u32>,
     runs: Vec<Run>,
-    size: u64,
-    state: Arc<AtomicU8>,
 }
 
-/// The asynchronous world reads of one backend: requests in flight (oldest first) and read
-/// buffers to reuse.
-#[derive(Debug, Default)]
-pub(crate) struct WorldReadback {
-    in_flight: VecDeque<Request>,
-    pool: Vec<wgpu::Buffer>,
+/// The asynchronous world reads of one backend.
+#[derive(Debug)]
+pub(crate) struct WorldReadback(AsyncReads<Asked>);
+
+impl Default for WorldReadback {
+    fn default() -> Self {
+        Self(AsyncReads::new("sinew world readback"))
+    }
 }
 
 impl WorldReadback {
     /// Polls the device once (no wait), collects the finished requests and returns the newest
-    /// one's worlds; then, unless [`MAX_IN_FLIGHT`] are pending, requests the worlds of `slots`
-    /// of `records` as they stand after the work submitted so far (frame time `time`).
+    /// one's worlds; then, unless [`MAX_IN_FLIGHT`](super::async_read::MAX_IN_FLIGHT) are
+    /// pending, requests the worlds of `slots` of `records` as they stand after the work
+    /// submitted so far (frame time `time`).
     pub fn request(
         &mut self,
         device: &wgpu::Device,
@@ -123,73 +113,28 @@ impl WorldReadback {
         time: f32,
         slots: &[u32],
     ) -> Result<Option<WorldsRead>, GpuError> {
-        device
-            .poll(wgpu::PollType::Poll)
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
-        let mut latest = None;
-        while let Some(front) = self.in_flight.front() {
-            let state = front.state.load(Ordering::Acquire);
-            if state == PENDING {
-                break;
-            }
-            let Some(done) = self.in_flight.pop_front() else {
-                break;
-            };
-            if state == MAPPED {
-                let worlds = {
-                    let view = done.buffer.get_mapped_range(..done.size);
-                    worlds_from(&view, &done.runs)
-                };
-                done.buffer.unmap();
-                latest = Some(WorldsRead {
-                    time: done.time,
-                    slots: done.slots,
-                    worlds,
-                });
-                self.pool.push(done.buffer);
-            }
-        }
-        if self.in_flight.len() >= MAX_IN_FLIGHT || slots.is_empty() {
+        let latest = self.0.collect(device, |asked, bytes| WorldsRead {
+            time: asked.time,
+            worlds: worlds_from(bytes, &asked.runs),
+            slots: asked.slots,
+        })?;
+        if !self.0.has_room() || slots.is_empty() {
             return Ok(latest);
         }
         let (runs, size) = plan(slots);
-        let buffer = match self.pool.iter().position(|b| b.size() >= size) {
-            Some(i) => self.pool.swap_remove(i),
-            None => capture(device, || {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("sinew world readback"),
-                    size: size.next_power_of_two(),
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            })?,
-        };
-        let state = Arc::new(AtomicU8::new(PENDING));
-        let signal = Arc::clone(&state);
-        capture(device, || {
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("sinew world readback copies"),
-            });
-            for r in &runs {
-                let source = r.source();
-                encoder.copy_buffer_to_buffer(records, source.start, &buffer, r.at, r.len());
-            }
-            queue.submit([encoder.finish()]);
-            buffer.map_async(wgpu::MapMode::Read, ..size, move |result| {
-                signal.store(
-                    if result.is_ok() { MAPPED } else { FAILED },
-                    Ordering::Release,
-                );
-            });
-        })?;
-        self.in_flight.push_back(Request {
-            buffer,
+        let copies = runs.clone();
+        let asked = Asked {
             time,
             slots: slots.to_vec(),
             runs,
-            size,
-            state,
-        });
+        };
+        self.0
+            .request(device, queue, size, asked, |encoder, buffer| {
+                for r in &copies {
+                    let source = r.source();
+                    encoder.copy_buffer_to_buffer(records, source.start, buffer, r.at, r.len());
+                }
+            })?;
         Ok(latest)
     }
 }

@@ -6,7 +6,7 @@
 //! Bad material data never fails the import: a texture whose image cannot be read or decoded,
 //! or that reads a UV set other than 0 and 1, is dropped (the material keeps its factors) and
 //! the reason is kept in [`Material::warnings`]. Metallic-roughness, occlusion and emissive
-//! data are not read; `BLEND` materials are drawn opaque.
+//! data are not read.
 
 use std::path::Path;
 use std::sync::Arc;

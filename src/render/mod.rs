@@ -92,12 +92,14 @@ pub use layout::{
 };
 pub use materials::{MaterialParams, MaterialVertex};
 pub use morph::{morph_vertex, pack_deltas};
-pub use paging::{PaletteWindow, palette_window_of, palette_windows};
+pub use paging::{
+    PalettePaging, PaletteWindow, palette_paging, palette_window_of, palette_windows,
+};
 pub use preskin::PRESKIN_WORKGROUP_SIZE;
 pub use renderer::{Renderer, RendererOptions, Scene};
 pub use shader::{
-    SKINNING_WGSL, bones_source, cull_source, layout_source, preskin_source, render_sources,
-    skinned_source, skinning_wgsl, static_source,
+    MORPH_WGSL, SKINNING_WGSL, bones_source, cull_source, layout_source, preskin_source,
+    render_sources, skinned_source, skinning_wgsl, static_source,
 };
 pub use skinning::{
     DualQuat, MIN_WEIGHT_SUM, PALETTE_ENTRY_SIZE, Skinned, SkinningMode, create_palette_bind_group,

@@ -59,7 +59,7 @@ fn morph_weight(block: &[Mat3x4Rows], joint_count: usize, index: usize) -> f32 {
 /// at the weights of the instance whose palette block is `block` (`joint_count` joint entries,
 /// then the weights): `position + Σ wᵢ·ΔPᵢ`, `normal + Σ wᵢ·ΔNᵢ`, targets of weight 0 skipped.
 /// Skin the result (which renormalizes the normal) to get what the render passes draw. Twin of
-/// `morph_vertex` in `wgsl/render/morph.wgsl`.
+/// `sinew_morph_vertex` in `wgsl/render/morph.wgsl` ([`MORPH_WGSL`](super::MORPH_WGSL)).
 pub fn morph_vertex(
     mesh: &SkinnedMesh,
     vertex: usize,

@@ -140,6 +140,50 @@ impl PaletteWindow {
     }
 }
 
+/// Where [`palette_windows`] starts windows on a device: a palette larger than one binding gets a
+/// window of `window_entries` entries every `stride` entries. Fixed by the device's limits, so a
+/// growing palette keeps its earlier windows' starts and a block's window
+/// ([`PalettePaging::window_of`]) never changes: a host may give each window a buffer of its own
+/// (entries `k * stride ..` of the palette in buffer `k`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PalettePaging {
+    /// Entries one storage binding holds.
+    pub window_entries: u32,
+    /// Entries from one window's start to the next (aligned to the binding offset alignment,
+    /// at most `window_entries - MAX_PALETTE_BLOCK`).
+    pub stride: u32,
+}
+
+impl PalettePaging {
+    /// The window (from the first, at 0) that holds a block of up to [`MAX_PALETTE_BLOCK`]
+    /// entries starting at palette entry `first_entry`: [`palette_window_of`] for a palette
+    /// larger than one binding (which [`palette_windows`] binds whole, as window 0, otherwise).
+    pub fn window_of(&self, first_entry: u32) -> u32 {
+        first_entry / self.stride
+    }
+
+    /// Entries of window `window` that a palette of `palette_entries` entries fills.
+    pub fn window_len(&self, window: u32, palette_entries: u32) -> u32 {
+        let start = u64::from(window) * u64::from(self.stride);
+        (u64::from(palette_entries).saturating_sub(start)).min(u64::from(self.window_entries))
+            as u32
+    }
+}
+
+/// The paging of palettes on a device with `limits` (`device.limits()`, or a copy with a smaller
+/// `max_storage_buffer_binding_size`). Errors when one binding cannot hold the largest palette
+/// block wherever it starts.
+pub fn palette_paging(limits: &wgpu::Limits) -> Result<PalettePaging, RenderError> {
+    let limits = BindingLimits::from_limits(limits, None).checked()?;
+    let len = limits.window_len(PALETTE_ENTRY_SIZE);
+    let stride = limits.window_start(len - MAX_PALETTE_BLOCK as u64, PALETTE_ENTRY_SIZE);
+    let clamp = |x: u64| x.min(u64::from(u32::MAX)) as u32;
+    Ok(PalettePaging {
+        window_entries: clamp(len),
+        stride: clamp(stride),
+    })
+}
+
 /// The windows a host binds to draw from a palette of `palette_entries` entries on a device
 /// with `limits` (`device.limits()`, or a copy with a smaller `max_storage_buffer_binding_size`).
 ///
@@ -147,17 +191,17 @@ impl PaletteWindow {
 /// every `stride` entries (at offsets aligned to `min_storage_buffer_offset_alignment`) and
 /// overlapping by [`MAX_PALETTE_BLOCK`] entries, so a block of up to that many entries (any
 /// rig's [`Rig::palette_entries`](crate::Rig::palette_entries)) starting at entry `o` lies
-/// inside window [`palette_window_of`]`(windows, o)`: the last one starting at or before `o`.
+/// inside window [`palette_window_of`]`(windows, o)`: the last one starting at or before `o`
+/// ([`palette_paging`] gives `stride`).
 /// Draw each window's instances with its bind group and the palette offset `o - first_entry`.
 /// Errors when the binding is too small to hold such a block.
 pub fn palette_windows(
     limits: &wgpu::Limits,
     palette_entries: u32,
 ) -> Result<Vec<PaletteWindow>, RenderError> {
-    let limits = BindingLimits::from_limits(limits, None).checked()?;
+    let paging = palette_paging(limits)?;
     let total = u64::from(palette_entries);
-    let len = limits.window_len(PALETTE_ENTRY_SIZE);
-    if total <= len {
+    if total <= u64::from(paging.window_entries) {
         return Ok((total > 0)
             .then_some(PaletteWindow {
                 first_entry: 0,
@@ -166,13 +210,12 @@ pub fn palette_windows(
             .into_iter()
             .collect());
     }
-    let stride = limits.window_start(len - MAX_PALETTE_BLOCK as u64, PALETTE_ENTRY_SIZE);
     let mut windows: Vec<PaletteWindow> = Vec::new();
     while windows.last().is_none_or(|w| w.end() < total) {
-        let first = windows.len() as u64 * stride;
+        let index = windows.len() as u32;
         windows.push(PaletteWindow {
-            first_entry: first as u32,
-            entries: (total - first).min(len) as u32,
+            first_entry: index * paging.stride,
+            entries: paging.window_len(index, palette_entries),
         });
     }
     Ok(windows)

@@ -1,11 +1,11 @@
 //! The renderer: every pass's layouts and pipelines for one device, and the frame it records
 //! from a [`Scene`]: visibility (GPU culling, for the camera and the light) and pre-skinning
-//! dispatches, the shadow pass, then the main pass (static meshes, skinned batches, bone
-//! overlays).
+//! dispatches, the shadow pass, then the main pass (static meshes, skinned batches' opaque
+//! meshes, then their `BLEND` meshes blended, bone overlays).
 
 use glam::{Mat4, Vec3};
 
-use super::batch::SkinnedBatch;
+use super::batch::{MeshSet, SkinnedBatch};
 use super::bones::{BoneOverlay, BonePass};
 use super::camera::{Camera, DirectionalLight, ShadowSettings, frustum_planes};
 use super::cull::{CullFrusta, CullPass, DrawList};
@@ -203,6 +203,12 @@ impl Renderer {
         let skinned_main = has_skinned
             .then(|| self.skinned.pipeline(device, frame, PassKind::Main, source))
             .transpose()?;
+        let skinned_blended = scene
+            .skinned
+            .iter()
+            .any(|b| b.has_blended())
+            .then(|| self.skinned.blended_pipeline(device, frame, source))
+            .transpose()?;
         let static_main = has_static
             .then(|| self.statics.pipeline(device, frame, PassKind::Main))
             .transpose()?;
@@ -257,7 +263,7 @@ impl Renderer {
             }
             if let Some(pipeline) = skinned_shadow {
                 for batch in scene.skinned {
-                    batch.draw(&mut pass, pipeline, source, DrawList::Light);
+                    batch.draw(&mut pass, pipeline, source, DrawList::Light, MeshSet::All);
                 }
             }
         }
@@ -292,9 +298,15 @@ impl Renderer {
                 mesh.draw(&mut pass);
             }
         }
-        if let Some(pipeline) = skinned_main {
+        // Opaque meshes, then `BLEND` materials over every opaque mesh.
+        let main_sets = [
+            (skinned_main, MeshSet::Opaque),
+            (skinned_blended, MeshSet::Blended),
+        ];
+        for (pipeline, set) in main_sets {
+            let Some(pipeline) = pipeline else { continue };
             for batch in scene.skinned {
-                batch.draw(&mut pass, pipeline, source, DrawList::Camera);
+                batch.draw(&mut pass, pipeline, source, DrawList::Camera, set);
             }
         }
         if let Some(pipeline) = bones {

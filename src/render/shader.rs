@@ -11,6 +11,14 @@
 /// `first_entry`.
 pub const SKINNING_WGSL: &str = include_str!("../../wgsl/render/skinning.wgsl");
 
+/// The morph-target function a host includes after [`SKINNING_WGSL`] to apply a mesh's targets
+/// before skinning (`sinew_morph_vertex`), at the weights the evaluator wrote into each
+/// instance's palette block. It declares no binding: declare
+/// `sinew_morph_deltas: array<f32>` yourself and fill it with
+/// [`pack_deltas`](crate::render::pack_deltas). CPU twin:
+/// [`morph_vertex`](crate::render::morph_vertex).
+pub const MORPH_WGSL: &str = include_str!("../../wgsl/render/morph.wgsl");
+
 const LAYOUT_WGSL: &str = include_str!("../../wgsl/render/layout.wgsl");
 const COMMON_WGSL: &str = include_str!("../../wgsl/render/common.wgsl");
 const SKINNED_WGSL: &str = include_str!("../../wgsl/render/skinned.wgsl");
@@ -19,7 +27,6 @@ const STATIC_WGSL: &str = include_str!("../../wgsl/render/static.wgsl");
 const CULL_WGSL: &str = include_str!("../../wgsl/render/cull.wgsl");
 const PRESKIN_WGSL: &str = include_str!("../../wgsl/render/preskin.wgsl");
 const BONES_WGSL: &str = include_str!("../../wgsl/render/bones.wgsl");
-const MORPH_WGSL: &str = include_str!("../../wgsl/render/morph.wgsl");
 
 /// [`SKINNING_WGSL`] preceded by the palette's declaration at `@group(group) @binding(binding)`:
 ///

@@ -45,6 +45,8 @@ pub(crate) struct SkinnedPass {
     module: Lazy<wgpu::ShaderModule>,
     /// Indexed by [`SkinnedPass::slot`].
     pipelines: [Lazy<wgpu::RenderPipeline>; 6],
+    /// The main pass's pipelines for `BLEND` materials, by vertex source.
+    blended: [Lazy<wgpu::RenderPipeline>; 3],
 }
 
 impl SkinnedPass {
@@ -79,6 +81,15 @@ impl SkinnedPass {
             materials: MaterialPass::new(device),
             module: Lazy::default(),
             pipelines: Default::default(),
+            blended: Default::default(),
+        }
+    }
+
+    fn source_slot(source: VertexSource) -> usize {
+        match source {
+            VertexSource::InShader(SkinningMode::Linear) => 0,
+            VertexSource::InShader(SkinningMode::DualQuaternion) => 1,
+            VertexSource::Preskinned => 2,
         }
     }
 
@@ -87,11 +98,19 @@ impl SkinnedPass {
             PassKind::Main => 0,
             PassKind::Shadow => 3,
         };
-        k + match source {
-            VertexSource::InShader(SkinningMode::Linear) => 0,
-            VertexSource::InShader(SkinningMode::DualQuaternion) => 1,
-            VertexSource::Preskinned => 2,
-        }
+        k + Self::source_slot(source)
+    }
+
+    /// The main pass's pipeline for meshes with a `BLEND` material: alpha-blended over what is
+    /// drawn, depth-tested without writing depth.
+    pub(crate) fn blended_pipeline(
+        &self,
+        device: &wgpu::Device,
+        frame: &FrameLayouts,
+        source: VertexSource,
+    ) -> Result<&wgpu::RenderPipeline, RenderError> {
+        self.blended[Self::source_slot(source)]
+            .get(|| self.create(device, frame, PassKind::Main, source, true))
     }
 
     pub(crate) fn pipeline(
@@ -101,63 +120,92 @@ impl SkinnedPass {
         kind: PassKind,
         source: VertexSource,
     ) -> Result<&wgpu::RenderPipeline, RenderError> {
-        self.pipelines[Self::slot(kind, source)].get(|| {
-            let module = self
-                .module
-                .get(|| shader_module(device, "sinew skinned shader", skinned_source()))?;
-            capture(device, || {
-                let (group0, label_kind) = match kind {
-                    PassKind::Main => (&frame.main, "main"),
-                    PassKind::Shadow => (&frame.shadow, "shadow"),
-                };
-                let (group1, mode) = match source {
-                    VertexSource::InShader(mode) => (&self.skin_layout, mode),
-                    VertexSource::Preskinned => (&self.preskinned_layout, SkinningMode::Linear),
-                };
-                let label = format!("sinew skinned pipeline ({label_kind}, {source:?})");
-                // The main pass reads the material (group 2, and its vertex streams).
-                let group2 = (kind == PassKind::Main).then_some(&self.materials.layout);
-                let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some(&label),
-                    bind_group_layouts: &[Some(group0), Some(group1), group2],
-                    immediate_size: 0,
-                });
-                let entry = match (kind, source) {
-                    (PassKind::Main, VertexSource::InShader(_)) => "vs_skinned",
-                    (PassKind::Main, VertexSource::Preskinned) => "vs_preskinned",
-                    (PassKind::Shadow, VertexSource::InShader(_)) => "vs_shadow_skinned",
-                    (PassKind::Shadow, VertexSource::Preskinned) => "vs_shadow_preskinned",
-                };
-                let constants = [("DUAL_QUATERNION", mode.override_value())];
-                let skinned = [SkinnedVertex::layout()];
-                let with_material = [SkinnedVertex::layout(), MaterialVertex::layout()];
-                let material_only = [MaterialVertex::layout()];
-                let vertex = wgpu::VertexState {
-                    module,
-                    entry_point: Some(entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        zero_initialize_workgroup_memory: false,
-                    },
-                    buffers: match (kind, source) {
-                        (PassKind::Main, VertexSource::InShader(_)) => &with_material,
-                        (PassKind::Main, VertexSource::Preskinned) => &material_only,
-                        (PassKind::Shadow, VertexSource::InShader(_)) => &skinned,
-                        (PassKind::Shadow, VertexSource::Preskinned) => &[],
-                    },
-                };
-                Ok(device.create_render_pipeline(&lit_or_depth_pipeline(
-                    &label,
-                    &layout,
-                    vertex,
-                    module,
-                    kind,
-                    "fs_material",
-                )))
-            })
+        self.pipelines[Self::slot(kind, source)]
+            .get(|| self.create(device, frame, kind, source, false))
+    }
+
+    /// A pipeline of `kind` for `source`; `blended`: for `BLEND` materials.
+    fn create(
+        &self,
+        device: &wgpu::Device,
+        frame: &FrameLayouts,
+        kind: PassKind,
+        source: VertexSource,
+        blended: bool,
+    ) -> Result<wgpu::RenderPipeline, RenderError> {
+        let module = self
+            .module
+            .get(|| shader_module(device, "sinew skinned shader", skinned_source()))?;
+        capture(device, || {
+            let (group0, label_kind) = match kind {
+                PassKind::Main => (&frame.main, "main"),
+                PassKind::Shadow => (&frame.shadow, "shadow"),
+            };
+            let (group1, mode) = match source {
+                VertexSource::InShader(mode) => (&self.skin_layout, mode),
+                VertexSource::Preskinned => (&self.preskinned_layout, SkinningMode::Linear),
+            };
+            let label = format!(
+                "sinew skinned pipeline ({label_kind}, {source:?}{})",
+                if blended { ", blended" } else { "" }
+            );
+            // The main pass reads the material (group 2, and its vertex streams).
+            let group2 = (kind == PassKind::Main).then_some(&self.materials.layout);
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&label),
+                bind_group_layouts: &[Some(group0), Some(group1), group2],
+                immediate_size: 0,
+            });
+            let entry = match (kind, source) {
+                (PassKind::Main, VertexSource::InShader(_)) => "vs_skinned",
+                (PassKind::Main, VertexSource::Preskinned) => "vs_preskinned",
+                (PassKind::Shadow, VertexSource::InShader(_)) => "vs_shadow_skinned",
+                (PassKind::Shadow, VertexSource::Preskinned) => "vs_shadow_preskinned",
+            };
+            let constants = [("DUAL_QUATERNION", mode.override_value())];
+            let skinned = [SkinnedVertex::layout()];
+            let with_material = [SkinnedVertex::layout(), MaterialVertex::layout()];
+            let material_only = [MaterialVertex::layout()];
+            let vertex = wgpu::VertexState {
+                module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    zero_initialize_workgroup_memory: false,
+                },
+                buffers: match (kind, source) {
+                    (PassKind::Main, VertexSource::InShader(_)) => &with_material,
+                    (PassKind::Main, VertexSource::Preskinned) => &material_only,
+                    (PassKind::Shadow, VertexSource::InShader(_)) => &skinned,
+                    (PassKind::Shadow, VertexSource::Preskinned) => &[],
+                },
+            };
+            let fragment = if blended {
+                "fs_material_blended"
+            } else {
+                "fs_material"
+            };
+            let mut desc = lit_or_depth_pipeline(&label, &layout, vertex, module, kind, fragment);
+            if blended {
+                if let Some(f) = desc.fragment.as_mut() {
+                    f.targets = &BLENDED_TARGETS;
+                }
+                if let Some(depth) = desc.depth_stencil.as_mut() {
+                    depth.depth_write_enabled = Some(false);
+                }
+            }
+            Ok(device.create_render_pipeline(&desc))
         })
     }
 }
+
+/// The colour target of `BLEND` materials: premultiplied by the fragment's alpha, over what is
+/// drawn.
+const BLENDED_TARGETS: [Option<wgpu::ColorTargetState>; 1] = [Some(wgpu::ColorTargetState {
+    format: COLOR_FORMAT,
+    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+    write_mask: wgpu::ColorWrites::ALL,
+})];
 
 /// The descriptor of a lit (main, with fragment entry point `fragment_entry`) or depth-only
 /// (shadow) triangle pipeline, shared by the skinned and static passes.

@@ -3,6 +3,7 @@
 use sinew::bake::file::{from_bytes, to_bytes};
 use sinew::{Layer, Rig};
 
+use super::common;
 use super::fixtures::{
     CHECKSUMMED_FROM, COUNT_AT, KIND_CLIPS, KIND_MESH, KIND_RIG, KIND_SKELETON, TABLE_AT,
     assert_corrupt, evaluate, find_in, kind_of, morph_rigs, reseal, section, section_table,
@@ -213,6 +214,15 @@ fn no_edit_of_a_resealed_file_panics_on_load_or_evaluation() {
 #[test]
 fn no_edit_of_a_resealed_morph_file_panics_on_load_or_evaluation() {
     assert_no_resealed_edit_panics(&morph_rigs());
+}
+
+#[test]
+fn no_edit_of_a_resealed_material_file_panics_on_load_or_evaluation() {
+    // Materials, images, vertex colours and a second UV set (sections 9 and 10).
+    let path = common::repo().join("assets/synthetic/normal_map.glb");
+    let rigs = sinew::bake_rigs(&sinew::import_file(&path).unwrap()).unwrap();
+    assert!(rigs[0].meshes[0].material.is_some());
+    assert_no_resealed_edit_panics(&rigs);
 }
 
 /// Random 4-byte edits of the file of `rigs` (checksum recomputed) load as an error or as rigs

@@ -1,4 +1,4 @@
-//! Morph weights.
+//! Morph weights, and weights set by hand over them (`RecordEvaluator`'s overrides).
 
 use glam::Affine3A;
 use sinew::{GpuBackend, InstanceRecord, Layer, TimeWrap};
@@ -224,4 +224,93 @@ fn rigs_and_clips_added_at_run_time_evaluate_like_the_cpu() {
     );
     // Still evaluating what was uploaded.
     step(&mut animator, &mut world, &mut backend);
+}
+
+/// The palette floats of `evaluator`'s first `len` entries.
+fn palette_floats(evaluator: &sinew::view::RecordEvaluator, len: usize) -> Vec<f32> {
+    let block = evaluator.palette_block(0..len as u32).unwrap();
+    bytemuck::cast_slice::<sinew::Mat3x4Rows, f32>(&block).to_vec()
+}
+
+#[test]
+fn morph_weight_overrides_match_the_cpu_and_change_the_weights_they_set() {
+    use sinew::view::RecordEvaluator;
+    let Some(ctx) = gpu() else { return };
+    let rigs = morph_rigs();
+    let rig = &rigs[0];
+    assert!(rig.morph.weight_count() >= 2, "the morph rig has weights");
+    // Four instances of rig 0 mid-clip, so the clips animate their weights.
+    let items: Vec<(u32, u32, Affine3A, Vec<Layer>)> = (0..4)
+        .map(|i| {
+            let t = 0.2 + 0.15 * i as f32;
+            (0, 0, Affine3A::IDENTITY, vec![Layer::clip(i % 2, t)])
+        })
+        .collect();
+    let records = pack(&rigs, &items);
+    let len = palette_len(&rigs, &records);
+    // Each override is a palette float: the instance's weights follow its joint entries.
+    let weight_float = |instance: usize, weight: usize| {
+        (records[instance].palette_offset as usize + rig.joint_count()) * 12 + weight
+    };
+    let overrides = [
+        (weight_float(0, 0), 0.75),
+        (weight_float(2, 1), -0.5),
+        (weight_float(3, 0), 0.35),
+    ];
+    let mut gpu_eval = RecordEvaluator::gpu(GpuBackend::new(ctx, &rigs, &[]).unwrap());
+    let cpu = sinew::CpuBackend::new(rigs.clone(), Vec::new()).unwrap();
+    let mut cpu_eval = RecordEvaluator::cpu(&ctx.device, cpu).unwrap();
+    let mut evaluate = |overrides: &[(usize, f32)]| {
+        gpu_eval
+            .evaluate_at(ctx, 0.0, &records, len, overrides)
+            .unwrap();
+        cpu_eval
+            .evaluate_at(ctx, 0.0, &records, len, overrides)
+            .unwrap();
+        (
+            palette_floats(&gpu_eval, len),
+            palette_floats(&cpu_eval, len),
+        )
+    };
+    let (gpu_plain, cpu_plain) = evaluate(&[]);
+    let (gpu_set, cpu_set) = evaluate(&overrides);
+    for (what, gpu, cpu) in [
+        ("without overrides", &gpu_plain, &cpu_plain),
+        ("with overrides", &gpu_set, &cpu_set),
+    ] {
+        for (i, (g, c)) in gpu.iter().zip(cpu.iter()).enumerate() {
+            let tolerance = common::MATRIX_TOLERANCE * c.abs().max(1.0);
+            assert!(
+                (g - c).abs() <= tolerance,
+                "{what}: palette float {i}: GPU {g}, CPU {c}"
+            );
+        }
+    }
+    // The overrides replace what the clips gave, exactly; nothing else moves.
+    for &(at, value) in &overrides {
+        assert_eq!(gpu_set[at], value, "GPU float {at}");
+        assert_eq!(cpu_set[at], value, "CPU float {at}");
+        assert_ne!(
+            gpu_plain[at], value,
+            "float {at}: the clip gives another weight"
+        );
+    }
+    for (i, (set, plain)) in gpu_set.iter().zip(&gpu_plain).enumerate() {
+        if overrides.iter().all(|&(at, _)| at != i) {
+            assert_eq!(set, plain, "GPU float {i}, not overridden");
+        }
+    }
+    // The weights the renderer reads are the overridden ones.
+    let block = |floats: &[f32], instance: usize| -> Vec<sinew::Mat3x4Rows> {
+        let start = records[instance].palette_offset as usize;
+        let entries: &[sinew::Mat3x4Rows] = bytemuck::cast_slice(floats);
+        entries[start..start + rig.palette_entries()].to_vec()
+    };
+    let weights = sinew::cpu::morph_weights(rig, &block(&gpu_set, 2));
+    assert_eq!(weights[1], -0.5);
+    assert_ne!(
+        weights,
+        sinew::cpu::morph_weights(rig, &block(&gpu_plain, 2)),
+        "instance 2's weights changed"
+    );
 }

@@ -182,3 +182,55 @@ fn resident_uploads_write_exactly_the_changed_records() {
     backend.evaluate_resident(2.0).unwrap();
     assert_eq!(backend.last_frame().records_uploaded, 1);
 }
+
+/// Boxes read without waiting are the boxes of the evaluation they are tagged with, arrive in
+/// order and arrive at all.
+#[test]
+fn asynchronous_bounds_reads_equal_the_blocking_reads_of_their_frame() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(9);
+    let rigs = crowd_rigs();
+    let items: Vec<_> = (0..40)
+        .map(|_| {
+            let r = rng.below(rigs.len());
+            let layers = random_layers(&rigs[r], &mut rng, 0, 0, 1);
+            (r as u32, 0, rng.world(), layers)
+        })
+        .collect();
+    let mut records = pack(&rigs, &items);
+    for rec in &mut records {
+        rec.layers[0] = rec.layers[0].with_clock(0.0, 1.0, 1.5, TimeWrap::Loop, 1.0);
+    }
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    backend.evaluate_at(0.0, &records).unwrap();
+    let (mut blocking, mut reads) = (Vec::new(), Vec::new());
+    for frame in 1..=12u64 {
+        backend.evaluate_resident(frame as f32 / 10.0).unwrap();
+        blocking.push(backend.read_bounds(0..records.len()).unwrap());
+        reads.extend(backend.read_bounds_async(frame).unwrap());
+    }
+    backend.wait().unwrap();
+    reads.extend(backend.read_bounds_async(13).unwrap());
+    assert!(!reads.is_empty(), "asynchronous reads arrive");
+    assert!(
+        reads.windows(2).all(|w| w[0].tag < w[1].tag),
+        "newer reads come later"
+    );
+    for read in &reads {
+        let expected = &blocking[read.tag as usize - 1];
+        assert_eq!(
+            &read.bounds[..expected.len()],
+            &expected[..],
+            "frame {}",
+            read.tag
+        );
+        assert!((read.time - read.tag as f32 / 10.0).abs() < 1e-6);
+    }
+    assert!(
+        blocking.windows(2).any(|w| w[0] != w[1]),
+        "the boxes move between frames"
+    );
+}

@@ -1,6 +1,7 @@
 //! Materials as the file has them: CesiumMan's JPEG texture reaches the pixels of
 //! `sinew render`, and `--no-materials` draws flat colours instead; vertex colours multiply the
-//! base colour and an alpha mask discards fragments (`SkinnedBatch::use_materials`).
+//! base colour and an alpha mask discards fragments; `BLEND` materials draw blended over the
+//! opaque meshes (`SkinnedBatch::use_materials`).
 
 use sinew::render::RgbaImage;
 
@@ -65,12 +66,73 @@ fn coloured_triangle(
     mesh
 }
 
+/// Draws `meshes` (bound to joint 0 at the identity) seen from +Z at 64², with their
+/// materials or in flat colours; returns the image and each of `points`' pixel.
+fn draw_triangles(
+    meshes: &[sinew::SkinnedMesh],
+    materials: bool,
+    points: &[glam::Vec3],
+) -> Option<Vec<[u8; 4]>> {
+    use sinew::render::{Camera, RenderTarget, Scene, SkinnedBatch, SkinnedBatchDesc};
+    let gpu = gpu()?;
+    let (device, queue) = (gpu.device(), gpu.queue());
+    let palette = sinew::render::create_palette_buffer(device, 1).unwrap();
+    sinew::render::write_palette(device, queue, &palette, 0, &[sinew::Mat3x4Rows::IDENTITY])
+        .unwrap();
+    let aabbs = sinew::render::create_aabb_buffer(device, 1).unwrap();
+    let mut batch = SkinnedBatch::new(
+        device,
+        &gpu.renderer,
+        &SkinnedBatchDesc {
+            label: "material test",
+            meshes,
+            mesh_colors: &vec![[0.8, 0.8, 0.8]; meshes.len()],
+            capacity: 1,
+            palette: &palette,
+            aabbs: &aabbs,
+            preskin: false,
+        },
+    )
+    .unwrap();
+    batch
+        .write_instances(
+            queue,
+            &[sinew::render::SkinnedInstance::new(0, 1, 0, [1.0; 3])],
+        )
+        .unwrap();
+    if materials {
+        batch
+            .use_materials(device, queue, &gpu.renderer, meshes)
+            .unwrap();
+    }
+    let camera = Camera::look_at(
+        glam::Vec3::new(0.0, 0.0, 3.0),
+        glam::Vec3::ZERO,
+        glam::Vec3::Y,
+        1.0,
+        1.0,
+        0.1,
+        10.0,
+    );
+    let batches = [&batch];
+    let scene = Scene {
+        skinned: &batches,
+        cull: false,
+        ..Scene::new(camera)
+    };
+    let target = RenderTarget::new(device, &gpu.renderer, 64, 64, 16).unwrap();
+    gpu.renderer.render(device, queue, &target, &scene).unwrap();
+    let image = target.read_rgba8(device, queue).unwrap();
+    let pixel = |p: &glam::Vec3| {
+        let (x, y, _) = camera.to_pixel(*p, 64, 64);
+        image.pixel(x as u32, y as u32).unwrap()
+    };
+    Some(points.iter().map(pixel).collect())
+}
+
 #[test]
 fn materials_multiply_vertex_colours_and_mask_by_alpha() {
     use sinew::import::{AlphaMode, Material};
-    use sinew::render::{Camera, RenderTarget, Scene, SkinnedBatch, SkinnedBatchDesc};
-    let Some(gpu) = gpu() else { return };
-    let (device, queue) = (gpu.device(), gpu.queue());
     let (left, right) = (
         glam::Vec3::new(-0.6, 0.0, 0.0),
         glam::Vec3::new(0.6, 0.0, 0.0),
@@ -88,61 +150,13 @@ fn materials_multiply_vertex_colours_and_mask_by_alpha() {
             },
         ),
     ];
-    let palette = sinew::render::create_palette_buffer(device, 1).unwrap();
-    sinew::render::write_palette(device, queue, &palette, 0, &[sinew::Mat3x4Rows::IDENTITY])
-        .unwrap();
-    let aabbs = sinew::render::create_aabb_buffer(device, 1).unwrap();
-    let draw = |materials: bool| {
-        let mut batch = SkinnedBatch::new(
-            device,
-            &gpu.renderer,
-            &SkinnedBatchDesc {
-                label: "material test",
-                meshes: &meshes,
-                mesh_colors: &[[0.8, 0.8, 0.8]; 2],
-                capacity: 1,
-                palette: &palette,
-                aabbs: &aabbs,
-                preskin: false,
-            },
-        )
-        .unwrap();
-        batch
-            .write_instances(
-                queue,
-                &[sinew::render::SkinnedInstance::new(0, 1, 0, [1.0; 3])],
-            )
-            .unwrap();
-        if materials {
-            batch
-                .use_materials(device, queue, &gpu.renderer, &meshes)
-                .unwrap();
-        }
-        let camera = Camera::look_at(
-            glam::Vec3::new(0.0, 0.0, 3.0),
-            glam::Vec3::ZERO,
-            glam::Vec3::Y,
-            1.0,
-            1.0,
-            0.1,
-            10.0,
-        );
-        let batches = [&batch];
-        let scene = Scene {
-            skinned: &batches,
-            cull: false,
-            ..Scene::new(camera)
-        };
-        let target = RenderTarget::new(device, &gpu.renderer, 64, 64, 16).unwrap();
-        gpu.renderer.render(device, queue, &target, &scene).unwrap();
-        let image = target.read_rgba8(device, queue).unwrap();
-        let at = |p: glam::Vec3| {
-            let (x, y, _) = camera.to_pixel(p, 64, 64);
-            image.pixel(x as u32, y as u32).unwrap()
-        };
-        (at(left), at(right), at(glam::Vec3::new(0.0, 0.9, 0.0)))
+    let points = [left, right, glam::Vec3::new(0.0, 0.9, 0.0)];
+    let Some(flat) = draw_triangles(&meshes, false, &points) else {
+        return;
     };
-    let (flat_left, flat_right, background) = draw(false);
+    let [flat_left, flat_right, background] = flat[..] else {
+        unreachable!()
+    };
     assert!(
         flat_left[1].abs_diff(flat_left[0]) < 8,
         "flat grey {flat_left:?}"
@@ -151,10 +165,51 @@ fn materials_multiply_vertex_colours_and_mask_by_alpha() {
         flat_right, background,
         "without materials both triangles draw"
     );
-    let (green, masked, _) = draw(true);
+    let lit = draw_triangles(&meshes, true, &points).unwrap();
+    let (green, masked) = (lit[0], lit[1]);
     assert!(
         green[1] > green[0] + 60 && green[1] > green[2] + 60,
         "{green:?}"
     );
     assert_eq!(masked, background, "the masked triangle is discarded");
+}
+
+#[test]
+fn blend_materials_draw_over_the_opaque_ones_blended() {
+    use sinew::import::{AlphaMode, Material};
+    let center = glam::Vec3::ZERO;
+    // The half-transparent red triangle comes first and stands in front; the opaque green one
+    // behind it must still show through.
+    let blended = |alpha| Material {
+        alpha,
+        ..Material::default()
+    };
+    let meshes = |alpha| {
+        [
+            coloured_triangle(
+                glam::Vec3::new(0.0, 0.0, 0.5),
+                [1.0, 0.0, 0.0, 0.5],
+                blended(alpha),
+            ),
+            coloured_triangle(
+                glam::Vec3::new(0.0, 0.0, -0.5),
+                [0.0, 1.0, 0.0, 1.0],
+                Material::default(),
+            ),
+        ]
+    };
+    let Some(mixed) = draw_triangles(&meshes(AlphaMode::Blend), true, &[center]) else {
+        return;
+    };
+    let opaque = draw_triangles(&meshes(AlphaMode::Opaque), true, &[center]).unwrap();
+    let (mixed, opaque) = (mixed[0], opaque[0]);
+    assert!(
+        opaque[0] > 60 && opaque[1] < 20,
+        "opaque red hides the green: {opaque:?}"
+    );
+    // Half red over green: both channels, each about half of what the opaque colours give.
+    assert!(
+        mixed[0] > 30 && mixed[1] > 30 && mixed[0] < opaque[0],
+        "blended red over green: {mixed:?} (opaque {opaque:?})"
+    );
 }

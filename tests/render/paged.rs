@@ -444,3 +444,36 @@ fn binding_limits_are_typed_errors() {
     }
     sinew::render::create_palette_bind_group(gpu.device(), &layout, &palette).unwrap();
 }
+
+/// A fixed paging puts every block in a window that holds it, the one `palette_windows` names,
+/// and windows keep their starts as the palette grows.
+#[test]
+fn palette_paging_places_every_block_in_its_window() {
+    let block = sinew::MAX_PALETTE_BLOCK as u32;
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 48 * u64::from(block) * 3,
+        min_storage_buffer_offset_alignment: 256,
+        ..wgpu::Limits::default()
+    };
+    let paging = sinew::render::palette_paging(&limits).unwrap();
+    assert!(paging.stride > 0 && paging.stride + block <= paging.window_entries);
+    for total in [paging.window_entries + 1, 5 * paging.window_entries + 17] {
+        let windows = sinew::render::palette_windows(&limits, total).unwrap();
+        assert!(windows.len() > 1);
+        for (k, w) in windows.iter().enumerate() {
+            assert_eq!(w.first_entry, k as u32 * paging.stride);
+            assert_eq!(w.entries, paging.window_len(k as u32, total));
+        }
+        for first in (0..total - block).step_by(37) {
+            let k = paging.window_of(first);
+            assert_eq!(
+                sinew::render::palette_window_of(&windows, first),
+                Some(k as usize)
+            );
+            assert!(
+                windows[k as usize].contains(first, block),
+                "block at {first}"
+            );
+        }
+    }
+}

@@ -64,6 +64,9 @@ pub(crate) struct Doc {
     pub(crate) skins: Vec<Value>,
     pub(crate) animations: Vec<Value>,
     pub(crate) materials: Vec<Value>,
+    pub(crate) images: Vec<Value>,
+    pub(crate) samplers: Vec<Value>,
+    pub(crate) textures: Vec<Value>,
     pub(crate) scene_roots: Vec<usize>,
     /// While set, accessor data is gathered into one buffer view (bytes and
     /// the accessors that point into it) instead of one view per accessor.
@@ -227,6 +230,19 @@ impl Doc {
         self.materials.len() - 1
     }
 
+    /// An embedded PNG image and a texture reading it with `sampler` (appended as given).
+    pub(crate) fn png_texture(&mut self, name: &str, png: &[u8], sampler: Value) -> usize {
+        let view = self.view(png, None);
+        self.images
+            .push(json!({"name": name, "bufferView": view, "mimeType": "image/png"}));
+        self.samplers.push(sampler);
+        self.textures.push(json!({
+            "source": self.images.len() - 1,
+            "sampler": self.samplers.len() - 1,
+        }));
+        self.textures.len() - 1
+    }
+
     pub(crate) fn node(&mut self, node: Value) -> usize {
         self.nodes.push(node);
         self.nodes.len() - 1
@@ -280,6 +296,9 @@ impl Doc {
             ("skins", self.skins),
             ("animations", self.animations),
             ("materials", self.materials),
+            ("images", self.images),
+            ("samplers", self.samplers),
+            ("textures", self.textures),
             ("accessors", self.accessors),
             ("bufferViews", self.views),
         ];

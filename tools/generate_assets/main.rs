@@ -32,6 +32,10 @@
 //!   first node's weights with LINEAR (`linear`), STEP (`step`) and
 //!   CUBICSPLINE (`cubic`) samplers, plus a clip that animates no weights
 //!   (`still`).
+//! * `synthetic/normal_map.glb`: a two-joint upright panel with tangents, a
+//!   normal map of tilted stripes, a checker base colour texture read through
+//!   `TEXCOORD_1`, vertex colours and a `sway` clip; both textures are PNGs
+//!   embedded in the binary chunk (written by `png`).
 //!
 //! The humanoid's bind pose stands upright with the arms hanging at the sides,
 //! palms facing the thighs; every joint's rest rotation is the identity, so
@@ -40,13 +44,14 @@
 //!
 //! Running the program again writes byte-identical files: there is no clock
 //! and no randomness. Only `std`, `glam`, `serde_json` and the `meshopt`
-//! encoder are used, so the files do not depend on the loader they are meant
-//! to test.
+//! encoder are used (PNGs are written by hand, uncompressed), so the files do
+//! not depend on the loader they are meant to test.
 
 mod gltf;
 mod humanoid;
 mod mesh;
 mod pack;
+mod png;
 mod skeleton;
 mod synthetic;
 
@@ -60,6 +65,7 @@ use crate::synthetic::fan::fan;
 use crate::synthetic::features::features;
 use crate::synthetic::influences::influences;
 use crate::synthetic::morph::morph;
+use crate::synthetic::normal_map::normal_map;
 use crate::synthetic::rig64::rig64;
 
 fn write(path: &Path, bytes: &[u8]) {
@@ -81,4 +87,5 @@ fn main() {
     write(&synthetic.join("features.glb"), &features());
     write(&synthetic.join("morph.glb"), &morph());
     write(&synthetic.join("influences.glb"), &influences());
+    write(&synthetic.join("normal_map.glb"), &normal_map());
 }

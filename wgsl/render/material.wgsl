@@ -4,7 +4,8 @@
 // The vertex stage multiplies the base colour factor, the vertex colour and the instance tint
 // (or, with the neutral material, the batch's mesh colour and the tint); the fragment stage
 // multiplies the base colour texture, discards below the alpha cutoff and bends the normal by
-// the normal map in the tangent frame.
+// the normal map in the tangent frame; `fs_material_blended` keeps the alpha of `BLEND`
+// materials for the blended pipelines.
 
 struct MaterialParams {
     base_color: vec4<f32>,
@@ -72,8 +73,8 @@ fn uv_set(v: MaterialVertex, which: u32) -> vec2<f32> {
     return select(v.uv0, v.uv1, which == 1u);
 }
 
-@fragment
-fn fs_material(v: MaterialVertex, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+// The lit colour of `v` and its alpha (below a mask's cutoff: discarded).
+fn material_fragment(v: MaterialVertex, front: bool) -> vec4<f32> {
     var color = v.color;
     if (material.alpha_texture_normal.y != 0.0) {
         color = color * textureSample(base_color_texture, base_color_sampler, uv_set(v, material.sets.x));
@@ -94,5 +95,19 @@ fn fs_material(v: MaterialVertex, @builtin(front_facing) front: bool) -> @locati
         }
     }
     n = select(-n, n, front);
-    return vec4<f32>(shade(color.rgb, v.world, n), 1.0);
+    return vec4<f32>(shade(color.rgb, v.world, n), color.a);
+}
+
+@fragment
+fn fs_material(v: MaterialVertex, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return vec4<f32>(material_fragment(v, front).rgb, 1.0);
+}
+
+// `BLEND` materials: the alpha goes to the pipeline's blend state.
+@fragment
+fn fs_material_blended(
+    v: MaterialVertex,
+    @builtin(front_facing) front: bool,
+) -> @location(0) vec4<f32> {
+    return material_fragment(v, front);
 }

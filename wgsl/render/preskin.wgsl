@@ -11,7 +11,7 @@
 @group(0) @binding(4) var<storage, read_write> skinned: array<PackedVertex>;
 // The morph target displacements of the batch's meshes, and this mesh's parameters (see
 // morph.wgsl).
-@group(0) @binding(5) var<storage, read> morph_deltas: array<f32>;
+@group(0) @binding(5) var<storage, read> sinew_morph_deltas: array<f32>;
 @group(0) @binding(6) var<uniform> mesh: MeshParams;
 
 // Dual-quaternion skinning instead of linear blend skinning (a pipeline variant).
@@ -43,10 +43,12 @@ fn preskin(
         vec4<f32>(v.weights[4], v.weights[5], v.weights[6], v.weights[7]),
     );
     let record = instances[inst];
-    let m = morph_vertex(
+    let m = sinew_morph_vertex(
         record.palette_offset,
         record.joint_count,
-        mesh,
+        mesh.morph_first_weight,
+        mesh.morph_target_count,
+        mesh.morph_delta_offset,
         vertex,
         vec3<f32>(v.px, v.py, v.pz),
         vec3<f32>(v.nx, v.ny, v.nz),

@@ -14,7 +14,7 @@
 @group(1) @binding(3) var<uniform> mesh: MeshParams;
 @group(1) @binding(4) var<storage, read> preskinned: array<PackedVertex>;
 // The morph target displacements of the batch's meshes (see morph.wgsl).
-@group(1) @binding(5) var<storage, read> morph_deltas: array<f32>;
+@group(1) @binding(5) var<storage, read> sinew_morph_deltas: array<f32>;
 
 // Dual-quaternion skinning instead of linear blend skinning (a pipeline variant).
 override DUAL_QUATERNION: bool = false;
@@ -46,7 +46,16 @@ fn drawn_instance(slot: u32) -> u32 {
 
 // Vertex `vertex` morphed, then skinned.
 fn skin_vertex(inst: SkinnedInstance, v: SkinnedIn, vertex: u32) -> SinewSkinned {
-    let m = morph_vertex(inst.palette_offset, inst.joint_count, mesh, vertex, v.position, v.normal);
+    let m = sinew_morph_vertex(
+        inst.palette_offset,
+        inst.joint_count,
+        mesh.morph_first_weight,
+        mesh.morph_target_count,
+        mesh.morph_delta_offset,
+        vertex,
+        v.position,
+        v.normal,
+    );
     let influences = SinewInfluences(v.joints0, v.joints1, v.weights0, v.weights1);
     if (DUAL_QUATERNION) {
         return sinew_skin_dual_quat(inst.palette_offset, inst.joint_count, influences, m.position, m.normal);

@@ -16,8 +16,9 @@ use sinew::{FastCpuBackend, Mat3x4Rows};
 use crate::control::{SinewEvent, SinewRootMotion, SinewSocket};
 use crate::convert::{affine_to_bevy, to_bevy, to_sinew};
 use crate::evaluate_gpu::{GpuBounds, GpuFrame};
+use crate::palette::SinewPalette;
 use crate::plugin::SinewBackend;
-use crate::runtime::{SinewPalette, SinewRuntime};
+use crate::runtime::SinewRuntime;
 use crate::spawn::{BevyEntity, SinewInstance, SinewMeshes};
 
 /// A socket's entity in sinew's world.
@@ -70,7 +71,7 @@ pub(crate) fn sync_in(
 }
 
 /// Updates the animator and evaluates the palette on the CPU (or hands the changed records to
-/// the GPU backend); grows the palette buffer when the animator's palette grew.
+/// the GPU backend); adds and grows palette pages as the animator's palette grows.
 #[allow(clippy::too_many_arguments)] // A Bevy system: one parameter per resource it touches.
 pub(crate) fn update_and_evaluate(
     time: Res<Time>,
@@ -83,6 +84,7 @@ pub(crate) fn update_and_evaluate(
     device: Option<Res<RenderDevice>>,
 ) {
     let rt = &mut *runtime;
+    rt.frame += 1;
     if let Err(e) = rt.animator.update(&mut rt.world, time.delta_secs()) {
         warn!("sinew: {e}");
     }
@@ -96,50 +98,19 @@ pub(crate) fn update_and_evaluate(
             });
         }
     }
-    if std::mem::take(&mut palette.rebind) {
-        // The buffer grew last frame; it exists in the render world now.
-        for m in &palette.materials {
-            materials.get_mut(m);
-        }
-    }
-    let needed = rt.animator.palette().capacity() as usize * std::mem::size_of::<Mat3x4Rows>();
-    // Grown ahead of need (at half full), so the frame before materials bind the new buffer
-    // still finds every character in the old one (one frame behind).
-    let bytes = if needed * 2 > palette.bytes {
-        (needed * 2).next_power_of_two()
-    } else {
-        palette.bytes
-    };
-    let limit = device.map_or(u64::MAX, |d| d.limits().max_storage_buffer_binding_size);
-    let bytes = if bytes as u64 > limit && (needed as u64) <= limit {
-        limit as usize
-    } else {
-        bytes
-    };
-    if needed as u64 > limit && !palette.over_limit {
-        palette.over_limit = true;
-        error!(
-            "sinew: the characters' palette needs {needed} bytes, more than the {limit} one \
-             storage binding holds on this device: characters past it are not drawn"
-        );
-    }
-    if bytes != palette.bytes
-        && (bytes as u64) <= limit
-        && let Some(mut buffer) = buffers.get_mut(&palette.buffer)
-    {
-        // A larger buffer (zeros, uploaded once): the materials binding it are rebuilt next
-        // frame (this frame's material preparation may run before the buffer's).
-        buffer.data = Some(vec![0; bytes]);
-        buffer.buffer_description.size = bytes as u64;
-        palette.bytes = bytes;
-        palette.rebind = true;
-    }
+    palette.grow(
+        rt.animator.palette().capacity(),
+        device.as_deref(),
+        &mut buffers,
+        &mut materials,
+    );
     if let Some((mut frame, bounds)) = gpu {
         // The render world evaluates and copies its palette into the buffer.
-        frame.record(&rt.animator, &palette.buffer);
-        bounds.take_into(&mut rt.bounds);
+        frame.record(&rt.animator, &palette.table, rt.frame);
+        rt.bounds_frame = bounds.take_into(&mut rt.bounds, rt.frame);
         return;
     }
+    rt.bounds_frame = rt.frame;
     let result = if rt.backend == SinewBackend::FastCpu {
         evaluate_fast(rt).map(|()| palette.cpu.swap(&mut rt.fast_palette))
     } else {
@@ -211,11 +182,22 @@ fn evaluate_fast(rt: &mut SinewRuntime) -> Result<(), String> {
     Ok(())
 }
 
-/// Palette offsets, boxes, root motion and sockets back into Bevy.
+/// A mesh entity's parts that [`sync_out`] writes.
+type PartOut<'a> = (
+    &'a mut MeshTag,
+    &'a mut MeshMaterial3d<crate::SinewMaterial>,
+    &'a mut Visibility,
+    &'a mut Aabb,
+);
+
+/// Palette pages and offsets of newly placed characters, boxes, root motion and sockets back
+/// into Bevy.
 pub(crate) fn sync_out(
     runtime: Res<SinewRuntime>,
+    mut palette: ResMut<SinewPalette>,
+    mut materials: ResMut<Assets<crate::SinewMaterial>>,
     mut characters: Query<CharacterOut, Without<SocketInstance>>,
-    mut parts: Query<(&mut MeshTag, &mut Visibility, &mut Aabb)>,
+    mut parts: Query<PartOut>,
     mut sockets: Query<
         (&SocketInstance, &mut Transform, &mut GlobalTransform),
         Without<SinewInstance>,
@@ -229,18 +211,24 @@ pub(crate) fn sync_out(
                 .animator
                 .record_of(&rt.world, instance.entity)
                 .map(|r| r.palette_offset);
+            instance.placed_frame = rt.frame;
         }
+        // Boxes evaluated before the character was placed belong to whoever held its slot.
         let bounds = rt
             .slot_of(instance.entity)
+            .filter(|_| rt.bounds_frame >= instance.placed_frame)
             .and_then(|slot| rt.bounds.get(slot as usize))
             .filter(|b| !b.is_empty());
         if let Some(meshes) = meshes {
             for &part in meshes.entities() {
-                let Ok((mut tag, mut visibility, mut aabb)) = parts.get_mut(part) else {
+                let Ok((mut tag, mut material, mut visibility, mut aabb)) = parts.get_mut(part)
+                else {
                     continue;
                 };
                 if !placed && let Some(offset) = instance.palette_offset {
-                    *tag = MeshTag(offset);
+                    let (page, local) = palette.place(offset);
+                    *tag = MeshTag(local);
+                    material.0 = palette.on_page(&material.0, page, &mut materials);
                     *visibility = Visibility::Inherited;
                 }
                 if let Some(b) = bounds {

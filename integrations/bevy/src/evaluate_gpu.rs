@@ -2,8 +2,9 @@
 //! main world's animator update leaves the records that changed ([`GpuFrame`], a few bytes per
 //! changed character); Bevy extracts them, and in the render world, before Bevy's passes are
 //! encoded, they go up to the backend's resident table, one dispatch evaluates every character
-//! and the palette is copied into the buffer the skinning material binds. The animated boxes
-//! come back for Bevy's culling one frame later ([`GpuBounds`], widened for that frame).
+//! and the palette is copied into the page buffers the skinning materials bind. The animated
+//! boxes come back for Bevy's culling without a wait, a frame or two later ([`GpuBounds`],
+//! widened for their age).
 
 use std::sync::{Arc, Mutex};
 
@@ -11,9 +12,11 @@ use bevy::prelude::*;
 use bevy::render::extract_resource::ExtractResource;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
-use bevy::render::storage::{GpuShaderBuffer, ShaderBuffer};
+use bevy::render::storage::GpuShaderBuffer;
 use sinew::runtime::{Animator, RecordChanges};
-use sinew::{Aabb, GpuBackend, GpuContext, GpuError, JointMask, Rig};
+use sinew::{Aabb, GpuBackend, GpuContext, GpuError, JointMask, Mat3x4Rows, Rig};
+
+use crate::palette::PageTable;
 
 /// What the render world's evaluation needs from this frame's animator update.
 #[derive(Resource, Clone, Default)]
@@ -22,8 +25,10 @@ pub(crate) struct GpuFrame {
     pub rigs: Arc<(Vec<Rig>, Vec<JointMask>)>,
     /// The records the update changed.
     pub changes: RecordChanges,
-    /// The buffer the skinning material reads.
-    pub palette: Handle<ShaderBuffer>,
+    /// The page buffers the skinning materials read.
+    pub pages: PageTable,
+    /// The main world's frame number of this update (the tag of its boxes).
+    pub frame: u64,
 }
 
 impl ExtractResource for GpuFrame {
@@ -37,36 +42,46 @@ impl ExtractResource for GpuFrame {
 impl GpuFrame {
     /// This update's changes from `animator` (the rigs shared again only when their count
     /// changed).
-    pub(crate) fn record(&mut self, animator: &Animator, palette: &Handle<ShaderBuffer>) {
+    pub(crate) fn record(&mut self, animator: &Animator, pages: &Mutex<PageTable>, frame: u64) {
         let (rigs, masks) = (animator.rigs(), animator.masks());
         if self.rigs.0.len() != rigs.len() || self.rigs.1.len() != masks.len() {
             self.rigs = Arc::new((rigs.to_vec(), masks.to_vec()));
         }
         self.changes.take_from(animator);
-        self.palette = palette.clone();
+        self.pages
+            .clone_from(&pages.lock().unwrap_or_else(|e| e.into_inner()));
+        self.frame = frame;
     }
 }
 
-/// The boxes of the last GPU evaluation, by slot, shared by both worlds.
+/// The boxes of the newest GPU evaluation read back, by slot, and the frame they belong to;
+/// shared by both worlds.
 #[derive(Resource, Clone, Default)]
-pub(crate) struct GpuBounds(pub Arc<Mutex<Vec<Aabb>>>);
+pub(crate) struct GpuBounds(pub Arc<Mutex<(Vec<Aabb>, u64)>>);
+
+/// How much a box grows on every side per frame of age, as a fraction of its size.
+const MARGIN_PER_FRAME: f32 = 0.25;
 
 impl GpuBounds {
-    /// The boxes last read back, each widened by a quarter of its size on every side: they
-    /// are a frame old when Bevy's culling reads them.
-    pub(crate) fn take_into(&self, out: &mut Vec<Aabb>) {
-        let boxes = self.0.lock().unwrap_or_else(|e| e.into_inner());
+    /// The boxes last read back into `out`, each widened on every side by a quarter of its
+    /// size per frame between their evaluation and `frame` (what a limb may move meanwhile);
+    /// returns the frame they belong to.
+    pub(crate) fn take_into(&self, out: &mut Vec<Aabb>, frame: u64) -> u64 {
+        let read = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (boxes, evaluated) = (&read.0, read.1);
+        let age = frame.saturating_sub(evaluated).min(4) as f32;
         out.clear();
         out.extend(boxes.iter().map(|b| {
             if b.is_empty() {
                 return *b;
             }
-            let margin = (b.max3() - b.min3()) * 0.25;
+            let margin = (b.max3() - b.min3()) * (MARGIN_PER_FRAME * age);
             let mut wide = Aabb::EMPTY;
             wide.grow((b.min3() - margin).into());
             wide.grow((b.max3() + margin).into());
             wide
         }));
+        evaluated
     }
 }
 
@@ -85,8 +100,8 @@ impl SinewGpu {
     }
 }
 
-/// Uploads the changed records, evaluates every character, copies the palette into the
-/// material's buffer and reads the boxes back.
+/// Uploads the changed records, evaluates every character, copies the palette into the page
+/// buffers and asks for the boxes (taking the newest that arrived).
 pub(crate) fn evaluate_on_gpu(
     frame: Res<GpuFrame>,
     mut evaluator: ResMut<SinewGpu>,
@@ -101,21 +116,27 @@ pub(crate) fn evaluate_on_gpu(
     let queue: &wgpu::Queue = &queue;
     let result =
         evaluate(&frame, &mut evaluator, device.wgpu_device(), queue).and_then(|backend| {
-            if let Some(target) = buffers.get(frame.palette.id()) {
-                let source = backend.palette_buffer();
-                let size = source.size().min(target.buffer.size());
-                let mut encoder =
-                    device
-                        .wgpu_device()
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("sinew palette to Bevy"),
-                        });
-                encoder.copy_buffer_to_buffer(source, 0, &target.buffer, 0, size);
-                queue.submit([encoder.finish()]);
+            let source = backend.palette_buffer();
+            let mut encoder =
+                device
+                    .wgpu_device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("sinew palette to Bevy's pages"),
+                    });
+            for (first, page) in frame.pages.pages() {
+                let from = (first * size_of::<Mat3x4Rows>()) as u64;
+                let Some(target) = buffers.get(page.id()) else {
+                    continue;
+                };
+                let size = source.size().saturating_sub(from).min(target.buffer.size());
+                if size > 0 {
+                    encoder.copy_buffer_to_buffer(source, from, &target.buffer, 0, size);
+                }
             }
-            let slots = backend.slot_count() as usize;
-            let boxes = backend.read_bounds(0..slots)?;
-            *bounds.0.lock().unwrap_or_else(|e| e.into_inner()) = boxes;
+            queue.submit([encoder.finish()]);
+            if let Some(read) = backend.read_bounds_async(frame.frame)? {
+                *bounds.0.lock().unwrap_or_else(|e| e.into_inner()) = (read.bounds, read.tag);
+            }
             Ok(())
         });
     if let Err(e) = result {

@@ -5,7 +5,8 @@
 //! file kept, lights and shadows), skinned in the vertex shader from sinew's palette
 //! ([`SinewMaterial`]), and drives them with sinew's [`sinew::runtime::Animator`] from Bevy
 //! components and [`SinewControl`]. Poses are evaluated by sinew's exact or fast CPU backend, or
-//! by its GPU backend on Bevy's own device ([`SinewBackend`]).
+//! by its GPU backend on Bevy's own device ([`SinewBackend`]). A glTF scene spawned the Bevy way
+//! (`WorldAssetRoot`) is taken over with [`SinewScene`].
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -33,8 +34,10 @@ mod evaluate_gpu;
 mod material;
 mod materials;
 mod mesh;
+mod palette;
 mod plugin;
 mod runtime;
+mod scene;
 mod spawn;
 mod upload_cpu;
 
@@ -45,8 +48,10 @@ pub use material::{SinewMaterial, SinewSkinning};
 pub use mesh::{
     ATTRIBUTE_JOINTS_0, ATTRIBUTE_JOINTS_1, ATTRIBUTE_WEIGHTS_0, ATTRIBUTE_WEIGHTS_1, skinned_mesh,
 };
+pub use palette::SinewPalette;
 pub use plugin::{SinewBackend, SinewPlugin, SinewSystems};
-pub use runtime::{SinewPalette, SinewRuntime};
+pub use runtime::SinewRuntime;
+pub use scene::SinewScene;
 pub use spawn::{
     SinewCharacter, SinewInstance, SinewMeshOf, SinewMeshes, SinewMotion, SinewSpawnFailed,
 };

@@ -1,8 +1,8 @@
 //! [`SinewMaterial`]: Bevy's `StandardMaterial` extended with sinew's palette. Its vertex shader
 //! (`skinning.wgsl`, main passes and prepasses) skins each vertex from the palette block at the
 //! mesh entity's `MeshTag`; the fragment stage is the standard PBR one, so the file's
-//! materials, lights and shadows are Bevy's. Every character of a rig shares its materials, and
-//! the palette is one storage buffer, so Bevy batches them.
+//! materials, lights and shadows are Bevy's. The characters of a rig on one palette page share
+//! its materials and their page's storage buffer, so Bevy batches them.
 
 use bevy::asset::uuid_handle;
 use bevy::mesh::MeshVertexBufferLayoutRef;
@@ -28,8 +28,8 @@ pub type SinewMaterial = ExtendedMaterial<StandardMaterial, SinewSkinning>;
 /// and where its weights are.
 #[derive(Asset, AsBindGroup, TypePath, Debug, Clone)]
 pub struct SinewSkinning {
-    /// sinew's palette: one 3x4 matrix (three rows) per joint per character, then the
-    /// character's morph weights.
+    /// A page of sinew's palette ([`crate::SinewPalette`]): one 3x4 matrix (three rows) per
+    /// joint per character, then the character's morph weights.
     #[storage(100, read_only)]
     pub palette: Handle<ShaderBuffer>,
     /// `x`: the rig's joint count (joint indices at or past it weigh nothing); `y`: the index of
@@ -42,16 +42,18 @@ pub struct SinewSkinning {
     pub morph_deltas: Handle<ShaderBuffer>,
 }
 
-/// The assembled vertex shader: `skinning.wgsl` followed by sinew's skinning functions.
+/// The assembled vertex shader: `skinning.wgsl` followed by sinew's skinning and morph
+/// functions.
 pub(crate) const SKINNING_SHADER: Handle<Shader> =
     uuid_handle!("6b1f2e0a-5c3d-4e8f-9a71-2d4c6e8f0a13");
 
 /// The shader's source.
 pub(crate) fn skinning_shader() -> Shader {
     let source = format!(
-        "{}\n{}",
+        "{}\n{}\n{}",
         include_str!("skinning.wgsl"),
-        sinew::render::SKINNING_WGSL
+        sinew::render::SKINNING_WGSL,
+        sinew::render::MORPH_WGSL
     );
     Shader::from_wgsl(source, "sinew_bevy/skinning.wgsl")
 }

@@ -1,7 +1,6 @@
 //! [`SinewPlugin`]: the asset loader, the skinning material, the runtime and palette
 //! resources, and the per-frame systems ([`SinewSystems`]).
 
-use bevy::asset::RenderAssetUsages;
 use bevy::camera::visibility::VisibilitySystems;
 use bevy::pbr::MaterialPlugin;
 use bevy::prelude::*;
@@ -16,9 +15,11 @@ use crate::assets::{SinewAsset, SinewAssetLoader};
 use crate::control::SinewEvent;
 use crate::evaluate_gpu::{GpuBounds, GpuFrame, SinewGpu, evaluate_on_gpu};
 use crate::material::{SKINNING_SHADER, SinewMaterial, skinning_shader};
-use crate::runtime::{SinewPalette, SinewRuntime};
+use crate::palette::SinewPalette;
+use crate::runtime::SinewRuntime;
+use crate::scene::adopt_scene;
 use crate::spawn::{forget_character, instantiate};
-use crate::upload_cpu::{CpuPalette, upload_cpu_palette};
+use crate::upload_cpu::upload_cpu_palette;
 
 /// Which sinew backend evaluates the poses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,6 +45,10 @@ pub struct SinewPlugin {
     /// When characters are updated: event-driven (default; only characters with something
     /// happening, see [`Scheduling::EventDriven`]) or every frame.
     pub scheduling: Scheduling,
+    /// The largest palette page in bytes (default `None`: one storage binding of the device).
+    /// The palette is split into pages of at most this size, each its own buffer, so the
+    /// characters are limited by device memory, not by one binding ([`crate::SinewPalette`]).
+    pub palette_page_bytes: Option<u64>,
 }
 
 impl Default for SinewPlugin {
@@ -51,6 +56,7 @@ impl Default for SinewPlugin {
         Self {
             backend: SinewBackend::Cpu,
             scheduling: Scheduling::EventDriven,
+            palette_page_bytes: None,
         }
     }
 }
@@ -85,6 +91,7 @@ impl Plugin for SinewPlugin {
             .add_message::<SinewEvent>()
             .insert_resource(runtime)
             .add_observer(forget_character)
+            .add_observer(adopt_scene)
             .add_observer(forget_socket);
         let world = app.world_mut();
         let (Some(_), Some(_)) = (
@@ -97,23 +104,12 @@ impl Plugin for SinewPlugin {
         let _ = world
             .resource_mut::<Assets<Shader>>()
             .insert(&SKINNING_SHADER, skinning_shader());
-        let entry = std::mem::size_of::<sinew::Mat3x4Rows>();
-        let buffer = world
-            .resource_mut::<Assets<ShaderBuffer>>()
-            .add(ShaderBuffer::new(
-                &vec![0; entry],
-                RenderAssetUsages::RENDER_WORLD,
-            ));
-        let cpu = CpuPalette::new(buffer.clone());
-        app.insert_resource(SinewPalette {
-            no_morph: None,
-            over_limit: false,
-            cpu: cpu.clone(),
-            buffer,
-            materials: Vec::new(),
-            bytes: entry,
-            rebind: false,
-        });
+        let palette = SinewPalette::new(
+            &mut world.resource_mut::<Assets<ShaderBuffer>>(),
+            self.palette_page_bytes,
+        );
+        let cpu = palette.cpu.clone();
+        app.insert_resource(palette);
         if self.backend != SinewBackend::Gpu
             && let Some(render) = app.get_sub_app_mut(RenderApp)
         {

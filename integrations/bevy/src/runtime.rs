@@ -1,18 +1,15 @@
 //! [`SinewRuntime`]: sinew's [`Animator`] and the `hecs` world it animates, owned by Bevy as a
-//! resource, with the rigs registered per loaded asset; [`SinewPalette`]: the palette storage
-//! buffer the skinning material reads.
+//! resource, with the rigs registered per loaded asset.
 
 use std::collections::HashMap;
 
 use bevy::prelude::*;
-use bevy::render::storage::ShaderBuffer;
 use sinew::runtime::{Animator, RuntimeError, Scheduling, StateMachineDef};
 use sinew::{Aabb, FastCpuBackend, Mat3x4Rows};
 
 use crate::assets::SinewAsset;
 use crate::material::SinewMaterial;
 use crate::plugin::SinewBackend;
-use crate::upload_cpu::CpuPalette;
 
 /// One rig of one asset, registered in the animator, with what its characters are drawn with.
 #[derive(Debug)]
@@ -50,6 +47,11 @@ pub struct SinewRuntime {
     pub(crate) record_bounds: Vec<Aabb>,
     /// Boxes of the last evaluation, indexed by slot.
     pub(crate) bounds: Vec<Aabb>,
+    /// Updates so far (the frame number).
+    pub(crate) frame: u64,
+    /// The frame whose evaluation [`SinewRuntime::bounds`] holds (older than `frame` on the
+    /// GPU, whose boxes come back later).
+    pub(crate) bounds_frame: u64,
     /// Scratch palette of the fast backend.
     pub(crate) fast_palette: Vec<Mat3x4Rows>,
 }
@@ -68,6 +70,8 @@ impl SinewRuntime {
             backend,
             record_bounds: Vec::new(),
             bounds: Vec::new(),
+            frame: 0,
+            bounds_frame: 0,
             fast_palette: Vec::new(),
         })
     }
@@ -117,37 +121,5 @@ impl SinewRuntime {
     /// the animator tracks it.
     pub(crate) fn slot_of(&self, entity: hecs::Entity) -> Option<u32> {
         self.animator.slot_of(&self.world, entity)
-    }
-}
-
-/// The palette the skinning material reads: one storage buffer for every character (its size
-/// grows with the animator's palette allocator; every [`SinewMaterial`] is refreshed when it
-/// does), filled each frame in the render world from the CPU backends' palette
-/// (`upload_cpu.rs`) or by a copy from the GPU backend's (`evaluate_gpu.rs`).
-#[derive(Resource)]
-pub struct SinewPalette {
-    /// The storage buffer.
-    pub buffer: Handle<ShaderBuffer>,
-    /// Every material reading it.
-    pub(crate) materials: Vec<Handle<SinewMaterial>>,
-    /// Its size in bytes.
-    pub(crate) bytes: usize,
-    /// Whether the materials are to bind a buffer that grew.
-    pub(crate) rebind: bool,
-    /// The morph displacements bound for meshes without targets (a binding cannot be empty),
-    /// made with the first rig: an asset added before the renderer runs is never extracted.
-    pub(crate) no_morph: Option<Handle<ShaderBuffer>>,
-    /// Whether the palette outgrew one storage binding (reported once).
-    pub(crate) over_limit: bool,
-    /// The CPU backends' last palette, shared with the render world.
-    pub(crate) cpu: CpuPalette,
-}
-
-impl SinewPalette {
-    /// Entries `offset..offset + count` of the palette a CPU backend last evaluated (what the
-    /// vertex shader reads this frame), or `None` when out of range or with
-    /// [`crate::SinewBackend::Gpu`] (read [`crate::SinewGpu`]'s backend in the render world).
-    pub fn read(&self, offset: usize, count: usize) -> Option<Vec<Mat3x4Rows>> {
-        self.cpu.read(offset, count)
     }
 }

@@ -3,7 +3,8 @@
 // (one block per character, at the entity's `MeshTag`), then handed to Bevy's PBR fragment
 // stage as its own vertex shader would. The palette entries include the character's world
 // transform; the mesh entity's own transform (identity when spawned by the plugin) applies on
-// top. sinew's skinning functions (`SinewBone`, `sinew_bone`, ...) are appended at load time.
+// top. sinew's skinning and morph functions (`SinewBone`, `sinew_bone`, `sinew_morph_vertex`,
+// ...) are appended at load time.
 
 #import bevy_pbr::{mesh_bindings, mesh_functions, view_transformations::position_world_to_clip}
 #ifdef PREPASS_PIPELINE
@@ -15,8 +16,8 @@
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<storage, read> sinew_palette: array<SinewBone>;
 // x: palette entries per character that are joints (the bounds guard of joint indices).
 @group(#{MATERIAL_BIND_GROUP}) @binding(101) var<uniform> sinew_rig: vec4<u32>;
-// The mesh's morph displacements, vertex-major: target t of vertex v at (v * targets + t) * 6
-// (position delta xyz, normal delta xyz).
+// The mesh's morph displacements, as `sinew::render::pack_deltas` lays them out (read by
+// sinew's `sinew_morph_vertex`).
 @group(#{MATERIAL_BIND_GROUP}) @binding(102) var<storage, read> sinew_morph_deltas: array<f32>;
 
 struct SinewVertexSkin {
@@ -25,24 +26,6 @@ struct SinewVertexSkin {
     @location(12) joints1: vec4<u32>,
     @location(13) weights1: vec4<f32>,
     @builtin(vertex_index) vertex_index: u32,
-}
-
-// The sum over the mesh's morph targets of the character's weight times component `first`..
-// `first + 2` of the target's displacement at `vertex` (position: 0, normal: 3); targets of
-// weight 0 skipped. With the bind-space value added, the twin of sinew's `morph_vertex`.
-fn sinew_morph_delta(offset: u32, vertex: u32, first: u32) -> vec3<f32> {
-    var sum = vec3<f32>(0.0);
-    let count = sinew_rig.z;
-    for (var t = 0u; t < count; t++) {
-        let w = sinew_morph_weight(offset, sinew_rig.x, sinew_rig.y + t);
-        let at = (vertex * count + t) * 6u + first;
-        if (w == 0.0 || at + 3u > arrayLength(&sinew_morph_deltas)) {
-            continue;
-        }
-        sum += w * vec3<f32>(
-            sinew_morph_deltas[at], sinew_morph_deltas[at + 1u], sinew_morph_deltas[at + 2u]);
-    }
-    return sum;
 }
 
 // The weighted sum of the influences' palette entries as a 4x4 matrix (identity for a vertex
@@ -87,7 +70,14 @@ fn vertex(vertex: Vertex, skin: SinewVertexSkin) -> VertexOutput {
     let world_from_local = mesh_world_from_local * sinew_skin_matrix(offset, sinew_rig.x, skin);
     // The vertex's index in its mesh: Bevy packs meshes into shared buffers.
     let local_vertex = skin.vertex_index - mesh_bindings::mesh[vertex.instance_index].first_vertex_index;
-    let position = vertex.position + sinew_morph_delta(offset, local_vertex, 0u);
+#ifdef VERTEX_NORMALS
+    let bind_normal = vertex.normal;
+#else
+    let bind_normal = vec3<f32>(0.0);
+#endif
+    let morphed = sinew_morph_vertex(
+        offset, sinew_rig.x, sinew_rig.y, sinew_rig.z, 0u, local_vertex, vertex.position, bind_normal);
+    let position = morphed.position;
 
     out.world_position = world_from_local * vec4<f32>(position, 1.0);
     out.position = position_world_to_clip(out.world_position.xyz);
@@ -105,8 +95,7 @@ fn vertex(vertex: Vertex, skin: SinewVertexSkin) -> VertexOutput {
     // Prepasses define these only when they output normals, as their vertex and output
     // structs hold them.
 #ifdef VERTEX_NORMALS
-    let normal = vertex.normal + sinew_morph_delta(offset, local_vertex, 3u);
-    out.world_normal = sinew_normal_to_world(world_from_local, normal);
+    out.world_normal = sinew_normal_to_world(world_from_local, morphed.normal);
 #endif
 #ifdef VERTEX_TANGENTS
     out.world_tangent = mesh_functions::mesh_tangent_local_to_world(

@@ -26,7 +26,8 @@ use crate::convert::to_sinew;
 use crate::material::{SinewMaterial, SinewSkinning};
 use crate::materials::{ImageCache, standard_material};
 use crate::mesh::skinned_mesh;
-use crate::runtime::{RigEntry, SinewPalette, SinewRuntime};
+use crate::palette::SinewPalette;
+use crate::runtime::{RigEntry, SinewRuntime};
 
 /// A character of rig `rig` (default 0) of a file loaded as a [`SinewAsset`].
 #[derive(Component, Clone, Debug)]
@@ -97,6 +98,8 @@ pub struct SinewInstance {
     pub rig: u32,
     /// Its first palette entry, once the animator placed it.
     pub palette_offset: Option<u32>,
+    /// The frame it was placed in (boxes older than that are not its own).
+    pub(crate) placed_frame: u64,
 }
 
 /// The Bevy entity a runtime entity animates (a component in [`SinewRuntime::world`]), so the
@@ -192,7 +195,7 @@ pub(crate) fn instantiate(
                     let material = materials.add(ExtendedMaterial {
                         base,
                         extension: SinewSkinning {
-                            palette: palette.buffer.clone(),
+                            palette: palette.first_buffer(),
                             rig: UVec4::new(joints, m.morph.first_weight, m.morph.target_count, 0),
                             morph_deltas: if m.morph.is_empty() {
                                 palette
@@ -213,7 +216,7 @@ pub(crate) fn instantiate(
                             },
                         },
                     });
-                    palette.materials.push(material.clone());
+                    palette.track(material.clone());
                     (meshes.add(skinned_mesh(m)), material)
                 })
                 .collect();
@@ -264,6 +267,7 @@ pub(crate) fn instantiate(
             entity: hecs_entity,
             rig,
             palette_offset: None,
+            placed_frame: 0,
         });
     }
 }

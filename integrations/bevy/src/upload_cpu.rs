@@ -1,31 +1,33 @@
-//! The CPU backends' palette into the buffer the skinning material binds: the main world swaps
-//! (fast mode) or copies (exact mode) each frame's palette into [`CpuPalette`], shared with the
-//! render world, which writes the entries in use with one `write_buffer` before Bevy's passes.
-//! The palette asset itself is touched only to grow, so nothing the size of the buffer is
-//! allocated, zeroed or uploaded per frame.
+//! The CPU backends' palette into the page buffers the skinning materials bind: the main world
+//! swaps (fast mode) or copies (exact mode) each frame's palette into [`CpuPalette`], shared with
+//! the render world, which writes each page's entries with one `write_buffer` before Bevy's
+//! passes. The page assets are touched only to grow, so nothing the size of the palette is
+//! allocated, zeroed or uploaded per frame beyond the entries themselves.
 
 use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::renderer::RenderQueue;
-use bevy::render::storage::{GpuShaderBuffer, ShaderBuffer};
+use bevy::render::storage::GpuShaderBuffer;
 use sinew::Mat3x4Rows;
+
+use crate::palette::PageTable;
 
 /// The last palette a CPU backend evaluated, shared by both worlds.
 #[derive(Resource, Clone)]
 pub(crate) struct CpuPalette {
     /// The entries, indexed by palette offset.
     pub entries: Arc<Mutex<Vec<Mat3x4Rows>>>,
-    /// The buffer they go to.
-    pub buffer: Handle<ShaderBuffer>,
+    /// The pages they go to.
+    pub pages: Arc<Mutex<PageTable>>,
 }
 
 impl CpuPalette {
-    pub(crate) fn new(buffer: Handle<ShaderBuffer>) -> Self {
+    pub(crate) fn new(pages: Arc<Mutex<PageTable>>) -> Self {
         Self {
             entries: Arc::default(),
-            buffer,
+            pages,
         }
     }
 
@@ -51,19 +53,23 @@ impl CpuPalette {
     }
 }
 
-/// Writes the shared palette into the material's buffer (as much of it as the buffer holds).
+/// Writes the shared palette into the page buffers (each as much of its page as it holds).
 pub(crate) fn upload_cpu_palette(
     palette: Res<CpuPalette>,
     buffers: Res<RenderAssets<GpuShaderBuffer>>,
     queue: Res<RenderQueue>,
 ) {
-    let Some(target) = buffers.get(palette.buffer.id()) else {
-        return;
-    };
+    let pages = palette.pages.lock().unwrap_or_else(|e| e.into_inner());
     let entries = palette.entries.lock().unwrap_or_else(|e| e.into_inner());
-    let bytes: &[u8] = bytemuck::cast_slice(&entries);
-    let len = (bytes.len() as u64).min(target.buffer.size()) as usize;
-    if len > 0 {
-        queue.write_buffer(&target.buffer, 0, &bytes[..len]);
+    for (first, buffer) in pages.pages() {
+        let Some(target) = buffers.get(buffer.id()) else {
+            continue;
+        };
+        let holds = target.buffer.size() as usize / std::mem::size_of::<Mat3x4Rows>();
+        let page = entries.get(first..).unwrap_or_default();
+        let page = &page[..page.len().min(holds)];
+        if !page.is_empty() {
+            queue.write_buffer(&target.buffer, 0, bytemuck::cast_slice(page));
+        }
     }
 }

@@ -21,7 +21,7 @@ use sinew::{Aabb, CpuBackend, InstanceRecord, Layer, Mat3x4Rows};
 use sinew_bevy::{
     SinewAsset, SinewBackend, SinewCharacter, SinewControl, SinewEvent, SinewGpu, SinewInstance,
     SinewMeshOf, SinewMeshes, SinewMotion, SinewPalette, SinewPlugin, SinewRootMotion,
-    SinewRuntime, SinewSocket, SinewSpawnFailed,
+    SinewRuntime, SinewScene, SinewSocket, SinewSpawnFailed,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -128,6 +128,7 @@ fn palette_matches_cpu_backend() {
         let plugin = SinewPlugin {
             backend,
             scheduling: Scheduling::PerFrame,
+            ..default()
         };
         let gpu = backend == SinewBackend::Gpu;
         let mut app = app(repo(), plugin, gpu);
@@ -265,6 +266,55 @@ fn refused_file_spawns_nothing() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A glTF scene spawned the Bevy way, with `SinewScene` beside its root, becomes a sinew
+/// character of the same file that plays its motion: Bevy's own spawn of the scene (joint
+/// entities, skinned meshes) is never made.
+#[test]
+fn bevy_scene_is_taken_over() {
+    use bevy::gltf::GltfAssetLabel;
+    use bevy::mesh::skinning::SkinnedMesh;
+    use bevy::world_serialization::{WorldAssetRoot, WorldInstance};
+
+    let mut app = app(repo(), SinewPlugin::default(), false);
+    let scene = app
+        .world()
+        .resource::<AssetServer>()
+        .load(GltfAssetLabel::Scene(0).from_asset("assets/humanoid.glb"));
+    let e = app
+        .world_mut()
+        .spawn((
+            WorldAssetRoot(scene),
+            SinewScene::default(),
+            SinewMotion::clip("walk"),
+        ))
+        .id();
+    assert!(run_until(&mut app, |a| placed(a, e)), "never placed");
+    let offset = app.world().get::<SinewInstance>(e).unwrap().palette_offset;
+    let block = |app: &App| {
+        let palette = app.world().resource::<SinewPalette>();
+        palette
+            .read(offset.unwrap() as usize, 57)
+            .expect("palette block")
+    };
+    let before = block(&app);
+    for _ in 0..20 {
+        app.update();
+    }
+    assert_ne!(
+        before,
+        block(&app),
+        "the character does not play its motion"
+    );
+    let world = app.world_mut();
+    assert!(world.get::<WorldAssetRoot>(e).is_none());
+    assert!(
+        world.get::<WorldInstance>(e).is_none(),
+        "Bevy spawned the scene"
+    );
+    assert_eq!(world.query::<&SkinnedMesh>().iter(world).count(), 0);
+    assert!(!world.get::<SinewMeshes>(e).unwrap().entities().is_empty());
+}
+
 /// 10,000 characters spawned and despawned in rounds leave nothing behind and do not grow the
 /// palette past the first round's.
 #[test]
@@ -343,6 +393,17 @@ fn spawn_and_despawn_keep_memory_flat() {
     }
 }
 
+/// Whether to skip a rendering test because wgpu finds no adapter (Bevy's renderer panics
+/// without one); a failure under `REQUIRE_GPU=1`.
+fn no_adapter(what: &str) -> bool {
+    if adapter_available() {
+        return false;
+    }
+    assert!(!env::gpu_required(), "REQUIRE_GPU=1 but no GPU adapter");
+    eprintln!("no GPU adapter: {what} skipped");
+    true
+}
+
 /// Whether wgpu finds an adapter (Bevy's renderer panics without one).
 fn adapter_available() -> bool {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
@@ -356,15 +417,21 @@ const SIZE: u32 = 192;
 /// Three characters playing `motion`, rendered by Bevy's PBR pipeline into an image: its RGBA
 /// bytes.
 fn render_frame(backend: SinewBackend, path: &'static str, motion: SinewMotion) -> Vec<u8> {
+    let plugin = SinewPlugin {
+        backend,
+        ..default()
+    };
+    render_with(plugin, path, motion)
+}
+
+/// [`render_frame`] with `plugin`.
+fn render_with(plugin: SinewPlugin, path: &'static str, motion: SinewMotion) -> Vec<u8> {
     use bevy::camera::RenderTarget;
     use bevy::render::render_resource::{TextureFormat, TextureUsages};
     use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
     use std::sync::{Arc, Mutex};
 
-    let plugin = SinewPlugin {
-        backend,
-        ..default()
-    };
+    let plugin_pages = plugin.palette_page_bytes;
     let mut app = app(repo(), plugin, true);
     let mut image = Image::new_target_texture(SIZE, SIZE, TextureFormat::Rgba8UnormSrgb, None);
     image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
@@ -388,6 +455,13 @@ fn render_frame(backend: SinewBackend, path: &'static str, motion: SinewMotion) 
     assert!(run_until(&mut app, |a| characters
         .iter()
         .all(|&e| placed(a, e))));
+    if plugin_pages.is_some() {
+        let palette = app.world().resource::<SinewPalette>();
+        assert!(
+            palette.page_buffers().count() >= 3,
+            "one page per character"
+        );
+    }
     for _ in 0..30 {
         app.update();
     }
@@ -432,6 +506,14 @@ fn covered(frame: &[u8]) -> usize {
         .count()
 }
 
+/// Pixels that differ between two frames.
+fn pixels_differing(a: &[u8], b: &[u8]) -> usize {
+    a.chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(a, b)| differs(a, b))
+        .count()
+}
+
 fn differs(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).any(|(x, y)| x.abs_diff(*y) > 24)
 }
@@ -440,9 +522,7 @@ fn differs(a: &[u8], b: &[u8]) -> bool {
 /// clip (it differs from the rest pose's frame).
 #[test]
 fn rendered_frame_shows_animated_characters() {
-    if !adapter_available() {
-        assert!(!env::gpu_required(), "REQUIRE_GPU=1 but no GPU adapter");
-        eprintln!("no GPU adapter: rendered frame test skipped");
+    if no_adapter("rendered frame test skipped") {
         return;
     }
     for backend in [SinewBackend::Cpu, SinewBackend::Gpu] {
@@ -454,14 +534,44 @@ fn rendered_frame_shows_animated_characters() {
             covered > 200,
             "{backend:?}: the characters cover only {covered} pixels"
         );
-        let changed = walk
-            .chunks_exact(4)
-            .zip(rest.chunks_exact(4))
-            .filter(|(a, b)| differs(a, b))
-            .count();
+        let changed = pixels_differing(&walk, &rest);
         assert!(
             changed > 100,
             "{backend:?}: the walk frame is the rest pose ({changed} pixels differ)"
+        );
+    }
+}
+
+/// A palette split into many pages (one per character here: pages of 16 KiB start every 48
+/// entries, a humanoid's block has 57) draws what one page draws, on both the CPU and the GPU
+/// backend (a page left empty or bound at the wrong offset would draw nothing or a crumpled
+/// character).
+#[test]
+fn paged_palette_renders_like_one_page() {
+    if no_adapter("paged palette test skipped") {
+        return;
+    }
+    for backend in [SinewBackend::Cpu, SinewBackend::Gpu] {
+        // Held at one pose: the two apps run different numbers of frames.
+        let walk = || SinewMotion::Clip {
+            name: "walk".into(),
+            speed: 0.0,
+        };
+        let one = render_frame(backend, "assets/humanoid.glb", walk());
+        let paged = SinewPlugin {
+            backend,
+            palette_page_bytes: Some(16 << 10),
+            ..default()
+        };
+        let many = render_with(paged, "assets/humanoid.glb", walk());
+        let changed = pixels_differing(&one, &many);
+        assert!(
+            covered(&many) > 200,
+            "{backend:?}: nothing drawn from pages"
+        );
+        assert!(
+            changed <= 20,
+            "{backend:?}: {changed} pixels differ between one page and many"
         );
     }
 }
@@ -471,19 +581,13 @@ fn rendered_frame_shows_animated_characters() {
 /// displacements the vertex shader applies.
 #[test]
 fn rendered_frame_applies_morph_targets() {
-    if !adapter_available() {
-        assert!(!env::gpu_required(), "REQUIRE_GPU=1 but no GPU adapter");
-        eprintln!("no GPU adapter: morph render test skipped");
+    if no_adapter("morph render test skipped") {
         return;
     }
     let column = "assets/synthetic/morph.glb";
     let morphed = render_frame(SinewBackend::Gpu, column, SinewMotion::clip("linear"));
     let still = render_frame(SinewBackend::Gpu, column, SinewMotion::clip("still"));
-    let changed = morphed
-        .chunks_exact(4)
-        .zip(still.chunks_exact(4))
-        .filter(|(a, b)| differs(a, b))
-        .count();
+    let changed = pixels_differing(&morphed, &still);
     assert!(
         changed > 100,
         "morph weights did not change the frame ({changed} pixels differ)"

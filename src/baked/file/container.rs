@@ -40,6 +40,11 @@ pub(super) enum SectionKind {
     MeshInfluences = 7,
     /// The rig's compressed clips (only for a rig that has them; since version 4).
     Compressed = 8,
+    /// The rig's materials and their images (only for a rig with a material; since version 6).
+    Materials = 9,
+    /// One skinned mesh's material, vertex colours and second UV set (only for a mesh with one
+    /// of them; since version 6).
+    MeshSurface = 10,
 }
 
 impl SectionKind {
@@ -53,6 +58,8 @@ impl SectionKind {
             6 => Some(Self::MeshMorph),
             7 => Some(Self::MeshInfluences),
             8 => Some(Self::Compressed),
+            9 => Some(Self::Materials),
+            10 => Some(Self::MeshSurface),
             _ => None,
         }
     }
@@ -65,8 +72,8 @@ pub(super) struct SectionId {
     pub rig: u32,
     /// What the section holds.
     pub kind: SectionKind,
-    /// Mesh index for [`SectionKind::Mesh`], [`SectionKind::MeshMorph`] and
-    /// [`SectionKind::MeshInfluences`], 0 otherwise.
+    /// Mesh index for [`SectionKind::Mesh`], [`SectionKind::MeshMorph`],
+    /// [`SectionKind::MeshInfluences`] and [`SectionKind::MeshSurface`], 0 otherwise.
     pub index: u32,
 }
 
@@ -88,6 +95,20 @@ impl SectionId {
             index,
         }
     }
+
+    /// Section `kind` of mesh `index` of rig `rig` (a mesh's morph targets, influences or
+    /// surface).
+    pub fn of_mesh(kind: SectionKind, rig: u32, index: u32) -> Self {
+        Self { rig, kind, index }
+    }
+
+    /// The error for a violated invariant of this section.
+    pub fn corrupt(self, reason: String) -> FormatErrorKind {
+        FormatErrorKind::Corrupt {
+            section: self.to_string(),
+            reason,
+        }
+    }
 }
 
 impl fmt::Display for SectionId {
@@ -105,6 +126,8 @@ impl fmt::Display for SectionId {
                 write!(f, "rig {} mesh {} influences", self.rig, self.index)
             }
             SectionKind::Compressed => write!(f, "rig {} compressed clips", self.rig),
+            SectionKind::Materials => write!(f, "rig {} materials", self.rig),
+            SectionKind::MeshSurface => write!(f, "rig {} mesh {} surface", self.rig, self.index),
         }
     }
 }
@@ -175,6 +198,14 @@ impl<'a> SectionTable<'a> {
     /// Removes and returns the body of section `id`, if the file has it.
     pub fn take_optional(&mut self, id: SectionId) -> Option<&'a [u8]> {
         self.sections.remove(&id)
+    }
+
+    /// Removes and returns the body of section `id`, if the file has it and its version has
+    /// sections of its kind (since `first_version`).
+    pub fn take_since(&mut self, id: SectionId, first_version: u32) -> Option<&'a [u8]> {
+        (self.version >= first_version)
+            .then(|| self.take_optional(id))
+            .flatten()
     }
 
     /// Checks that every section was taken.
@@ -266,7 +297,10 @@ fn read_table(bytes: &[u8], version: u32) -> Result<SectionTable<'_>, FormatErro
         if id.index != 0
             && !matches!(
                 kind,
-                SectionKind::Mesh | SectionKind::MeshMorph | SectionKind::MeshInfluences
+                SectionKind::Mesh
+                    | SectionKind::MeshMorph
+                    | SectionKind::MeshInfluences
+                    | SectionKind::MeshSurface
             )
         {
             return Err(bad(format!("{id} has index {}", id.index)));

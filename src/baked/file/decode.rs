@@ -86,6 +86,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
     let mut clips = clips(table, r, &skeleton)?;
     let morph = super::morph::decode_rig(table, r, &mut clips, &skeleton)?;
     let compressed = super::compressed::decode_rig(table, r, &clips)?;
+    let materials = super::materials::decode_rig(table, r)?;
     // Not `with_capacity(mesh_count)`: the count is only trusted once every mesh section exists.
     let mut meshes = Vec::new();
     for m in 0..mesh_count {
@@ -96,6 +97,8 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
         }
         super::morph::decode_mesh(table, r, m, &mut mesh, &morph)?;
         super::influences::decode_mesh(table, r, m, &mut mesh, &skeleton)?;
+        let surface = SectionId::of_mesh(SectionKind::MeshSurface, r, m);
+        super::surface::decode_mesh(table, surface, &mut mesh, &materials)?;
         meshes.push(mesh);
     }
     let rig = Rig {

@@ -25,6 +25,8 @@ pub(super) fn sections(rigs: &[Rig]) -> Vec<Section> {
         });
         out.extend(super::morph::rig_section(rig, r));
         out.extend(super::compressed::rig_section(rig.compressed.as_ref(), r));
+        out.extend(super::materials::rig_section(rig, r));
+        let materials = super::materials::RigMaterials::of(rig);
         for (m, mesh) in rig.meshes.iter().enumerate() {
             out.push(Section {
                 id: SectionId::mesh(r, count(m)),
@@ -32,6 +34,7 @@ pub(super) fn sections(rigs: &[Rig]) -> Vec<Section> {
             });
             out.extend(super::morph::mesh_section(mesh, r, count(m)));
             out.extend(super::influences::mesh_section(mesh, r, count(m)));
+            out.extend(super::surface::mesh_section(mesh, &materials, r, count(m)));
         }
     }
     out

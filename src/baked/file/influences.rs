@@ -12,14 +12,6 @@ use crate::error::FormatErrorKind;
 /// Influence slots the mesh section holds; the rest live in the influences section.
 const IN_MESH_SECTION: usize = 4;
 
-fn influences_id(rig: u32, mesh: u32) -> SectionId {
-    SectionId {
-        rig,
-        kind: SectionKind::MeshInfluences,
-        index: mesh,
-    }
-}
-
 /// Influences 1-4 of every vertex, as the mesh section stores them.
 pub(super) fn first_four(mesh: &SkinnedMesh) -> (Vec<[u16; 4]>, Vec<[f32; 4]>) {
     (
@@ -62,7 +54,7 @@ pub(super) fn mesh_section(mesh: &SkinnedMesh, r: u32, m: u32) -> Option<Section
     w.array(&joints);
     w.array(&weights);
     Some(Section {
-        id: influences_id(r, m),
+        id: SectionId::of_mesh(SectionKind::MeshInfluences, r, m),
         body: w.finish(),
     })
 }
@@ -76,7 +68,7 @@ pub(super) fn decode_mesh(
     mesh: &mut SkinnedMesh,
     skeleton: &Skeleton,
 ) -> Result<(), FormatErrorKind> {
-    let id = influences_id(r, m);
+    let id = SectionId::of_mesh(SectionKind::MeshInfluences, r, m);
     let Some(body) = table.take_optional(id) else {
         return Ok(());
     };

@@ -11,14 +11,6 @@ use crate::baked::{
 };
 use crate::error::FormatErrorKind;
 
-fn mesh_morph_id(rig: u32, mesh: u32) -> SectionId {
-    SectionId {
-        rig,
-        kind: SectionKind::MeshMorph,
-        index: mesh,
-    }
-}
-
 /// The morph section of rig `r`, when it has morph nodes.
 pub(super) fn rig_section(rig: &Rig, r: u32) -> Option<Section> {
     let morph = &rig.morph;
@@ -66,7 +58,7 @@ pub(super) fn mesh_section(mesh: &SkinnedMesh, r: u32, m: u32) -> Option<Section
     w.array(&morph.positions);
     w.array(&morph.normals);
     Some(Section {
-        id: mesh_morph_id(r, m),
+        id: SectionId::of_mesh(SectionKind::MeshMorph, r, m),
         body: w.finish(),
     })
 }
@@ -139,7 +131,7 @@ pub(super) fn decode_mesh(
     mesh: &mut SkinnedMesh,
     morph: &RigMorph,
 ) -> Result<(), FormatErrorKind> {
-    let id = mesh_morph_id(r, m);
+    let id = SectionId::of_mesh(SectionKind::MeshMorph, r, m);
     let Some(body) = table.take_optional(id) else {
         return Ok(());
     };

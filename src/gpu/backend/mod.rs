@@ -15,6 +15,7 @@ use std::num::NonZeroU64;
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::bounds_read::BoundsReadback;
 use super::clip_format::ClipFormat;
 use super::context::GpuContext;
 use super::layout::{
@@ -165,6 +166,7 @@ pub struct GpuBackend {
     /// Frame time of the last evaluation (root motion runs from it to the next).
     prev_time: Option<f32>,
     worlds: WorldReadback,
+    bounds_reads: BoundsReadback,
     timer: Option<super::PassTimer>,
     /// Frame counter of the next evaluation (update rates are due on it).
     frame: u32,
@@ -258,6 +260,7 @@ impl GpuBackend {
             spans: Vec::new(),
             prev_time: None,
             worlds: WorldReadback::default(),
+            bounds_reads: BoundsReadback::default(),
             timer: None,
             frame: 0,
             evaluate_all: true,

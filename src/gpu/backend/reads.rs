@@ -8,6 +8,7 @@ use glam::Affine3A;
 
 use super::GpuBackend;
 use crate::error::{EvalError, GpuError};
+use crate::gpu::BoundsRead;
 use crate::gpu::layout::{AABB_BYTES, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES};
 use crate::gpu::readback::{
     InstanceReadback, ReadRange, bounds_from_bytes, model_from_palette, palette_from_bytes,
@@ -122,6 +123,24 @@ impl GpuBackend {
         Ok(bytes
             .first()
             .map_or_else(Vec::new, |b| bounds_from_bytes(b)))
+    }
+
+    /// Asks for the boxes of the last evaluation (every record, or every resident slot) without
+    /// waiting: the copy is queued now and mapped in the background. Returns the newest earlier
+    /// request that has arrived since the last call (usually the previous frame's), with
+    /// `tag` as it was given then and its frame time; `None` on the first call and while the
+    /// GPU has finished none. At most three requests wait at once; a call past that requests
+    /// nothing.
+    pub fn read_bounds_async(&mut self, tag: u64) -> Result<Option<BoundsRead>, GpuError> {
+        self.loss.check()?;
+        let time = self.prev_time.unwrap_or(0.0);
+        self.bounds_reads.request(
+            &self.device,
+            &self.queue,
+            self.bounds.buffer(),
+            self.last_frame.instances,
+            (tag, time),
+        )
     }
 
     /// Reads back palette block (joint entries, then morph weights), model matrices (one per

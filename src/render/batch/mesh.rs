@@ -17,6 +17,9 @@ pub(super) struct MeshGpu {
     /// The material's bind group (the neutral one until
     /// [`SkinnedBatch::use_materials`](super::SkinnedBatch::use_materials)).
     pub(super) material: wgpu::BindGroup,
+    /// Whether its material is `BLEND` (drawn after the opaque meshes, blended; set by
+    /// [`SkinnedBatch::use_materials`](super::SkinnedBatch::use_materials)).
+    pub(super) blended: bool,
     pub(super) vertex_count: u32,
     pub(super) index_count: u32,
     /// The pre-skinned vertices, page by page, when the batch pre-skins.
@@ -117,6 +120,7 @@ pub(super) fn upload_mesh(
         params: params_buffer,
         material_vertices,
         material: renderer.skinned.materials.neutral.clone(),
+        blended: false,
         vertex_count,
         index_count: mesh.indices.len() as u32,
         preskinned,

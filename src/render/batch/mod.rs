@@ -27,7 +27,28 @@ use super::skinned_pass::VertexSource;
 use super::skinning::{PALETTE_ENTRY_SIZE, SkinningMode};
 use super::util::{buffer_init, buffer_zeroed};
 use super::{Renderer, cull, preskin};
-use crate::baked::SkinnedMesh;
+use crate::baked::{AlphaMode, SkinnedMesh};
+
+/// Which of a batch's meshes a draw records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MeshSet {
+    /// Every mesh (the shadow pass).
+    All,
+    /// Meshes without a `BLEND` material (the main pass, first).
+    Opaque,
+    /// Meshes with a `BLEND` material (the main pass, after every opaque mesh).
+    Blended,
+}
+
+impl MeshSet {
+    fn holds(self, blended: bool) -> bool {
+        match self {
+            Self::All => true,
+            Self::Opaque => !blended,
+            Self::Blended => blended,
+        }
+    }
+}
 
 /// What a [`SkinnedBatch`] is made from.
 #[derive(Clone, Copy, Debug)]
@@ -249,9 +270,9 @@ impl SkinnedBatch {
     }
 
     /// Draws each mesh with the material it carries ([`SkinnedMesh::material`]: base colour
-    /// factor and texture, vertex colours, alpha mask, normal map) instead of the batch's mesh
-    /// colours; meshes without one keep theirs. `meshes` are the meshes the batch was made
-    /// from.
+    /// factor and texture, vertex colours, alpha mask, normal map; a `BLEND` material blended,
+    /// after every opaque mesh of the scene) instead of the batch's mesh colours; meshes
+    /// without one keep theirs. `meshes` are the meshes the batch was made from.
     pub fn use_materials(
         &mut self,
         device: &wgpu::Device,
@@ -269,10 +290,19 @@ impl SkinnedBatch {
             .skinned
             .materials
             .groups(device, queue, &self.label, meshes)?;
-        for (mesh, group) in self.meshes.iter_mut().zip(groups) {
-            mesh.material = group;
+        for ((gpu, group), mesh) in self.meshes.iter_mut().zip(groups).zip(meshes) {
+            gpu.material = group;
+            gpu.blended = mesh
+                .material
+                .as_ref()
+                .is_some_and(|m| m.alpha == AlphaMode::Blend);
         }
         Ok(())
+    }
+
+    /// Whether a mesh of the batch draws blended.
+    pub(crate) fn has_blended(&self) -> bool {
+        self.meshes.iter().any(|m| m.blended)
     }
 
     /// The batch's name.
@@ -502,21 +532,23 @@ impl SkinnedBatch {
         Ok(())
     }
 
-    /// Records the batch's draws of `list` (one indirect draw per mesh and page) into `pass`,
-    /// whose group 0 is already bound and whose pipeline is `pipeline`.
+    /// Records the batch's draws of `list` (one indirect draw per mesh of `set` and page) into
+    /// `pass`, whose group 0 is already bound and whose pipeline is `pipeline`.
     pub(crate) fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         pipeline: &wgpu::RenderPipeline,
         source: VertexSource,
         list: DrawList,
+        set: MeshSet,
     ) {
         let preskinned = source == VertexSource::Preskinned;
         // The main pass reads materials; the shadow pass only positions.
         let main = list == DrawList::Camera;
         let l = list.index();
         pass.set_pipeline(pipeline);
-        for (m, mesh) in self.meshes.iter().enumerate() {
+        let drawn = self.meshes.iter().enumerate();
+        for (m, mesh) in drawn.filter(|(_, mesh)| set.holds(mesh.blended)) {
             let mut slot = 0;
             if !preskinned {
                 pass.set_vertex_buffer(0, mesh.vertices.slice(..));

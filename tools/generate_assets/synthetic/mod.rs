@@ -5,4 +5,5 @@ pub(crate) mod fan;
 pub(crate) mod features;
 pub(crate) mod influences;
 pub(crate) mod morph;
+pub(crate) mod normal_map;
 pub(crate) mod rig64;
