@@ -279,6 +279,7 @@ impl RenderArgs {
             camera: Stage::framing_camera(&aabb, target.aspect()),
             bones: self.bones,
             skinning: self.skinning.mode(),
+            wireframe: false,
         };
         match self.frames {
             Some(frames) => {

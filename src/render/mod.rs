@@ -76,6 +76,7 @@ mod static_pass;
 mod target;
 mod upload;
 mod util;
+mod wire_pass;
 
 pub use apng::{AnimatedPng, ApngFrames, read_apng_frames};
 pub use batch::{SkinnedBatch, SkinnedBatchDesc};
@@ -113,3 +114,4 @@ pub use stage::{
 pub use static_pass::{StaticMesh, StaticMeshDesc};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};
 pub use upload::{create_aabb_buffer, create_palette_buffer, write_aabbs, write_palette};
+pub use wire_pass::wire_indices;

@@ -78,6 +78,8 @@ pub struct StageView {
     pub bones: bool,
     /// Linear or dual-quaternion skinning.
     pub skinning: SkinningMode,
+    /// Draw every character as its skinned wireframe (see [`Scene::wireframe`]).
+    pub wireframe: bool,
 }
 
 /// The characters of some rigs over one palette and box buffer, a ground plane and bone
@@ -222,6 +224,7 @@ impl Stage {
             statics,
             bones: if view.bones { bones } else { &[] },
             skinning: view.skinning,
+            wireframe: view.wireframe,
             ..Scene::new(view.camera)
         }
     }
