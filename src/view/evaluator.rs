@@ -57,9 +57,26 @@ impl RecordEvaluator {
         }
     }
 
-    /// Each record's box as last evaluated.
+    /// Each record's box as last read back: on the GPU backend, from a frame or two ago
+    /// (read without waiting) except on the first frame. Their `min.w` holds the LOD level the
+    /// GPU kernel chose (see [`crate::Aabb::min`]).
     pub fn bounds(&self) -> &[Aabb] {
         &self.bounds
+    }
+
+    /// Whether the GPU evaluates (and applies a [`crate::LodPolicy`] itself).
+    pub fn is_gpu(&self) -> bool {
+        matches!(self.kind, Kind::Gpu(_))
+    }
+
+    /// Has the GPU kernel apply `policy` from the next evaluation on (the CPU evaluators
+    /// apply none: their callers use the policy's CPU twin).
+    pub fn set_lod_policy(&mut self, policy: Option<crate::LodPolicy>) {
+        if let Kind::Gpu(gpu) = &mut self.kind
+            && gpu.lod_policy() != policy.as_ref()
+        {
+            gpu.set_lod_policy(policy);
+        }
     }
 
     /// Evaluates `records` at frame time `now` into a palette of at least `palette_entries`
@@ -92,7 +109,16 @@ impl RecordEvaluator {
                         }
                     }
                 }
-                self.bounds = gpu.read_bounds(0..records.len())?;
+                // The boxes of a frame or two ago, without waiting; the first frame waits.
+                let count = records.len();
+                match gpu.read_bounds_async(0)? {
+                    Some(read) if read.bounds.len() >= count => {
+                        self.bounds.clear();
+                        self.bounds.extend_from_slice(&read.bounds[..count]);
+                    }
+                    _ if self.bounds.len() != count => self.bounds = gpu.read_bounds(0..count)?,
+                    _ => {}
+                }
             }
             Kind::Cpu {
                 cpu,

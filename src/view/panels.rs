@@ -8,7 +8,8 @@ use egui::{Color32, Pos2, Rect, Stroke, Ui, Vec2};
 use glam::Vec3;
 
 use super::camera_control::OrbitCamera;
-use super::frame::{FrameTimes, LOD_COLORS};
+use super::frame::FrameTimes;
+use super::lod::LOD_COLORS;
 use super::state::{MAX_CHARACTERS, ViewBackend, ViewClips, ViewerState};
 use crate::math::Aabb;
 use crate::render::{Camera, SkinningMode};
@@ -69,8 +70,6 @@ pub struct StageInfo<'a> {
     pub bounds: &'a [Aabb],
     /// The first character's joints.
     pub joints: &'a [(String, Vec3)],
-    /// The first character's skinned triangles.
-    pub wireframe: &'a [[Vec3; 3]],
 }
 
 /// Shows every panel; returns what was done to the stage.
@@ -234,7 +233,7 @@ fn controls(ui: &mut Ui, state: &mut ViewerState, view: &mut PanelView, i: &mut 
     ui.checkbox(&mut state.show_bones, "bones");
     ui.checkbox(&mut state.show_joint_names, "joint names");
     ui.checkbox(&mut state.show_boxes, "animated boxes");
-    ui.checkbox(&mut state.show_wireframe, "wireframe (first character)");
+    ui.checkbox(&mut state.show_wireframe, "wireframe");
     ui.horizontal(|ui| {
         ui.radio_value(&mut state.skinning, SkinningMode::Linear, "linear");
         ui.radio_value(
@@ -438,17 +437,6 @@ fn overlays(ui: &Ui, rect: Rect, camera: &Camera, state: &ViewerState, stage: &S
             for (a, c) in BOX_EDGES {
                 if let (Some(p), Some(q)) = (to_screen(corner(a)), to_screen(corner(c))) {
                     painter.line_segment([p, q], Stroke::new(1.0, Color32::LIGHT_GREEN));
-                }
-            }
-        }
-    }
-    if state.show_wireframe {
-        let stroke = Stroke::new(0.5, Color32::from_rgba_unmultiplied(200, 230, 255, 160));
-        for t in stage.wireframe {
-            let [a, b, c] = t.map(to_screen);
-            for (p, q) in [(a, b), (b, c), (c, a)] {
-                if let (Some(p), Some(q)) = (p, q) {
-                    painter.line_segment([p, q], stroke);
                 }
             }
         }

@@ -391,7 +391,30 @@ fn view_frame_draws_a_crowd_in_lod_colours_on_either_backend() {
             0.1,
             500.0,
         );
-        frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        // Enough frames for every level's update interval to come round (the GPU kernel
+        // writes the level it chose when it evaluates a character, read back a frame or two
+        // later).
+        for _ in 0..12 {
+            frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        }
+        // Each character's level is the one the policy gives it, and its tint that level's.
+        let records = state.animator().unwrap().records();
+        let policy = sinew::view::view_policy(&camera, records);
+        let expected: Vec<usize> = records
+            .iter()
+            .map(|r| {
+                let t = r.world.to_affine().translation;
+                policy.level_at(glam::Vec3::from(t)) as usize
+            })
+            .collect();
+        assert_eq!(frame.lod_levels(), expected.as_slice(), "{backend:?}");
+        let mut levels = expected.clone();
+        levels.sort_unstable();
+        levels.dedup();
+        assert!(levels.len() >= 3, "{backend:?}: levels {levels:?}");
+        for (c, &level) in frame.characters().iter().zip(&expected) {
+            assert_eq!(c.tint, sinew::view::LOD_COLORS[level], "{backend:?}");
+        }
         let image = target.read_rgba8(gpu.device(), gpu.queue()).unwrap();
         image
             .save_png(out_path(&format!(
@@ -408,4 +431,55 @@ fn view_frame_draws_a_crowd_in_lod_colours_on_either_backend() {
             .count();
         assert!(green > 20, "{backend:?}: {green} LOD-tinted pixels");
     }
+}
+
+#[test]
+fn view_frame_draws_every_character_of_a_crowd_as_wireframe() {
+    let Some(gpu) = gpu() else { return };
+    let mut state = humanoid_state();
+    state.set_characters(4).unwrap();
+    state.set_paused(true).unwrap();
+    let mut frame = ViewerFrame::new(gpu.device()).unwrap();
+    let size = 160;
+    let target = RenderTarget::new(gpu.device(), frame.renderer(), size, size, 1024).unwrap();
+    let first = OrbitCamera::framing(&state.framing(), 1.0).camera(1.0);
+    frame.draw(&gpu.context, &state, &first, &target).unwrap();
+    state.set_framing(frame.pose_bounds());
+    let camera = OrbitCamera::framing(&state.framing(), 1.0).camera(1.0);
+    let mut image = |state: &ViewerState| {
+        frame.draw(&gpu.context, state, &camera, &target).unwrap();
+        target.read_rgba8(gpu.device(), gpu.queue()).unwrap()
+    };
+    let filled = image(&state);
+    state.show_wireframe = true;
+    let wire = image(&state);
+    state.show_wireframe = false;
+    let again = image(&state);
+    wire.save_png(out_path(&format!(
+        "view-wireframe-{}.png",
+        gpu.backend_name()
+    )))
+    .unwrap();
+    // Every character's box on screen changes when the wireframe is on.
+    let bounds = frame.bounds().to_vec();
+    assert_eq!(bounds.len(), 4);
+    for (k, b) in bounds.iter().enumerate() {
+        let rect = super::fixtures::screen_rect(&camera, b, size);
+        let mut changed = 0;
+        for y in rect.1.max(0.0) as u32..(rect.3 as u32).min(size) {
+            for x in rect.0.max(0.0) as u32..(rect.2 as u32).min(size) {
+                let at = ((y * size + x) * 4) as usize;
+                let (p, q) = (&filled.pixels[at..at + 3], &wire.pixels[at..at + 3]);
+                if p.iter().zip(q).any(|(a, b)| a.abs_diff(*b) > 8) {
+                    changed += 1;
+                }
+            }
+        }
+        assert!(changed > 20, "character {k}: {changed} pixels changed");
+    }
+    assert_eq!(
+        differing_fraction(&again, &filled, 0),
+        0.0,
+        "toggled back: the filled frame"
+    );
 }
