@@ -74,6 +74,7 @@ mod skinning;
 mod stage;
 mod static_pass;
 mod target;
+mod timestamps;
 mod upload;
 mod util;
 mod wire_pass;
@@ -113,5 +114,6 @@ pub use stage::{
 };
 pub use static_pass::{StaticMesh, StaticMeshDesc};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};
+pub use timestamps::{SCENE_STAGES, SceneTimestamps};
 pub use upload::{create_aabb_buffer, create_palette_buffer, write_aabbs, write_palette};
 pub use wire_pass::wire_indices;

@@ -17,6 +17,7 @@ use super::skinned_pass::{PassKind, SkinnedPass, VertexSource};
 use super::skinning::SkinningMode;
 use super::static_pass::{StaticMesh, StaticPass};
 use super::target::{FrameLayouts, RenderTarget};
+use super::timestamps::{SceneStage, SceneTimestamps};
 use super::wire_pass::WirePass;
 
 /// Layouts and pipelines of every render pass for one device. Pipelines are created on first
@@ -74,6 +75,9 @@ pub struct Scene<'a> {
     /// Draw the skinned batches' meshes in the main pass as their skinned edges (lines, unlit,
     /// in their material colours) instead of filled; the shadow pass still fills them.
     pub wireframe: bool,
+    /// Where to write GPU timestamps of the frame's stages (culling, shadow pass, main pass),
+    /// or `None`.
+    pub timestamps: Option<SceneTimestamps<'a>>,
 }
 
 impl<'a> Scene<'a> {
@@ -97,6 +101,7 @@ impl<'a> Scene<'a> {
             preskin: false,
             cull: true,
             wireframe: false,
+            timestamps: None,
         }
     }
 
@@ -242,6 +247,10 @@ impl Renderer {
         };
 
         let frusta = CullFrusta::of(scene);
+        let stamps = scene.timestamps;
+        if let Some(t) = stamps {
+            t.mark(encoder, SceneStage::Cull, true, false);
+        }
         for batch in scene.skinned {
             batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&frusta))?;
             if scene.preskin {
@@ -252,6 +261,12 @@ impl Renderer {
             }
         }
 
+        if let Some(t) = stamps {
+            t.mark(encoder, SceneStage::Cull, false, true);
+            if shadows.is_none() {
+                t.mark(encoder, SceneStage::Shadow, true, true);
+            }
+        }
         if let Some((skinned_shadow, static_shadow)) = shadows {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("sinew shadow pass"),
@@ -264,7 +279,7 @@ impl Renderer {
                     }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: None,
+                timestamp_writes: stamps.map(|t| t.render_writes(SceneStage::Shadow)),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -301,7 +316,7 @@ impl Renderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes: stamps.map(|t| t.render_writes(SceneStage::Main)),
             occlusion_query_set: None,
             multiview_mask: None,
         });

@@ -64,6 +64,28 @@ impl RecordEvaluator {
         &self.bounds
     }
 
+    /// Times the GPU evaluate pass with timestamp queries from now on (see
+    /// [`GpuBackend::enable_timing`]); `false` on a CPU evaluator or without the feature.
+    pub fn enable_timing(&mut self) -> Result<bool, ViewError> {
+        Ok(match &mut self.kind {
+            Kind::Gpu(gpu) => gpu.enable_timing()?,
+            Kind::Cpu { .. } => false,
+        })
+    }
+
+    /// GPU milliseconds of a recent evaluate pass without waiting (see
+    /// [`GpuBackend::last_gpu_ms_async`]): `None` on a CPU evaluator or without timing,
+    /// `Some(None)` while none has arrived.
+    pub fn gpu_ms_async(&mut self) -> Result<Option<Option<f64>>, ViewError> {
+        let Kind::Gpu(gpu) = &mut self.kind else {
+            return Ok(None);
+        };
+        Ok(match gpu.enable_timing()? {
+            true => Some(gpu.last_gpu_ms_async()?),
+            false => None,
+        })
+    }
+
     /// Whether the GPU evaluates (and applies a [`crate::LodPolicy`] itself).
     pub fn is_gpu(&self) -> bool {
         matches!(self.kind, Kind::Gpu(_))

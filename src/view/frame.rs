@@ -2,12 +2,11 @@
 //! backend into palette and box buffers, then drawn by a [`Stage`] into a [`RenderTarget`].
 //! The window draws the same frame into the texture it shows.
 
-use std::time::Instant;
-
 use super::ViewError;
 use super::evaluator::RecordEvaluator;
 use super::lod::{LOD_COLORS, kernel_levels, policy_levels, view_policy};
 use super::state::{ViewBackend, ViewClips, ViewerState};
+use super::timing::{FrameTimer, FrameTimes};
 use crate::gpu::{ClipFormat, GpuOptions};
 use crate::math::Aabb;
 use crate::render::{Camera, RenderTarget, Renderer, Stage, StageCharacter, StageDesc, StageView};
@@ -15,16 +14,6 @@ use crate::{CpuBackend, GpuBackend, GpuContext};
 
 /// Most characters drawn with their skeleton over them.
 const MAX_BONE_OVERLAYS: usize = 64;
-
-/// Milliseconds each stage of the last frame took (wall clock; evaluation includes waiting
-/// for the GPU).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct FrameTimes {
-    /// Evaluating the poses (and uploading them, on the CPU backend).
-    pub evaluate: f64,
-    /// Recording and submitting the draw.
-    pub draw: f64,
-}
 
 /// The viewer's frame: its evaluator and stage, rebuilt when the state's generation changes.
 pub struct ViewerFrame {
@@ -38,7 +27,7 @@ pub struct ViewerFrame {
     pose_bounds: Aabb,
     bounds: Vec<Aabb>,
     joints: Vec<(String, glam::Vec3)>,
-    times: FrameTimes,
+    timer: FrameTimer,
 }
 
 impl ViewerFrame {
@@ -55,7 +44,7 @@ impl ViewerFrame {
             pose_bounds: Aabb::EMPTY,
             bounds: Vec::new(),
             joints: Vec::new(),
-            times: FrameTimes::default(),
+            timer: FrameTimer::new(),
         })
     }
 
@@ -93,9 +82,20 @@ impl ViewerFrame {
         &self.lod
     }
 
-    /// How long the last frame's stages took.
+    /// How long a recent frame's stages took: GPU time where the device has timestamp
+    /// queries (a frame or two late), else wall time (see [`FrameTimes::stages`]).
     pub fn times(&self) -> FrameTimes {
-        self.times
+        self.timer.times()
+    }
+
+    /// Times stages with GPU timestamp queries where the device has them (`true`, the
+    /// default), or with the wall clock only.
+    pub fn set_gpu_timing(&mut self, on: bool) {
+        if on != self.timer.uses_gpu() {
+            self.timer.set_gpu(on);
+            // The GPU evaluator times itself once asked; a new one is not.
+            self.built = None;
+        }
     }
 
     /// Evaluates the state's characters at its frame time and draws them into `target` seen
@@ -120,18 +120,28 @@ impl ViewerFrame {
         }
         let evaluator = match &mut self.evaluator {
             Some(e) => e,
-            empty => empty.insert(make_evaluator(context, state)?),
+            empty => {
+                let mut made = make_evaluator(context, state)?;
+                if self.timer.uses_gpu() {
+                    made.enable_timing()?;
+                }
+                empty.insert(made)
+            }
         };
         let records = animator.records();
         let now = animator.frame_time();
         let capacity = animator.palette().capacity() as usize;
-        let start = Instant::now();
+        self.timer.start();
         let overrides = morph_overrides(state, records);
         let policy = state.lod_colors.then(|| view_policy(camera, records));
         evaluator.set_lod_policy(policy);
         let rebuilt = evaluator.evaluate_at(context, now, records, capacity, &overrides)?;
         let bounds = evaluator.bounds().to_vec();
-        self.times.evaluate = ms_since(start);
+        let gpu_ms = match self.timer.uses_gpu() {
+            true => evaluator.gpu_ms_async()?,
+            false => None,
+        };
+        self.timer.evaluated(gpu_ms);
         let mut all = Aabb::EMPTY;
         for b in &bounds {
             all.merge(b);
@@ -150,7 +160,7 @@ impl ViewerFrame {
         }
         self.bounds = bounds.clone();
 
-        let start = Instant::now();
+        self.timer.start();
         let characters: Vec<StageCharacter> = (0u32..)
             .zip(records)
             .map(|(k, r)| StageCharacter {
@@ -201,9 +211,10 @@ impl ViewerFrame {
             wireframe: state.show_wireframe,
         };
         if let Some(stage) = &self.stage {
-            stage.render(device, queue, &self.renderer, target, &view)?;
+            let stamps = self.timer.scene_timestamps(context)?;
+            stage.render(device, queue, &self.renderer, target, &view, stamps)?;
         }
-        self.times.draw = ms_since(start);
+        self.timer.drawn(context)?;
         Ok(())
     }
 }
@@ -258,8 +269,4 @@ fn make_evaluator(context: &GpuContext, state: &ViewerState) -> Result<RecordEva
             RecordEvaluator::gpu(GpuBackend::with_options(context, &rigs, &masks, options)?)
         }
     })
-}
-
-fn ms_since(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1e3
 }

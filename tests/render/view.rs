@@ -483,3 +483,59 @@ fn view_frame_draws_every_character_of_a_crowd_as_wireframe() {
         "toggled back: the filled frame"
     );
 }
+
+#[test]
+fn view_frame_times_each_stage_on_the_gpu_or_labels_wall_time() {
+    let Some(gpu) = gpu() else { return };
+    let timestamps = gpu
+        .device()
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY);
+    if common::gpu_required() {
+        // Both Mesa drivers offer timestamp queries (docs: DESIGN's GPU facts).
+        assert!(timestamps, "the device lacks TIMESTAMP_QUERY");
+    }
+    let mut state = humanoid_state();
+    state.set_backend(ViewBackend::Gpu);
+    state.set_characters(4).unwrap();
+    let mut frame = ViewerFrame::new(gpu.device()).unwrap();
+    let target = RenderTarget::new(gpu.device(), frame.renderer(), 96, 96, 512).unwrap();
+    let camera = OrbitCamera::framing(&state.framing(), 1.0).camera(1.0);
+    let check = |times: sinew::view::FrameTimes, clock: &str, count: usize| {
+        let stages = times.stages();
+        assert_eq!(stages.len(), count, "{stages:?}");
+        for (label, ms) in &stages {
+            assert!(label.ends_with(clock), "{label} is not {clock} time");
+            assert!(ms.is_finite() && *ms >= 0.0, "{label}: {ms} ms");
+        }
+        stages
+    };
+    if timestamps {
+        // Read without waiting: a few frames until the copies arrive.
+        for _ in 0..6 {
+            state.update(1.0 / 60.0).unwrap();
+            frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        }
+        gpu.device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
+        frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        let stages = check(frame.times(), "(GPU)", 4);
+        let names: Vec<&str> = stages
+            .iter()
+            .map(|(l, _)| l.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(names, ["evaluate", "cull", "shadow", "main"]);
+        assert!(
+            stages.iter().any(|(_, ms)| *ms > 0.0),
+            "no stage took any GPU time: {stages:?}"
+        );
+    }
+    // Without timestamps: wall time, labelled so, one entry per measured stage.
+    frame.set_gpu_timing(false);
+    for _ in 0..2 {
+        frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+    }
+    let stages = check(frame.times(), "(wall)", 2);
+    assert!(stages[0].0.starts_with("evaluate") && stages[1].0.starts_with("draw"));
+}
