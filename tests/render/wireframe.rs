@@ -1,5 +1,6 @@
 //! The wireframe: each mesh's edges once, drawn by the skinned pass's own vertex stages as
-//! lines, on every instance, following the pose (linear and dual-quaternion skinning).
+//! lines, on every instance, following the pose (linear and dual-quaternion skinning, in the
+//! vertex stage or pre-skinned).
 
 use glam::{Affine3A, Vec3};
 use sinew::Mat3x4Rows;
@@ -7,8 +8,8 @@ use sinew::render::{RgbaImage, Scene, SkinningMode, wire_indices};
 
 use super::common::rigs::humanoid;
 use super::fixtures::{
-    PIXEL_THRESHOLD, Posed, batch, camera_for, differing_fraction, gpu, pose, render, screen_rect,
-    union,
+    PIXEL_THRESHOLD, Posed, SAME_SCENE_TOLERANCE, batch, camera_for, differing_fraction, gpu, pose,
+    render, screen_rect, union,
 };
 
 #[test]
@@ -116,6 +117,7 @@ fn wireframe_draws_every_instance_skinned_as_the_filled_pass() {
     let camera = camera_for(&union(&posed.aabbs));
     let posed_batch = batch(gpu, &rig.meshes, &posed, false);
     let rest_batch = batch(gpu, &rig.meshes, &rest, false);
+    let preskinned_batch = batch(gpu, &rig.meshes, &posed, true);
     for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
         let draw = |b: &sinew::render::SkinnedBatch, wireframe: bool, name: &str| {
             let batches = [b];
@@ -123,6 +125,7 @@ fn wireframe_draws_every_instance_skinned_as_the_filled_pass() {
                 skinned: &batches,
                 skinning: mode,
                 wireframe,
+                preskin: b.has_preskin(),
                 ..Scene::new(camera)
             };
             render(
@@ -136,6 +139,13 @@ fn wireframe_draws_every_instance_skinned_as_the_filled_pass() {
         let wire = draw(&posed_batch, true, "posed");
         let rest_filled = draw(&rest_batch, false, "rest-filled");
         let rest_wire = draw(&rest_batch, true, "rest");
+        // Pre-skinned vertices draw the same lines.
+        let preskinned = draw(&preskinned_batch, true, "preskinned");
+        let differ = differing_fraction(&preskinned, &wire, PIXEL_THRESHOLD);
+        assert!(
+            differ <= SAME_SCENE_TOLERANCE,
+            "{mode:?}: pre-skinned wireframe differs in {differ}"
+        );
 
         let differ = differing_fraction(&filled, &wire, PIXEL_THRESHOLD);
         assert!(
