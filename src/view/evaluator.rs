@@ -11,6 +11,8 @@ use crate::{CpuBackend, GpuBackend, GpuContext, InstanceRecord, Mat3x4Rows};
 pub struct RecordEvaluator {
     kind: Kind,
     bounds: Vec<Aabb>,
+    /// Read the GPU's boxes without waiting ([`RecordEvaluator::set_late_bounds`]).
+    late_bounds: bool,
 }
 
 enum Kind {
@@ -34,6 +36,7 @@ impl RecordEvaluator {
                 aabb_buffer: crate::render::create_aabb_buffer(device, 1)?,
             },
             bounds: Vec::new(),
+            late_bounds: false,
         })
     }
 
@@ -42,6 +45,7 @@ impl RecordEvaluator {
         Self {
             kind: Kind::Gpu(Box::new(gpu)),
             bounds: Vec::new(),
+            late_bounds: false,
         }
     }
 
@@ -57,11 +61,20 @@ impl RecordEvaluator {
         }
     }
 
-    /// Each record's box as last read back: on the GPU backend, from a frame or two ago
-    /// (read without waiting) except on the first frame. Their `min.w` holds the LOD level the
-    /// GPU kernel chose (see [`crate::Aabb::min`]).
+    /// Each record's box as last evaluated (or, with [`RecordEvaluator::set_late_bounds`], as
+    /// last read back). On the GPU backend their `min.w` holds the LOD level the kernel chose
+    /// (see [`crate::Aabb::min`]).
     pub fn bounds(&self) -> &[Aabb] {
         &self.bounds
+    }
+
+    /// Has the GPU evaluator read its boxes back without waiting from now on: [`bounds`]
+    /// then holds those of a frame or two ago (the first evaluation, and one whose record
+    /// count changed, still wait). Off by default: each evaluation's own boxes.
+    ///
+    /// [`bounds`]: RecordEvaluator::bounds
+    pub fn set_late_bounds(&mut self, late: bool) {
+        self.late_bounds = late;
     }
 
     /// Times the GPU evaluate pass with timestamp queries from now on (see
@@ -131,15 +144,19 @@ impl RecordEvaluator {
                         }
                     }
                 }
-                // The boxes of a frame or two ago, without waiting; the first frame waits.
                 let count = records.len();
-                match gpu.read_bounds_async(0)? {
+                let late = match self.late_bounds {
+                    true => gpu.read_bounds_async(0)?,
+                    false => None,
+                };
+                match late {
                     Some(read) if read.bounds.len() >= count => {
                         self.bounds.clear();
                         self.bounds.extend_from_slice(&read.bounds[..count]);
                     }
-                    _ if self.bounds.len() != count => self.bounds = gpu.read_bounds(0..count)?,
-                    _ => {}
+                    // Late boxes keep the last ones until newer arrive; the first wait.
+                    _ if self.late_bounds && self.bounds.len() == count => {}
+                    _ => self.bounds = gpu.read_bounds(0..count)?,
                 }
             }
             Kind::Cpu {

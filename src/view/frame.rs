@@ -58,7 +58,8 @@ impl ViewerFrame {
         self.pose_bounds
     }
 
-    /// Each character's box as last evaluated (one per record of the animator).
+    /// Each character's box (one per record of the animator) as last evaluated, or on the GPU
+    /// backend as last read back without waiting (a frame or two late).
     pub fn bounds(&self) -> &[Aabb] {
         &self.bounds
     }
@@ -122,6 +123,8 @@ impl ViewerFrame {
             Some(e) => e,
             empty => {
                 let mut made = make_evaluator(context, state)?;
+                // The panels' boxes and LOD colours may be a frame or two late: no stall.
+                made.set_late_bounds(true);
                 if self.timer.uses_gpu() {
                     made.enable_timing()?;
                 }

@@ -139,6 +139,27 @@ fn view_state_layers_characters_backend_and_clips() {
 }
 
 #[test]
+fn view_state_display_toggles_keep_the_characters_and_evaluator() {
+    let mut state = humanoid_state();
+    state.set_characters(9).unwrap();
+    let generation = state.generation();
+    assert!(!state.show_wireframe && !state.lod_colors, "off at first");
+    // The panels' checkboxes: the frame reads them, nothing is rebuilt.
+    state.show_wireframe = true;
+    state.lod_colors = true;
+    state.update(0.1).unwrap();
+    assert_eq!(state.generation(), generation);
+    assert_eq!(state.animator().unwrap().records().len(), 9);
+    // The LOD colours' levels come from the policy, not from the records' LOD bits.
+    let records = state.animator().unwrap().records();
+    assert!(
+        records
+            .iter()
+            .all(|r| r.flags & sinew::InstanceRecord::LOD_BITS == 0)
+    );
+}
+
+#[test]
 fn view_state_keeps_the_open_file_and_reports_errors() {
     let mut state = humanoid_state();
     let missing = common::repo().join("assets/no-such-file.glb");
