@@ -44,5 +44,7 @@ mod render_command;
 mod skinning;
 #[path = "render/view.rs"]
 mod view;
+#[path = "render/wireframe.rs"]
+mod wireframe;
 #[path = "render/without_gpu.rs"]
 mod without_gpu;

@@ -74,8 +74,10 @@ mod skinning;
 mod stage;
 mod static_pass;
 mod target;
+mod timestamps;
 mod upload;
 mod util;
+mod wire_pass;
 
 pub use apng::{AnimatedPng, ApngFrames, read_apng_frames};
 pub use batch::{SkinnedBatch, SkinnedBatchDesc};
@@ -112,4 +114,6 @@ pub use stage::{
 };
 pub use static_pass::{StaticMesh, StaticMeshDesc};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};
+pub use timestamps::{SCENE_STAGES, SceneTimestamps};
 pub use upload::{create_aabb_buffer, create_palette_buffer, write_aabbs, write_palette};
+pub use wire_pass::wire_indices;

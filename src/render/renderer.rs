@@ -17,6 +17,8 @@ use super::skinned_pass::{PassKind, SkinnedPass, VertexSource};
 use super::skinning::SkinningMode;
 use super::static_pass::{StaticMesh, StaticPass};
 use super::target::{FrameLayouts, RenderTarget};
+use super::timestamps::{SceneStage, SceneTimestamps};
+use super::wire_pass::WirePass;
 
 /// Layouts and pipelines of every render pass for one device. Pipelines are created on first
 /// use (some drivers compile slowly) and shared by every target and batch made from this
@@ -28,6 +30,7 @@ pub struct Renderer {
     limits: BindingLimits,
     frame: FrameLayouts,
     pub(crate) skinned: SkinnedPass,
+    pub(crate) wire: WirePass,
     pub(crate) statics: StaticPass,
     pub(crate) cull: CullPass,
     pub(crate) preskin: PreskinPass,
@@ -69,6 +72,12 @@ pub struct Scene<'a> {
     /// shadow map, against the light's ([`Scene::light_view_projection`]) for the shadow pass,
     /// so a character outside the view still casts its shadow into it.
     pub cull: bool,
+    /// Draw the skinned batches' meshes in the main pass as their skinned edges (lines, unlit,
+    /// in their material colours) instead of filled; the shadow pass still fills them.
+    pub wireframe: bool,
+    /// Where to write GPU timestamps of the frame's stages (culling, shadow pass, main pass),
+    /// or `None`.
+    pub timestamps: Option<SceneTimestamps<'a>>,
 }
 
 impl<'a> Scene<'a> {
@@ -91,6 +100,8 @@ impl<'a> Scene<'a> {
             skinning: SkinningMode::Linear,
             preskin: false,
             cull: true,
+            wireframe: false,
+            timestamps: None,
         }
     }
 
@@ -148,6 +159,7 @@ impl Renderer {
                 limits,
                 frame: FrameLayouts::new(device),
                 skinned: SkinnedPass::new(device),
+                wire: WirePass::default(),
                 statics: StaticPass::new(device),
                 cull: CullPass::new(device),
                 preskin: PreskinPass::new(device),
@@ -200,14 +212,18 @@ impl Renderer {
         let frame = &self.frame;
         let has_skinned = !scene.skinned.is_empty();
         let has_static = !scene.statics.is_empty();
-        let skinned_main = has_skinned
+        let (filled, wire) = (
+            has_skinned && !scene.wireframe,
+            has_skinned && scene.wireframe,
+        );
+        let skinned_main = filled
             .then(|| self.skinned.pipeline(device, frame, PassKind::Main, source))
             .transpose()?;
-        let skinned_blended = scene
-            .skinned
-            .iter()
-            .any(|b| b.has_blended())
+        let skinned_blended = (filled && scene.skinned.iter().any(|b| b.has_blended()))
             .then(|| self.skinned.blended_pipeline(device, frame, source))
+            .transpose()?;
+        let skinned_wire = wire
+            .then(|| self.wire.pipeline(device, frame, &self.skinned, source))
             .transpose()?;
         let static_main = has_static
             .then(|| self.statics.pipeline(device, frame, PassKind::Main))
@@ -231,13 +247,26 @@ impl Renderer {
         };
 
         let frusta = CullFrusta::of(scene);
+        let stamps = scene.timestamps;
+        if let Some(t) = stamps {
+            t.mark(encoder, SceneStage::Cull, true, false);
+        }
         for batch in scene.skinned {
             batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&frusta))?;
             if scene.preskin {
                 batch.encode_preskin(device, encoder, self, scene.skinning)?;
             }
+            if scene.wireframe {
+                batch.encode_wire_draws(encoder);
+            }
         }
 
+        if let Some(t) = stamps {
+            t.mark(encoder, SceneStage::Cull, false, true);
+            if shadows.is_none() {
+                t.mark(encoder, SceneStage::Shadow, true, true);
+            }
+        }
         if let Some((skinned_shadow, static_shadow)) = shadows {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("sinew shadow pass"),
@@ -250,7 +279,7 @@ impl Renderer {
                     }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: None,
+                timestamp_writes: stamps.map(|t| t.render_writes(SceneStage::Shadow)),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -287,7 +316,7 @@ impl Renderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes: stamps.map(|t| t.render_writes(SceneStage::Main)),
             occlusion_query_set: None,
             multiview_mask: None,
         });
@@ -298,10 +327,11 @@ impl Renderer {
                 mesh.draw(&mut pass);
             }
         }
-        // Opaque meshes, then `BLEND` materials over every opaque mesh.
+        // Opaque meshes, then `BLEND` materials over every opaque mesh; or every mesh's edges.
         let main_sets = [
             (skinned_main, MeshSet::Opaque),
             (skinned_blended, MeshSet::Blended),
+            (skinned_wire, MeshSet::Wire),
         ];
         for (pipeline, set) in main_sets {
             let Some(pipeline) = pipeline else { continue };

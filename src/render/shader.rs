@@ -27,6 +27,7 @@ const STATIC_WGSL: &str = include_str!("../../wgsl/render/static.wgsl");
 const CULL_WGSL: &str = include_str!("../../wgsl/render/cull.wgsl");
 const PRESKIN_WGSL: &str = include_str!("../../wgsl/render/preskin.wgsl");
 const BONES_WGSL: &str = include_str!("../../wgsl/render/bones.wgsl");
+const WIRE_WGSL: &str = include_str!("../../wgsl/render/wire.wgsl");
 
 /// [`SKINNING_WGSL`] preceded by the palette's declaration at `@group(group) @binding(binding)`:
 ///
@@ -65,7 +66,7 @@ fn assemble(parts: &[(&str, &str)]) -> String {
 }
 
 /// The skinned pass module: layout, common, skinning (palette at group 1 binding 0), morph,
-/// skinned, material.
+/// skinned, material, wire (the wireframe's fragment stage).
 pub fn skinned_source() -> String {
     assemble(&[
         ("wgsl/render/layout.wgsl", LAYOUT_WGSL),
@@ -74,6 +75,7 @@ pub fn skinned_source() -> String {
         ("wgsl/render/morph.wgsl", MORPH_WGSL),
         ("wgsl/render/skinned.wgsl", SKINNED_WGSL),
         ("wgsl/render/material.wgsl", MATERIAL_WGSL),
+        ("wgsl/render/wire.wgsl", WIRE_WGSL),
     ])
 }
 

@@ -201,5 +201,6 @@ struct LibraryParams {
 @group(1) @binding(0) var<uniform> header: FrameHeader;
 @group(1) @binding(1) var<storage, read_write> records: array<InstanceRecord>;
 @group(1) @binding(2) var<storage, read_write> palette: array<Mat3x4Rows>;
-// One box per slot; the renderer's culling writes max.w (1.0: culled, see wgsl/lod.wgsl).
+// One box per slot; the evaluation writes the joint LOD level it ran at to min.w, the
+// renderer's culling writes max.w (1.0: culled, see wgsl/lod.wgsl).
 @group(1) @binding(3) var<storage, read_write> bounds: array<Aabb>;

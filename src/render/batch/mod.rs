@@ -12,6 +12,7 @@
 mod mesh;
 mod pages;
 mod reads;
+mod wire;
 
 use self::mesh::{MeshGpu, upload_mesh, validate_mesh};
 use self::pages::{PageGroups, PagedBuffers};
@@ -38,12 +39,14 @@ pub(crate) enum MeshSet {
     Opaque,
     /// Meshes with a `BLEND` material (the main pass, after every opaque mesh).
     Blended,
+    /// Every mesh's edges as lines (the main pass's wireframe).
+    Wire,
 }
 
 impl MeshSet {
     fn holds(self, blended: bool) -> bool {
         match self {
-            Self::All => true,
+            Self::All | Self::Wire => true,
             Self::Opaque => !blended,
             Self::Blended => blended,
         }
@@ -193,6 +196,12 @@ impl SkinnedBatch {
                     &name("indirect draws, all instances"),
                     2 * limits.align(meshes_len * DRAW_SIZE),
                     COPY,
+                ),
+                wire_draws: buffer_zeroed(
+                    device,
+                    &name("wireframe draws"),
+                    2 * limits.align(meshes_len * DRAW_SIZE),
+                    DRAWS,
                 ),
                 cull_params: buffer_zeroed(
                     device,
@@ -387,12 +396,15 @@ impl SkinnedBatch {
                 bytemuck::cast_slice(&plan.staged),
             );
         }
-        let draws = |all: bool| {
+        let draws = |all: bool, wire: bool| {
             let mut bytes = vec![0u8; plan.bytes.draws as usize];
             for page in &plan.pages {
                 for (m, mesh) in self.meshes.iter().enumerate() {
                     let args = DrawIndexedArgs {
-                        index_count: mesh.index_count,
+                        index_count: match wire {
+                            false => mesh.index_count,
+                            true => mesh.wire_index_count,
+                        },
                         instance_count: if all { page.count } else { 0 },
                         ..Default::default()
                     };
@@ -406,8 +418,9 @@ impl SkinnedBatch {
             bytes
         };
         if !plan.pages.is_empty() {
-            queue.write_buffer(&self.buffers.draws_reset, 0, &draws(false));
-            queue.write_buffer(&self.buffers.draws_all, 0, &draws(true));
+            queue.write_buffer(&self.buffers.draws_reset, 0, &draws(false, false));
+            queue.write_buffer(&self.buffers.draws_all, 0, &draws(true, false));
+            queue.write_buffer(&self.buffers.wire_draws, 0, &draws(false, true));
         }
         if !vertices.is_empty() && !plan.pages.is_empty() {
             let stride = self.limits.uniform_stride(PRESKIN_PARAMS_SIZE) as usize;
@@ -546,6 +559,11 @@ impl SkinnedBatch {
         // The main pass reads materials; the shadow pass only positions.
         let main = list == DrawList::Camera;
         let l = list.index();
+        let wire = set == MeshSet::Wire;
+        let draws = match wire {
+            false => &self.buffers.draws,
+            true => &self.buffers.wire_draws,
+        };
         pass.set_pipeline(pipeline);
         let drawn = self.meshes.iter().enumerate();
         for (m, mesh) in drawn.filter(|(_, mesh)| set.holds(mesh.blended)) {
@@ -558,7 +576,11 @@ impl SkinnedBatch {
                 pass.set_vertex_buffer(slot, mesh.material_vertices.slice(..));
                 pass.set_bind_group(2, &mesh.material, &[]);
             }
-            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+            let indices = match wire {
+                false => &mesh.indices,
+                true => &mesh.wire_indices,
+            };
+            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
             for (page, groups) in self.pages.iter().zip(&self.groups) {
                 let group = match preskinned {
                     false => &groups.draw[m][l],
@@ -568,10 +590,7 @@ impl SkinnedBatch {
                     },
                 };
                 pass.set_bind_group(1, group, &[]);
-                pass.draw_indexed_indirect(
-                    &self.buffers.draws,
-                    page.draws_at_of(list) + m as u64 * DRAW_SIZE,
-                );
+                pass.draw_indexed_indirect(draws, page.draws_at_of(list) + m as u64 * DRAW_SIZE);
             }
         }
     }

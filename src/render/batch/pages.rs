@@ -38,6 +38,9 @@ pub(super) struct PagedBuffers {
     pub(super) draws_reset: wgpu::Buffer,
     /// The draws with every instance of their page: copied into `draws` when culling is off.
     pub(super) draws_all: wgpu::Buffer,
+    /// The wireframe's draws, at the offsets of `draws`: each mesh's edge list, with the
+    /// instance count of the camera's list copied from `draws` each wireframe frame.
+    pub(super) wire_draws: wgpu::Buffer,
     /// One [`CullParams`] per page, at uniform-aligned offsets.
     pub(super) cull_params: wgpu::Buffer,
     /// One [`PreskinParams`] per page and mesh, at uniform-aligned offsets.
@@ -82,6 +85,7 @@ impl SkinnedBatch {
             "indirect draws reset",
         )?;
         grow(&mut b.draws_all, bytes.draws, COPY, "indirect draws, all")?;
+        grow(&mut b.wire_draws, bytes.draws, DRAWS, "wireframe draws")?;
         let cull = pages_len * limits.uniform_stride(CULL_PARAMS_SIZE);
         grow(&mut b.cull_params, cull, UNIFORM, "cull params")?;
         let preskin =
