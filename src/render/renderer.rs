@@ -1,7 +1,8 @@
 //! The renderer: every pass's layouts and pipelines for one device, and the frame it records
 //! from a [`Scene`]: visibility (GPU culling, for the camera and the light) and pre-skinning
-//! dispatches, the shadow pass, then the main pass (static meshes, skinned batches' opaque
-//! meshes, then their `BLEND` meshes blended, bone overlays).
+//! dispatches, the back-to-front order of batches with `BLEND` meshes, the shadow pass, then the
+//! main pass (static meshes, skinned batches' opaque meshes, then their `BLEND` meshes blended,
+//! far to near within a page, bone overlays).
 
 use glam::{Mat4, Vec3};
 
@@ -15,6 +16,7 @@ use super::paging::BindingLimits;
 use super::preskin::PreskinPass;
 use super::skinned_pass::{PassKind, SkinnedPass, VertexSource};
 use super::skinning::SkinningMode;
+use super::sort::SortPass;
 use super::static_pass::{StaticMesh, StaticPass};
 use super::target::{FrameLayouts, RenderTarget};
 use super::timestamps::{SceneStage, SceneTimestamps};
@@ -35,6 +37,7 @@ pub struct Renderer {
     pub(crate) cull: CullPass,
     pub(crate) preskin: PreskinPass,
     pub(crate) bones: BonePass,
+    pub(crate) sort: SortPass,
 }
 
 /// Settings of a [`Renderer`]; the defaults suit any device.
@@ -127,6 +130,7 @@ impl<'a> Scene<'a> {
                 1.0 / target.shadow_size() as f32,
                 0.0,
             ],
+            camera_position: self.camera.position().extend(1.0).to_array(),
         }
     }
 }
@@ -164,6 +168,7 @@ impl Renderer {
                 cull: CullPass::new(device),
                 preskin: PreskinPass::new(device),
                 bones: BonePass::new(device),
+                sort: SortPass::new(device),
             })
         })
     }
@@ -219,8 +224,12 @@ impl Renderer {
         let skinned_main = filled
             .then(|| self.skinned.pipeline(device, frame, PassKind::Main, source))
             .transpose()?;
-        let skinned_blended = (filled && scene.skinned.iter().any(|b| b.has_blended()))
+        let has_blended = filled && scene.skinned.iter().any(|b| b.has_blended());
+        let skinned_blended = has_blended
             .then(|| self.skinned.blended_pipeline(device, frame, source))
+            .transpose()?;
+        let blend_sort = has_blended
+            .then(|| self.sort.pipelines(device))
             .transpose()?;
         let skinned_wire = wire
             .then(|| self.wire.pipeline(device, frame, &self.skinned, source))
@@ -253,6 +262,9 @@ impl Renderer {
         }
         for batch in scene.skinned {
             batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&frusta))?;
+            if let Some(pipelines) = blend_sort {
+                batch.encode_blend_order(queue, encoder, pipelines, &scene.camera);
+            }
             if scene.preskin {
                 batch.encode_preskin(device, encoder, self, scene.skinning)?;
             }

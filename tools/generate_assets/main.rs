@@ -34,8 +34,9 @@
 //!   (`still`).
 //! * `synthetic/normal_map.glb`: a two-joint upright panel with tangents, a
 //!   normal map of tilted stripes, a checker base colour texture read through
-//!   `TEXCOORD_1`, vertex colours and a `sway` clip; both textures are PNGs
-//!   embedded in the binary chunk (written by `png`).
+//!   `TEXCOORD_1`, vertex colours, metallic-roughness and occlusion textures
+//!   (one packed image), an emissive texture and a `sway` clip; the textures are
+//!   PNGs embedded in the binary chunk (written by `png`).
 //!
 //! The humanoid's bind pose stands upright with the arms hanging at the sides,
 //! palms facing the thighs; every joint's rest rotation is the identity, so
