@@ -439,6 +439,133 @@ fn fbx_keys_outside_the_stack_are_cut_at_its_ends() {
     }
 }
 
+/// A skinned ASCII FBX whose hips have a non-uniform scale that the spine, with Maya's segment
+/// scale compensation (`InheritType` 2), does not inherit: ufbx moves the hips' scale and skin
+/// cluster onto a helper node.
+const SCALE_COMPENSATED: &str = r#"; FBX 7.4.0 project file
+FBXHeaderExtension:  {
+	FBXHeaderVersion: 1003
+	FBXVersion: 7400
+}
+GlobalSettings:  {
+	Version: 1000
+	Properties70:  {
+		P: "UpAxis", "int", "Integer", "",1
+		P: "UpAxisSign", "int", "Integer", "",1
+		P: "FrontAxis", "int", "Integer", "",2
+		P: "FrontAxisSign", "int", "Integer", "",1
+		P: "CoordAxis", "int", "Integer", "",0
+		P: "CoordAxisSign", "int", "Integer", "",1
+		P: "UnitScaleFactor", "double", "Number", "",1
+	}
+}
+Objects:  {
+	Model: 1000, "Model::Hips", "LimbNode" {
+		Version: 232
+		Properties70:  {
+			P: "Lcl Scaling", "Lcl Scaling", "", "A",2,1,1
+		}
+	}
+	Model: 1001, "Model::Spine", "LimbNode" {
+		Version: 232
+		Properties70:  {
+			P: "InheritType", "enum", "", "",2
+			P: "Lcl Translation", "Lcl Translation", "", "A",0,100,0
+		}
+	}
+	Model: 1002, "Model::Body", "Mesh" {
+		Version: 232
+	}
+	Geometry: 2000, "Geometry::Body", "Mesh" {
+		Vertices: *9 {
+			a: 0,0,0,100,0,0,0,100,0
+		}
+		PolygonVertexIndex: *3 {
+			a: 0,1,-3
+		}
+		GeometryVersion: 124
+	}
+	Deformer: 4000, "Deformer::Skin", "Skin" {
+		Version: 101
+		Link_DeformAcuracy: 50
+	}
+	Deformer: 4001, "SubDeformer::Hips", "Cluster" {
+		Version: 100
+		Indexes: *2 {
+			a: 0,1
+		}
+		Weights: *2 {
+			a: 1,1
+		}
+		Transform: *16 {
+			a: 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1
+		}
+		TransformLink: *16 {
+			a: 2,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1
+		}
+	}
+	Deformer: 4002, "SubDeformer::Spine", "Cluster" {
+		Version: 100
+		Indexes: *1 {
+			a: 2
+		}
+		Weights: *1 {
+			a: 1
+		}
+		Transform: *16 {
+			a: 1,0,0,0,0,1,0,0,0,0,1,0,0,-100,0,1
+		}
+		TransformLink: *16 {
+			a: 1,0,0,0,0,1,0,0,0,0,1,0,0,100,0,1
+		}
+	}
+}
+Connections:  {
+	C: "OO",1000,0
+	C: "OO",1001,1000
+	C: "OO",1002,0
+	C: "OO",2000,1002
+	C: "OO",4000,2000
+	C: "OO",4001,4000
+	C: "OO",4002,4000
+	C: "OO",1000,4001
+	C: "OO",1001,4002
+}
+"#;
+
+/// Every skin joint keeps the name of the model its cluster links to, also where ufbx moved
+/// the model's scale and cluster onto a helper node; the model's own node is named apart.
+#[test]
+fn fbx_joints_on_scale_helpers_keep_their_model_names() {
+    let bytes = SCALE_COMPENSATED.as_bytes();
+    let scene = sinew::import::fbx::load_scene(bytes).unwrap();
+    assert!(
+        scene.nodes.iter().any(|n| n.is_scale_helper),
+        "ufbx made no scale helper: the case is not exercised"
+    );
+    let asset = sinew::import::import_bytes(bytes, "scale-compensated.fbx", None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let joints: Vec<&str> = asset.skins[0]
+        .joints
+        .iter()
+        .map(|&j| asset.nodes[j].name.as_str())
+        .collect();
+    assert_eq!(joints, ["Hips", "Spine"]);
+    let unscaled = format!("Hips{}", sinew::import::fbx::UNSCALED_SUFFIX);
+    let hips = asset.skins[0].joints[0];
+    let parent = asset.nodes[hips].parent.unwrap();
+    assert_eq!(asset.nodes[parent].name, unscaled);
+    assert!(asset.nodes.iter().all(|n| !n.name.starts_with("node")));
+    // The helper carries the hips' scale: its world matrix is ufbx's.
+    let world = rest_worlds(&asset)[hips];
+    let m = &scene.nodes[hips].node_to_world;
+    assert!((world.x_axis.x - m.m00 as f32).abs() <= 1e-6, "{world}");
+    assert!(
+        (world.x_axis.x - 2.0).abs() <= 1e-6,
+        "the hips' scale is not on the joint: {world}"
+    );
+}
+
 #[test]
 fn fbx_is_recognised_by_content_not_by_name() {
     let dir = std::env::temp_dir().join(format!("sinew-fbx-{}", std::process::id()));

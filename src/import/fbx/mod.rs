@@ -5,6 +5,8 @@
 mod animations;
 mod meshes;
 mod scene;
+
+pub use scene::UNSCALED_SUFFIX;
 mod skins;
 
 use super::raw::RawAsset;
