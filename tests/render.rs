@@ -46,6 +46,8 @@ mod reference_image;
 mod render_command;
 #[path = "render/skinning.rs"]
 mod skinning;
+#[path = "render/texture_transform.rs"]
+mod texture_transform;
 #[path = "render/view.rs"]
 mod view;
 #[path = "render/wireframe.rs"]

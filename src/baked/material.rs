@@ -65,7 +65,7 @@ impl Default for Sampler {
     }
 }
 
-/// A texture a material reads: its image, sampler and UV set.
+/// A texture a material reads: its image, sampler, UV set and the transform of its UVs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextureRef {
     /// The decoded image.
@@ -74,6 +74,53 @@ pub struct TextureRef {
     pub sampler: Sampler,
     /// The UV set (`TEXCOORD_0` or `TEXCOORD_1`).
     pub uv_set: u32,
+    /// How the UVs are moved before sampling (glTF's `KHR_texture_transform`; identity
+    /// without it).
+    pub transform: UvTransform,
+}
+
+/// An affine transform of texture coordinates, as glTF's `KHR_texture_transform` gives it:
+/// `uv' = T(offset) × R(rotation) × S(scale) × uv`, the rotation in radians counter-clockwise
+/// in UV space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UvTransform {
+    /// Where the UV origin moves, in texture sizes.
+    pub offset: [f32; 2],
+    /// Rotation in radians.
+    pub rotation: f32,
+    /// Scale of each coordinate.
+    pub scale: [f32; 2],
+}
+
+impl UvTransform {
+    /// The transform that leaves UVs as they are.
+    pub const IDENTITY: Self = Self {
+        offset: [0.0, 0.0],
+        rotation: 0.0,
+        scale: [1.0, 1.0],
+    };
+
+    /// The two rows of the transform's 3×3 matrix that are not `(0, 0, 1)`: `u' = r0 · (u, v,
+    /// 1)`, `v' = r1 · (u, v, 1)`.
+    pub fn rows(&self) -> [[f32; 3]; 2] {
+        let (sin, cos) = self.rotation.sin_cos();
+        let [sx, sy] = self.scale;
+        let [ox, oy] = self.offset;
+        [[cos * sx, sin * sy, ox], [-sin * sx, cos * sy, oy]]
+    }
+
+    /// `uv` transformed.
+    pub fn apply(&self, uv: [f32; 2]) -> [f32; 2] {
+        let [r0, r1] = self.rows();
+        let at = |r: [f32; 3]| r[0] * uv[0] + r[1] * uv[1] + r[2];
+        [at(r0), at(r1)]
+    }
+}
+
+impl Default for UvTransform {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
 }
 
 /// How a material's alpha is used.
@@ -159,5 +206,31 @@ impl Default for Material {
             double_sided: false,
             warnings: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The extension's own example: the lower left quadrant of the image, turned clockwise by
+    /// a quarter turn.
+    #[test]
+    fn the_specification_example_maps_the_unit_square_to_the_lower_left_quadrant() {
+        let t = UvTransform {
+            offset: [0.0, 1.0],
+            rotation: std::f32::consts::FRAC_PI_2,
+            scale: [0.5, 0.5],
+        };
+        let corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        let expected = [[0.0, 1.0], [0.0, 0.5], [0.5, 0.5], [0.5, 1.0]];
+        for (uv, want) in corners.into_iter().zip(expected) {
+            let got = t.apply(uv);
+            assert!(
+                (got[0] - want[0]).abs() < 1e-6 && (got[1] - want[1]).abs() < 1e-6,
+                "{uv:?} -> {got:?}, expected {want:?}"
+            );
+        }
+        assert_eq!(UvTransform::IDENTITY.apply([0.25, 0.75]), [0.25, 0.75]);
     }
 }

@@ -28,7 +28,7 @@ pub use compressed::{
     MAX_ERROR_BUDGET, MIN_ERROR_BUDGET, channel_kind,
 };
 pub use joint_lod::LOD_LEVELS;
-pub use material::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, Wrap};
+pub use material::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, UvTransform, Wrap};
 pub use morph::{
     MAX_MORPH_ENTRIES, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode, RigMorph,
     WEIGHTS_PER_CHUNK, WEIGHTS_PER_ENTRY,

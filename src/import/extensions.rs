@@ -11,11 +11,12 @@ use crate::error::ImportErrorKind;
 pub const MESH_QUANTIZATION: &str = "KHR_mesh_quantization";
 /// `EXT_meshopt_compression`: compressed buffer views.
 pub const MESHOPT_COMPRESSION: &str = "EXT_meshopt_compression";
+/// `KHR_texture_transform`: offset, rotation and scale of a texture's UVs.
+pub const TEXTURE_TRANSFORM: &str = "KHR_texture_transform";
 
 /// Extensions that only describe what sinew does not draw (materials, textures, lights,
 /// metadata): a file that requires them still animates and skins correctly without them.
 const IGNORED: &[&str] = &[
-    "KHR_texture_transform",
     "KHR_texture_basisu",
     "EXT_texture_webp",
     "EXT_texture_avif",
@@ -64,7 +65,14 @@ pub struct ExtensionUse {
 
 /// How sinew treats the extension `name`.
 pub fn handling_of(name: &str) -> ExtensionHandling {
-    if name == MESH_QUANTIZATION || name == MESHOPT_COMPRESSION || name == ANIMATION_POINTER {
+    if [
+        MESH_QUANTIZATION,
+        MESHOPT_COMPRESSION,
+        ANIMATION_POINTER,
+        TEXTURE_TRANSFORM,
+    ]
+    .contains(&name)
+    {
         ExtensionHandling::Applied
     } else if IGNORED.contains(&name) || IGNORED_PREFIXES.iter().any(|p| name.starts_with(p)) {
         ExtensionHandling::Ignored

@@ -4,8 +4,11 @@
 //! embedded, data URI or a file beside the glTF) into 8-bit RGBA, shared by the materials that
 //! use it.
 //!
+//! A texture's `KHR_texture_transform` (offset, rotation, scale and the UV set it may name) is
+//! kept with it ([`UvTransform`]) and applied where the texture is sampled.
+//!
 //! Bad material data never fails the import: a texture whose image cannot be read or decoded,
-//! or that reads a UV set other than 0 and 1, is dropped (the material keeps its factors) and
+//! whose transform is not finite, or that reads a UV set other than 0 and 1, is dropped (the material keeps its factors) and
 //! the reason is kept in [`Material::warnings`]. Factors outside their range are clamped (a
 //! non-finite one takes glTF's default).
 
@@ -13,7 +16,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::document::Buffers;
-pub use crate::baked::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, Wrap};
+pub use crate::baked::{
+    AlphaMode, Material, MaterialImage, Sampler, TextureRef, UvTransform, Wrap,
+};
+use serde_json::Value;
+
+use super::extensions::TEXTURE_TRANSFORM;
 
 /// Every material of `doc`, in index order; each image is decoded once.
 pub(crate) fn read_materials(
@@ -47,49 +55,135 @@ pub(crate) fn read_materials(
                 double_sided: m.double_sided(),
                 ..Material::default()
             };
-            let mut read = |what: &str, texture: &gltf::Texture<'_>, set: u32| {
-                texture_ref(texture, set, doc, buffers, base, &mut images)
+            let mut read = |what: &str, texture: &gltf::Texture<'_>, set: u32, moved: Moved| {
+                moved
+                    .and_then(|(transform, named)| {
+                        let set = named.unwrap_or(set);
+                        texture_ref(texture, set, transform, doc, buffers, base, &mut images)
+                    })
                     .map_err(|e| format!("{what} texture: {e}"))
             };
             let mut warnings = Vec::new();
             let mut keep = |t: Result<TextureRef, String>| t.map_err(|e| warnings.push(e)).ok();
             if let Some(info) = pbr.base_color_texture() {
-                material.base_color_texture =
-                    keep(read("base colour", &info.texture(), info.tex_coord()));
+                material.base_color_texture = keep(read(
+                    "base colour",
+                    &info.texture(),
+                    info.tex_coord(),
+                    info_transform(&info),
+                ));
             }
             if let Some(info) = pbr.metallic_roughness_texture() {
                 material.metallic_roughness_texture = keep(read(
                     "metallic-roughness",
                     &info.texture(),
                     info.tex_coord(),
+                    info_transform(&info),
                 ));
             }
             if let Some(normal) = m.normal_texture() {
+                let moved = json_transform(normal.extension_value(TEXTURE_TRANSFORM));
                 material.normal_texture =
-                    keep(read("normal", &normal.texture(), normal.tex_coord()));
+                    keep(read("normal", &normal.texture(), normal.tex_coord(), moved));
                 if material.normal_texture.is_some() {
                     let scale = normal.scale();
                     material.normal_scale = if scale.is_finite() { scale } else { 1.0 };
                 }
             }
             if let Some(occlusion) = m.occlusion_texture() {
+                let moved = json_transform(occlusion.extension_value(TEXTURE_TRANSFORM));
                 material.occlusion_texture = keep(read(
                     "occlusion",
                     &occlusion.texture(),
                     occlusion.tex_coord(),
+                    moved,
                 ));
                 if material.occlusion_texture.is_some() {
                     material.occlusion_strength = unit(occlusion.strength(), 1.0);
                 }
             }
             if let Some(info) = m.emissive_texture() {
-                material.emissive_texture =
-                    keep(read("emissive", &info.texture(), info.tex_coord()));
+                material.emissive_texture = keep(read(
+                    "emissive",
+                    &info.texture(),
+                    info.tex_coord(),
+                    info_transform(&info),
+                ));
             }
             material.warnings = warnings;
             Arc::new(material)
         })
         .collect()
+}
+
+/// A texture's UV transform and the UV set it names (`None`: the texture info's own), or why
+/// it is refused.
+type Moved = Result<(UvTransform, Option<u32>), String>;
+
+/// The `KHR_texture_transform` of a base colour, metallic-roughness or emissive texture.
+fn info_transform(info: &gltf::texture::Info<'_>) -> Moved {
+    match info.texture_transform() {
+        Some(t) => checked(
+            UvTransform {
+                offset: t.offset(),
+                rotation: t.rotation(),
+                scale: t.scale(),
+            },
+            t.tex_coord(),
+        ),
+        None => Ok((UvTransform::IDENTITY, None)),
+    }
+}
+
+/// The `KHR_texture_transform` object of a normal or occlusion texture (the gltf crate keeps
+/// those as JSON).
+fn json_transform(value: Option<&Value>) -> Moved {
+    let Some(value) = value else {
+        return Ok((UvTransform::IDENTITY, None));
+    };
+    let bad = || format!("{TEXTURE_TRANSFORM} {value} is not offset, rotation and scale numbers");
+    let pair = |key: &str, default: [f32; 2]| -> Result<[f32; 2], String> {
+        match value.get(key) {
+            None => Ok(default),
+            Some(Value::Array(a)) if a.len() == 2 => {
+                let at = |i: usize| a[i].as_f64().map(|v| v as f32).ok_or_else(bad);
+                Ok([at(0)?, at(1)?])
+            }
+            Some(_) => Err(bad()),
+        }
+    };
+    let rotation = match value.get("rotation") {
+        None => 0.0,
+        Some(r) => r.as_f64().ok_or_else(bad)? as f32,
+    };
+    let tex_coord = match value.get("texCoord") {
+        None => None,
+        Some(t) => Some(
+            t.as_u64()
+                .and_then(|t| u32::try_from(t).ok())
+                .ok_or_else(bad)?,
+        ),
+    };
+    let transform = UvTransform {
+        offset: pair("offset", [0.0, 0.0])?,
+        rotation,
+        scale: pair("scale", [1.0, 1.0])?,
+    };
+    checked(transform, tex_coord)
+}
+
+/// `transform` when every number is finite.
+fn checked(transform: UvTransform, tex_coord: Option<u32>) -> Moved {
+    let UvTransform {
+        offset: [ox, oy],
+        rotation,
+        scale: [sx, sy],
+    } = transform;
+    if [ox, oy, rotation, sx, sy].iter().all(|v| v.is_finite()) {
+        Ok((transform, tex_coord))
+    } else {
+        Err(format!("{TEXTURE_TRANSFORM} {transform:?} is not finite"))
+    }
 }
 
 /// Finite components clamped to `[0, 1]` (non-finite ones 1).
@@ -109,6 +203,7 @@ fn unit(v: f32, default: f32) -> f32 {
 fn texture_ref(
     texture: &gltf::Texture<'_>,
     uv_set: u32,
+    transform: UvTransform,
     doc: &gltf::Document,
     buffers: &Buffers,
     base: Option<&Path>,
@@ -150,6 +245,7 @@ fn texture_ref(
             wrap_v: wrap(s.wrap_t()),
         },
         uv_set,
+        transform,
     })
 }
 

@@ -25,7 +25,7 @@ mod settings;
 use std::path::Path;
 
 pub use extensions::{ExtensionHandling, ExtensionUse};
-pub use materials::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, Wrap};
+pub use materials::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, UvTransform, Wrap};
 pub use meshes::MAX_INFLUENCES;
 pub use raw::{
     Channel, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget, RawNode,

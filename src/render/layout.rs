@@ -480,6 +480,7 @@ mod tests {
                 ("emissive", offset_of!(M, emissive)),
                 ("textures", offset_of!(M, textures)),
                 ("texture_sets", offset_of!(M, texture_sets)),
+                ("uv_transforms", offset_of!(M, uv_transforms)),
             ],
         );
         check(

@@ -96,9 +96,24 @@ pub struct MaterialParams {
     pub textures: [u32; 4],
     /// The UV sets of the metallic-roughness (x), occlusion (y) and emissive (z) textures.
     pub texture_sets: [u32; 4],
+    /// Each texture's UV transform ([`crate::baked::UvTransform::rows`]), in
+    /// [`Material::textures`] order: rows `2k` and `2k + 1` for texture `k`, `w` unused.
+    pub uv_transforms: [[f32; 4]; 10],
 }
 
-const _: () = assert!(size_of::<MaterialParams>() == 112);
+const _: () = assert!(size_of::<MaterialParams>() == 272);
+
+/// Ten rows of five identity UV transforms.
+const IDENTITY_UV_ROWS: [[f32; 4]; 10] = {
+    let mut rows = [[0.0; 4]; 10];
+    let mut k = 0;
+    while k < 5 {
+        rows[2 * k][0] = 1.0;
+        rows[2 * k + 1][1] = 1.0;
+        k += 1;
+    }
+    rows
+};
 
 impl MaterialParams {
     /// The neutral material: the mesh colour, no texture, no mask.
@@ -110,6 +125,7 @@ impl MaterialParams {
         emissive: [0.0; 4],
         textures: [0; 4],
         texture_sets: [0; 4],
+        uv_transforms: IDENTITY_UV_ROWS,
     };
 
     /// The uniform of `material` on `mesh` (normal maps only where the mesh has tangents).
@@ -121,6 +137,14 @@ impl MaterialParams {
             })
         };
         let normal_map = material.normal_texture.is_some() && mesh.tangents.is_some();
+        let mut uv_transforms = IDENTITY_UV_ROWS;
+        for (k, texture) in material.textures().into_iter().enumerate() {
+            if let Some(t) = texture {
+                let [r0, r1] = t.transform.rows();
+                uv_transforms[2 * k] = [r0[0], r0[1], r0[2], 0.0];
+                uv_transforms[2 * k + 1] = [r1[0], r1[1], r1[2], 0.0];
+            }
+        }
         Self {
             base_color: material.base_color,
             alpha_texture_normal: [
@@ -162,6 +186,7 @@ impl MaterialParams {
                 uv_set(&material.emissive_texture),
                 0,
             ],
+            uv_transforms,
         }
     }
 

@@ -42,6 +42,11 @@ pub(crate) fn material_rigs() -> Vec<Rig> {
             wrap_v: Wrap::ClampToEdge,
         },
         uv_set: 1,
+        transform: sinew::baked::UvTransform {
+            offset: [0.25, -0.5],
+            rotation: 0.3,
+            scale: [2.0, 0.5],
+        },
     };
     let orm = TextureRef {
         image: image("orm", 2, 2),
@@ -50,6 +55,7 @@ pub(crate) fn material_rigs() -> Vec<Rig> {
             ..Sampler::default()
         },
         uv_set: 0,
+        transform: sinew::baked::UvTransform::IDENTITY,
     };
     let textured = Arc::new(Material {
         name: "textured".into(),
@@ -72,6 +78,7 @@ pub(crate) fn material_rigs() -> Vec<Rig> {
             image: image("normals", 2, 2),
             sampler: Sampler::default(),
             uv_set: 0,
+            transform: sinew::baked::UvTransform::IDENTITY,
         }),
         normal_scale: 0.5,
         alpha: AlphaMode::Mask(0.25),

@@ -252,3 +252,52 @@ fn a_texture_index_out_of_range_is_a_typed_import_error() {
         "{err}"
     );
 }
+
+/// `KHR_texture_transform` on a texture info and on a normal texture: offset, rotation, scale
+/// and the UV set it names are kept; a malformed one drops its texture with a warning.
+#[test]
+fn texture_transforms_are_read_and_malformed_ones_drop_their_texture() {
+    let image = format!(
+        r#"{{"uri":"data:image/png;base64,{}"}}"#,
+        common::base64(&tiny_png())
+    );
+    let mut json: serde_json::Value = serde_json::from_str(&triangle_with_image(&image)).unwrap();
+    json["extensionsUsed"] = serde_json::json!(["KHR_texture_transform"]);
+    let material = &mut json["materials"][0];
+    material["pbrMetallicRoughness"]["baseColorTexture"]["extensions"] = serde_json::json!(
+        {"KHR_texture_transform": {"offset": [0.25, 0.5], "scale": [2, 3], "texCoord": 1}}
+    );
+    material["normalTexture"] = serde_json::json!(
+        {"index": 0, "extensions": {"KHR_texture_transform": {"rotation": 0.5}}}
+    );
+    let read = |json: &serde_json::Value| {
+        let asset = sinew::import_bytes(json.to_string().as_bytes(), "moved.gltf", None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        asset.meshes[0].material.as_ref().unwrap().as_ref().clone()
+    };
+    let m = read(&json);
+    let base = m.base_color_texture.as_ref().unwrap();
+    assert_eq!(base.uv_set, 1, "texCoord of the extension names the UV set");
+    assert_eq!(
+        base.transform,
+        sinew::baked::UvTransform {
+            offset: [0.25, 0.5],
+            rotation: 0.0,
+            scale: [2.0, 3.0],
+        }
+    );
+    let normal = m.normal_texture.as_ref().unwrap();
+    assert_eq!(normal.transform.rotation, 0.5);
+    assert_eq!(normal.transform.scale, [1.0, 1.0]);
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    json["materials"][0]["normalTexture"]["extensions"]["KHR_texture_transform"]["rotation"] =
+        serde_json::json!("a quarter turn");
+    let m = read(&json);
+    assert!(m.normal_texture.is_none());
+    assert!(
+        m.warnings.len() == 1 && m.warnings[0].contains("KHR_texture_transform"),
+        "{:?}",
+        m.warnings
+    );
+    assert!(m.base_color_texture.is_some());
+}

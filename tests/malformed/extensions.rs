@@ -168,7 +168,7 @@ fn unknown_extension_that_is_only_used_is_listed_as_unrecognized() {
 }
 
 #[test]
-fn required_texture_and_material_extensions_import_and_are_ignored() {
+fn required_texture_and_material_extensions_import_and_are_applied_or_ignored() {
     let mut file = valid();
     declare(
         &mut file,
@@ -206,11 +206,11 @@ fn required_texture_and_material_extensions_import_and_are_ignored() {
         .iter()
         .map(|e| (e.name.as_str(), e.required, e.handling))
         .collect();
-    use sinew::import::ExtensionHandling::Ignored;
+    use sinew::import::ExtensionHandling::{Applied, Ignored};
     assert_eq!(
         listed,
         [
-            ("KHR_texture_transform", true, Ignored),
+            ("KHR_texture_transform", true, Applied),
             ("KHR_texture_basisu", true, Ignored),
             ("KHR_materials_emissive_strength", false, Ignored),
         ]

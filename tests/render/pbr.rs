@@ -25,6 +25,7 @@ fn texel(name: &str, texel: [u8; 4]) -> Option<TextureRef> {
         }),
         sampler: Sampler::default(),
         uv_set: 0,
+        transform: sinew::baked::UvTransform::IDENTITY,
     })
 }
 

@@ -38,6 +38,10 @@ struct MaterialParams {
     textures: vec4<u32>,
     // The UV sets of those textures.
     texture_sets: vec4<u32>,
+    // Each texture's UV transform (KHR_texture_transform), two rows per texture in binding
+    // order (base colour, normal, metallic-roughness, occlusion, emissive): u' = dot(row 2k,
+    // (u, v, 1)), v' = dot(row 2k + 1, (u, v, 1)).
+    uv_transforms: array<vec4<f32>, 10>,
 }
 
 // One drawn skinned instance, as a page of a batch stores it: the offsets are relative to the

@@ -75,18 +75,25 @@ fn uv_set(v: MaterialVertex, which: u32) -> vec2<f32> {
     return select(v.uv0, v.uv1, which == 1u);
 }
 
+// The UVs texture `slot` (binding order) samples: its UV set moved by its transform.
+fn texture_uv(v: MaterialVertex, which: u32, slot: u32) -> vec2<f32> {
+    let uv = vec3<f32>(uv_set(v, which), 1.0);
+    return vec2<f32>(dot(material.uv_transforms[2u * slot].xyz, uv),
+        dot(material.uv_transforms[2u * slot + 1u].xyz, uv));
+}
+
 // The lit colour of `v` and its alpha (below a mask's cutoff: discarded).
 fn material_fragment(v: MaterialVertex, front: bool) -> vec4<f32> {
     var color = v.color;
     if (material.alpha_texture_normal.y != 0.0) {
-        color = color * textureSample(base_color_texture, base_color_sampler, uv_set(v, material.sets.x));
+        color = color * textureSample(base_color_texture, base_color_sampler, texture_uv(v, material.sets.x, 0u));
     }
     if (material.alpha_texture_normal.x >= 0.0 && color.a < material.alpha_texture_normal.x) {
         discard;
     }
     var n = normalize_or_up(v.normal);
     if (material.alpha_texture_normal.z != 0.0) {
-        let mapped = textureSample(normal_texture, normal_sampler, uv_set(v, material.sets.y)).xyz;
+        let mapped = textureSample(normal_texture, normal_sampler, texture_uv(v, material.sets.y, 1u)).xyz;
         let t_raw = v.tangent.xyz - n * dot(n, v.tangent.xyz);
         if (dot(t_raw, t_raw) > 1e-12) {
             let t = normalize(t_raw);
@@ -104,18 +111,18 @@ fn material_fragment(v: MaterialVertex, front: bool) -> vec4<f32> {
         material.metallic_roughness.y, 1.0, material.emissive.rgb);
     if (material.textures.x != 0u) {
         let mr = textureSample(metallic_roughness_texture, metallic_roughness_sampler,
-            uv_set(v, material.texture_sets.x));
+            texture_uv(v, material.texture_sets.x, 2u));
         surface.roughness *= mr.g;
         surface.metallic *= mr.b;
     }
     if (material.textures.y != 0u) {
         let o = textureSample(occlusion_texture, occlusion_sampler,
-            uv_set(v, material.texture_sets.y)).r;
+            texture_uv(v, material.texture_sets.y, 3u)).r;
         surface.occlusion = 1.0 + material.metallic_roughness.z * (o - 1.0);
     }
     if (material.textures.z != 0u) {
         surface.emissive *= textureSample(emissive_texture, emissive_sampler,
-            uv_set(v, material.texture_sets.z)).rgb;
+            texture_uv(v, material.texture_sets.z, 4u)).rgb;
     }
     return vec4<f32>(shade_pbr(surface, v.world, n), color.a);
 }

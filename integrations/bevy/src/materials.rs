@@ -1,7 +1,7 @@
 //! The file's materials as Bevy [`StandardMaterial`]s: what sinew's importer read for each rig
 //! mesh (base colour factor and texture with its sampler and UV set, normal map, metallic and
 //! roughness factors and texture, occlusion texture, emissive factor and texture, alpha mode,
-//! double-sidedness) in Bevy's terms, with each image uploaded once per file (in each colour
+//! double-sidedness, the UV transform) in Bevy's terms, with each image uploaded once per file (in each colour
 //! space it is read in). Bevy has no occlusion strength: the texture applies at full strength.
 //! The same materials work for glTF, FBX and `.sinew` files (which store them since format
 //! version 6; a mesh without one gets Bevy's default material).
@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::math::Affine2;
 use bevy::mesh::UvChannel;
 use bevy::pbr::StandardMaterial;
 use bevy::prelude::*;
@@ -76,8 +77,23 @@ pub(crate) fn standard_material(
         emissive: LinearRgba::rgb(er, eg, eb),
         emissive_channel: channel(&emissive),
         emissive_texture: emissive.map(|t| t.0),
+        uv_transform: uv_transform(m),
         ..default()
     }
+}
+
+/// Bevy's one UV transform for all of a material's textures: the base colour texture's (the
+/// first texture's where it has none; glTF files give one transform to all in practice).
+fn uv_transform(m: &Material) -> Affine2 {
+    let Some(t) = m.textures().into_iter().flatten().next() else {
+        return Affine2::IDENTITY;
+    };
+    let [r0, r1] = t.transform.rows();
+    Affine2::from_cols(
+        Vec2::new(r0[0], r1[0]),
+        Vec2::new(r0[1], r1[1]),
+        Vec2::new(r0[2], r1[2]),
+    )
 }
 
 fn uv_channel(set: u32) -> UvChannel {

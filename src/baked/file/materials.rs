@@ -2,15 +2,18 @@
 //! distinct materials of a rig's meshes and the images they read, stored as decoded RGBA8
 //! pixels so a file draws without its source and without an image decoder. Written only for a
 //! rig with a material; each mesh names its own in its surface section. Version 7 adds the
-//! metallic-roughness model's factors and textures (occlusion and emissive included); version 6
-//! materials load with glTF's defaults for them (metallic and rough, no occlusion, no emission).
+//! metallic-roughness model's factors and textures (occlusion and emissive included) and each
+//! texture's UV transform; version 6 materials load with glTF's defaults for them (metallic and
+//! rough, no occlusion, no emission, UVs as they are).
 
 use std::sync::Arc;
 
 use super::NO_INDEX;
 use super::container::{Section, SectionId, SectionKind, SectionTable};
 use super::section::{SectionReader, SectionWriter, count};
-use crate::baked::{AlphaMode, Material, MaterialImage, Rig, Sampler, TextureRef, Wrap};
+use crate::baked::{
+    AlphaMode, Material, MaterialImage, Rig, Sampler, TextureRef, UvTransform, Wrap,
+};
 use crate::error::FormatErrorKind;
 
 /// The first format version with materials and surface sections.
@@ -184,6 +187,13 @@ pub(super) fn rig_section(rig: &Rig, r: u32) -> Option<Section> {
     w.array(&per_material(&|m| {
         all.texture_words(m.emissive_texture.as_ref())
     }));
+    let transforms: Vec<[f32; 4]> = all
+        .materials
+        .iter()
+        .flat_map(|m| m.textures())
+        .flat_map(|t| transform_words(&t.map_or(UvTransform::IDENTITY, |t| t.transform)))
+        .collect();
+    w.array(&transforms);
     w.strings(warnings.into_iter());
     Some(Section {
         id: materials_id(r),
@@ -222,6 +232,10 @@ pub(super) fn decode_rig(
             metallic_roughness: rd.array(material_count, "metallic-roughness textures")?,
             occlusion: rd.array(material_count, "occlusion textures")?,
             emissive_textures: rd.array(material_count, "emissive textures")?,
+            transforms: rd.array(
+                material_count.saturating_mul(TRANSFORM_WORDS),
+                "texture UV transforms",
+            )?,
         })
     } else {
         None
@@ -289,6 +303,37 @@ struct PbrWords {
     metallic_roughness: Vec<[u32; 4]>,
     occlusion: Vec<[u32; 4]>,
     emissive_textures: Vec<[u32; 4]>,
+    /// Every texture slot's UV transform ([`transform_words`]), [`TRANSFORM_WORDS`] per
+    /// material in [`Material::textures`] order.
+    transforms: Vec<[f32; 4]>,
+}
+
+/// Words of one material's five UV transforms.
+const TRANSFORM_WORDS: u32 = 10;
+
+/// A UV transform as stored: `[offset x, offset y, rotation, 0]`, `[scale x, scale y, 0, 0]`.
+fn transform_words(t: &UvTransform) -> [[f32; 4]; 2] {
+    [
+        [t.offset[0], t.offset[1], t.rotation, 0.0],
+        [t.scale[0], t.scale[1], 0.0, 0.0],
+    ]
+}
+
+/// A stored UV transform: finite numbers, reserved words zero.
+fn transform_from([a, b]: [[f32; 4]; 2]) -> Result<UvTransform, String> {
+    if a[3] != 0.0 || b[2] != 0.0 || b[3] != 0.0 {
+        return Err("reserved UV transform words are not zero".into());
+    }
+    let t = UvTransform {
+        offset: [a[0], a[1]],
+        rotation: a[2],
+        scale: [b[0], b[1]],
+    };
+    if [a[0], a[1], a[2], b[0], b[1]].iter().all(|v| v.is_finite()) {
+        Ok(t)
+    } else {
+        Err(format!("UV transform {t:?} is not finite"))
+    }
 }
 
 impl PbrWords {
@@ -326,6 +371,24 @@ impl PbrWords {
             texture(self.occlusion[i], images).map_err(|e| format!("occlusion texture: {e}"))?;
         material.emissive_texture = texture(self.emissive_textures[i], images)
             .map_err(|e| format!("emissive texture: {e}"))?;
+        let words = self.transforms.chunks_exact(2).skip(5 * i).take(5);
+        let slots = [
+            &mut material.base_color_texture,
+            &mut material.normal_texture,
+            &mut material.metallic_roughness_texture,
+            &mut material.occlusion_texture,
+            &mut material.emissive_texture,
+        ];
+        for (slot, pair) in slots.into_iter().zip(words) {
+            let transform = transform_from([pair[0], pair[1]])?;
+            match slot {
+                Some(texture) => texture.transform = transform,
+                None if transform != UvTransform::IDENTITY => {
+                    return Err("a UV transform for a texture the material lacks".into());
+                }
+                None => {}
+            }
+        }
         Ok(())
     }
 }
@@ -391,5 +454,6 @@ fn texture(
         image: image.clone(),
         sampler,
         uv_set,
+        transform: UvTransform::IDENTITY,
     }))
 }
