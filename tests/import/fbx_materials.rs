@@ -238,3 +238,26 @@ fn a_baked_fbx_keeps_its_materials() {
     }
     assert_eq!(materials, 3, "every mesh part keeps its material");
 }
+
+#[test]
+fn damaged_embedded_content_leaves_the_factor_and_a_warning() {
+    // The badge's embedded PNG replaced by other bytes (valid base64 of a text), then by
+    // characters that are not base64 at all.
+    let text = std::fs::read_to_string(fbx_path()).unwrap();
+    let start = text.find("Content: , \"").unwrap() + "Content: , \"".len();
+    let end = start + text[start..].find('"').unwrap();
+    for (what, content) in [("text", "bm90IGFuIGltYWdl"), ("not base64", "@@@@!!!!")] {
+        let damaged = format!("{}{content}{}", &text[..start], &text[end..]);
+        let asset = sinew::import_bytes(damaged.as_bytes(), "damaged.fbx", None)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (_, badge) = part(&asset, "Badge");
+        assert!(badge.base_color_texture.is_none(), "{what}");
+        assert_close(&badge.base_color, &[1.0; 4], "Badge colour");
+        assert_eq!(badge.warnings.len(), 1, "{what}: {:?}", badge.warnings);
+        assert!(
+            badge.warnings[0].contains("badge.png"),
+            "{what}: {:?}",
+            badge.warnings
+        );
+    }
+}
