@@ -129,11 +129,69 @@ fn fbx_mesh_parts_carry_their_materials_factors_and_textures() {
     assert_eq!(texel(3, 0), &[30, 200, 30, 255], "green top right");
     assert_eq!(texel(0, 3), &[30, 30, 200, 255], "blue bottom left");
     assert_eq!(texel(3, 3), &[220, 200, 40, 255], "yellow bottom right");
+    // Its normal map (embedded, on UV set "UVMap") and the tangents the file gives.
+    let normal = badge
+        .normal_texture
+        .as_ref()
+        .expect("the embedded normal map");
+    assert_eq!(normal.uv_set, 0);
+    assert_eq!(
+        &normal.image.rgba8[..8],
+        &[218, 128, 218, 255, 38, 128, 218, 255],
+        "stripes tilted towards +u and -u"
+    );
+    let tangents = badge_mesh.tangents.as_ref().expect("the file's tangents");
+    assert_eq!(tangents.len(), badge_mesh.positions.len());
+    for t in tangents {
+        assert_close(t, &[1.0, 0.0, 0.0, 1.0], "badge tangent (+X, binormal +Y)");
+    }
+    assert!(checker_mesh.tangents.is_none(), "the panel has no tangents");
     let uvs1 = badge_mesh.uvs1.as_ref().expect("the second UV set");
     assert_eq!(uvs1.len(), badge_mesh.uvs.len());
     for (uv0, uv1) in badge_mesh.uvs.iter().zip(uvs1) {
         assert_close(uv1, &[1.0 - uv0[0], uv0[1]], "second UV set, mirrored in u");
     }
+}
+
+/// The badge of `materials.fbx` with its normal map connected as a bump map, and its image
+/// replaced by `content` (base64) when given.
+fn badge_with_bump(content: Option<&str>) -> Arc<Material> {
+    let mut text = std::fs::read_to_string(fbx_path())
+        .unwrap()
+        .replace("\"NormalMap\"", "\"Bump\"");
+    if let Some(content) = content {
+        let video = text.find("\"Video::badge_normal\"").unwrap();
+        let start = video + text[video..].find("Content: , \"").unwrap() + "Content: , \"".len();
+        let end = start + text[start..].find('"').unwrap();
+        text.replace_range(start..end, content);
+    }
+    let asset = sinew::import_bytes(text.as_bytes(), "bump.fbx", None).unwrap();
+    part(&asset, "Badge").1.clone()
+}
+
+#[test]
+fn a_coloured_bump_texture_is_a_normal_map_and_a_grey_one_a_warning() {
+    let coloured = badge_with_bump(None);
+    assert!(coloured.warnings.is_empty(), "{:?}", coloured.warnings);
+    assert!(
+        coloured.normal_texture.is_some(),
+        "the stripes, read as a normal map"
+    );
+    // A 2 × 1 grey PNG: a height map.
+    let grey = badge_with_bump(Some(
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAEUlEQVR4nGNoaGj4b2Nj8x8AEp8EMyASZfAAAAAASUVORK5CYII=",
+    ));
+    assert!(grey.normal_texture.is_none());
+    assert_eq!(grey.warnings.len(), 1, "{:?}", grey.warnings);
+    assert!(
+        grey.warnings[0].contains("badge_normal.png") && grey.warnings[0].contains("height map"),
+        "{:?}",
+        grey.warnings
+    );
+    assert!(
+        grey.base_color_texture.is_some(),
+        "the badge's colour stays"
+    );
 }
 
 /// `materials.fbx` copied alone into a fresh folder (its external texture left behind), plus
@@ -233,6 +291,7 @@ fn a_baked_fbx_keeps_its_materials() {
             assert_eq!(b.material, r.material, "mesh {:?}", b.name);
             assert_eq!(b.colors, r.colors, "mesh {:?} vertex colours", b.name);
             assert_eq!(b.uvs1, r.uvs1, "mesh {:?} second UV set", b.name);
+            assert_eq!(b.tangents, r.tangents, "mesh {:?} tangents", b.name);
             materials += usize::from(r.material.is_some());
         }
     }

@@ -6,8 +6,9 @@
 //! diffuse colour and the external checker texture on UV set `UVMap`) and whose right half uses
 //! `Glass` (diffuse colour × factor, 25 % transparent, no texture); vertex colours on every
 //! corner; and a rigid `Badge` quad under the upper joint whose material reads an embedded PNG
-//! (the video's `Content`) through its second UV set, `Second`, clamped along u. The clip
-//! `sway` bends the upper joint.
+//! (the video's `Content`) through its second UV set, `Second`, clamped along u, and an
+//! embedded normal map of tilted stripes through its first (with tangents and binormals). The
+//! clip `sway` bends the upper joint.
 
 use std::fmt::Write;
 
@@ -40,6 +41,16 @@ fn badge_texel(x: u32, y: u32) -> [u8; 4] {
         (false, true) => [30, 200, 30, 255],
         (true, false) => [30, 30, 200, 255],
         (false, false) => [220, 200, 40, 255],
+    }
+}
+
+/// Vertical stripes one texel wide, tilted 45° towards +u and -u by turns (tangent space,
+/// encoded as `n × 0.5 + 0.5`).
+fn normal_texel(x: u32, _: u32) -> [u8; 4] {
+    if x.is_multiple_of(2) {
+        [218, 128, 218, 255]
+    } else {
+        [38, 128, 218, 255]
     }
 }
 
@@ -104,6 +115,8 @@ struct Geometry {
     uv_sets: Vec<(&'static str, Vec<[f64; 2]>)>,
     /// Vertex colours, one per control point.
     colors: Option<Vec<[f64; 4]>>,
+    /// Whether the first UV set has tangents (+X) and binormals (+Y).
+    tangents: bool,
 }
 
 fn write_geometry(out: &mut String, id: u64, name: &str, g: &Geometry) {
@@ -152,6 +165,15 @@ fn write_geometry(out: &mut String, id: u64, name: &str, g: &Geometry) {
         array(out, "\t\t\t", "Colors", &strings(colors.iter().flatten()));
         let _ = writeln!(out, "{t}}}");
     }
+    let frame = [("Tangent", [1.0, 0.0, 0.0]), ("Binormal", [0.0, 1.0, 0.0])];
+    if g.tangents {
+        for (kind, axis) in frame {
+            layer(out, kind, 0, g.uv_sets[0].0, "ByVertice");
+            let values = g.positions.iter().flat_map(|_| axis);
+            array(out, "\t\t\t", &format!("{kind}s"), &strings(values));
+            let _ = writeln!(out, "{t}}}");
+        }
+    }
     layer(out, "Material", 0, "", "ByPolygon");
     array(out, "\t\t\t", "Materials", &strings(&g.materials));
     let _ = writeln!(out, "{t}}}");
@@ -167,6 +189,11 @@ fn write_geometry(out: &mut String, id: u64, name: &str, g: &Geometry) {
     element(out, "UV", 0);
     if g.colors.is_some() {
         element(out, "Color", 0);
+    }
+    if g.tangents {
+        for (kind, _) in frame {
+            element(out, kind, 0);
+        }
     }
     element(out, "Material", 0);
     let _ = writeln!(out, "{t}}}");
@@ -289,6 +316,8 @@ mod id {
     pub const CHECKER_VIDEO: u64 = 4001;
     pub const BADGE_TEXTURE: u64 = 4002;
     pub const BADGE_VIDEO: u64 = 4003;
+    pub const NORMAL_TEXTURE: u64 = 4004;
+    pub const NORMAL_VIDEO: u64 = 4005;
     pub const SKIN: u64 = 5000;
     pub const ROOT_CLUSTER: u64 = 5001;
     pub const TOP_CLUSTER: u64 = 5002;
@@ -309,6 +338,7 @@ fn panel() -> Geometry {
         materials: Vec::new(),
         uv_sets: vec![("UVMap", Vec::new())],
         colors: Some(Vec::new()),
+        tangents: false,
     };
     for j in 0..n {
         for i in 0..n {
@@ -350,6 +380,7 @@ fn badge() -> Geometry {
             ),
         ],
         colors: None,
+        tangents: true,
     }
 }
 
@@ -357,6 +388,7 @@ fn badge() -> Geometry {
 pub(crate) fn materials() -> (String, Vec<u8>) {
     let checker = png(CHECKER_TEXELS, checker_texel);
     let badge_png = png(BADGE_TEXELS, badge_texel);
+    let normal_png = png(BADGE_TEXELS, normal_texel);
     let mut out = String::new();
     out.push_str(
         "; FBX 7.4.0 project file\n; Written by sinew's generate_assets: a skinned panel with two \
@@ -422,6 +454,19 @@ pub(crate) fn materials() -> (String, Vec<u8>) {
             content: Some(&badge_png),
         },
     );
+    write_texture(
+        &mut out,
+        id::NORMAL_TEXTURE,
+        id::NORMAL_VIDEO,
+        &TextureFile {
+            name: "badge_normal",
+            uv_set: "UVMap",
+            clamp_u: false,
+            absolute: "C:\\Users\\artist\\fbx\\badge_normal.png",
+            relative: "badge_normal.png",
+            content: Some(&normal_png),
+        },
+    );
     // Skin: the panel's upper half bends with `Top`.
     let _ = writeln!(
         out,
@@ -477,7 +522,7 @@ pub(crate) fn materials() -> (String, Vec<u8>) {
     out.push_str("\t}\n}\nConnections:  {\n");
     // Child, parent and, for a connection to a property, its name. Material indices follow
     // the order materials connect to their model.
-    let connections: [(u64, u64, Option<&str>); 22] = [
+    let connections: [(u64, u64, Option<&str>); 24] = [
         (id::ROOT, 0, None),
         (id::TOP, id::ROOT, None),
         (id::PANEL, 0, None),
@@ -489,8 +534,10 @@ pub(crate) fn materials() -> (String, Vec<u8>) {
         (id::BADGE_MATERIAL, id::BADGE, None),
         (id::CHECKER_VIDEO, id::CHECKER_TEXTURE, None),
         (id::BADGE_VIDEO, id::BADGE_TEXTURE, None),
+        (id::NORMAL_VIDEO, id::NORMAL_TEXTURE, None),
         (id::CHECKER_TEXTURE, id::CHECKER, Some("DiffuseColor")),
         (id::BADGE_TEXTURE, id::BADGE_MATERIAL, Some("DiffuseColor")),
+        (id::NORMAL_TEXTURE, id::BADGE_MATERIAL, Some("NormalMap")),
         (id::SKIN, id::PANEL_GEOMETRY, None),
         (id::ROOT_CLUSTER, id::SKIN, None),
         (id::TOP_CLUSTER, id::SKIN, None),
