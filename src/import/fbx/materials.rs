@@ -12,7 +12,7 @@
 //! - Textures: the embedded content, else a file found from the FBX file's folder (the
 //!   relative path, the absolute path, then the file's name beside the FBX file); wrap modes
 //!   from the texture; the texture's UV set name mapped to the mesh's UV set index (an unknown
-//!   or empty name reads set 0).
+//!   or empty name reads set 0); a layered texture draws its first file's image.
 //!
 //! As for glTF, bad texture data never fails the import: a texture that cannot be found or
 //! decoded, reads a UV set other than 0 and 1, or is procedural is dropped with a reason in
@@ -104,9 +104,9 @@ impl<'a> Materials<'a> {
         if let Some(opacity) = opacity_texture {
             // The texture's alpha, not the scalar, gives the opacity.
             out.base_color[3] = 1.0;
-            let same = base_color_texture(material).is_some_and(|b| {
-                image_key(b) == image_key(file_texture(opacity).unwrap_or(opacity))
-            });
+            let file = |t| file_texture(t).unwrap_or(t);
+            let same = base_color_texture(material)
+                .is_some_and(|b| image_key(file(b)) == image_key(file(opacity)));
             if !same {
                 out.warnings.push(format!(
                     "opacity texture {}: not drawn (alpha comes from the base colour texture)",
