@@ -116,7 +116,10 @@ impl TimeWrap {
 ///
 /// - Clip time: `wrap(time + rate × (now − anchor))` on a timeline of `period` clip seconds, as
 ///   the [`TimeWrap`] in `flags` says. `time` is the *unwrapped* position at `anchor` (on a
-///   ping-pong clock's backward leg it lies in `period..2 × period`).
+///   ping-pong clock's backward leg it lies in `period..2 × period`). A clock with a
+///   `rate_gain` runs at `rate + rate_gain × α(now)` for the fade progress `α` below (a rate
+///   that ramps with the weight, as a blend space's phase does while its input ramps), so its
+///   unwrapped time adds `rate_gain × ∫ α` from `anchor` to `now` ([`crate::cpu::layer_time`]).
 /// - Weight: a fade `α = clamp((now − fade_start) × fade_rate, 0, 1)` (1 when `fade_rate` is 0)
 ///   takes the weight from `weight_from` to `weight`, normalised by the share left to the layers
 ///   below: `mix(weight_from, weight, α) / ((1 − α) + α × share_sum)`. With `share_sum` 1 this is
@@ -148,8 +151,9 @@ pub struct LayerRecord {
     pub fade_rate: f32,
     /// Share normaliser of a fading layer (1 for a plain ramp).
     pub share_sum: f32,
-    /// Padding to 48 bytes.
-    pub pad: u32,
+    /// Clock rate gained as the fade completes (0: a steady clock; see the type's
+    /// documentation). It fills what was padding: the record stays 48 bytes.
+    pub rate_gain: f32,
 }
 
 const _: () = assert!(std::mem::size_of::<LayerRecord>() == 48);
@@ -182,7 +186,7 @@ impl LayerRecord {
         fade_start: 0.0,
         fade_rate: 0.0,
         share_sum: 1.0,
-        pad: 0,
+        rate_gain: 0.0,
     };
 
     /// The same layer with a running clock: at frame time `anchor` it is at unwrapped clip time
@@ -211,6 +215,13 @@ impl LayerRecord {
         self.fade_start = start;
         self.fade_rate = rate;
         self.share_sum = share_sum;
+        self
+    }
+
+    /// The same layer with a clock whose rate gains `gain` as its fade completes (see the type's
+    /// documentation).
+    pub fn with_rate_gain(mut self, gain: f32) -> Self {
+        self.rate_gain = gain;
         self
     }
 

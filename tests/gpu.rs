@@ -27,6 +27,8 @@ mod every_asset;
 mod fixtures;
 #[path = "gpu/ik.rs"]
 mod ik;
+#[path = "gpu/input_ramps.rs"]
+mod input_ramps;
 #[path = "gpu/lod.rs"]
 mod lod;
 #[path = "gpu/morph_weights.rs"]
@@ -35,6 +37,8 @@ mod morph_weights;
 mod oracle;
 #[path = "gpu/palette.rs"]
 mod palette;
+#[path = "gpu/ramped_clocks.rs"]
+mod ramped_clocks;
 #[path = "gpu/resident_records.rs"]
 mod resident_records;
 #[path = "gpu/root_motion.rs"]

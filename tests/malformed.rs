@@ -31,6 +31,8 @@ macro_rules! assert_kind {
 
 #[path = "malformed/accessors.rs"]
 mod accessors;
+#[path = "malformed/animation_pointer.rs"]
+mod animation_pointer;
 #[path = "malformed/animations.rs"]
 mod animations;
 #[path = "malformed/buffers.rs"]

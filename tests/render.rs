@@ -13,6 +13,8 @@
 
 #[path = "render/baked_materials.rs"]
 mod baked_materials;
+#[path = "render/blend_order.rs"]
+mod blend_order;
 #[path = "render/bone_overlay.rs"]
 mod bone_overlay;
 mod common;
@@ -38,6 +40,8 @@ mod morph_targets;
 mod normal_maps;
 #[path = "render/paged.rs"]
 mod paged;
+#[path = "render/pbr.rs"]
+mod pbr;
 #[path = "render/reference_image.rs"]
 mod reference_image;
 #[path = "render/render_command.rs"]
@@ -46,5 +50,7 @@ mod render_command;
 mod skinning;
 #[path = "render/view.rs"]
 mod view;
+#[path = "render/wireframe.rs"]
+mod wireframe;
 #[path = "render/without_gpu.rs"]
 mod without_gpu;

@@ -7,6 +7,8 @@ mod attachments;
 #[path = "runtime/blend_spaces.rs"]
 mod blend_spaces;
 mod common;
+#[path = "runtime/compressed_root_motion.rs"]
+mod compressed_root_motion;
 #[path = "runtime/content.rs"]
 mod content;
 #[path = "runtime/cross_fades.rs"]
@@ -17,6 +19,8 @@ mod events;
 mod fixtures;
 #[path = "runtime/gpu_records.rs"]
 mod gpu_records;
+#[path = "runtime/input_ramps.rs"]
+mod input_ramps;
 #[path = "runtime/layers.rs"]
 mod layers;
 #[path = "runtime/pace.rs"]

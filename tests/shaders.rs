@@ -294,7 +294,7 @@ fn shared_structs_match_rust_layouts() {
             fade_start,
             fade_rate,
             share_sum,
-            pad
+            rate_gain
         ]
     );
     layout!(

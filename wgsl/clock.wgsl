@@ -31,12 +31,35 @@ fn wrap_time(wrap: u32, u: f32, period: f32) -> f32 {
     }
 }
 
-// The layer's clip time at frame time `now`.
-fn layer_time(layer: LayerRecord, now: f32) -> f32 {
+// The area under a fade's progress from 0 to `x`, in units of its duration.
+fn ramp_area(x: f32) -> f32 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x < 1.0 {
+        return 0.5 * x * x;
+    }
+    return x - 0.5;
+}
+
+// The layer's unwrapped clip time at frame time `now` (with a rate gain, the rate ramps with
+// the fade).
+fn layer_unwrapped_time(layer: LayerRecord, now: f32) -> f32 {
     var u = layer.time;
     if layer.rate != 0.0 {
         u = layer.time + layer.rate * (now - layer.anchor);
     }
+    if layer.rate_gain != 0.0 && layer.fade_rate > 0.0 {
+        let area = ramp_area((now - layer.fade_start) * layer.fade_rate)
+            - ramp_area((layer.anchor - layer.fade_start) * layer.fade_rate);
+        u += layer.rate_gain * area / layer.fade_rate;
+    }
+    return u;
+}
+
+// The layer's clip time at frame time `now`.
+fn layer_time(layer: LayerRecord, now: f32) -> f32 {
+    let u = layer_unwrapped_time(layer, now);
     return wrap_time((layer.flags & LAYER_WRAP) >> LAYER_WRAP_SHIFT, u, layer.period);
 }
 

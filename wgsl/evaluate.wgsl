@@ -197,7 +197,10 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
         let k = first + lane;
         let out = header.first_instance + wg_slot[k];
         if out < arrayLength(&bounds) {
-            bounds[out] = bounds_result(k);
+            // min.w: the joint LOD level the slot was evaluated at (what wgsl/lod.wgsl chose).
+            var b = bounds_result(k);
+            b.min.w = f32(wg_lod[k]);
+            bounds[out] = b;
         }
     }
 }

@@ -55,11 +55,11 @@ fn layer_root_motion(
     now: f32,
     yaw: bool,
 ) -> vec4<f32> {
-    if layer.rate == 0.0 {
+    if layer.rate == 0.0 && layer.rate_gain == 0.0 {
         return vec4<f32>(0.0);
     }
-    let u_from = layer.time + layer.rate * (prev - layer.anchor);
-    let u_to = layer.time + layer.rate * (now - layer.anchor);
+    let u_from = layer_unwrapped_time(layer, prev);
+    let u_to = layer_unwrapped_time(layer, now);
     if u_from == u_to {
         return vec4<f32>(0.0);
     }

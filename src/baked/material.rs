@@ -1,9 +1,11 @@
-//! A mesh's material as sinew draws it: base colour factor and texture, alpha mode, normal map,
+//! A mesh's material as sinew draws it: glTF's metallic-roughness model (base colour, metallic
+//! and roughness factors and textures, occlusion, emissive), alpha mode, normal map,
 //! double-sidedness; images shared as 8-bit RGBA.
 
 use std::sync::Arc;
 
-/// An image decoded to 8-bit RGBA (sRGB for base colours, linear for normal maps).
+/// An image decoded to 8-bit RGBA (sRGB for base and emissive colours, linear for
+/// metallic-roughness, occlusion and normal maps).
 #[derive(Clone, PartialEq, Eq)]
 pub struct MaterialImage {
     /// The image's name, or `image<i>`.
@@ -95,6 +97,21 @@ pub struct Material {
     pub base_color: [f32; 4],
     /// The base colour texture (sRGB).
     pub base_color_texture: Option<TextureRef>,
+    /// Metalness in `[0, 1]`, multiplied with the metallic-roughness texture's blue channel.
+    pub metallic: f32,
+    /// Perceptual roughness in `[0, 1]`, multiplied with the metallic-roughness texture's
+    /// green channel.
+    pub roughness: f32,
+    /// The metallic-roughness texture (linear: blue metalness, green roughness).
+    pub metallic_roughness_texture: Option<TextureRef>,
+    /// The occlusion texture (linear, red channel), darkening the ambient light only.
+    pub occlusion_texture: Option<TextureRef>,
+    /// How much of the occlusion applies: `1 + strength × (texture − 1)`.
+    pub occlusion_strength: f32,
+    /// Emitted colour (linear rgb), multiplied with the emissive texture.
+    pub emissive: [f32; 3],
+    /// The emissive texture (sRGB).
+    pub emissive_texture: Option<TextureRef>,
     /// The tangent-space normal map (drawn where the mesh has tangents).
     pub normal_texture: Option<TextureRef>,
     /// The normal map's scale.
@@ -107,13 +124,35 @@ pub struct Material {
     pub warnings: Vec<String>,
 }
 
+impl Material {
+    /// Every texture slot, in the order sinew binds and stores them: base colour, normal,
+    /// metallic-roughness, occlusion, emissive.
+    pub fn textures(&self) -> [Option<&TextureRef>; 5] {
+        [
+            self.base_color_texture.as_ref(),
+            self.normal_texture.as_ref(),
+            self.metallic_roughness_texture.as_ref(),
+            self.occlusion_texture.as_ref(),
+            self.emissive_texture.as_ref(),
+        ]
+    }
+}
+
 impl Default for Material {
-    /// glTF's default material: white, opaque, no textures.
+    /// glTF's default material: white, fully metallic and rough, not emissive, opaque, no
+    /// textures.
     fn default() -> Self {
         Self {
             name: String::new(),
             base_color: [1.0; 4],
             base_color_texture: None,
+            metallic: 1.0,
+            roughness: 1.0,
+            metallic_roughness_texture: None,
+            occlusion_texture: None,
+            occlusion_strength: 1.0,
+            emissive: [0.0; 3],
+            emissive_texture: None,
             normal_texture: None,
             normal_scale: 1.0,
             alpha: AlphaMode::Opaque,

@@ -37,6 +37,9 @@ struct ExtensionInfo {
     name: String,
     required: bool,
     handling: &'static str,
+    /// What sinew left out of what the file uses the extension for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -304,6 +307,7 @@ impl InspectArgs {
                     name: e.name.clone(),
                     required: e.required,
                     handling: e.handling.name(),
+                    notes: e.notes.clone(),
                 })
                 .collect();
             (sinew::bake_rigs(&asset)?, extensions)
@@ -321,6 +325,9 @@ impl InspectArgs {
         for e in &inspection.extensions {
             let required = if e.required { "required" } else { "used" };
             let _ = writeln!(text, "extension {} ({required}): {}", e.name, e.handling);
+            for note in &e.notes {
+                let _ = writeln!(text, "  note: {note}");
+            }
         }
         for (rig, info) in rigs.iter().zip(&inspection.rigs) {
             write_rig(&mut text, rig, info);

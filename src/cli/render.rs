@@ -279,20 +279,21 @@ impl RenderArgs {
             camera: Stage::framing_camera(&aabb, target.aspect()),
             bones: self.bones,
             skinning: self.skinning.mode(),
+            wireframe: false,
         };
         match self.frames {
             Some(frames) => {
                 let mut apng = AnimatedPng::create(out, size, size, frames, self.fps)?;
                 for &time in &times {
                     pose(&mut poser, &context, &records_at(time)?, entries)?;
-                    stage.render(device, queue, &renderer, &target, &view)?;
+                    stage.render(device, queue, &renderer, &target, &view, None)?;
                     apng.write_frame(&target.read_rgba8(device, queue)?)?;
                 }
                 apng.finish()?;
             }
             None => {
                 // The buffers hold the last (only) pose evaluated above.
-                stage.render(device, queue, &renderer, &target, &view)?;
+                stage.render(device, queue, &renderer, &target, &view, None)?;
                 progress.set_message(format!("writing {}", out.display()));
                 target.save_png(device, queue, out)?;
             }

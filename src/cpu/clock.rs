@@ -30,15 +30,47 @@ fn wrap_into(x: f32, cycle: f32) -> f32 {
     if r >= 0.0 && r < cycle { r } else { 0.0 }
 }
 
+/// `∫ clamp(s, 0, 1) ds` from 0 to `x`: the area under a fade's progress, in units of its
+/// duration.
+#[inline]
+fn ramp_area(x: f32) -> f32 {
+    if x <= 0.0 {
+        0.0
+    } else if x < 1.0 {
+        0.5 * x * x
+    } else {
+        x - 0.5
+    }
+}
+
+/// The layer's unwrapped clip time at frame time `now`: its clock's position, before
+/// wrapping ([`LayerRecord`]; with a `rate_gain`, the rate ramps with the fade).
+#[inline]
+pub fn layer_unwrapped_time(layer: &LayerRecord, now: f32) -> f32 {
+    let mut u = layer.time;
+    if layer.rate != 0.0 {
+        u = layer.time + layer.rate * (now - layer.anchor);
+    }
+    if layer.rate_gain != 0.0 && layer.fade_rate > 0.0 {
+        let at = |t: f32| ramp_area((t - layer.fade_start) * layer.fade_rate);
+        u += layer.rate_gain * (at(now) - at(layer.anchor)) / layer.fade_rate;
+    }
+    u
+}
+
+/// The layer's clock rate at frame time `now` (clip seconds per second).
+#[inline]
+pub fn layer_rate(layer: &LayerRecord, now: f32) -> f32 {
+    if layer.rate_gain != 0.0 && layer.fade_rate > 0.0 {
+        return layer.rate + layer.rate_gain * layer_fade(layer, now);
+    }
+    layer.rate
+}
+
 /// The layer's clip time at frame time `now`.
 #[inline]
 pub fn layer_time(layer: &LayerRecord, now: f32) -> f32 {
-    let u = if layer.rate == 0.0 {
-        layer.time
-    } else {
-        layer.time + layer.rate * (now - layer.anchor)
-    };
-    wrap_time(layer.wrap(), u, layer.period)
+    wrap_time(layer.wrap(), layer_unwrapped_time(layer, now), layer.period)
 }
 
 /// The layer's fade progress at frame time `now`: 1 without a fade.

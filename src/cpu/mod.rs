@@ -29,7 +29,9 @@ pub use blend::{
 pub use clip_source::{
     ClipSource, sample_channel_from, sample_joint_from, sample_weight_chunk_from,
 };
-pub use clock::{layer_fade, layer_time, layer_weight, wrap_time};
+pub use clock::{
+    layer_fade, layer_rate, layer_time, layer_unwrapped_time, layer_weight, wrap_time,
+};
 pub use fast::FastCpuBackend;
 pub use ik::{
     IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_constraints, solve_ik,

@@ -24,7 +24,7 @@
 use glam::{Quat, Vec3, Vec4};
 
 use super::clip_source::{ClipSource, sample_channel_from};
-use super::clock::{layer_weight, wrap_time};
+use super::clock::{layer_unwrapped_time, layer_weight, wrap_time};
 use super::root_frame::RootFrame;
 use crate::baked::{Channel, Rig};
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
@@ -104,11 +104,11 @@ pub fn layer_root_motion(
     now: f32,
     yaw: bool,
 ) -> Vec4 {
-    if layer.rate == 0.0 {
+    if layer.rate == 0.0 && layer.rate_gain == 0.0 {
         return Vec4::ZERO;
     }
-    let u_from = layer.time + layer.rate * (prev - layer.anchor);
-    let u_to = layer.time + layer.rate * (now - layer.anchor);
+    let u_from = layer_unwrapped_time(layer, prev);
+    let u_to = layer_unwrapped_time(layer, now);
     if u_from == u_to {
         return Vec4::ZERO;
     }

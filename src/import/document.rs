@@ -10,6 +10,7 @@ use gltf::Document;
 use gltf::json;
 use gltf::json::validation::{Checked, Validate};
 
+use super::animation_pointer;
 use super::extensions::{ExtensionUse, take_extensions};
 use super::meshopt::{Fallback, decode_views, fallback_buffers};
 use crate::error::ImportErrorKind;
@@ -46,8 +47,15 @@ pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportEr
         mut root,
         blob,
         ignored_channels,
+        pointer_notes,
     } = parse(bytes)?;
-    let extensions = take_extensions(&mut root)?;
+    let mut extensions = take_extensions(&mut root)?;
+    if let Some(pointer) = extensions
+        .iter_mut()
+        .find(|e| e.name == animation_pointer::ANIMATION_POINTER)
+    {
+        pointer.notes = pointer_notes;
+    }
     check_gaps(&root)?;
     let document = Document::from_json(root).map_err(gltf_error)?;
     let buffers = load_buffers(&document, base, blob)?;
@@ -60,9 +68,10 @@ pub(crate) fn load(bytes: &[u8], base: Option<&Path>) -> Result<Loaded, ImportEr
     })
 }
 
-/// Splits a GLB into its JSON and BIN chunks (text glTF is all JSON), drops the animation
-/// channels that name no target node (glTF: such a channel should be ignored; extensions such as
-/// `KHR_animation_pointer` use them), and deserializes the rest.
+/// Splits a GLB into its JSON and BIN chunks (text glTF is all JSON), resolves
+/// `KHR_animation_pointer` channels into core ones where sinew animates what they point at,
+/// drops the animation channels that name no target node (glTF: such a channel should be
+/// ignored; the pointers sinew does not animate are such channels), and deserializes the rest.
 fn parse(bytes: &[u8]) -> Result<Parsed, ImportErrorKind> {
     let (text, blob) = if bytes.starts_with(b"glTF") {
         let glb = gltf::binary::Glb::from_slice(bytes).map_err(gltf_error)?;
@@ -73,20 +82,24 @@ fn parse(bytes: &[u8]) -> Result<Parsed, ImportErrorKind> {
     let mut value: serde_json::Value =
         serde_json::from_slice(&text).map_err(|e| invalid(e.to_string()))?;
     super::mesh_rules::check_attribute_names(&value)?;
+    let pointer_notes = animation_pointer::resolve(&mut value)?;
     let ignored_channels = drop_channels_without_node(&mut value);
     let root = serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
     Ok(Parsed {
         root,
         blob,
         ignored_channels,
+        pointer_notes,
     })
 }
 
-/// The JSON document, the GLB binary chunk, and the channels dropped per animation.
+/// The JSON document, the GLB binary chunk, the channels dropped per animation, and the notes
+/// on `KHR_animation_pointer` channels.
 struct Parsed {
     root: json::Root,
     blob: Option<Vec<u8>>,
     ignored_channels: Vec<usize>,
+    pointer_notes: Vec<String>,
 }
 
 /// Removes every animation channel whose `target` has no `node`; returns how many per animation.

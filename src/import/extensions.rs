@@ -4,6 +4,7 @@
 
 use gltf::json;
 
+use super::animation_pointer::ANIMATION_POINTER;
 use crate::error::ImportErrorKind;
 
 /// `KHR_mesh_quantization`: integer vertex attributes.
@@ -56,11 +57,14 @@ pub struct ExtensionUse {
     pub required: bool,
     /// What sinew does with it.
     pub handling: ExtensionHandling,
+    /// What sinew left out of what the file uses it for, one line each (for `KHR_animation_pointer`:
+    /// the pointers to properties sinew does not animate).
+    pub notes: Vec<String>,
 }
 
 /// How sinew treats the extension `name`.
 pub fn handling_of(name: &str) -> ExtensionHandling {
-    if name == MESH_QUANTIZATION || name == MESHOPT_COMPRESSION {
+    if name == MESH_QUANTIZATION || name == MESHOPT_COMPRESSION || name == ANIMATION_POINTER {
         ExtensionHandling::Applied
     } else if IGNORED.contains(&name) || IGNORED_PREFIXES.iter().any(|p| name.starts_with(p)) {
         ExtensionHandling::Ignored
@@ -92,6 +96,7 @@ pub(crate) fn take_extensions(root: &mut json::Root) -> Result<Vec<ExtensionUse>
             name: name.clone(),
             required: root.extensions_required.contains(name),
             handling: handling_of(name),
+            notes: Vec::new(),
         });
     }
     root.extensions_required.clear();

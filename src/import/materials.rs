@@ -1,12 +1,13 @@
 //! glTF materials as sinew draws them: the base colour (factor and texture, with its sampler
-//! and UV set), the alpha mode, and the normal map. Every image is decoded once (PNG or JPEG,
+//! and UV set), metallic and roughness (factors and texture), occlusion, emissive (factor and
+//! texture), the alpha mode, and the normal map. Every image is decoded once (PNG or JPEG,
 //! embedded, data URI or a file beside the glTF) into 8-bit RGBA, shared by the materials that
 //! use it.
 //!
 //! Bad material data never fails the import: a texture whose image cannot be read or decoded,
 //! or that reads a UV set other than 0 and 1, is dropped (the material keeps its factors) and
-//! the reason is kept in [`Material::warnings`]. Metallic-roughness, occlusion and emissive
-//! data are not read.
+//! the reason is kept in [`Material::warnings`]. Factors outside their range are clamped (a
+//! non-finite one takes glTF's default).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -24,12 +25,16 @@ pub(crate) fn read_materials(
         vec![None; doc.images().len()];
     doc.materials()
         .map(|m| {
+            let pbr = m.pbr_metallic_roughness();
             let mut material = Material {
                 name: m.name().map_or_else(
                     || format!("material{}", m.index().unwrap_or(0)),
                     str::to_string,
                 ),
-                base_color: sanitize(m.pbr_metallic_roughness().base_color_factor()),
+                base_color: sanitize(pbr.base_color_factor()),
+                metallic: unit(pbr.metallic_factor(), 1.0),
+                roughness: unit(pbr.roughness_factor(), 1.0),
+                emissive: m.emissive_factor().map(|c| unit(c, 0.0)),
                 normal_scale: 1.0,
                 alpha: match m.alpha_mode() {
                     gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
@@ -42,52 +47,63 @@ pub(crate) fn read_materials(
                 double_sided: m.double_sided(),
                 ..Material::default()
             };
-            if let Some(info) = m.pbr_metallic_roughness().base_color_texture() {
-                let texture = texture_ref(
+            let mut read = |what: &str, texture: &gltf::Texture<'_>, set: u32| {
+                texture_ref(texture, set, doc, buffers, base, &mut images)
+                    .map_err(|e| format!("{what} texture: {e}"))
+            };
+            let mut warnings = Vec::new();
+            let mut keep = |t: Result<TextureRef, String>| t.map_err(|e| warnings.push(e)).ok();
+            if let Some(info) = pbr.base_color_texture() {
+                material.base_color_texture =
+                    keep(read("base colour", &info.texture(), info.tex_coord()));
+            }
+            if let Some(info) = pbr.metallic_roughness_texture() {
+                material.metallic_roughness_texture = keep(read(
+                    "metallic-roughness",
                     &info.texture(),
                     info.tex_coord(),
-                    doc,
-                    buffers,
-                    base,
-                    &mut images,
-                );
-                match texture {
-                    Ok(t) => material.base_color_texture = Some(t),
-                    Err(e) => material.warnings.push(format!("base colour texture: {e}")),
-                }
+                ));
             }
             if let Some(normal) = m.normal_texture() {
-                let texture = texture_ref(
-                    &normal.texture(),
-                    normal.tex_coord(),
-                    doc,
-                    buffers,
-                    base,
-                    &mut images,
-                );
-                match texture {
-                    Ok(t) => {
-                        material.normal_texture = Some(t);
-                        let scale = normal.scale();
-                        material.normal_scale = if scale.is_finite() { scale } else { 1.0 };
-                    }
-                    Err(e) => material.warnings.push(format!("normal texture: {e}")),
+                material.normal_texture =
+                    keep(read("normal", &normal.texture(), normal.tex_coord()));
+                if material.normal_texture.is_some() {
+                    let scale = normal.scale();
+                    material.normal_scale = if scale.is_finite() { scale } else { 1.0 };
                 }
             }
+            if let Some(occlusion) = m.occlusion_texture() {
+                material.occlusion_texture = keep(read(
+                    "occlusion",
+                    &occlusion.texture(),
+                    occlusion.tex_coord(),
+                ));
+                if material.occlusion_texture.is_some() {
+                    material.occlusion_strength = unit(occlusion.strength(), 1.0);
+                }
+            }
+            if let Some(info) = m.emissive_texture() {
+                material.emissive_texture =
+                    keep(read("emissive", &info.texture(), info.tex_coord()));
+            }
+            material.warnings = warnings;
             Arc::new(material)
         })
         .collect()
 }
 
-/// Finite components clamped to `[0, 1]`.
+/// Finite components clamped to `[0, 1]` (non-finite ones 1).
 fn sanitize(c: [f32; 4]) -> [f32; 4] {
-    c.map(|v| {
-        if v.is_finite() {
-            v.clamp(0.0, 1.0)
-        } else {
-            1.0
-        }
-    })
+    c.map(|v| unit(v, 1.0))
+}
+
+/// `v` clamped to `[0, 1]`, or `default` when it is not finite.
+fn unit(v: f32, default: f32) -> f32 {
+    if v.is_finite() {
+        v.clamp(0.0, 1.0)
+    } else {
+        default
+    }
 }
 
 fn texture_ref(

@@ -6,6 +6,7 @@
 
 mod accessor;
 mod accessor_rules;
+mod animation_pointer;
 mod animations;
 mod correct;
 mod document;

@@ -6,9 +6,11 @@ use glam::{Vec3, Vec3A};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Aabb {
-    /// Minimum corner (`w` unused).
+    /// Minimum corner. `w`: in boxes the GPU evaluator writes, the joint LOD level it last
+    /// evaluated the instance at (the one its [`crate::LodPolicy`] chose), else 0.
     pub min: [f32; 4],
-    /// Maximum corner (`w` unused).
+    /// Maximum corner. `w`: in the GPU evaluator's boxes, 1.0 when the renderer's last culling
+    /// left the instance out of view, else 0.
     pub max: [f32; 4],
 }
 

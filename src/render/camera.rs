@@ -41,6 +41,11 @@ impl Camera {
         Self::look_at(f.eye, f.target, f.up, fov_y, aspect, f.near, f.far)
     }
 
+    /// The eye's position in world space.
+    pub fn position(&self) -> Vec3 {
+        self.view.inverse().w_axis.xyz()
+    }
+
     /// World to clip space.
     pub fn view_projection(&self) -> Mat4 {
         self.projection * self.view

@@ -27,9 +27,12 @@ pub struct FrameUniforms {
     pub ambient_color: [f32; 4],
     /// x: 1 when the shadow map is valid, y: depth bias, z: one shadow-map texel in uv.
     pub shadow: [f32; 4],
+    /// xyz: the camera's position (the eye of specular highlights).
+    pub camera_position: [f32; 4],
 }
 
-const _: () = assert!(size_of::<FrameUniforms>() == 192);
+const _: () = assert!(size_of::<FrameUniforms>() == 208);
+const _: () = assert!(offset_of!(FrameUniforms, camera_position) == 192);
 const _: () = assert!(offset_of!(FrameUniforms, light_view_proj) == 64);
 const _: () = assert!(offset_of!(FrameUniforms, light_direction) == 128);
 const _: () = assert!(offset_of!(FrameUniforms, shadow) == 176);
@@ -334,6 +337,28 @@ pub struct PreskinParams {
 
 const _: () = assert!(size_of::<PreskinParams>() == 16);
 
+/// One pass of the back-to-front sort of a page's camera list. Twin of `SortParams`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SortParams {
+    /// The camera's unit view direction (xyz) and `-dot(direction, eye)` (w).
+    pub view_depth: [f32; 4],
+    /// Entries sorted: a power of two at least the page's instance count.
+    pub size: u32,
+    /// Instances of the page.
+    pub instance_count: u32,
+    /// Workgroups per row of the dispatch grid.
+    pub grid_width: u32,
+    /// The bitonic pass's block size (`sort_step` only).
+    pub k: u32,
+    /// The bitonic pass's compare distance (`sort_step` only).
+    pub j: u32,
+    /// Padding.
+    pub pad: [u32; 3],
+}
+
+const _: () = assert!(size_of::<SortParams>() == 48);
+
 /// The bone overlay of one instance. Twin of `BoneParams`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -422,6 +447,39 @@ mod tests {
                 ("light_color", offset_of!(FrameUniforms, light_color)),
                 ("ambient_color", offset_of!(FrameUniforms, ambient_color)),
                 ("shadow", offset_of!(FrameUniforms, shadow)),
+                (
+                    "camera_position",
+                    offset_of!(FrameUniforms, camera_position),
+                ),
+            ],
+        );
+        check(
+            "SortParams",
+            size_of::<SortParams>(),
+            &[
+                ("view_depth", offset_of!(SortParams, view_depth)),
+                ("size", offset_of!(SortParams, size)),
+                ("instance_count", offset_of!(SortParams, instance_count)),
+                ("grid_width", offset_of!(SortParams, grid_width)),
+                ("k", offset_of!(SortParams, k)),
+                ("j", offset_of!(SortParams, j)),
+                ("pad0", offset_of!(SortParams, pad)),
+                ("pad1", offset_of!(SortParams, pad) + 4),
+                ("pad2", offset_of!(SortParams, pad) + 8),
+            ],
+        );
+        use crate::render::MaterialParams as M;
+        check(
+            "MaterialParams",
+            size_of::<M>(),
+            &[
+                ("base_color", offset_of!(M, base_color)),
+                ("alpha_texture_normal", offset_of!(M, alpha_texture_normal)),
+                ("sets", offset_of!(M, sets)),
+                ("metallic_roughness", offset_of!(M, metallic_roughness)),
+                ("emissive", offset_of!(M, emissive)),
+                ("textures", offset_of!(M, textures)),
+                ("texture_sets", offset_of!(M, texture_sets)),
             ],
         );
         check(

@@ -1,7 +1,10 @@
 //! Materials in the skinned pass's main pipeline (group 2 of `wgsl/render/material.wgsl`):
 //! the base colour factor and texture (its sampler and UV set), vertex colours, the alpha
-//! mask and the normal map where the mesh has tangents. Every mesh of a batch starts with the
-//! neutral material (white, no texture: it draws in its batch's mesh colour, as before);
+//! mask, the normal map where the mesh has tangents, and the metallic-roughness model
+//! (factors and texture, occlusion, emissive) shaded with the BRDF of [`super::brdf`]. Base
+//! colour and emissive textures are sampled as sRGB, the others as linear. Every mesh of a
+//! batch starts with the
+//! neutral material (white, no texture: it draws in its batch's mesh colour, Lambert-lit);
 //! [`SkinnedBatch::use_materials`](super::SkinnedBatch::use_materials) switches a batch to the
 //! materials its meshes carry.
 //!
@@ -72,7 +75,7 @@ impl MaterialVertex {
     }
 }
 
-/// A material's uniform. Twin of `MaterialParams` in `wgsl/render/material.wgsl`.
+/// A material's uniform. Twin of `MaterialParams` in `wgsl/render/layout.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MaterialParams {
@@ -82,9 +85,20 @@ pub struct MaterialParams {
     /// normal map, w: the normal map's scale.
     pub alpha_texture_normal: [f32; 4],
     /// x: the base colour texture's UV set, y: the normal map's, z: 1 to multiply vertex
-    /// colours in, w: 1 when the material replaces the batch's mesh colour.
+    /// colours in, w: 1 when the material replaces the batch's mesh colour (and shades with
+    /// the metallic-roughness BRDF; 0: the neutral material, Lambert-lit).
     pub sets: [u32; 4],
+    /// x: metallic, y: roughness, z: occlusion strength.
+    pub metallic_roughness: [f32; 4],
+    /// rgb: emissive factor (linear).
+    pub emissive: [f32; 4],
+    /// 1 where the material has the texture: x metallic-roughness, y occlusion, z emissive.
+    pub textures: [u32; 4],
+    /// The UV sets of the metallic-roughness (x), occlusion (y) and emissive (z) textures.
+    pub texture_sets: [u32; 4],
 }
+
+const _: () = assert!(size_of::<MaterialParams>() == 112);
 
 impl MaterialParams {
     /// The neutral material: the mesh colour, no texture, no mask.
@@ -92,6 +106,10 @@ impl MaterialParams {
         base_color: [1.0; 4],
         alpha_texture_normal: [-1.0, 0.0, 0.0, 1.0],
         sets: [0; 4],
+        metallic_roughness: [0.0, 1.0, 1.0, 0.0],
+        emissive: [0.0; 4],
+        textures: [0; 4],
+        texture_sets: [0; 4],
     };
 
     /// The uniform of `material` on `mesh` (normal maps only where the mesh has tangents).
@@ -120,9 +138,46 @@ impl MaterialParams {
                 u32::from(mesh.colors.is_some()),
                 1,
             ],
+            metallic_roughness: [
+                material.metallic,
+                material.roughness,
+                material.occlusion_strength,
+                0.0,
+            ],
+            emissive: [
+                material.emissive[0],
+                material.emissive[1],
+                material.emissive[2],
+                0.0,
+            ],
+            textures: [
+                u32::from(material.metallic_roughness_texture.is_some()),
+                u32::from(material.occlusion_texture.is_some()),
+                u32::from(material.emissive_texture.is_some()),
+                0,
+            ],
+            texture_sets: [
+                uv_set(&material.metallic_roughness_texture),
+                uv_set(&material.occlusion_texture),
+                uv_set(&material.emissive_texture),
+                0,
+            ],
+        }
+    }
+
+    /// Marks texture `slot` (in [`Material::textures`] order) as absent: it was not uploaded.
+    fn drop_texture(&mut self, slot: usize) {
+        match slot {
+            0 => self.alpha_texture_normal[1] = 0.0,
+            1 => self.alpha_texture_normal[2] = 0.0,
+            s => self.textures[s - 2] = 0,
         }
     }
 }
+
+/// Whether each of a material's textures (in [`Material::textures`] order, which is their
+/// binding order) is sampled as sRGB: the base colour and emissive ones.
+const SRGB: [bool; 5] = [true, false, false, false, true];
 
 /// The material group's layout, the neutral textures and the neutral group.
 #[derive(Debug)]
@@ -165,6 +220,12 @@ impl MaterialPass {
                 sampler(2),
                 texture(3),
                 sampler(4),
+                texture(5),
+                sampler(6),
+                texture(7),
+                sampler(8),
+                texture(9),
+                sampler(10),
             ],
         });
         // Bound where a material has no such texture; the shader does not sample them then.
@@ -176,7 +237,7 @@ impl MaterialPass {
             &layout,
             "sinew neutral material",
             &MaterialParams::NEUTRAL,
-            [(&white, &sampler), (&flat_normal, &sampler)],
+            &Self::unused(&white, &flat_normal, &sampler),
         );
         Self {
             layout,
@@ -185,6 +246,18 @@ impl MaterialPass {
             sampler,
             neutral,
         }
+    }
+
+    /// What is bound where a material has no texture: a view of the slot's colour space.
+    fn unused<'a>(
+        white: &'a wgpu::TextureView,
+        flat: &'a wgpu::TextureView,
+        sampler: &'a wgpu::Sampler,
+    ) -> [(wgpu::TextureView, wgpu::Sampler); 5] {
+        SRGB.map(|srgb| {
+            let view = if srgb { white } else { flat };
+            (view.clone(), sampler.clone())
+        })
     }
 
     /// One bind group per mesh: its material's (textures uploaded once per image), or the
@@ -213,31 +286,24 @@ impl MaterialPass {
                     continue;
                 };
                 let fits = |t: &&TextureRef| t.image.width <= max && t.image.height <= max;
-                let base = material.base_color_texture.as_ref().filter(fits);
-                let normal = material.normal_texture.as_ref().filter(fits);
                 let mut params = MaterialParams::of(material, mesh);
-                params.alpha_texture_normal[1] = f32::from(u8::from(base.is_some()));
-                if normal.is_none() {
-                    params.alpha_texture_normal[2] = 0.0;
+                let mut bound = Self::unused(&self.white, &self.flat_normal, &self.sampler);
+                let textures = material.textures().into_iter().zip(SRGB).enumerate();
+                for (slot, (texture, srgb)) in textures {
+                    match texture.filter(fits) {
+                        Some(t) => {
+                            let sampler = make_sampler(device, &t.sampler);
+                            bound[slot] = (view_of(&t.image, srgb), sampler);
+                        }
+                        None => params.drop_texture(slot),
+                    }
                 }
-                let base_view =
-                    base.map_or_else(|| self.white.clone(), |t| view_of(&t.image, true));
-                let normal_view =
-                    normal.map_or_else(|| self.flat_normal.clone(), |t| view_of(&t.image, false));
-                let base_sampler = base.map_or_else(
-                    || self.sampler.clone(),
-                    |t| make_sampler(device, &t.sampler),
-                );
-                let normal_sampler = normal.map_or_else(
-                    || self.sampler.clone(),
-                    |t| make_sampler(device, &t.sampler),
-                );
                 out.push(group(
                     device,
                     &self.layout,
                     &format!("sinew {label} mesh {k} material {:?}", material.name),
                     &params,
-                    [(&base_view, &base_sampler), (&normal_view, &normal_sampler)],
+                    &bound,
                 ));
             }
             Ok(out)
@@ -250,7 +316,7 @@ fn group(
     layout: &wgpu::BindGroupLayout,
     label: &str,
     params: &MaterialParams,
-    textures: [(&wgpu::TextureView, &wgpu::Sampler); 2],
+    textures: &[(wgpu::TextureView, wgpu::Sampler); 5],
 ) -> wgpu::BindGroup {
     let buffer = buffer_init(
         device,
@@ -258,32 +324,24 @@ fn group(
         bytemuck::bytes_of(params),
         wgpu::BufferUsages::UNIFORM,
     );
-    let [(base, base_sampler), (normal, normal_sampler)] = textures;
+    let mut entries = vec![wgpu::BindGroupEntry {
+        binding: 0,
+        resource: buffer.as_entire_binding(),
+    }];
+    for (k, (view, sampler)) in (1u32..).step_by(2).zip(textures) {
+        entries.push(wgpu::BindGroupEntry {
+            binding: k,
+            resource: wgpu::BindingResource::TextureView(view),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: k + 1,
+            resource: wgpu::BindingResource::Sampler(sampler),
+        });
+    }
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(label),
         layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::TextureView(base),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: wgpu::BindingResource::Sampler(base_sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: wgpu::BindingResource::TextureView(normal),
-            },
-            wgpu::BindGroupEntry {
-                binding: 4,
-                resource: wgpu::BindingResource::Sampler(normal_sampler),
-            },
-        ],
+        entries: &entries,
     })
 }
 
@@ -330,7 +388,8 @@ fn unused_texture(device: &wgpu::Device, format: wgpu::TextureFormat) -> wgpu::T
         .create_view(&wgpu::TextureViewDescriptor::default())
 }
 
-/// `image` as a texture: sRGB (base colours) or linear (normal maps).
+/// `image` as a texture: sRGB (base and emissive colours) or linear (metallic-roughness,
+/// occlusion and normal maps).
 fn upload_image(
     device: &wgpu::Device,
     queue: &wgpu::Queue,

@@ -58,6 +58,7 @@
 mod apng;
 mod batch;
 mod bones;
+mod brdf;
 mod camera;
 mod capture;
 mod cull;
@@ -71,15 +72,22 @@ mod renderer;
 mod shader;
 mod skinned_pass;
 mod skinning;
+mod sort;
 mod stage;
 mod static_pass;
 mod target;
+mod timestamps;
 mod upload;
 mod util;
+mod wire_pass;
 
 pub use apng::{AnimatedPng, ApngFrames, read_apng_frames};
 pub use batch::{SkinnedBatch, SkinnedBatchDesc};
 pub use bones::{BoneOverlay, bind_space_origins};
+pub use brdf::{
+    MIN_ROUGHNESS, PbrSurface, brdf_ambient, brdf_direct, brdf_distribution, brdf_fresnel,
+    brdf_visibility, shade_pbr,
+};
 pub use camera::{
     Camera, CameraFraming, DirectionalLight, ShadowSettings, bounding_sphere, frustum_planes,
 };
@@ -88,7 +96,7 @@ pub use cull::{CULL_WORKGROUP_SIZE, CullFrusta, aabb_in_frustum};
 pub use error::RenderError;
 pub use layout::{
     BoneParams, CullParams, DrawIndexedArgs, FrameUniforms, MeshParams, PreskinParams,
-    SkinnedInstance, SkinnedVertex, StaticInstance, StaticVertex, normals_or_smooth,
+    SkinnedInstance, SkinnedVertex, SortParams, StaticInstance, StaticVertex, normals_or_smooth,
 };
 pub use materials::{MaterialParams, MaterialVertex};
 pub use morph::{morph_vertex, pack_deltas};
@@ -99,17 +107,20 @@ pub use preskin::PRESKIN_WORKGROUP_SIZE;
 pub use renderer::{Renderer, RendererOptions, Scene};
 pub use shader::{
     MORPH_WGSL, SKINNING_WGSL, bones_source, cull_source, layout_source, preskin_source,
-    render_sources, skinned_source, skinning_wgsl, static_source,
+    render_sources, skinned_source, skinning_wgsl, sort_source, static_source,
 };
 pub use skinning::{
     DualQuat, MIN_WEIGHT_SUM, PALETTE_ENTRY_SIZE, Skinned, SkinningMode, create_palette_bind_group,
     create_palette_bind_group_layout, create_palette_window_bind_group, palette_layout_entry,
     skin_vertex, skin_vertex_dual_quat, skin_vertex_linear,
 };
+pub use sort::{SORT_WORKGROUP_SIZE, blend_order, view_depth_plane};
 pub use stage::{
     STAGE_FOV_Y, STAGE_MESH_COLORS, STAGE_VIEW_DIRECTION, Stage, StageCharacter, StageDesc,
     StageView,
 };
 pub use static_pass::{StaticMesh, StaticMeshDesc};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};
+pub use timestamps::{SCENE_STAGES, SceneTimestamps};
 pub use upload::{create_aabb_buffer, create_palette_buffer, write_aabbs, write_palette};
+pub use wire_pass::wire_indices;

@@ -1,7 +1,8 @@
 //! The renderer: every pass's layouts and pipelines for one device, and the frame it records
 //! from a [`Scene`]: visibility (GPU culling, for the camera and the light) and pre-skinning
-//! dispatches, the shadow pass, then the main pass (static meshes, skinned batches' opaque
-//! meshes, then their `BLEND` meshes blended, bone overlays).
+//! dispatches, the back-to-front order of batches with `BLEND` meshes, the shadow pass, then the
+//! main pass (static meshes, skinned batches' opaque meshes, then their `BLEND` meshes blended,
+//! far to near within a page, bone overlays).
 
 use glam::{Mat4, Vec3};
 
@@ -15,8 +16,11 @@ use super::paging::BindingLimits;
 use super::preskin::PreskinPass;
 use super::skinned_pass::{PassKind, SkinnedPass, VertexSource};
 use super::skinning::SkinningMode;
+use super::sort::SortPass;
 use super::static_pass::{StaticMesh, StaticPass};
 use super::target::{FrameLayouts, RenderTarget};
+use super::timestamps::{SceneStage, SceneTimestamps};
+use super::wire_pass::WirePass;
 
 /// Layouts and pipelines of every render pass for one device. Pipelines are created on first
 /// use (some drivers compile slowly) and shared by every target and batch made from this
@@ -28,10 +32,12 @@ pub struct Renderer {
     limits: BindingLimits,
     frame: FrameLayouts,
     pub(crate) skinned: SkinnedPass,
+    pub(crate) wire: WirePass,
     pub(crate) statics: StaticPass,
     pub(crate) cull: CullPass,
     pub(crate) preskin: PreskinPass,
     pub(crate) bones: BonePass,
+    pub(crate) sort: SortPass,
 }
 
 /// Settings of a [`Renderer`]; the defaults suit any device.
@@ -69,6 +75,12 @@ pub struct Scene<'a> {
     /// shadow map, against the light's ([`Scene::light_view_projection`]) for the shadow pass,
     /// so a character outside the view still casts its shadow into it.
     pub cull: bool,
+    /// Draw the skinned batches' meshes in the main pass as their skinned edges (lines, unlit,
+    /// in their material colours) instead of filled; the shadow pass still fills them.
+    pub wireframe: bool,
+    /// Where to write GPU timestamps of the frame's stages (culling, shadow pass, main pass),
+    /// or `None`.
+    pub timestamps: Option<SceneTimestamps<'a>>,
 }
 
 impl<'a> Scene<'a> {
@@ -91,6 +103,8 @@ impl<'a> Scene<'a> {
             skinning: SkinningMode::Linear,
             preskin: false,
             cull: true,
+            wireframe: false,
+            timestamps: None,
         }
     }
 
@@ -116,6 +130,7 @@ impl<'a> Scene<'a> {
                 1.0 / target.shadow_size() as f32,
                 0.0,
             ],
+            camera_position: self.camera.position().extend(1.0).to_array(),
         }
     }
 }
@@ -148,10 +163,12 @@ impl Renderer {
                 limits,
                 frame: FrameLayouts::new(device),
                 skinned: SkinnedPass::new(device),
+                wire: WirePass::default(),
                 statics: StaticPass::new(device),
                 cull: CullPass::new(device),
                 preskin: PreskinPass::new(device),
                 bones: BonePass::new(device),
+                sort: SortPass::new(device),
             })
         })
     }
@@ -200,14 +217,22 @@ impl Renderer {
         let frame = &self.frame;
         let has_skinned = !scene.skinned.is_empty();
         let has_static = !scene.statics.is_empty();
-        let skinned_main = has_skinned
+        let (filled, wire) = (
+            has_skinned && !scene.wireframe,
+            has_skinned && scene.wireframe,
+        );
+        let skinned_main = filled
             .then(|| self.skinned.pipeline(device, frame, PassKind::Main, source))
             .transpose()?;
-        let skinned_blended = scene
-            .skinned
-            .iter()
-            .any(|b| b.has_blended())
+        let has_blended = filled && scene.skinned.iter().any(|b| b.has_blended());
+        let skinned_blended = has_blended
             .then(|| self.skinned.blended_pipeline(device, frame, source))
+            .transpose()?;
+        let blend_sort = has_blended
+            .then(|| self.sort.pipelines(device))
+            .transpose()?;
+        let skinned_wire = wire
+            .then(|| self.wire.pipeline(device, frame, &self.skinned, source))
             .transpose()?;
         let static_main = has_static
             .then(|| self.statics.pipeline(device, frame, PassKind::Main))
@@ -231,13 +256,29 @@ impl Renderer {
         };
 
         let frusta = CullFrusta::of(scene);
+        let stamps = scene.timestamps;
+        if let Some(t) = stamps {
+            t.mark(encoder, SceneStage::Cull, true, false);
+        }
         for batch in scene.skinned {
             batch.encode_visibility(device, queue, encoder, self, scene.cull.then_some(&frusta))?;
+            if let Some(pipelines) = blend_sort {
+                batch.encode_blend_order(queue, encoder, pipelines, &scene.camera);
+            }
             if scene.preskin {
                 batch.encode_preskin(device, encoder, self, scene.skinning)?;
             }
+            if scene.wireframe {
+                batch.encode_wire_draws(encoder);
+            }
         }
 
+        if let Some(t) = stamps {
+            t.mark(encoder, SceneStage::Cull, false, true);
+            if shadows.is_none() {
+                t.mark(encoder, SceneStage::Shadow, true, true);
+            }
+        }
         if let Some((skinned_shadow, static_shadow)) = shadows {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("sinew shadow pass"),
@@ -250,7 +291,7 @@ impl Renderer {
                     }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: None,
+                timestamp_writes: stamps.map(|t| t.render_writes(SceneStage::Shadow)),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -287,7 +328,7 @@ impl Renderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes: stamps.map(|t| t.render_writes(SceneStage::Main)),
             occlusion_query_set: None,
             multiview_mask: None,
         });
@@ -298,10 +339,11 @@ impl Renderer {
                 mesh.draw(&mut pass);
             }
         }
-        // Opaque meshes, then `BLEND` materials over every opaque mesh.
+        // Opaque meshes, then `BLEND` materials over every opaque mesh; or every mesh's edges.
         let main_sets = [
             (skinned_main, MeshSet::Opaque),
             (skinned_blended, MeshSet::Blended),
+            (skinned_wire, MeshSet::Wire),
         ];
         for (pipeline, set) in main_sets {
             let Some(pipeline) = pipeline else { continue };

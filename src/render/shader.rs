@@ -23,10 +23,13 @@ const LAYOUT_WGSL: &str = include_str!("../../wgsl/render/layout.wgsl");
 const COMMON_WGSL: &str = include_str!("../../wgsl/render/common.wgsl");
 const SKINNED_WGSL: &str = include_str!("../../wgsl/render/skinned.wgsl");
 const MATERIAL_WGSL: &str = include_str!("../../wgsl/render/material.wgsl");
+const BRDF_WGSL: &str = include_str!("../../wgsl/render/brdf.wgsl");
 const STATIC_WGSL: &str = include_str!("../../wgsl/render/static.wgsl");
 const CULL_WGSL: &str = include_str!("../../wgsl/render/cull.wgsl");
+const SORT_WGSL: &str = include_str!("../../wgsl/render/sort.wgsl");
 const PRESKIN_WGSL: &str = include_str!("../../wgsl/render/preskin.wgsl");
 const BONES_WGSL: &str = include_str!("../../wgsl/render/bones.wgsl");
+const WIRE_WGSL: &str = include_str!("../../wgsl/render/wire.wgsl");
 
 /// [`SKINNING_WGSL`] preceded by the palette's declaration at `@group(group) @binding(binding)`:
 ///
@@ -64,16 +67,18 @@ fn assemble(parts: &[(&str, &str)]) -> String {
     source
 }
 
-/// The skinned pass module: layout, common, skinning (palette at group 1 binding 0), morph,
-/// skinned, material.
+/// The skinned pass module: layout, common, BRDF, skinning (palette at group 1 binding 0),
+/// morph, skinned, material, wire (the wireframe's fragment stage).
 pub fn skinned_source() -> String {
     assemble(&[
         ("wgsl/render/layout.wgsl", LAYOUT_WGSL),
         ("wgsl/render/common.wgsl", COMMON_WGSL),
+        ("wgsl/render/brdf.wgsl", BRDF_WGSL),
         ("sinew palette binding and skinning", &skinning_wgsl(1, 0)),
         ("wgsl/render/morph.wgsl", MORPH_WGSL),
         ("wgsl/render/skinned.wgsl", SKINNED_WGSL),
         ("wgsl/render/material.wgsl", MATERIAL_WGSL),
+        ("wgsl/render/wire.wgsl", WIRE_WGSL),
     ])
 }
 
@@ -91,6 +96,14 @@ pub fn cull_source() -> String {
     assemble(&[
         ("wgsl/render/layout.wgsl", LAYOUT_WGSL),
         ("wgsl/render/cull.wgsl", CULL_WGSL),
+    ])
+}
+
+/// The blend sort kernels' module: layout, sort.
+pub fn sort_source() -> String {
+    assemble(&[
+        ("wgsl/render/layout.wgsl", LAYOUT_WGSL),
+        ("wgsl/render/sort.wgsl", SORT_WGSL),
     ])
 }
 
@@ -121,6 +134,7 @@ pub fn render_sources() -> Vec<(&'static str, String)> {
         ("skinned", skinned_source()),
         ("static", static_source()),
         ("cull", cull_source()),
+        ("sort", sort_source()),
         ("preskin", preskin_source()),
         ("bones", bones_source()),
         ("skinning snippet", skinning_wgsl(0, 0)),

@@ -24,6 +24,17 @@ pub(crate) enum PassKind {
     Shadow,
 }
 
+/// How the main pass's pipelines draw a mesh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Look {
+    /// Filled, opaque.
+    Filled,
+    /// Filled, alpha-blended (`BLEND` materials).
+    Blended,
+    /// Its edges as lines ([`super::wire_pass`]).
+    Wire,
+}
+
 /// Where the vertex stage's skinned vertices come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum VertexSource {
@@ -85,7 +96,7 @@ impl SkinnedPass {
         }
     }
 
-    fn source_slot(source: VertexSource) -> usize {
+    pub(crate) fn source_slot(source: VertexSource) -> usize {
         match source {
             VertexSource::InShader(SkinningMode::Linear) => 0,
             VertexSource::InShader(SkinningMode::DualQuaternion) => 1,
@@ -110,7 +121,7 @@ impl SkinnedPass {
         source: VertexSource,
     ) -> Result<&wgpu::RenderPipeline, RenderError> {
         self.blended[Self::source_slot(source)]
-            .get(|| self.create(device, frame, PassKind::Main, source, true))
+            .get(|| self.create(device, frame, PassKind::Main, source, Look::Blended))
     }
 
     pub(crate) fn pipeline(
@@ -121,17 +132,17 @@ impl SkinnedPass {
         source: VertexSource,
     ) -> Result<&wgpu::RenderPipeline, RenderError> {
         self.pipelines[Self::slot(kind, source)]
-            .get(|| self.create(device, frame, kind, source, false))
+            .get(|| self.create(device, frame, kind, source, Look::Filled))
     }
 
-    /// A pipeline of `kind` for `source`; `blended`: for `BLEND` materials.
-    fn create(
+    /// A pipeline of `kind` for `source` drawing as `look` says (the shadow pass only fills).
+    pub(crate) fn create(
         &self,
         device: &wgpu::Device,
         frame: &FrameLayouts,
         kind: PassKind,
         source: VertexSource,
-        blended: bool,
+        look: Look,
     ) -> Result<wgpu::RenderPipeline, RenderError> {
         let module = self
             .module
@@ -145,10 +156,7 @@ impl SkinnedPass {
                 VertexSource::InShader(mode) => (&self.skin_layout, mode),
                 VertexSource::Preskinned => (&self.preskinned_layout, SkinningMode::Linear),
             };
-            let label = format!(
-                "sinew skinned pipeline ({label_kind}, {source:?}{})",
-                if blended { ", blended" } else { "" }
-            );
+            let label = format!("sinew skinned pipeline ({label_kind}, {source:?}, {look:?})");
             // The main pass reads the material (group 2, and its vertex streams).
             let group2 = (kind == PassKind::Main).then_some(&self.materials.layout);
             let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -180,18 +188,29 @@ impl SkinnedPass {
                     (PassKind::Shadow, VertexSource::Preskinned) => &[],
                 },
             };
-            let fragment = if blended {
-                "fs_material_blended"
-            } else {
-                "fs_material"
+            let fragment = match look {
+                Look::Filled => "fs_material",
+                Look::Blended => "fs_material_blended",
+                Look::Wire => "fs_wire",
             };
             let mut desc = lit_or_depth_pipeline(&label, &layout, vertex, module, kind, fragment);
-            if blended {
-                if let Some(f) = desc.fragment.as_mut() {
-                    f.targets = &BLENDED_TARGETS;
+            match look {
+                Look::Filled => {}
+                Look::Blended => {
+                    if let Some(f) = desc.fragment.as_mut() {
+                        f.targets = &BLENDED_TARGETS;
+                    }
+                    if let Some(depth) = desc.depth_stencil.as_mut() {
+                        depth.depth_write_enabled = Some(false);
+                    }
                 }
-                if let Some(depth) = desc.depth_stencil.as_mut() {
-                    depth.depth_write_enabled = Some(false);
+                // Lines over the edges of each triangle (works on every backend, unlike
+                // `PolygonMode::Line`); a line on a line already drawn passes the depth test.
+                Look::Wire => {
+                    desc.primitive.topology = wgpu::PrimitiveTopology::LineList;
+                    if let Some(depth) = desc.depth_stencil.as_mut() {
+                        depth.depth_compare = Some(wgpu::CompareFunction::LessEqual);
+                    }
                 }
             }
             Ok(device.create_render_pipeline(&desc))

@@ -13,6 +13,7 @@ use super::renderer::{Renderer, Scene};
 use super::skinning::SkinningMode;
 use super::static_pass::StaticMesh;
 use super::target::RenderTarget;
+use super::timestamps::SceneTimestamps;
 use crate::baked::Rig;
 use crate::math::Aabb;
 
@@ -78,6 +79,8 @@ pub struct StageView {
     pub bones: bool,
     /// Linear or dual-quaternion skinning.
     pub skinning: SkinningMode,
+    /// Draw every character as its skinned wireframe (see [`Scene::wireframe`]).
+    pub wireframe: bool,
 }
 
 /// The characters of some rigs over one palette and box buffer, a ground plane and bone
@@ -222,11 +225,13 @@ impl Stage {
             statics,
             bones: if view.bones { bones } else { &[] },
             skinning: view.skinning,
+            wireframe: view.wireframe,
             ..Scene::new(view.camera)
         }
     }
 
-    /// Draws one frame into `target` and submits it (see [`Renderer::render`]).
+    /// Draws one frame into `target` and submits it (see [`Renderer::render`]), writing the
+    /// GPU timestamps of its stages where `timestamps` says (see [`Scene::timestamps`]).
     pub fn render(
         &self,
         device: &wgpu::Device,
@@ -234,11 +239,15 @@ impl Stage {
         renderer: &Renderer,
         target: &RenderTarget,
         view: &StageView,
+        timestamps: Option<SceneTimestamps<'_>>,
     ) -> Result<(), RenderError> {
         let batches: Vec<&SkinnedBatch> = self.batches.iter().collect();
         let statics: Vec<&StaticMesh> = self.ground.iter().collect();
         let bones: Vec<&BoneOverlay> = self.overlays.iter().collect();
-        let scene = self.scene(view, &batches, &statics, &bones);
+        let scene = Scene {
+            timestamps,
+            ..self.scene(view, &batches, &statics, &bones)
+        };
         renderer.render(device, queue, target, &scene)
     }
 }

@@ -316,6 +316,44 @@ impl BlendSpace {
     }
 }
 
+impl BlendSpace {
+    /// Which piece of the space's piecewise-linear weights `input` falls in: inputs of one
+    /// region get weights linear in the input (a 1D segment or end, a triangle, or a hull edge
+    /// or corner that outside inputs project onto), so a ramp's weights are linear in time
+    /// while its input stays in one region ([`crate::runtime::InputRamp`]).
+    pub fn region(&self, input: Vec2) -> u32 {
+        match &self.shape {
+            Shape::Line(order) => {
+                let x = input.x;
+                order.iter().take_while(|&&i| self.points[i].x < x).count() as u32
+            }
+            Shape::Mesh { triangles, hull } => {
+                if let Some(t) = triangles.iter().position(|t| t.weights(input).is_some()) {
+                    return t as u32;
+                }
+                let mut best = (f32::INFINITY, 0, 0);
+                for (e, &[a, b]) in hull.iter().enumerate() {
+                    let (pa, pb) = (self.points[a], self.points[b]);
+                    let d = pb - pa;
+                    let t = ((input - pa).dot(d) / d.length_squared()).clamp(0.0, 1.0);
+                    let dist = (pa + d * t).distance_squared(input);
+                    if dist < best.0 {
+                        let piece = if t <= 0.0 {
+                            0
+                        } else if t >= 1.0 {
+                            2
+                        } else {
+                            1
+                        };
+                        best = (dist, e, piece);
+                    }
+                }
+                (triangles.len() + 3 * best.1 + best.2) as u32
+            }
+        }
+    }
+}
+
 impl Triangle {
     /// The triangle, or `None` when degenerate.
     fn new(corners: [usize; 3], points: &[Vec2]) -> Option<Self> {

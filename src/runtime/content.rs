@@ -11,6 +11,7 @@ use super::events::ClipEvents;
 use super::registry::RigData;
 use super::system::Animator;
 use crate::baked::{ClipLibrary, Rig};
+use crate::cpu::ClipSource;
 use crate::import::RawClip;
 
 /// The animator's per-rig data for `rig`: every clip must last a positive, finite time.
@@ -56,7 +57,8 @@ impl Animator {
     /// Replaces rig `index` by `rig`, a re-baked version of it with more clips: the same name,
     /// skeleton, meshes, skins, bounds and morph targets, and the old clips first, with the same
     /// keys (checked); the clips after them are new. Events, masks, blend spaces and state
-    /// machines registered for the rig stay, and its entities play on unchanged.
+    /// machines registered for the rig stay, and its entities play on unchanged. An animator
+    /// [`Animator::with_compressed`] compresses a replacement without [`Rig::compressed`].
     pub fn replace_rig(&mut self, index: u32, rig: Rig) -> Result<(), RuntimeError> {
         let old = self.rig_ref(index)?;
         let incompatible = |reason: String| RuntimeError::IncompatibleRig {
@@ -88,6 +90,10 @@ impl Animator {
         }
         let mut data = rig_data(&rig)?;
         let name = rig.name.clone();
+        let mut rig = rig;
+        if self.clip_source() == ClipSource::Compressed && rig.compressed.is_none() {
+            rig.compress(crate::DEFAULT_ERROR_BUDGET)?;
+        }
         if !self.backend.set_rig(index, rig) {
             return Err(RuntimeError::UnknownRig { rig: name });
         }
@@ -126,6 +132,8 @@ impl Animator {
             })?;
         let mut rig = old.clone();
         rig.clips = library;
+        // Compressed clips of the old library no longer describe it.
+        rig.compressed = None;
         self.replace_rig(index, rig)?;
         Ok(first..first + clips.len() as u32)
     }

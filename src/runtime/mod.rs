@@ -35,6 +35,7 @@ mod blend_space;
 mod content;
 mod error;
 mod events;
+mod input_ramp;
 mod layers;
 mod locomotion;
 mod motion;
@@ -56,6 +57,7 @@ pub use attachment::{Attachment, joint_model};
 pub use blend_space::{BlendSample, BlendSpace, BlendSpaceDef, BlendWeights, MAX_BLEND_CLIPS};
 pub use error::RuntimeError;
 pub use events::{Event, EventDef};
+pub use input_ramp::{BlendInputRamp, InputRamp};
 pub use layers::{ClipLayer, Layers, MAX_EXTRA_LAYERS, MaskSpec};
 pub use locomotion::locomotion;
 pub use motion::{

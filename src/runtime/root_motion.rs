@@ -1,8 +1,9 @@
 //! Root motion: the root joint's movement in the clips moves the entity instead of the pose.
 //!
 //! Each update, every base contribution's root displacement over its [`Step`] is sampled on the
-//! CPU (one joint, per instance: [`crate::cpu::sample_track`]) and blended by the contributions'
-//! weights — so cross-fades and blend spaces blend velocities, and a base fading in from the
+//! CPU (one joint, per instance, from the clips the animator's records are evaluated from: the
+//! exact key tracks, or the compressed clips of [`crate::runtime::Animator::with_compressed`],
+//! so the motion matches the pose it moves) and blended by the contributions' weights — so cross-fades and blend spaces blend velocities, and a base fading in from the
 //! rest pose starts moving gradually. The displacement of a step is `F(to) - F(from)` for the
 //! unwrapped root position `F(u) = root(time(u)) + wraps(u) × (root(end) - root(start))`: a
 //! looping step that wraps takes the two segments either side of the seam plus one clip
@@ -37,7 +38,7 @@ use super::playback::Step;
 use super::transform::Transform;
 use crate::Channel;
 use crate::baked::Rig;
-use crate::cpu::{RootFrame, sample_track};
+use crate::cpu::{ClipSource, RootFrame, sample_channel_from};
 use crate::instance::InstanceRecord;
 
 /// Which parts of the root joint's translation become entity motion.
@@ -131,12 +132,14 @@ impl RootMotion {
         (u32::from(self.joint) & InstanceRecord::ROOT_JOINT) | translation | yaw
     }
 
-    /// Blends the root displacement of `contributions` and moves `transform` by it.
-    /// `frames` are the rig's [`RootFrame::table`] (model space for each joint as the root). On
-    /// the GPU ([`RootMotion::on_gpu`]) it moves nothing: the evaluator does.
+    /// Blends the root displacement of `contributions`, the root's tracks sampled from
+    /// `source`, and moves `transform` by it. `frames` are the rig's [`RootFrame::table`] (model
+    /// space for each joint as the root). On the GPU ([`RootMotion::on_gpu`]) it moves nothing:
+    /// the evaluator does.
     pub(crate) fn apply(
         &mut self,
         rig: &Rig,
+        source: ClipSource,
         frames: &[RootFrame],
         contributions: &[Contribution],
         transform: &mut Transform,
@@ -154,9 +157,15 @@ impl RootMotion {
             if c.step.is_still() {
                 continue;
             }
-            local += c.weight * translation_delta(rig, c.clip, joint, &c.step);
+            let at = Root {
+                rig,
+                source,
+                clip: c.clip,
+                joint,
+            };
+            local += c.weight * at.translation_delta(&c.step);
             if self.yaw {
-                yaw += c.weight * yaw_delta(rig, &frame, c.clip, joint, &c.step);
+                yaw += c.weight * at.yaw_delta(&frame, &c.step);
             }
         }
         let mut model = frame.vector_to_model(local);
@@ -173,46 +182,56 @@ impl RootMotion {
     }
 }
 
-/// Root translation of `clip` at `time`.
-#[inline]
-fn root_translation(rig: &Rig, clip: u32, joint: usize, time: f32) -> Vec3 {
-    let track = rig.clips.track(clip as usize, joint, Channel::Translation);
-    sample_track(&rig.clips, track, false, time).truncate()
+/// One clip's root joint, sampled from the animator's clip source.
+struct Root<'a> {
+    rig: &'a Rig,
+    source: ClipSource,
+    clip: u32,
+    joint: usize,
 }
 
-/// Root yaw (radians about model +Y) of `clip` at `time`.
-#[inline]
-fn root_yaw(rig: &Rig, frame: &RootFrame, clip: u32, joint: usize, time: f32) -> f32 {
-    let track = rig.clips.track(clip as usize, joint, Channel::Rotation);
-    let q = sample_track(&rig.clips, track, true, time);
-    frame.model_yaw(Quat::from_vec4(q))
-}
-
-/// `F(to) - F(from)` for the unwrapped root translation (see the module documentation).
-fn translation_delta(rig: &Rig, clip: u32, joint: usize, step: &Step) -> Vec3 {
-    let at = |u: f32| root_translation(rig, clip, joint, step.time_at(u));
-    let mut delta = at(step.to) - at(step.from);
-    let wraps = step.wraps();
-    if wraps != 0 {
-        let cycle = root_translation(rig, clip, joint, step.period)
-            - root_translation(rig, clip, joint, 0.0);
-        delta += cycle * wraps as f32;
+impl Root<'_> {
+    /// Root translation at `time`.
+    #[inline]
+    fn translation(&self, time: f32) -> Vec3 {
+        let (clip, joint) = (self.clip as usize, self.joint);
+        let t = Channel::Translation;
+        sample_channel_from(self.rig, self.source, clip, joint, t, time).truncate()
     }
-    delta
-}
 
-/// The yaw counterpart of [`translation_delta`], each angle difference taken the short way.
-fn yaw_delta(rig: &Rig, frame: &RootFrame, clip: u32, joint: usize, step: &Step) -> f32 {
-    let at = |u: f32| root_yaw(rig, frame, clip, joint, step.time_at(u));
-    let mut delta = short_angle(at(step.to) - at(step.from));
-    let wraps = step.wraps();
-    if wraps != 0 {
-        let cycle = short_angle(
-            root_yaw(rig, frame, clip, joint, step.period) - root_yaw(rig, frame, clip, joint, 0.0),
-        );
-        delta += cycle * wraps as f32;
+    /// Root yaw (radians about model +Y) at `time`.
+    #[inline]
+    fn yaw(&self, frame: &RootFrame, time: f32) -> f32 {
+        let (clip, joint) = (self.clip as usize, self.joint);
+        let r = Channel::Rotation;
+        let q = sample_channel_from(self.rig, self.source, clip, joint, r, time);
+        frame.model_yaw(Quat::from_vec4(q))
     }
-    delta
+
+    /// `F(to) - F(from)` for the unwrapped root translation (see the module documentation).
+    fn translation_delta(&self, step: &Step) -> Vec3 {
+        let at = |u: f32| self.translation(step.time_at(u));
+        let mut delta = at(step.to) - at(step.from);
+        let wraps = step.wraps();
+        if wraps != 0 {
+            let cycle = self.translation(step.period) - self.translation(0.0);
+            delta += cycle * wraps as f32;
+        }
+        delta
+    }
+
+    /// The yaw counterpart of [`Root::translation_delta`], each angle difference taken the
+    /// short way.
+    fn yaw_delta(&self, frame: &RootFrame, step: &Step) -> f32 {
+        let at = |u: f32| self.yaw(frame, step.time_at(u));
+        let mut delta = short_angle(at(step.to) - at(step.from));
+        let wraps = step.wraps();
+        if wraps != 0 {
+            let cycle = short_angle(self.yaw(frame, step.period) - self.yaw(frame, 0.0));
+            delta += cycle * wraps as f32;
+        }
+        delta
+    }
 }
 
 /// `a` wrapped into `(-π, π]`.

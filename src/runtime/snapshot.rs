@@ -24,6 +24,7 @@ use hecs::{Component, Entity, EntityBuilder, World};
 
 use super::RuntimeError;
 use super::attachment::Attachment;
+use super::input_ramp::BlendInputRamp;
 use super::layers::Layers;
 use super::pace::Pace;
 use super::playback::Playback;
@@ -93,6 +94,8 @@ struct EntityState {
     root_motion: Option<RootMotion>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pace: Option<Pace>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    input_ramp: Option<BlendInputRamp>,
 }
 
 /// A state machine component with its definition and current state by name.
@@ -174,9 +177,21 @@ impl Animator {
             Option<&Layers>,
             Option<&RootMotion>,
             Option<&Pace>,
+            Option<&BlendInputRamp>,
         )>();
-        for (entity, animated, scheduled, transform, playback, fades, sm, layers, root, pace) in
-            query.iter()
+        for (
+            entity,
+            animated,
+            scheduled,
+            transform,
+            playback,
+            fades,
+            sm,
+            layers,
+            root,
+            pace,
+            ramp,
+        ) in query.iter()
         {
             let rig = self.rig_ref(animated.rig)?.name.clone();
             let state_machine = match sm {
@@ -208,6 +223,7 @@ impl Animator {
                 layers: layers.copied(),
                 root_motion: root.copied(),
                 pace: pace.copied(),
+                input_ramp: ramp.copied(),
             });
         }
         let attachments = world
@@ -290,6 +306,7 @@ impl Animator {
                 put(world, r.entity, s.layers);
                 put(world, r.entity, s.root_motion);
                 put(world, r.entity, s.pace);
+                put(world, r.entity, s.input_ramp);
                 if let Some(a) = attachment_of(r.entity) {
                     put(world, r.entity, Some(a));
                 }
@@ -306,6 +323,7 @@ impl Animator {
                 add(&mut b, s.layers);
                 add(&mut b, s.root_motion);
                 add(&mut b, s.pace);
+                add(&mut b, s.input_ramp);
                 add(&mut b, attachment_of(r.entity));
                 world.spawn_at(r.entity, b.build());
             }

@@ -297,7 +297,6 @@ impl Gfx {
             times: self.stage_frame.times(),
             bounds: self.stage_frame.bounds(),
             joints: self.stage_frame.joints(),
-            wireframe: self.stage_frame.wireframe(),
         };
         let mut interaction = Interaction::default();
         let view = &mut self.view;

@@ -11,6 +11,8 @@ use crate::{CpuBackend, GpuBackend, GpuContext, InstanceRecord, Mat3x4Rows};
 pub struct RecordEvaluator {
     kind: Kind,
     bounds: Vec<Aabb>,
+    /// Read the GPU's boxes without waiting ([`RecordEvaluator::set_late_bounds`]).
+    late_bounds: bool,
 }
 
 enum Kind {
@@ -34,6 +36,7 @@ impl RecordEvaluator {
                 aabb_buffer: crate::render::create_aabb_buffer(device, 1)?,
             },
             bounds: Vec::new(),
+            late_bounds: false,
         })
     }
 
@@ -42,6 +45,7 @@ impl RecordEvaluator {
         Self {
             kind: Kind::Gpu(Box::new(gpu)),
             bounds: Vec::new(),
+            late_bounds: false,
         }
     }
 
@@ -57,9 +61,57 @@ impl RecordEvaluator {
         }
     }
 
-    /// Each record's box as last evaluated.
+    /// Each record's box as last evaluated (or, with [`RecordEvaluator::set_late_bounds`], as
+    /// last read back). On the GPU backend their `min.w` holds the LOD level the kernel chose
+    /// (see [`crate::Aabb::min`]).
     pub fn bounds(&self) -> &[Aabb] {
         &self.bounds
+    }
+
+    /// Has the GPU evaluator read its boxes back without waiting from now on: [`bounds`]
+    /// then holds those of a frame or two ago (the first evaluation, and one whose record
+    /// count changed, still wait). Off by default: each evaluation's own boxes.
+    ///
+    /// [`bounds`]: RecordEvaluator::bounds
+    pub fn set_late_bounds(&mut self, late: bool) {
+        self.late_bounds = late;
+    }
+
+    /// Times the GPU evaluate pass with timestamp queries from now on (see
+    /// [`GpuBackend::enable_timing`]); `false` on a CPU evaluator or without the feature.
+    pub fn enable_timing(&mut self) -> Result<bool, ViewError> {
+        Ok(match &mut self.kind {
+            Kind::Gpu(gpu) => gpu.enable_timing()?,
+            Kind::Cpu { .. } => false,
+        })
+    }
+
+    /// GPU milliseconds of a recent evaluate pass without waiting (see
+    /// [`GpuBackend::last_gpu_ms_async`]): `None` on a CPU evaluator or without timing,
+    /// `Some(None)` while none has arrived.
+    pub fn gpu_ms_async(&mut self) -> Result<Option<Option<f64>>, ViewError> {
+        let Kind::Gpu(gpu) = &mut self.kind else {
+            return Ok(None);
+        };
+        Ok(match gpu.enable_timing()? {
+            true => Some(gpu.last_gpu_ms_async()?),
+            false => None,
+        })
+    }
+
+    /// Whether the GPU evaluates (and applies a [`crate::LodPolicy`] itself).
+    pub fn is_gpu(&self) -> bool {
+        matches!(self.kind, Kind::Gpu(_))
+    }
+
+    /// Has the GPU kernel apply `policy` from the next evaluation on (the CPU evaluators
+    /// apply none: their callers use the policy's CPU twin).
+    pub fn set_lod_policy(&mut self, policy: Option<crate::LodPolicy>) {
+        if let Kind::Gpu(gpu) = &mut self.kind
+            && gpu.lod_policy() != policy.as_ref()
+        {
+            gpu.set_lod_policy(policy);
+        }
     }
 
     /// Evaluates `records` at frame time `now` into a palette of at least `palette_entries`
@@ -92,7 +144,20 @@ impl RecordEvaluator {
                         }
                     }
                 }
-                self.bounds = gpu.read_bounds(0..records.len())?;
+                let count = records.len();
+                let late = match self.late_bounds {
+                    true => gpu.read_bounds_async(0)?,
+                    false => None,
+                };
+                match late {
+                    Some(read) if read.bounds.len() >= count => {
+                        self.bounds.clear();
+                        self.bounds.extend_from_slice(&read.bounds[..count]);
+                    }
+                    // Late boxes keep the last ones until newer arrive; the first wait.
+                    _ if self.late_bounds && self.bounds.len() == count => {}
+                    _ => self.bounds = gpu.read_bounds(0..count)?,
+                }
             }
             Kind::Cpu {
                 cpu,

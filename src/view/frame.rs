@@ -2,40 +2,18 @@
 //! backend into palette and box buffers, then drawn by a [`Stage`] into a [`RenderTarget`].
 //! The window draws the same frame into the texture it shows.
 
-use std::time::Instant;
-
 use super::ViewError;
 use super::evaluator::RecordEvaluator;
+use super::lod::{LOD_COLORS, kernel_levels, policy_levels, view_policy};
 use super::state::{ViewBackend, ViewClips, ViewerState};
+use super::timing::{FrameTimer, FrameTimes};
 use crate::gpu::{ClipFormat, GpuOptions};
 use crate::math::Aabb;
 use crate::render::{Camera, RenderTarget, Renderer, Stage, StageCharacter, StageDesc, StageView};
-use crate::{CpuBackend, GpuBackend, GpuContext, Mat3x4Rows};
+use crate::{CpuBackend, GpuBackend, GpuContext};
 
 /// Most characters drawn with their skeleton over them.
 const MAX_BONE_OVERLAYS: usize = 64;
-
-/// Distance bands of the LOD colours, in multiples of the camera's distance to its target
-/// (the bands `sinew crowd --lod` switches levels at).
-const LOD_BANDS: [f32; 3] = [2.0, 4.0, 8.0];
-
-/// Tints of LOD levels 0 to 3 (linear rgb).
-pub const LOD_COLORS: [[f32; 3]; 4] = [
-    [1.0, 1.0, 1.0],
-    [0.45, 0.85, 0.45],
-    [0.95, 0.8, 0.3],
-    [0.95, 0.35, 0.3],
-];
-
-/// Milliseconds each stage of the last frame took (wall clock; evaluation includes waiting
-/// for the GPU).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct FrameTimes {
-    /// Evaluating the poses (and uploading them, on the CPU backend).
-    pub evaluate: f64,
-    /// Recording and submitting the draw.
-    pub draw: f64,
-}
 
 /// The viewer's frame: its evaluator and stage, rebuilt when the state's generation changes.
 pub struct ViewerFrame {
@@ -43,13 +21,13 @@ pub struct ViewerFrame {
     evaluator: Option<RecordEvaluator>,
     stage: Option<Stage>,
     built: Option<u64>,
-    characters: Vec<StageCharacter>,
+    placed: Vec<StageCharacter>,
+    tinted: Vec<StageCharacter>,
     lod: Vec<usize>,
     pose_bounds: Aabb,
     bounds: Vec<Aabb>,
     joints: Vec<(String, glam::Vec3)>,
-    wireframe: Vec<[glam::Vec3; 3]>,
-    times: FrameTimes,
+    timer: FrameTimer,
 }
 
 impl ViewerFrame {
@@ -60,13 +38,13 @@ impl ViewerFrame {
             evaluator: None,
             stage: None,
             built: None,
-            characters: Vec::new(),
+            placed: Vec::new(),
+            tinted: Vec::new(),
             lod: Vec::new(),
             pose_bounds: Aabb::EMPTY,
             bounds: Vec::new(),
             joints: Vec::new(),
-            wireframe: Vec::new(),
-            times: FrameTimes::default(),
+            timer: FrameTimer::new(),
         })
     }
 
@@ -80,7 +58,8 @@ impl ViewerFrame {
         self.pose_bounds
     }
 
-    /// Each character's box as last evaluated (one per record of the animator).
+    /// Each character's box (one per record of the animator) as last evaluated, or on the GPU
+    /// backend as last read back without waiting (a frame or two late).
     pub fn bounds(&self) -> &[Aabb] {
         &self.bounds
     }
@@ -91,15 +70,33 @@ impl ViewerFrame {
         &self.joints
     }
 
-    /// The first character's triangles, skinned on the CPU from the evaluated palette (at
-    /// most [`MAX_WIRE_TRIANGLES`]), when the state asks for the wireframe.
-    pub fn wireframe(&self) -> &[[glam::Vec3; 3]] {
-        &self.wireframe
+    /// The characters as last drawn, with their tints.
+    pub fn characters(&self) -> &[StageCharacter] {
+        &self.tinted
     }
 
-    /// How long the last frame's stages took.
+    /// Each character's LOD level as last drawn (its tint is [`LOD_COLORS`] of it): with LOD
+    /// colours on, the level the GPU kernel chose under the viewer's
+    /// [`LodPolicy`](crate::LodPolicy) ([`view_policy`]), or on a CPU backend the level that
+    /// policy gives ([`policy_levels`]); all 0 with them off.
+    pub fn lod_levels(&self) -> &[usize] {
+        &self.lod
+    }
+
+    /// How long a recent frame's stages took: GPU time where the device has timestamp
+    /// queries (a frame or two late), else wall time (see [`FrameTimes::stages`]).
     pub fn times(&self) -> FrameTimes {
-        self.times
+        self.timer.times()
+    }
+
+    /// Times stages with GPU timestamp queries where the device has them (`true`, the
+    /// default), or with the wall clock only.
+    pub fn set_gpu_timing(&mut self, on: bool) {
+        if on != self.timer.uses_gpu() {
+            self.timer.set_gpu(on);
+            // The GPU evaluator times itself once asked; a new one is not.
+            self.built = None;
+        }
     }
 
     /// Evaluates the state's characters at its frame time and draws them into `target` seen
@@ -124,43 +121,49 @@ impl ViewerFrame {
         }
         let evaluator = match &mut self.evaluator {
             Some(e) => e,
-            empty => empty.insert(make_evaluator(context, state)?),
+            empty => {
+                let mut made = make_evaluator(context, state)?;
+                // The panels' boxes and LOD colours may be a frame or two late: no stall.
+                made.set_late_bounds(true);
+                if self.timer.uses_gpu() {
+                    made.enable_timing()?;
+                }
+                empty.insert(made)
+            }
         };
         let records = animator.records();
         let now = animator.frame_time();
         let capacity = animator.palette().capacity() as usize;
-        let start = Instant::now();
+        self.timer.start();
         let overrides = morph_overrides(state, records);
+        let policy = state.lod_colors.then(|| view_policy(camera, records));
+        evaluator.set_lod_policy(policy);
         let rebuilt = evaluator.evaluate_at(context, now, records, capacity, &overrides)?;
         let bounds = evaluator.bounds().to_vec();
-        self.times.evaluate = ms_since(start);
+        let gpu_ms = match self.timer.uses_gpu() {
+            true => evaluator.gpu_ms_async()?,
+            false => None,
+        };
+        self.timer.evaluated(gpu_ms);
         let mut all = Aabb::EMPTY;
         for b in &bounds {
             all.merge(b);
         }
         self.pose_bounds = all;
         self.joints.clear();
-        self.wireframe.clear();
-        let wanted = state.show_joint_names || state.show_wireframe;
-        if let (true, Some(first)) = (wanted, records.first()) {
+        if let (true, Some(first)) = (state.show_joint_names, records.first()) {
             let rig = &state.rigs()[first.rig as usize];
             let n = rig.palette_entries() as u32;
             let block = evaluator.palette_block(first.palette_offset..first.palette_offset + n)?;
-            if state.show_joint_names {
-                let origins = crate::render::bind_space_origins(&rig.skeleton);
-                for ((name, entry), origin) in rig.skeleton.names().iter().zip(&block).zip(origins)
-                {
-                    let position = entry.to_affine().transform_point3(origin);
-                    self.joints.push((name.clone(), position));
-                }
-            }
-            if state.show_wireframe && block.len() == n as usize {
-                self.wireframe = wire_triangles(rig, &block, state.skinning);
+            let origins = crate::render::bind_space_origins(&rig.skeleton);
+            for ((name, entry), origin) in rig.skeleton.names().iter().zip(&block).zip(origins) {
+                let position = entry.to_affine().transform_point3(origin);
+                self.joints.push((name.clone(), position));
             }
         }
         self.bounds = bounds.clone();
 
-        let start = Instant::now();
+        self.timer.start();
         let characters: Vec<StageCharacter> = (0u32..)
             .zip(records)
             .map(|(k, r)| StageCharacter {
@@ -170,8 +173,13 @@ impl ViewerFrame {
                 tint: [1.0; 3],
             })
             .collect();
-        let lod = lod_levels(camera, &bounds, state.lod_colors);
-        if rebuilt || self.stage.is_none() || characters != self.characters || lod != self.lod {
+        // The level the kernel chose (it applies the policy), or its CPU twin's.
+        let lod = match &policy {
+            None => vec![0; records.len()],
+            Some(_) if evaluator.is_gpu() => kernel_levels(&bounds),
+            Some(p) => policy_levels(p, records),
+        };
+        if rebuilt || self.stage.is_none() || characters != self.placed || lod != self.lod {
             let (palette, aabbs) = evaluator.buffers();
             let tinted: Vec<StageCharacter> = characters
                 .iter()
@@ -195,59 +203,23 @@ impl ViewerFrame {
             ground.merge(&self.pose_bounds);
             stage.set_ground(device, queue, &self.renderer, &ground)?;
             self.stage = Some(stage);
-            self.characters = characters;
+            self.placed = characters;
+            self.tinted = tinted;
             self.lod = lod;
         }
         let view = StageView {
             camera: *camera,
             bones: state.show_bones,
             skinning: state.skinning,
+            wireframe: state.show_wireframe,
         };
         if let Some(stage) = &self.stage {
-            stage.render(device, queue, &self.renderer, target, &view)?;
+            let stamps = self.timer.scene_timestamps(context)?;
+            stage.render(device, queue, &self.renderer, target, &view, stamps)?;
         }
-        self.times.draw = ms_since(start);
+        self.timer.drawn(context)?;
         Ok(())
     }
-}
-
-/// Most triangles of the wireframe overlay.
-pub const MAX_WIRE_TRIANGLES: usize = 20_000;
-
-/// `rig`'s triangles morphed and skinned with the instance block `block` (CPU twin of the
-/// vertex stage), up to [`MAX_WIRE_TRIANGLES`].
-fn wire_triangles(
-    rig: &crate::Rig,
-    block: &[Mat3x4Rows],
-    mode: crate::render::SkinningMode,
-) -> Vec<[glam::Vec3; 3]> {
-    let joints = rig.joint_count();
-    let mut out = Vec::new();
-    for mesh in &rig.meshes {
-        let skinned: Vec<glam::Vec3> = (0..mesh.positions.len())
-            .map(|v| {
-                let (p, n) = crate::render::morph_vertex(
-                    mesh,
-                    v,
-                    block,
-                    joints,
-                    glam::Vec3::from(mesh.positions[v]),
-                    glam::Vec3::from(mesh.normals.get(v).copied().unwrap_or([0.0, 1.0, 0.0])),
-                );
-                let j = mesh.joints.get(v).copied().unwrap_or_default();
-                let w = mesh.weights.get(v).copied().unwrap_or_default();
-                crate::render::skin_vertex(mode, &block[..joints], j, w, p, n).position
-            })
-            .collect();
-        for t in mesh.indices.chunks_exact(3) {
-            if out.len() == MAX_WIRE_TRIANGLES {
-                return out;
-            }
-            let at = |i: u32| skinned.get(i as usize).copied().unwrap_or_default();
-            out.push([at(t[0]), at(t[1]), at(t[2])]);
-        }
-    }
-    out
 }
 
 /// Where each hand-set morph weight goes (a float index into the palette: the weights follow
@@ -300,37 +272,4 @@ fn make_evaluator(context: &GpuContext, state: &ViewerState) -> Result<RecordEva
             RecordEvaluator::gpu(GpuBackend::with_options(context, &rigs, &masks, options)?)
         }
     })
-}
-
-/// Each box's LOD level by its distance to the camera's eye, in bands of the camera's distance
-/// to the nearest box (all level 0 when `on` is false).
-fn lod_levels(camera: &Camera, bounds: &[Aabb], on: bool) -> Vec<usize> {
-    if !on {
-        return vec![0; bounds.len()];
-    }
-    let eye = camera.view.inverse().w_axis.truncate();
-    let distance = |b: &Aabb| {
-        let centre =
-            (glam::Vec3::from_slice(&b.min[..3]) + glam::Vec3::from_slice(&b.max[..3])) * 0.5;
-        (centre - eye).length()
-    };
-    let near = bounds
-        .iter()
-        .filter(|b| !b.is_empty())
-        .map(distance)
-        .fold(f32::INFINITY, f32::min)
-        .max(1e-3);
-    bounds
-        .iter()
-        .map(|b| {
-            LOD_BANDS
-                .iter()
-                .filter(|&&band| distance(b) > band * near)
-                .count()
-        })
-        .collect()
-}
-
-fn ms_since(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1e3
 }

@@ -13,17 +13,21 @@ mod camera_control;
 mod error;
 mod evaluator;
 mod frame;
+mod lod;
 mod mixing;
 #[cfg(feature = "view")]
 mod panels;
 mod state;
+mod timing;
 
 #[cfg(feature = "view")]
 pub use app::{ViewOptions, run};
 pub use camera_control::OrbitCamera;
 pub use error::ViewError;
 pub use evaluator::RecordEvaluator;
-pub use frame::{FrameTimes, LOD_COLORS, MAX_WIRE_TRIANGLES, ViewerFrame};
+pub use frame::ViewerFrame;
+pub use lod::{LOD_BANDS, LOD_COLORS, LOD_UPDATE_EVERY, kernel_levels, policy_levels, view_policy};
 pub use state::{
     MAX_CHARACTERS, STEP_SECONDS, ViewBackend, ViewClips, ViewLayer, ViewerState, load,
 };
+pub use timing::FrameTimes;

@@ -8,8 +8,9 @@ use egui::{Color32, Pos2, Rect, Stroke, Ui, Vec2};
 use glam::Vec3;
 
 use super::camera_control::OrbitCamera;
-use super::frame::{FrameTimes, LOD_COLORS};
+use super::lod::LOD_COLORS;
 use super::state::{MAX_CHARACTERS, ViewBackend, ViewClips, ViewerState};
+use super::timing::FrameTimes;
 use crate::math::Aabb;
 use crate::render::{Camera, SkinningMode};
 use crate::runtime::LoopMode;
@@ -69,8 +70,6 @@ pub struct StageInfo<'a> {
     pub bounds: &'a [Aabb],
     /// The first character's joints.
     pub joints: &'a [(String, Vec3)],
-    /// The first character's skinned triangles.
-    pub wireframe: &'a [[Vec3; 3]],
 }
 
 /// Shows every panel; returns what was done to the stage.
@@ -234,7 +233,7 @@ fn controls(ui: &mut Ui, state: &mut ViewerState, view: &mut PanelView, i: &mut 
     ui.checkbox(&mut state.show_bones, "bones");
     ui.checkbox(&mut state.show_joint_names, "joint names");
     ui.checkbox(&mut state.show_boxes, "animated boxes");
-    ui.checkbox(&mut state.show_wireframe, "wireframe (first character)");
+    ui.checkbox(&mut state.show_wireframe, "wireframe");
     ui.horizontal(|ui| {
         ui.radio_value(&mut state.skinning, SkinningMode::Linear, "linear");
         ui.radio_value(
@@ -384,37 +383,46 @@ fn timeline(ui: &mut Ui, state: &mut ViewerState, view: &mut PanelView) {
     ui.add_space(14.0);
 }
 
-/// A small graph of the last frames' evaluation and draw times.
+/// Colours of the timing graph's series, by stage.
+const SERIES_COLORS: [Color32; 4] = [
+    Color32::from_rgb(110, 200, 255),
+    Color32::from_rgb(140, 230, 120),
+    Color32::from_rgb(200, 150, 255),
+    Color32::from_rgb(255, 170, 90),
+];
+
+/// A small graph of the last frames' stage times: per-stage GPU time from timestamp queries
+/// where the device has them, else wall time (each label says which).
 fn timings(ui: &mut Ui, history: &VecDeque<FrameTimes>) {
     let last = history.back().copied().unwrap_or_default();
-    ui.label(format!(
-        "evaluate {:.2} ms, draw {:.2} ms",
-        last.evaluate, last.draw
-    ));
+    for (k, (label, ms)) in last.stages().into_iter().enumerate() {
+        let color = SERIES_COLORS[k % SERIES_COLORS.len()];
+        ui.colored_label(color, format!("{label} {ms:.2} ms"));
+    }
     let (rect, _) =
         ui.allocate_exact_size(Vec2::new(ui.available_width(), 60.0), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, Color32::from_gray(24));
-    let top = history
+    let series: Vec<Vec<f64>> = history
         .iter()
-        .map(|t| t.evaluate.max(t.draw))
-        .fold(1.0, f64::max);
+        .map(|t| t.stages().into_iter().map(|(_, ms)| ms).collect())
+        .collect();
+    let top = series.iter().flatten().copied().fold(1.0, f64::max);
     let point = |k: usize, ms: f64| {
         Pos2::new(
             rect.left() + rect.width() * k as f32 / HISTORY as f32,
             rect.bottom() - rect.height() * (ms / top) as f32,
         )
     };
-    for (series, color) in [
-        (0, Color32::from_rgb(110, 200, 255)),
-        (1, Color32::from_rgb(255, 170, 90)),
-    ] {
-        let points: Vec<Pos2> = history
+    let stages = last.stages().len();
+    for (s, color) in (0..stages).zip(SERIES_COLORS.iter().cycle()) {
+        // A frame whose stages differ (timestamps arriving) breaks no line: it reads 0.
+        let points: Vec<Pos2> = series
             .iter()
             .enumerate()
-            .map(|(k, t)| point(k, if series == 0 { t.evaluate } else { t.draw }))
+            .map(|(k, t)| point(k, t.get(s).copied().unwrap_or(0.0)))
             .collect();
-        painter.add(egui::Shape::line(points, Stroke::new(1.5, color)));
+        painter.add(egui::Shape::line(points, Stroke::new(1.5, *color)));
     }
 }
 
@@ -438,17 +446,6 @@ fn overlays(ui: &Ui, rect: Rect, camera: &Camera, state: &ViewerState, stage: &S
             for (a, c) in BOX_EDGES {
                 if let (Some(p), Some(q)) = (to_screen(corner(a)), to_screen(corner(c))) {
                     painter.line_segment([p, q], Stroke::new(1.0, Color32::LIGHT_GREEN));
-                }
-            }
-        }
-    }
-    if state.show_wireframe {
-        let stroke = Stroke::new(0.5, Color32::from_rgba_unmultiplied(200, 230, 255, 160));
-        for t in stage.wireframe {
-            let [a, b, c] = t.map(to_screen);
-            for (p, q) in [(a, b), (b, c), (c, a)] {
-                if let (Some(p), Some(q)) = (p, q) {
-                    painter.line_segment([p, q], stroke);
                 }
             }
         }

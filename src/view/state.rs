@@ -87,14 +87,15 @@ pub struct ViewerState {
     pub show_joint_names: bool,
     /// Draw each character's animated box.
     pub show_boxes: bool,
-    /// Draw the first character's triangles as lines over it.
+    /// Draw every character as its skinned wireframe (the GPU's lines, instead of filled).
     pub show_wireframe: bool,
     /// Linear or dual-quaternion skinning.
     pub skinning: SkinningMode,
     backend: ViewBackend,
     clips: ViewClips,
     characters: u32,
-    /// Colour characters by their distance band (the LOD levels `sinew crowd --lod` uses).
+    /// Apply the LOD policy of `sinew crowd --lod` around the camera and colour each character
+    /// by the level it gets ([`crate::view::LOD_COLORS`]).
     pub lod_colors: bool,
     pub(super) layers: Vec<ViewLayer>,
     /// Morph weights set by hand, by (rig, weight index): they replace the animated ones.

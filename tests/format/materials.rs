@@ -1,6 +1,7 @@
-//! Materials, their images, vertex colours and `TEXCOORD_1` round trip (version 6); older
-//! files load without them; a damaged materials or surface section is a typed error naming
-//! the file, the section and the reason.
+//! Materials, their images, vertex colours and `TEXCOORD_1` round trip, with the
+//! metallic-roughness factors and textures, occlusion and emissive of version 7; version 6
+//! materials load with glTF's defaults for those, older files without materials; a damaged
+//! materials or surface section is a typed error naming the file, the section and the reason.
 
 use std::sync::Arc;
 
@@ -26,8 +27,10 @@ fn image(name: &str, width: u32, height: u32) -> Arc<MaterialImage> {
     })
 }
 
-/// The humanoid (with at least three meshes) with two materials: a textured one shared by every other mesh (with vertex
-/// colours and a second UV set), and a masked one with a normal map and a warning.
+/// The humanoid (with at least three meshes) with two materials: a textured one shared by every
+/// other mesh (with vertex colours, a second UV set, metallic-roughness and occlusion from one
+/// image, and an emissive texture sharing the base colour's), and a masked one with a normal
+/// map and a warning.
 pub(crate) fn material_rigs() -> Vec<Rig> {
     let mut rigs = bake(&common::repo().join("assets/humanoid.glb"));
     let texture = TextureRef {
@@ -40,10 +43,25 @@ pub(crate) fn material_rigs() -> Vec<Rig> {
         },
         uv_set: 1,
     };
+    let orm = TextureRef {
+        image: image("orm", 2, 2),
+        sampler: Sampler {
+            wrap_u: Wrap::ClampToEdge,
+            ..Sampler::default()
+        },
+        uv_set: 0,
+    };
     let textured = Arc::new(Material {
         name: "textured".into(),
         base_color: [0.5, 0.25, 1.0, 1.0],
         base_color_texture: Some(texture.clone()),
+        metallic: 0.25,
+        roughness: 0.75,
+        metallic_roughness_texture: Some(orm.clone()),
+        occlusion_texture: Some(orm),
+        occlusion_strength: 0.625,
+        emissive: [0.125, 0.5, 1.0],
+        emissive_texture: Some(texture.clone()),
         double_sided: true,
         ..Material::default()
     });
@@ -161,7 +179,7 @@ fn damaged_materials_sections_are_corrupt_with_a_reason() {
     let entry = section(&bytes, KIND_MATERIALS);
     let counts = entry.offset;
     let cases: [(usize, u32, &str); 4] = [
-        (counts, 3, "image"),         // more images than sizes and names
+        (counts, 4, "image"),         // more images than sizes and names
         (counts + 4, 9, "material"),  // more materials than records
         (counts + 8, 7, "pixel"),     // pixel bytes that fit no image
         (counts + 12, 9, "warnings"), // more warnings than stored
@@ -181,15 +199,16 @@ fn damaged_materials_sections_are_corrupt_with_a_reason() {
     assert!(reason.contains("alpha mode 7"), "reason: {reason}");
     let reason = assert_corrupt(kind_of(&with_word(&bytes, flags + 4, 2)), "rig 0 materials");
     assert!(reason.contains("double-sided"), "reason: {reason}");
-    // The masked material's normal texture names image 1; image 5 does not exist.
+    // The masked material's normal texture names image 2 (after the textured material's base
+    // colour and packed metallic-roughness images); image 5 does not exist.
     let texture = (entry.offset..entry.offset + entry.len - 16)
         .step_by(4)
         .rfind(|&at| {
-            u32_at(&bytes, at) == 1 && u32_at(&bytes, at + 4) == 3 && u32_at(&bytes, at + 8) == 0
+            u32_at(&bytes, at) == 2 && u32_at(&bytes, at + 4) == 3 && u32_at(&bytes, at + 8) == 0
         })
         .expect("the normal texture's words");
     let reason = assert_corrupt(kind_of(&with_word(&bytes, texture, 5)), "rig 0 materials");
-    assert!(reason.contains("image 5 of 2"), "reason: {reason}");
+    assert!(reason.contains("image 5 of 3"), "reason: {reason}");
     let reason = assert_corrupt(
         kind_of(&with_word(&bytes, texture + 4, 0xff)),
         "rig 0 materials",
@@ -234,4 +253,80 @@ fn damaged_surface_sections_are_corrupt_with_a_reason() {
     let uv1_count = u32_at(&bytes, entry.offset + 12);
     let damaged = with_word(&bytes, entry.offset + 12, uv1_count - 1);
     assert_corrupt(kind_of(&damaged), section_name);
+}
+
+/// Offset of the metallic-roughness factors of the textured material (0.25, 0.75, 0.625, 0).
+fn pbr_factors_at(bytes: &[u8]) -> usize {
+    let words: Vec<u8> = [0.25f32, 0.75, 0.625, 0.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    find_in(
+        bytes,
+        section(bytes, KIND_MATERIALS),
+        &words,
+        "the textured material's metallic-roughness factors",
+    )
+}
+
+#[test]
+fn damaged_metallic_roughness_words_are_corrupt_with_a_reason() {
+    let bytes = to_bytes(&material_rigs());
+    let at = pbr_factors_at(&bytes);
+    let cases: [(usize, u32, &str); 5] = [
+        (at, 2.0f32.to_bits(), "metallic factor 2"),
+        (at + 4, (-0.5f32).to_bits(), "roughness factor -0.5"),
+        (at + 8, f32::NAN.to_bits(), "occlusion strength factor NaN"),
+        (at + 12, 1.0f32.to_bits(), "reserved"),
+        // The masked material's emissive blue, past its factors (two materials of 16 bytes).
+        (
+            at + 32 + 16 + 8,
+            1.5f32.to_bits(),
+            "emissive blue factor 1.5",
+        ),
+    ];
+    for (at, value, expected) in cases {
+        let reason = assert_corrupt(kind_of(&with_word(&bytes, at, value)), "rig 0 materials");
+        assert!(reason.contains(expected), "{expected}: reason {reason}");
+    }
+    // The textured material's metallic-roughness texture (after the two materials' factors and
+    // emissive colours) names image 1; image 7 does not exist.
+    let texture = at + 64;
+    assert_eq!(
+        u32_at(&bytes, texture),
+        1,
+        "the metallic-roughness texture's image"
+    );
+    let reason = assert_corrupt(kind_of(&with_word(&bytes, texture, 7)), "rig 0 materials");
+    assert!(
+        reason.contains("metallic-roughness texture: image 7 of 3"),
+        "reason: {reason}"
+    );
+}
+
+#[test]
+fn version_6_files_load_with_gltf_metallic_roughness_defaults() {
+    // Baked from `assets/synthetic/normal_map.glb` by version 6 (its material says metallic 0).
+    let corpus = common::fuzz_corpus("load_sinew");
+    let (name, bytes) = corpus
+        .iter()
+        .find(|(name, _)| name == "textured-normal-map.sinew")
+        .expect("the version 6 seed of the fuzz corpus");
+    assert_eq!(u32_at(bytes, VERSION_AT), 6, "{name} is a version 6 file");
+    let loaded = from_bytes(bytes, name).unwrap();
+    let material = loaded[0].meshes[0].material.as_ref().unwrap();
+    assert!(material.base_color_texture.is_some() && material.normal_texture.is_some());
+    assert_eq!((material.metallic, material.roughness), (1.0, 1.0));
+    assert_eq!(material.emissive, [0.0; 3]);
+    assert_eq!(material.occlusion_strength, 1.0);
+    assert!(material.metallic_roughness_texture.is_none());
+    assert!(material.occlusion_texture.is_none() && material.emissive_texture.is_none());
+    // Written again, it is a version 7 file that keeps them.
+    let again = from_bytes(&to_bytes(&loaded), "v7.sinew").unwrap();
+    assert_rig_eq(&again[0], &loaded[0], "version 6 file written as version 7");
+    // A version 7 materials section labelled 6 has words version 6 does not read.
+    let mut bytes = to_bytes(&material_rigs());
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&6u32.to_le_bytes());
+    reseal(&mut bytes);
+    assert_corrupt(kind_of(&bytes), "rig 0 materials");
 }

@@ -279,3 +279,53 @@ fn inspect_prints_each_joint_under_its_real_parent() {
         "no asset tells tree order from level order"
     );
 }
+
+/// `inspect` lists the `KHR_animation_pointer` channels sinew does not animate, as text and as
+/// JSON, on a copy of the humanoid with a material pointer added.
+#[test]
+fn inspect_notes_ignored_animation_pointers() {
+    let bytes = std::fs::read(humanoid_arg()).unwrap();
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let json_len = word(12);
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    json["extensionsUsed"] = serde_json::json!(["KHR_animation_pointer"]);
+    let pointer = "/materials/0/emissiveFactor";
+    json["animations"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "sampler": 0,
+            "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}},
+        }));
+    let mut text = serde_json::to_vec(&json).unwrap();
+    text.resize(text.len().next_multiple_of(4), b' ');
+    let bin = &bytes[20 + json_len..];
+    let mut glb = b"glTF".to_vec();
+    glb.extend_from_slice(&2u32.to_le_bytes());
+    glb.extend_from_slice(&((20 + text.len() + bin.len()) as u32).to_le_bytes());
+    glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"JSON");
+    glb.extend_from_slice(&text);
+    glb.extend_from_slice(bin);
+    let file = std::env::temp_dir().join(format!("sinew-pointer-{}.glb", std::process::id()));
+    std::fs::write(&file, glb).unwrap();
+    let path = file.to_str().unwrap();
+    let out = sinew(&["inspect", path]);
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        listing.contains("extension KHR_animation_pointer (used): applied")
+            && listing.contains("note: animation 0 channel")
+            && listing.contains(pointer),
+        "{listing}"
+    );
+    let out = sinew(&["inspect", path, "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = &report["extensions"][0]["notes"];
+    assert!(notes[0].as_str().unwrap().contains(pointer), "{notes}");
+    std::fs::remove_file(file).ok();
+}

@@ -340,6 +340,105 @@ fn ascii_fbx_gives_its_hand_computed_pose() {
     );
 }
 
+/// ufbx's evaluation of every animated node of `path`'s stacks at each key time sinew baked:
+/// the baked clips (timed from their stack's start) agree with it within the rig's tolerance.
+fn assert_keys_match_ufbx(path: &std::path::Path, bytes: &[u8]) {
+    let asset = sinew::import::import_bytes(bytes, &path.display().to_string(), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let scene = sinew::import::fbx::load_scene(bytes).unwrap();
+    let tol = common::fbx_tolerance(asset_size(&asset));
+    assert_eq!(asset.clips.len(), scene.anim_stacks.len());
+    for (clip, stack) in asset.clips.iter().zip(scene.anim_stacks.iter()) {
+        for track in &clip.tracks {
+            let node = &scene.nodes[track.target];
+            for (&t, value) in track.times.iter().zip(&track.values) {
+                let want =
+                    ufbx::evaluate_transform(&stack.anim, node, stack.time_begin + f64::from(t));
+                let (got, want) = match track.channel {
+                    sinew::Channel::Translation => (
+                        value.truncate(),
+                        [want.translation.x, want.translation.y, want.translation.z],
+                    ),
+                    sinew::Channel::Scale => {
+                        (value.truncate(), [want.scale.x, want.scale.y, want.scale.z])
+                    }
+                    sinew::Channel::Rotation => {
+                        let q = want.rotation;
+                        let want = glam::Vec4::new(q.x as f32, q.y as f32, q.z as f32, q.w as f32);
+                        let sign = value.dot(want).signum();
+                        let error = (*value - sign * want).length();
+                        assert!(
+                            error <= 1e-4,
+                            "{} {:?} node {} rotation at {t}: {value}, ufbx {want}",
+                            path.display(),
+                            clip.name,
+                            node.element.name
+                        );
+                        continue;
+                    }
+                };
+                let want = Vec3::new(want[0] as f32, want[1] as f32, want[2] as f32);
+                assert!(
+                    got.distance(want) <= tol,
+                    "{} {:?} node {} {:?} at {t}: {got}, ufbx {want}",
+                    path.display(),
+                    clip.name,
+                    node.element.name,
+                    track.channel
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn fbx_clips_agree_with_ufbx_at_every_key() {
+    for path in fbx_files() {
+        assert_keys_match_ufbx(&path, &std::fs::read(&path).unwrap());
+    }
+}
+
+/// A clip spans its stack: keys before the stack's start and after its end (as Maya writes a
+/// clip that starts at frame 1) are cut at the ends with the value the curve has there.
+#[test]
+fn fbx_keys_outside_the_stack_are_cut_at_its_ends() {
+    let path = common::repo().join("assets/fbx/ascii_pivot.fbx");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let second = 46_186_158_000_u64;
+    let keyed = text
+        .replace(
+            "KeyTime: *2 {\n\t\t\ta: 46186158000,92372316000",
+            &format!(
+                "KeyTime: *3 {{\n\t\t\ta: {},{},{}",
+                second / 2,
+                second * 3 / 2,
+                second * 5 / 2
+            ),
+        )
+        .replace(
+            "KeyValueFloat: *2 {\n\t\t\ta: 100,200",
+            "KeyValueFloat: *3 {\n\t\t\ta: 0,100,0",
+        )
+        .replace(
+            "KeyAttrRefCount: *1 {\n\t\t\ta: 2",
+            "KeyAttrRefCount: *1 {\n\t\t\ta: 3",
+        );
+    assert_ne!(keyed, text);
+    assert_keys_match_ufbx(&path, keyed.as_bytes());
+    let asset = sinew::import::import_bytes(keyed.as_bytes(), "keys-outside.fbx", None).unwrap();
+    let track = &asset.clips[0].tracks[0];
+    assert_eq!(track.channel, sinew::Channel::Translation);
+    let tol = common::fbx_tolerance(1.0);
+    assert_eq!(track.times.len(), 3, "{:?}", track.times);
+    for (got, want) in track.times.iter().zip([0.0, 0.5, 1.0]) {
+        assert!((got - want).abs() <= 1e-6, "key times {:?}", track.times);
+    }
+    // 0, 100, 0 cm at 0.5, 1.5, 2.5 s: 50 cm at both ends of the 1 s to 2 s stack.
+    for (value, want) in track.values.iter().zip([0.5, 1.0, 0.5]) {
+        assert!((value.x - want).abs() <= tol, "values {:?}", track.values);
+    }
+}
+
 #[test]
 fn fbx_is_recognised_by_content_not_by_name() {
     let dir = std::env::temp_dir().join(format!("sinew-fbx-{}", std::process::id()));

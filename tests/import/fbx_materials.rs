@@ -1,6 +1,7 @@
 //! FBX materials (`assets/fbx/materials.fbx`, written by `tools/generate_assets`): each mesh part
-//! gets its material's factors, transparency and texture (an external PNG beside the file, an
-//! embedded one on the second UV set) with its wrap modes, vertex colours and both UV sets; a
+//! gets its material's factors (colour, transparency, emissive; Lambert: not metallic, rough)
+//! and textures (an external PNG beside the file, an embedded one on the second UV set, an
+//! embedded normal map) with their wrap modes, vertex colours, tangents and both UV sets; a
 //! texture that is missing or cannot be decoded leaves the factors and a warning, never an
 //! error or a panic; the baked `.sinew` file keeps it all.
 
@@ -100,6 +101,17 @@ fn fbx_mesh_parts_carry_their_materials_factors_and_textures() {
     assert!(glass.warnings.is_empty(), "{:?}", glass.warnings);
     assert_close(&glass.base_color, &[0.1, 0.2, 0.4, 0.75], "Glass colour");
     assert_eq!(glass.alpha, AlphaMode::Blend);
+    assert_close(
+        &glass.emissive,
+        &[0.1, 0.05, 0.0],
+        "Glass emissive colour × factor",
+    );
+    // Lambert materials: not metallic, fully rough, not emissive unless they say so.
+    for m in [checker, glass] {
+        assert_eq!((m.metallic, m.roughness), (0.0, 1.0), "{}", m.name);
+        assert!(m.metallic_roughness_texture.is_none() && m.emissive_texture.is_none());
+    }
+    assert_eq!(checker.emissive, [0.0; 3]);
     assert!(glass.base_color_texture.is_none() && glass.normal_texture.is_none());
     assert!(glass_mesh.positions.iter().all(|p| p[0] >= -1e-5));
     assert_eq!(

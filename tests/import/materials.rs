@@ -1,6 +1,6 @@
 //! Materials as the files have them: base colour factors and textures (JPEG and PNG, with
-//! their samplers and UV sets) reach the baked meshes; bad image data is dropped with a
-//! warning, never a panic.
+//! their samplers and UV sets), metallic and roughness factors and textures, occlusion and
+//! emissive reach the baked meshes; bad image data is dropped with a warning, never a panic.
 
 use std::path::Path;
 
@@ -88,6 +88,61 @@ fn robot_expressive_carries_its_base_colour_factors() {
         .unwrap();
     assert!((main.base_color[0] - 0.590_328_4).abs() < 1e-6);
     assert!(main.base_color_texture.is_none());
+    assert_eq!((main.metallic, main.roughness), (0.1, 0.9));
+    assert!(main.metallic_roughness_texture.is_none());
+}
+
+#[test]
+fn the_panel_carries_its_metallic_roughness_occlusion_and_emissive_textures() {
+    let meshes = meshes_of(&common::repo().join("assets/synthetic/normal_map.glb"));
+    let material = meshes[0].material.as_ref().unwrap();
+    assert!(material.warnings.is_empty(), "{:?}", material.warnings);
+    assert_eq!((material.metallic, material.roughness), (0.5, 0.875));
+    assert_eq!(material.occlusion_strength, 0.75);
+    assert_eq!(material.emissive, [0.125, 0.0625, 0.0]);
+    let metal_rough = material.metallic_roughness_texture.as_ref().unwrap();
+    let occlusion = material.occlusion_texture.as_ref().unwrap();
+    let emissive = material.emissive_texture.as_ref().unwrap();
+    let base = material.base_color_texture.as_ref().unwrap();
+    // One packed image for metalness, roughness and occlusion; the emissive texture is the
+    // base colour's, read through the same UV set; each image decoded once.
+    assert!(std::sync::Arc::ptr_eq(&metal_rough.image, &occlusion.image));
+    assert!(std::sync::Arc::ptr_eq(&emissive.image, &base.image));
+    assert_eq!((metal_rough.uv_set, emissive.uv_set), (0, 1));
+    assert!(!metal_rough.sampler.mag_linear);
+    // Texel (0, 0): border occlusion, the lowest roughness, not metallic; texel (13, 8):
+    // open, rough, metallic.
+    let texel = |x: usize, y: usize| &metal_rough.image.rgba8[(y * 16 + x) * 4..][..4];
+    assert_eq!(texel(0, 0), [96, 64, 0, 255]);
+    assert_eq!(texel(13, 8), [255, 229, 255, 255]);
+}
+
+#[test]
+fn factors_out_of_range_are_clamped_and_gltf_defaults_fill_the_rest() {
+    let gltf = triangle_with_image(&format!(
+        r#"{{"uri":"data:image/png;base64,{}"}}"#,
+        common::base64(&tiny_png())
+    ))
+    .replace(
+        r#""alphaMode":"MASK""#,
+        r#""emissiveFactor":[2,0.5,-1],"alphaMode":"MASK""#,
+    );
+    let asset = sinew::import_bytes(gltf.as_bytes(), "painted.gltf", None).unwrap();
+    let material = asset.meshes[0].material.as_ref().unwrap();
+    assert_eq!((material.metallic, material.roughness), (1.0, 1.0));
+    assert_eq!(material.emissive, [1.0, 0.5, 0.0]);
+    assert_eq!(material.occlusion_strength, 1.0);
+    let gltf = gltf.replace(
+        r#""baseColorFactor""#,
+        r#""metallicFactor":0.25,"roughnessFactor":0.5,"metallicRoughnessTexture":{"index":0,"texCoord":1},"baseColorFactor""#,
+    );
+    let asset = sinew::import_bytes(gltf.as_bytes(), "painted.gltf", None).unwrap();
+    let material = asset.meshes[0].material.as_ref().unwrap();
+    assert_eq!((material.metallic, material.roughness), (0.25, 0.5));
+    assert_eq!(
+        material.metallic_roughness_texture.as_ref().unwrap().uv_set,
+        1
+    );
 }
 
 /// A one-triangle glTF whose material's base colour texture is `image` (a JSON object).

@@ -524,10 +524,11 @@ fn cubic_spline_sampler_must_have_at_least_two_keys() {
 
 #[test]
 fn channel_without_a_target_node_is_ignored() {
-    // As KHR_animation_pointer writes them: the target names a pointer, not a node.
+    // As KHR_animation_pointer writes them: the target names a pointer, not a node (here to a
+    // property sinew does not animate).
     let pointer = json!({
         "sampler": 1,
-        "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/0/translation"}}},
+        "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/materials/0/emissiveFactor"}}},
     });
     let mut file = valid();
     declare(&mut file, &[("KHR_animation_pointer", false)]);

@@ -162,6 +162,7 @@ fn unknown_extension_that_is_only_used_is_listed_as_unrecognized() {
             name: "EXT_mesh_gpu_instancing".into(),
             required: false,
             handling: sinew::import::ExtensionHandling::Unrecognized,
+            notes: Vec::new(),
         }]
     );
 }

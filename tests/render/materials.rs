@@ -52,7 +52,7 @@ fn cesium_man_draws_with_its_texture() {
 
 /// A triangle around `center` in the z = 0 plane, bound to joint 0, with vertex colours
 /// `color` and `material`.
-fn coloured_triangle(
+pub(crate) fn coloured_triangle(
     center: glam::Vec3,
     color: [f32; 4],
     material: sinew::import::Material,
@@ -68,7 +68,7 @@ fn coloured_triangle(
 
 /// Draws `meshes` (bound to joint 0 at the identity) seen from +Z at 64², with their
 /// materials or in flat colours; returns the image and each of `points`' pixel.
-fn draw_triangles(
+pub(crate) fn draw_triangles(
     meshes: &[sinew::SkinnedMesh],
     materials: bool,
     points: &[glam::Vec3],
@@ -130,6 +130,14 @@ fn draw_triangles(
     Some(points.iter().map(pixel).collect())
 }
 
+/// A white, opaque dielectric (glTF's default material is fully metallic).
+fn matte() -> sinew::import::Material {
+    sinew::import::Material {
+        metallic: 0.0,
+        ..sinew::import::Material::default()
+    }
+}
+
 #[test]
 fn materials_multiply_vertex_colours_and_mask_by_alpha() {
     use sinew::import::{AlphaMode, Material};
@@ -139,14 +147,14 @@ fn materials_multiply_vertex_colours_and_mask_by_alpha() {
     );
     let meshes = [
         // Opaque: white factor times green vertices.
-        coloured_triangle(left, [0.0, 1.0, 0.0, 1.0], Material::default()),
+        coloured_triangle(left, [0.0, 1.0, 0.0, 1.0], matte()),
         // Masked out: vertex alpha 0 under a 0.5 cutoff.
         coloured_triangle(
             right,
             [1.0, 1.0, 1.0, 0.0],
             Material {
                 alpha: AlphaMode::Mask(0.5),
-                ..Material::default()
+                ..matte()
             },
         ),
     ];
@@ -180,10 +188,7 @@ fn blend_materials_draw_over_the_opaque_ones_blended() {
     let center = glam::Vec3::ZERO;
     // The half-transparent red triangle comes first and stands in front; the opaque green one
     // behind it must still show through.
-    let blended = |alpha| Material {
-        alpha,
-        ..Material::default()
-    };
+    let blended = |alpha| Material { alpha, ..matte() };
     let meshes = |alpha| {
         [
             coloured_triangle(
@@ -194,7 +199,7 @@ fn blend_materials_draw_over_the_opaque_ones_blended() {
             coloured_triangle(
                 glam::Vec3::new(0.0, 0.0, -0.5),
                 [0.0, 1.0, 0.0, 1.0],
-                Material::default(),
+                matte(),
             ),
         ]
     };

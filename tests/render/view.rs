@@ -139,6 +139,27 @@ fn view_state_layers_characters_backend_and_clips() {
 }
 
 #[test]
+fn view_state_display_toggles_keep_the_characters_and_evaluator() {
+    let mut state = humanoid_state();
+    state.set_characters(9).unwrap();
+    let generation = state.generation();
+    assert!(!state.show_wireframe && !state.lod_colors, "off at first");
+    // The panels' checkboxes: the frame reads them, nothing is rebuilt.
+    state.show_wireframe = true;
+    state.lod_colors = true;
+    state.update(0.1).unwrap();
+    assert_eq!(state.generation(), generation);
+    assert_eq!(state.animator().unwrap().records().len(), 9);
+    // The LOD colours' levels come from the policy, not from the records' LOD bits.
+    let records = state.animator().unwrap().records();
+    assert!(
+        records
+            .iter()
+            .all(|r| r.flags & sinew::InstanceRecord::LOD_BITS == 0)
+    );
+}
+
+#[test]
 fn view_state_keeps_the_open_file_and_reports_errors() {
     let mut state = humanoid_state();
     let missing = common::repo().join("assets/no-such-file.glb");
@@ -391,7 +412,30 @@ fn view_frame_draws_a_crowd_in_lod_colours_on_either_backend() {
             0.1,
             500.0,
         );
-        frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        // Enough frames for every level's update interval to come round (the GPU kernel
+        // writes the level it chose when it evaluates a character, read back a frame or two
+        // later).
+        for _ in 0..12 {
+            frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        }
+        // Each character's level is the one the policy gives it, and its tint that level's.
+        let records = state.animator().unwrap().records();
+        let policy = sinew::view::view_policy(&camera, records);
+        let expected: Vec<usize> = records
+            .iter()
+            .map(|r| {
+                let t = r.world.to_affine().translation;
+                policy.level_at(glam::Vec3::from(t)) as usize
+            })
+            .collect();
+        assert_eq!(frame.lod_levels(), expected.as_slice(), "{backend:?}");
+        let mut levels = expected.clone();
+        levels.sort_unstable();
+        levels.dedup();
+        assert!(levels.len() >= 3, "{backend:?}: levels {levels:?}");
+        for (c, &level) in frame.characters().iter().zip(&expected) {
+            assert_eq!(c.tint, sinew::view::LOD_COLORS[level], "{backend:?}");
+        }
         let image = target.read_rgba8(gpu.device(), gpu.queue()).unwrap();
         image
             .save_png(out_path(&format!(
@@ -408,4 +452,111 @@ fn view_frame_draws_a_crowd_in_lod_colours_on_either_backend() {
             .count();
         assert!(green > 20, "{backend:?}: {green} LOD-tinted pixels");
     }
+}
+
+#[test]
+fn view_frame_draws_every_character_of_a_crowd_as_wireframe() {
+    let Some(gpu) = gpu() else { return };
+    let mut state = humanoid_state();
+    state.set_characters(4).unwrap();
+    state.set_paused(true).unwrap();
+    let mut frame = ViewerFrame::new(gpu.device()).unwrap();
+    let size = 160;
+    let target = RenderTarget::new(gpu.device(), frame.renderer(), size, size, 1024).unwrap();
+    let first = OrbitCamera::framing(&state.framing(), 1.0).camera(1.0);
+    frame.draw(&gpu.context, &state, &first, &target).unwrap();
+    state.set_framing(frame.pose_bounds());
+    let camera = OrbitCamera::framing(&state.framing(), 1.0).camera(1.0);
+    let mut image = |state: &ViewerState| {
+        frame.draw(&gpu.context, state, &camera, &target).unwrap();
+        target.read_rgba8(gpu.device(), gpu.queue()).unwrap()
+    };
+    let filled = image(&state);
+    state.show_wireframe = true;
+    let wire = image(&state);
+    state.show_wireframe = false;
+    let again = image(&state);
+    wire.save_png(out_path(&format!(
+        "view-wireframe-{}.png",
+        gpu.backend_name()
+    )))
+    .unwrap();
+    // Every character's box on screen changes when the wireframe is on.
+    let bounds = frame.bounds().to_vec();
+    assert_eq!(bounds.len(), 4);
+    for (k, b) in bounds.iter().enumerate() {
+        let rect = super::fixtures::screen_rect(&camera, b, size);
+        let mut changed = 0;
+        for y in rect.1.max(0.0) as u32..(rect.3 as u32).min(size) {
+            for x in rect.0.max(0.0) as u32..(rect.2 as u32).min(size) {
+                let at = ((y * size + x) * 4) as usize;
+                let (p, q) = (&filled.pixels[at..at + 3], &wire.pixels[at..at + 3]);
+                if p.iter().zip(q).any(|(a, b)| a.abs_diff(*b) > 8) {
+                    changed += 1;
+                }
+            }
+        }
+        assert!(changed > 20, "character {k}: {changed} pixels changed");
+    }
+    assert_eq!(
+        differing_fraction(&again, &filled, 0),
+        0.0,
+        "toggled back: the filled frame"
+    );
+}
+
+#[test]
+fn view_frame_times_each_stage_on_the_gpu_or_labels_wall_time() {
+    let Some(gpu) = gpu() else { return };
+    let timestamps = gpu
+        .device()
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY);
+    if common::gpu_required() {
+        // Both Mesa drivers offer timestamp queries (docs: DESIGN's GPU facts).
+        assert!(timestamps, "the device lacks TIMESTAMP_QUERY");
+    }
+    let mut state = humanoid_state();
+    state.set_backend(ViewBackend::Gpu);
+    state.set_characters(4).unwrap();
+    let mut frame = ViewerFrame::new(gpu.device()).unwrap();
+    let target = RenderTarget::new(gpu.device(), frame.renderer(), 96, 96, 512).unwrap();
+    let camera = OrbitCamera::framing(&state.framing(), 1.0).camera(1.0);
+    let check = |times: sinew::view::FrameTimes, clock: &str, count: usize| {
+        let stages = times.stages();
+        assert_eq!(stages.len(), count, "{stages:?}");
+        for (label, ms) in &stages {
+            assert!(label.ends_with(clock), "{label} is not {clock} time");
+            assert!(ms.is_finite() && *ms >= 0.0, "{label}: {ms} ms");
+        }
+        stages
+    };
+    if timestamps {
+        // Read without waiting: a few frames until the copies arrive.
+        for _ in 0..6 {
+            state.update(1.0 / 60.0).unwrap();
+            frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        }
+        gpu.device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
+        frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+        let stages = check(frame.times(), "(GPU)", 4);
+        let names: Vec<&str> = stages
+            .iter()
+            .map(|(l, _)| l.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(names, ["evaluate", "cull", "shadow", "main"]);
+        assert!(
+            stages.iter().any(|(_, ms)| *ms > 0.0),
+            "no stage took any GPU time: {stages:?}"
+        );
+    }
+    // Without timestamps: wall time, labelled so, one entry per measured stage.
+    frame.set_gpu_timing(false);
+    for _ in 0..2 {
+        frame.draw(&gpu.context, &state, &camera, &target).unwrap();
+    }
+    let stages = check(frame.times(), "(wall)", 2);
+    assert!(stages[0].0.starts_with("evaluate") && stages[1].0.starts_with("draw"));
 }

@@ -13,7 +13,7 @@ use sinew::runtime::{
     Layers, LoopMode, MaskSpec, Motion, ParameterKind, Playback, RootTranslation, RuntimeError,
     Scheduling, StateDef, StateMachineDef, StateMotion, Transform, TransitionDef, Value,
 };
-use sinew::runtime::{RuntimeSnapshot, SNAPSHOT_VERSION};
+use sinew::runtime::{InputRamp, RuntimeSnapshot, SNAPSHOT_VERSION};
 
 /// A machine with a float `speed`, a trigger `jump` from any state and a blend-space state.
 fn scripted_machine() -> StateMachineDef {
@@ -197,6 +197,14 @@ fn script(a: &mut Animator, world: &mut World, cast: &[Entity], frame: usize) {
     }
     if frame % 113 == 70 {
         a.scrub(world, cast[3], rng.unit(), true).unwrap();
+    }
+    if frame % 67 == 5 {
+        // The blend space's input as a ramp, across its samples and past them.
+        let space = a.blend_space("gait").unwrap();
+        let from = Vec2::new(0.5 + 3.0 * rng.unit(), 0.0);
+        let rate = Vec2::new(2.0 * rng.unit() - 1.0, 0.0);
+        let ramp = InputRamp::new(from, rate, 0.5 + 2.0 * rng.unit()).unwrap();
+        a.set_blend_input_ramp(world, cast[5], space, ramp).unwrap();
     }
 }
 

@@ -4,8 +4,8 @@
 //!
 //! A two-joint skinned panel (80 cm, upright, facing +Z) whose left half uses `Checker` (a
 //! diffuse colour and the external checker texture on UV set `UVMap`) and whose right half uses
-//! `Glass` (diffuse colour × factor, 25 % transparent, no texture); vertex colours on every
-//! corner; and a rigid `Badge` quad under the upper joint whose material reads an embedded PNG
+//! `Glass` (diffuse colour × factor, 25 % transparent, a faint emissive colour, no texture);
+//! vertex colours on every corner; and a rigid `Badge` quad under the upper joint whose material reads an embedded PNG
 //! (the video's `Content`) through its second UV set, `Second`, clamped along u, and an
 //! embedded normal map of tilted stripes through its first (with tangents and binormals). The
 //! clip `sway` bends the upper joint.
@@ -13,6 +13,8 @@
 use std::fmt::Write;
 
 use crate::png::encode_rgba;
+// The checker of `synthetic/normal_map.glb`: light grey and orange cells of four texels.
+use crate::synthetic::normal_map::base_texel as checker_texel;
 
 /// Texels along each side of the checker.
 pub(crate) const CHECKER_TEXELS: u32 = 16;
@@ -24,15 +26,6 @@ const QUADS: u32 = 4;
 const SIDE: f64 = 80.0;
 /// FBX time units per second.
 const TICKS: i64 = 46_186_158_000;
-
-/// A checker of four-texel cells, light grey and orange.
-fn checker_texel(x: u32, y: u32) -> [u8; 4] {
-    if (x / 4 + y / 4).is_multiple_of(2) {
-        [220, 220, 220, 255]
-    } else {
-        [230, 140, 40, 255]
-    }
-}
 
 /// Four quadrants: red, green (top row), blue, yellow (bottom row).
 fn badge_texel(x: u32, y: u32) -> [u8; 4] {
@@ -215,24 +208,28 @@ fn write_model(out: &mut String, id: u64, name: &str, kind: &str, translation: [
     );
 }
 
-/// A Lambert material: diffuse colour and factor, transparency factor (transparent colour
-/// white).
-fn write_material(
-    out: &mut String,
-    id: u64,
-    name: &str,
+/// A Lambert material's colours: diffuse colour and factor, transparency factor (transparent
+/// colour white), emissive colour (factor one).
+struct Lambert {
     diffuse: [f64; 3],
     factor: f64,
     transparency: f64,
-) {
+    emissive: [f64; 3],
+}
+
+fn write_material(out: &mut String, id: u64, name: &str, m: &Lambert) {
     let _ = writeln!(
         out,
         "\tMaterial: {id}, \"Material::{name}\", \"\" {{\n\t\tVersion: 102\n\t\tShadingModel: \
          \"lambert\"\n\t\tMultiLayer: 0\n\t\tProperties70:  {{\n\t\t\tP: \"DiffuseColor\", \
-         \"Color\", \"\", \"A\",{}\n\t\t\tP: \"DiffuseFactor\", \"Number\", \"\", \"A\",{factor}\n\t\t\tP: \
+         \"Color\", \"\", \"A\",{}\n\t\t\tP: \"DiffuseFactor\", \"Number\", \"\", \"A\",{}\n\t\t\tP: \
          \"TransparentColor\", \"Color\", \"\", \"A\",1,1,1\n\t\t\tP: \"TransparencyFactor\", \
-         \"Number\", \"\", \"A\",{transparency}\n\t\t}}\n\t}}",
-        list(diffuse)
+         \"Number\", \"\", \"A\",{}\n\t\t\tP: \"EmissiveColor\", \"Color\", \"\", \"A\",{}\n\t\t\tP: \
+         \"EmissiveFactor\", \"Number\", \"\", \"A\",1\n\t\t}}\n\t}}",
+        list(m.diffuse),
+        m.factor,
+        m.transparency,
+        list(m.emissive)
     );
 }
 
@@ -418,16 +415,27 @@ pub(crate) fn materials() -> (String, Vec<u8>) {
     let panel = panel();
     write_geometry(&mut out, id::PANEL_GEOMETRY, "Panel", &panel);
     write_geometry(&mut out, id::BADGE_GEOMETRY, "Badge", &badge());
-    write_material(&mut out, id::CHECKER, "Checker", [0.9, 0.8, 1.0], 1.0, 0.0);
-    write_material(&mut out, id::GLASS, "Glass", [0.2, 0.4, 0.8], 0.5, 0.25);
-    write_material(
-        &mut out,
-        id::BADGE_MATERIAL,
-        "Badge",
-        [1.0, 1.0, 1.0],
-        1.0,
-        0.0,
-    );
+    let materials = [
+        (id::CHECKER, "Checker", [0.9, 0.8, 1.0], 1.0, 0.0, [0.0; 3]),
+        (
+            id::GLASS,
+            "Glass",
+            [0.2, 0.4, 0.8],
+            0.5,
+            0.25,
+            [0.1, 0.05, 0.0],
+        ),
+        (id::BADGE_MATERIAL, "Badge", [1.0; 3], 1.0, 0.0, [0.0; 3]),
+    ];
+    for (id, name, diffuse, factor, transparency, emissive) in materials {
+        let lambert = Lambert {
+            diffuse,
+            factor,
+            transparency,
+            emissive,
+        };
+        write_material(&mut out, id, name, &lambert);
+    }
     write_texture(
         &mut out,
         id::CHECKER_TEXTURE,

@@ -34,12 +34,14 @@
 //!   (`still`).
 //! * `synthetic/normal_map.glb`: a two-joint upright panel with tangents, a
 //!   normal map of tilted stripes, a checker base colour texture read through
-//!   `TEXCOORD_1`, vertex colours and a `sway` clip; both textures are PNGs
-//!   embedded in the binary chunk (written by `png`).
+//!   `TEXCOORD_1`, vertex colours, metallic-roughness and occlusion textures
+//!   (one packed image), an emissive texture and a `sway` clip; the textures are
+//!   PNGs embedded in the binary chunk (written by `png`).
 //! * `fbx/materials.fbx` and `fbx/materials_checker.png`: an ASCII FBX 7.4
 //!   scene with materials (see `fbx`): a skinned panel with an external
 //!   texture and a transparent colour, a rigid badge with an embedded texture
-//!   on its second UV set, vertex colours and a `sway` clip. The other files
+//!   on its second UV set and an embedded normal map, vertex colours and a
+//!   `sway` clip. The other files
 //!   of `fbx/` are Blender conversions (`tools/fbx_export.py`) or written by
 //!   hand.
 //!

@@ -75,7 +75,8 @@ struct LayerRecord {
     // 0: no fade.
     fade_rate: f32,
     share_sum: f32,
-    pad: u32,
+    // Clock rate gained as the fade completes (0: a steady clock).
+    rate_gain: f32,
 }
 
 struct InstanceRecord {
@@ -200,5 +201,6 @@ struct LibraryParams {
 @group(1) @binding(0) var<uniform> header: FrameHeader;
 @group(1) @binding(1) var<storage, read_write> records: array<InstanceRecord>;
 @group(1) @binding(2) var<storage, read_write> palette: array<Mat3x4Rows>;
-// One box per slot; the renderer's culling writes max.w (1.0: culled, see wgsl/lod.wgsl).
+// One box per slot; the evaluation writes the joint LOD level it ran at to min.w, the
+// renderer's culling writes max.w (1.0: culled, see wgsl/lod.wgsl).
 @group(1) @binding(3) var<storage, read_write> bounds: array<Aabb>;

@@ -3,7 +3,7 @@
 // Keep in sync with the Rust twins in src/render/layout.rs (`FrameUniforms`, `SkinnedInstance`,
 // `MeshParams`, `StaticVertex` as `PackedVertex`, `SkinnedVertex` as `PackedSkinnedVertex`,
 // `StaticInstance`, `CullParams`, `DrawIndexedArgs` as `DrawArgs`, `PreskinParams`,
-// `BoneParams`) and `Aabb` in src/math/aabb.rs. A unit test in src/render/layout.rs
+// `BoneParams`, `SortParams`), `MaterialParams` in src/render/materials.rs and `Aabb` in src/math/aabb.rs. A unit test in src/render/layout.rs
 // parses this file with naga and compares every member offset and struct size with Rust.
 
 // Per frame and render target: camera, light and shadow settings.
@@ -18,6 +18,26 @@ struct FrameUniforms {
     ambient_color: vec4<f32>,
     // x: 1 when the shadow map is valid, y: depth bias, z: one shadow-map texel in uv, w: unused.
     shadow: vec4<f32>,
+    // xyz: the camera's position (the eye of specular highlights); w: unused.
+    camera_position: vec4<f32>,
+}
+
+// A material of the skinned main pass (wgsl/render/material.wgsl).
+struct MaterialParams {
+    base_color: vec4<f32>,
+    // x: alpha cutoff (negative: no mask), y: base colour texture, z: normal map, w: its scale.
+    alpha_texture_normal: vec4<f32>,
+    // x: base colour UV set, y: normal map UV set, z: vertex colours, w: 1 when the material
+    // replaces the mesh colour (and shades with the metallic-roughness BRDF).
+    sets: vec4<u32>,
+    // x: metallic, y: roughness, z: occlusion strength, w: unused.
+    metallic_roughness: vec4<f32>,
+    // rgb: emissive factor; w: unused.
+    emissive: vec4<f32>,
+    // 1 where the material has the texture: x metallic-roughness, y occlusion, z emissive.
+    textures: vec4<u32>,
+    // The UV sets of those textures.
+    texture_sets: vec4<u32>,
 }
 
 // One drawn skinned instance, as a page of a batch stores it: the offsets are relative to the
@@ -128,4 +148,23 @@ struct BoneParams {
     bone_count: u32,
     pad: u32,
     color: vec4<f32>,
+}
+
+// One pass of the back-to-front sort of a page's camera list (wgsl/render/sort.wgsl).
+struct SortParams {
+    // The camera's unit view direction (xyz) and -dot(direction, eye) (w): a point's depth in
+    // front of the camera is dot(xyz, p) + w.
+    view_depth: vec4<f32>,
+    // Entries sorted: a power of two at least the page's instance count.
+    size: u32,
+    // Instances of the page.
+    instance_count: u32,
+    // Workgroups per row of the 2D dispatch grid.
+    grid_width: u32,
+    // The bitonic pass's block size and compare distance (`sort_step` only).
+    k: u32,
+    j: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }

@@ -1,25 +1,27 @@
-// Materials of the skinned main pass. Assembled after skinned.wgsl (see src/render/shader.rs);
-// keep `MaterialParams` and `MaterialIn` in sync with src/render/materials.rs.
+// Materials of the skinned main pass. Assembled after brdf.wgsl and skinned.wgsl (see
+// src/render/shader.rs); `MaterialParams` is in layout.wgsl; keep `MaterialIn` in sync with
+// src/render/materials.rs.
 //
 // The vertex stage multiplies the base colour factor, the vertex colour and the instance tint
 // (or, with the neutral material, the batch's mesh colour and the tint); the fragment stage
-// multiplies the base colour texture, discards below the alpha cutoff and bends the normal by
-// the normal map in the tangent frame; `fs_material_blended` keeps the alpha of `BLEND`
-// materials for the blended pipelines.
-
-struct MaterialParams {
-    base_color: vec4<f32>,
-    // x: alpha cutoff (negative: no mask), y: base colour texture, z: normal map, w: its scale.
-    alpha_texture_normal: vec4<f32>,
-    // x: base colour UV set, y: normal map UV set, z: vertex colours, w: replaces mesh colour.
-    sets: vec4<u32>,
-}
+// multiplies the base colour texture, discards below the alpha cutoff, bends the normal by the
+// normal map in the tangent frame, and shades with the metallic-roughness BRDF (brdf.wgsl:
+// metallic and roughness factors times the metallic-roughness texture's blue and green,
+// occlusion on the ambient light, emission added); the neutral material keeps the Lambert
+// light of `shade`. `fs_material_blended` keeps the alpha of `BLEND` materials for the
+// blended pipelines.
 
 @group(2) @binding(0) var<uniform> material: MaterialParams;
 @group(2) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_color_sampler: sampler;
 @group(2) @binding(3) var normal_texture: texture_2d<f32>;
 @group(2) @binding(4) var normal_sampler: sampler;
+@group(2) @binding(5) var metallic_roughness_texture: texture_2d<f32>;
+@group(2) @binding(6) var metallic_roughness_sampler: sampler;
+@group(2) @binding(7) var occlusion_texture: texture_2d<f32>;
+@group(2) @binding(8) var occlusion_sampler: sampler;
+@group(2) @binding(9) var emissive_texture: texture_2d<f32>;
+@group(2) @binding(10) var emissive_sampler: sampler;
 
 // Per-vertex material streams (`MaterialVertex`).
 struct MaterialIn {
@@ -95,7 +97,37 @@ fn material_fragment(v: MaterialVertex, front: bool) -> vec4<f32> {
         }
     }
     n = select(-n, n, front);
-    return vec4<f32>(shade(color.rgb, v.world, n), color.a);
+    if (material.sets.w == 0u) {
+        return vec4<f32>(shade(color.rgb, v.world, n), color.a);
+    }
+    var surface = PbrSurface(color.rgb, material.metallic_roughness.x,
+        material.metallic_roughness.y, 1.0, material.emissive.rgb);
+    if (material.textures.x != 0u) {
+        let mr = textureSample(metallic_roughness_texture, metallic_roughness_sampler,
+            uv_set(v, material.texture_sets.x));
+        surface.roughness *= mr.g;
+        surface.metallic *= mr.b;
+    }
+    if (material.textures.y != 0u) {
+        let o = textureSample(occlusion_texture, occlusion_sampler,
+            uv_set(v, material.texture_sets.y)).r;
+        surface.occlusion = 1.0 + material.metallic_roughness.z * (o - 1.0);
+    }
+    if (material.textures.z != 0u) {
+        surface.emissive *= textureSample(emissive_texture, emissive_sampler,
+            uv_set(v, material.texture_sets.z)).rgb;
+    }
+    return vec4<f32>(shade_pbr(surface, v.world, n), color.a);
+}
+
+// The metallic-roughness shading of `s` at `world` with unit normal `n`: the directional light
+// (shadowed), the ambient term (occluded) and the emission. CPU twin: `shade_pbr` in
+// src/render/brdf.rs (with full shadow visibility).
+fn shade_pbr(s: PbrSurface, world: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
+    let v = normalize_or_up(frame.camera_position.xyz - world);
+    let l = -frame.light_direction.xyz;
+    let direct = frame.light_color.rgb * brdf_direct(s, n, l, v) * shadow_visibility(world);
+    return direct + brdf_ambient(s, frame.ambient_color.rgb) + s.emissive;
 }
 
 @fragment

@@ -1,8 +1,10 @@
 //! The file's materials as Bevy [`StandardMaterial`]s: what sinew's importer read for each rig
-//! mesh (base colour factor and texture with its sampler and UV set, normal map, alpha mode,
-//! double-sidedness) in Bevy's terms, with each image uploaded once per file. The same
-//! materials work for glTF and FBX; a `.sinew` file stores none, so its meshes get Bevy's
-//! default material.
+//! mesh (base colour factor and texture with its sampler and UV set, normal map, metallic and
+//! roughness factors and texture, occlusion texture, emissive factor and texture, alpha mode,
+//! double-sidedness) in Bevy's terms, with each image uploaded once per file (in each colour
+//! space it is read in). Bevy has no occlusion strength: the texture applies at full strength.
+//! The same materials work for glTF, FBX and `.sinew` files (which store them since format
+//! version 6; a mesh without one gets Bevy's default material).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,6 +44,12 @@ pub(crate) fn standard_material(
     };
     let base = texture(&m.base_color_texture, true);
     let normal = texture(&m.normal_texture, false);
+    let metal_rough = texture(&m.metallic_roughness_texture, false);
+    let occlusion = texture(&m.occlusion_texture, false);
+    let emissive = texture(&m.emissive_texture, true);
+    let channel =
+        |t: &Option<(Handle<Image>, UvChannel)>| t.as_ref().map_or(UvChannel::Uv0, |t| t.1.clone());
+    let [er, eg, eb] = m.emissive;
     StandardMaterial {
         base_color: Color::linear_rgba(r, g, b, a),
         base_color_channel: base.as_ref().map_or(UvChannel::Uv0, |b| b.1.clone()),
@@ -59,10 +67,15 @@ pub(crate) fn standard_material(
         } else {
             Some(bevy::render::render_resource::Face::Back)
         },
-        // glTF's metallic-roughness defaults (factors 1): sinew reads no metallic-roughness
-        // texture, so a plain dielectric reads closest to how the file looks.
-        metallic: 0.0,
-        perceptual_roughness: 0.8,
+        metallic: m.metallic,
+        perceptual_roughness: m.roughness,
+        metallic_roughness_channel: channel(&metal_rough),
+        metallic_roughness_texture: metal_rough.map(|t| t.0),
+        occlusion_channel: channel(&occlusion),
+        occlusion_texture: occlusion.map(|t| t.0),
+        emissive: LinearRgba::rgb(er, eg, eb),
+        emissive_channel: channel(&emissive),
+        emissive_texture: emissive.map(|t| t.0),
         ..default()
     }
 }
@@ -75,7 +88,8 @@ fn uv_channel(set: u32) -> UvChannel {
     }
 }
 
-/// A decoded image as a Bevy image (sRGB for colour, linear for normal maps) with its sampler.
+/// A decoded image as a Bevy image (sRGB for base and emissive colours, linear for normal,
+/// metallic-roughness and occlusion maps) with its sampler.
 fn image(source: &MaterialImage, sampler: Sampler, srgb: bool) -> Image {
     let format = if srgb {
         TextureFormat::Rgba8UnormSrgb

@@ -20,8 +20,8 @@ use sinew::runtime::{Playback, Scheduling};
 use sinew::{Aabb, CpuBackend, InstanceRecord, Layer, Mat3x4Rows};
 use sinew_bevy::{
     SinewAsset, SinewBackend, SinewCharacter, SinewControl, SinewEvent, SinewGpu, SinewInstance,
-    SinewMeshOf, SinewMeshes, SinewMotion, SinewPalette, SinewPlugin, SinewRootMotion,
-    SinewRuntime, SinewScene, SinewSocket, SinewSpawnFailed,
+    SinewMaterial, SinewMeshOf, SinewMeshes, SinewMotion, SinewPalette, SinewPlugin,
+    SinewRootMotion, SinewRuntime, SinewScene, SinewSocket, SinewSpawnFailed,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -264,6 +264,63 @@ fn refused_file_spawns_nothing() {
     assert_eq!(world.query::<&SinewMeshOf>().iter(world).count(), 0);
     assert_eq!(world.resource::<SinewRuntime>().world.len(), 0);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The panel's material reaches Bevy's `StandardMaterial` with its metallic-roughness model:
+/// factors, the packed metallic-roughness and occlusion texture (linear), the emissive factor
+/// and texture (sRGB, on the base colour's UV set).
+#[test]
+fn materials_carry_metallic_roughness_occlusion_and_emission() {
+    let mut app = app(repo(), SinewPlugin::default(), false);
+    let e = spawn(
+        &mut app,
+        "assets/synthetic/normal_map.glb",
+        SinewMotion::clip("sway"),
+        Vec3::ZERO,
+    );
+    assert!(
+        run_until(&mut app, |a| placed(a, e)),
+        "the panel was never placed"
+    );
+    let world = app.world_mut();
+    let handles: Vec<Handle<SinewMaterial>> = world
+        .query::<(&SinewMeshOf, &MeshMaterial3d<SinewMaterial>)>()
+        .iter(world)
+        .map(|(_, m)| m.0.clone())
+        .collect();
+    assert_eq!(handles.len(), 1, "one mesh");
+    let material = &world
+        .resource::<Assets<SinewMaterial>>()
+        .get(&handles[0])
+        .unwrap()
+        .base;
+    assert_eq!(material.metallic, 0.5);
+    assert_eq!(material.perceptual_roughness, 0.875);
+    assert_eq!(material.emissive, LinearRgba::rgb(0.125, 0.0625, 0.0));
+    assert_eq!(material.emissive_channel, bevy::mesh::UvChannel::Uv1);
+    let images = world.resource::<Assets<Image>>();
+    let format = |h: &Option<Handle<Image>>| {
+        images
+            .get(h.as_ref().expect("a texture"))
+            .unwrap()
+            .texture_descriptor
+            .format
+    };
+    use bevy::render::render_resource::TextureFormat;
+    assert_eq!(
+        format(&material.metallic_roughness_texture),
+        TextureFormat::Rgba8Unorm
+    );
+    assert_eq!(
+        material.metallic_roughness_texture,
+        material.occlusion_texture
+    );
+    assert_eq!(
+        format(&material.emissive_texture),
+        TextureFormat::Rgba8UnormSrgb
+    );
+    // The emissive texture is the base colour's image in the same colour space: one upload.
+    assert_eq!(material.emissive_texture, material.base_color_texture);
 }
 
 /// A glTF scene spawned the Bevy way, with `SinewScene` beside its root, becomes a sinew

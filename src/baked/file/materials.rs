@@ -1,7 +1,9 @@
 //! The materials section of a `.sinew` file (layout in `file.rs`, since version 6): the
 //! distinct materials of a rig's meshes and the images they read, stored as decoded RGBA8
 //! pixels so a file draws without its source and without an image decoder. Written only for a
-//! rig with a material; each mesh names its own in its surface section.
+//! rig with a material; each mesh names its own in its surface section. Version 7 adds the
+//! metallic-roughness model's factors and textures (occlusion and emissive included); version 6
+//! materials load with glTF's defaults for them (metallic and rough, no occlusion, no emission).
 
 use std::sync::Arc;
 
@@ -13,6 +15,9 @@ use crate::error::FormatErrorKind;
 
 /// The first format version with materials and surface sections.
 pub(super) const FIRST_MATERIAL_VERSION: u32 = 6;
+
+/// The first format version whose materials store metallic, roughness, occlusion and emissive.
+pub(super) const FIRST_PBR_VERSION: u32 = 7;
 
 /// A rig's distinct materials in first-use order, and the distinct images they read.
 #[derive(Default)]
@@ -31,8 +36,7 @@ impl RigMaterials {
             if out.material_index(material).is_none() {
                 out.materials.push(material.clone());
             }
-            let textures = [&material.base_color_texture, &material.normal_texture];
-            for texture in textures.into_iter().flatten() {
+            for texture in material.textures().into_iter().flatten() {
                 if out.image_index(&texture.image).is_none() {
                     out.images.push(texture.image.clone());
                 }
@@ -159,6 +163,27 @@ pub(super) fn rig_section(rig: &Rig, r: u32) -> Option<Section> {
     w.array(&per_material(&|m| {
         all.texture_words(m.normal_texture.as_ref())
     }));
+    let pbr: Vec<[f32; 4]> = all
+        .materials
+        .iter()
+        .map(|m| [m.metallic, m.roughness, m.occlusion_strength, 0.0])
+        .collect();
+    w.array(&pbr);
+    let emissive: Vec<[f32; 4]> = all
+        .materials
+        .iter()
+        .map(|m| [m.emissive[0], m.emissive[1], m.emissive[2], 0.0])
+        .collect();
+    w.array(&emissive);
+    w.array(&per_material(&|m| {
+        all.texture_words(m.metallic_roughness_texture.as_ref())
+    }));
+    w.array(&per_material(&|m| {
+        all.texture_words(m.occlusion_texture.as_ref())
+    }));
+    w.array(&per_material(&|m| {
+        all.texture_words(m.emissive_texture.as_ref())
+    }));
     w.strings(warnings.into_iter());
     Some(Section {
         id: materials_id(r),
@@ -190,6 +215,17 @@ pub(super) fn decode_rig(
     let flags: Vec<[u32; 4]> = rd.array(material_count, "material flags")?;
     let base: Vec<[u32; 4]> = rd.array(material_count, "base colour textures")?;
     let normal: Vec<[u32; 4]> = rd.array(material_count, "normal textures")?;
+    let pbr = if table.version >= FIRST_PBR_VERSION {
+        Some(PbrWords {
+            factors: rd.array(material_count, "metallic-roughness factors")?,
+            emissive: rd.array(material_count, "emissive factors")?,
+            metallic_roughness: rd.array(material_count, "metallic-roughness textures")?,
+            occlusion: rd.array(material_count, "occlusion textures")?,
+            emissive_textures: rd.array(material_count, "emissive textures")?,
+        })
+    } else {
+        None
+    };
     let warnings = rd.strings(warning_count, "warnings")?;
     rd.finish()?;
     let corrupt = |reason| id.corrupt(reason);
@@ -218,7 +254,7 @@ pub(super) fn decode_rig(
         if material_warnings.len() != warning_count as usize {
             return Err(at(format!("{warning_count} warnings run past the table")));
         }
-        materials.push(Arc::new(Material {
+        let mut material = Material {
             name,
             base_color: colors[i],
             base_color_texture: texture(base[i], &images)
@@ -229,7 +265,12 @@ pub(super) fn decode_rig(
             alpha,
             double_sided,
             warnings: material_warnings,
-        }));
+            ..Material::default()
+        };
+        if let Some(pbr) = &pbr {
+            pbr.apply(i, &mut material, &images).map_err(at)?;
+        }
+        materials.push(Arc::new(material));
     }
     if warnings.next().is_some() {
         return Err(corrupt(format!(
@@ -237,6 +278,56 @@ pub(super) fn decode_rig(
         )));
     }
     Ok(materials)
+}
+
+/// The version 7 words of every material: factors and textures of the metallic-roughness model.
+struct PbrWords {
+    /// Metallic, roughness, occlusion strength, 0.
+    factors: Vec<[f32; 4]>,
+    /// Emissive rgb, 0.
+    emissive: Vec<[f32; 4]>,
+    metallic_roughness: Vec<[u32; 4]>,
+    occlusion: Vec<[u32; 4]>,
+    emissive_textures: Vec<[u32; 4]>,
+}
+
+impl PbrWords {
+    /// Sets material `i`'s metallic-roughness fields from its words: factors in `[0, 1]`,
+    /// reserved words zero, textures naming stored images.
+    fn apply(
+        &self,
+        i: usize,
+        material: &mut Material,
+        images: &[Arc<MaterialImage>],
+    ) -> Result<(), String> {
+        let [metallic, roughness, occlusion_strength, reserved] = self.factors[i];
+        let [r, g, b, reserved_emissive] = self.emissive[i];
+        if reserved != 0.0 || reserved_emissive != 0.0 {
+            return Err("reserved metallic-roughness words are not zero".into());
+        }
+        let factors = [
+            ("metallic", metallic),
+            ("roughness", roughness),
+            ("occlusion strength", occlusion_strength),
+            ("emissive red", r),
+            ("emissive green", g),
+            ("emissive blue", b),
+        ];
+        if let Some((what, v)) = factors.iter().find(|(_, v)| !(0.0..=1.0).contains(v)) {
+            return Err(format!("{what} factor {v} is not in [0, 1]"));
+        }
+        material.metallic = metallic;
+        material.roughness = roughness;
+        material.occlusion_strength = occlusion_strength;
+        material.emissive = [r, g, b];
+        material.metallic_roughness_texture = texture(self.metallic_roughness[i], images)
+            .map_err(|e| format!("metallic-roughness texture: {e}"))?;
+        material.occlusion_texture =
+            texture(self.occlusion[i], images).map_err(|e| format!("occlusion texture: {e}"))?;
+        material.emissive_texture = texture(self.emissive_textures[i], images)
+            .map_err(|e| format!("emissive texture: {e}"))?;
+        Ok(())
+    }
 }
 
 /// The images, each `width × height × 4` bytes of `pixels`, back to back.

@@ -20,6 +20,7 @@ mod motion;
 mod pace;
 mod render;
 mod report;
+mod steering;
 #[cfg(test)]
 mod tests;
 mod timed;
@@ -28,6 +29,7 @@ mod times;
 use self::motion::locomotion;
 
 use self::pace::PacePlan;
+use self::steering::{FrameSteering, Steering};
 use self::times::ms_since;
 use super::{Backend, CliError};
 
@@ -66,10 +68,21 @@ struct Crowd {
     clock: f64,
     /// The last update's record changes, for the GPU (reused).
     changes: RecordChanges,
+    /// How pace changes reach the characters, and the gait blend space when not by the
+    /// state machine.
+    steering: Steering,
+    gait: u32,
+    /// Gait inputs on their way, with [`Steering::Frames`].
+    frame_steering: FrameSteering,
 }
 
 impl Crowd {
-    fn new(rig: Rig, characters: usize, scheduling: Scheduling) -> crate::cli::Result<Self> {
+    fn new(
+        rig: Rig,
+        characters: usize,
+        scheduling: Scheduling,
+        steering: Steering,
+    ) -> crate::cli::Result<Self> {
         let joints = rig.joint_count();
         let spacing = {
             // The rest pose's bounds in model space (bind-space bounds would miss where rigid
@@ -101,6 +114,16 @@ impl Crowd {
         let mut animator = Animator::new(vec![rig])?;
         animator.set_scheduling(scheduling);
         let machine = animator.add_state_machine(0, &machine_def)?;
+        let gait = match steering {
+            Steering::Machine => 0,
+            _ => {
+                let def = steering::gait(&machine_def).ok_or_else(|| CliError::Unusable {
+                    file: machine_def.name.clone(),
+                    reason: "--steering needs clips for idle, walk and run".to_string(),
+                })?;
+                animator.add_blend_space(0, "gait", &def)?
+            }
+        };
         let wave_layer = match (wave, upper_body) {
             (Some(clip), Some(joint)) => {
                 let mask = animator.add_mask(0, &MaskSpec::subtrees("upper body", &[joint]))?;
@@ -124,13 +147,21 @@ impl Crowd {
                 0.0,
                 (row as f32 - side as f32 * 0.5) * spacing,
             );
-            let state_machine: StateMachine = animator.state_machine(machine)?;
-            let entity = world.spawn((
+            let placed = (
                 Animated::new(0),
                 Transform::from_translation(position),
-                state_machine,
                 root_motion,
-            ));
+            );
+            let entity = match steering {
+                Steering::Machine => {
+                    let state_machine: StateMachine = animator.state_machine(machine)?;
+                    world.spawn((placed.0, placed.1, placed.2, state_machine))
+                }
+                _ => {
+                    let gait = animator.blend_space_fade(0, gait, glam::Vec2::ZERO)?;
+                    world.spawn((placed.0, placed.1, placed.2, gait))
+                }
+            };
             if let (Some(layer), true) = (wave_layer, i % 3 == 0) {
                 let layers = Layers::from_layers(&[layer])?;
                 world.insert_one(entity, layers)?;
@@ -144,6 +175,9 @@ impl Crowd {
             paces: PacePlan::new(characters),
             clock: 0.0,
             changes: RecordChanges::default(),
+            steering,
+            gait,
+            frame_steering: FrameSteering::default(),
         })
     }
 
@@ -191,16 +225,27 @@ impl Crowd {
             characters,
             paces,
             clock,
+            steering,
+            gait,
+            frame_steering,
             ..
         } = self;
         paces.due(*clock, |c, speed| {
-            animator.set_parameter(
-                world,
-                characters[c as usize],
-                "speed",
-                Value::Float(f64::from(speed)),
-            )
+            let entity = characters[c as usize];
+            match steering {
+                Steering::Machine => {
+                    animator.set_parameter(world, entity, "speed", Value::Float(f64::from(speed)))
+                }
+                Steering::Ramps => steering::ramp_to(animator, world, entity, *gait, speed),
+                Steering::Frames => {
+                    frame_steering.head_for(world, entity, speed);
+                    Ok(())
+                }
+            }
         })?;
+        if *steering == Steering::Frames {
+            frame_steering.step(animator, world, *gait, DT);
+        }
         self.animator.update(&mut self.world, DT)?;
         Ok(())
     }
@@ -278,6 +323,11 @@ pub struct CrowdArgs {
     /// 24 characters]; the rest extend out of view.
     #[arg(long, value_name = "F")]
     pub view_fraction: Option<f64>,
+    /// How characters change pace: the locomotion state machine's cross-fades (machine), or
+    /// a gait blend space's input moving to the new speed, given as a ramp (ramps: a record
+    /// per region of the space crossed) or set every frame (frames).
+    #[arg(long, value_enum, default_value_t = Steering::Machine)]
+    pub steering: Steering,
 }
 
 impl CrowdArgs {

@@ -199,3 +199,32 @@ fn lod_flags_report_the_policy_the_kernel_applied() {
     assert_eq!(json["lod"], true);
     assert_eq!(json["skip_culled"], true);
 }
+
+/// Records the animator writes over `frames` updates of a crowd of `characters` steered by
+/// `steering`, as on the GPU backend (event-driven, root motion on the GPU).
+fn records_written(steering: super::Steering, characters: usize, frames: usize) -> usize {
+    let args = crowd_args(&[]);
+    let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
+    let scheduling = sinew::runtime::Scheduling::EventDriven;
+    let mut crowd = super::Crowd::new(rig, characters, scheduling, steering).expect("crowd"); // ok: unit test
+    let mut written = 0;
+    for _ in 0..frames {
+        crowd.control().expect("control"); // ok: unit test
+        written += crowd.animator.changed_slots().len();
+    }
+    written
+}
+
+#[test]
+fn ramped_steering_writes_a_record_per_region_where_inputs_set_each_frame_write_one_per_frame() {
+    let (characters, frames) = (40, 600);
+    let ramps = records_written(super::Steering::Ramps, characters, frames);
+    let by_frame = records_written(super::Steering::Frames, characters, frames);
+    // Ten seconds: every character changes pace two to six times, crossing at most two
+    // regions of the gait space each time.
+    assert!(ramps <= characters * 6 * 3, "ramps wrote {ramps} records");
+    assert!(
+        ramps * 5 < by_frame,
+        "ramps wrote {ramps} records, inputs set each frame {by_frame}"
+    );
+}

@@ -131,7 +131,7 @@ impl CrowdArgs {
         };
         let progress = crate::cli::progress::steps("crowd");
         progress.set_message(format!("spawning {characters} characters"));
-        let mut crowd = Crowd::new(rig.clone(), characters, scheduling)?;
+        let mut crowd = Crowd::new(rig.clone(), characters, scheduling, self.steering)?;
         for _ in 0..PRE_ROLL_UPDATES {
             crowd.control()?;
         }

@@ -559,6 +559,19 @@ impl GpuBackend {
             .map_err(|e| self.loss.explain(e))
     }
 
+    /// GPU milliseconds of a recent frame's evaluate pass without waiting (usually a frame or
+    /// two old; `None` while none has arrived), when timing is on.
+    pub fn last_gpu_ms_async(&mut self) -> Result<Option<f64>, GpuError> {
+        self.loss.check()?;
+        let Some(timer) = self.timer.as_mut() else {
+            return Ok(None);
+        };
+        let ms = timer
+            .read_async(&self.device, &self.queue)
+            .map_err(|e| self.loss.explain(e))?;
+        Ok(ms.and_then(|ms| ms.first().copied()))
+    }
+
     /// Blocks until the GPU has finished every submitted frame ([`GpuError::DeviceLost`] on a
     /// lost device).
     pub fn wait(&self) -> Result<(), GpuError> {

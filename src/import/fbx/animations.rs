@@ -2,13 +2,16 @@
 //! translation, rotation and scale keys of every animated node's local transform, at the
 //! curves' own key times where they are linear or dense enough, and sampled at the scene's
 //! frame rate elsewhere (Euler or pre/post rotation curves between sparse keys). Exact at
-//! every key; time 0 is the stack's start.
+//! every key. A clip spans its stack's time range: time 0 is the stack's start, and keys before
+//! the start or after the end (tools write them, Maya's clips often start at frame 1) are cut at
+//! the range's ends, where a key takes the value between its neighbours.
 
-use glam::Vec4;
+use glam::{Quat, Vec4};
 
 use super::{name_or, quat, vec3};
 use crate::error::ImportErrorKind;
 use crate::import::raw::{Channel, Interpolation, RawClip, RawTrack};
+use crate::math::slerp_shortest;
 
 /// Sample rate for curves that need resampling when the file states no frame rate.
 const FALLBACK_RATE: f64 = 30.0;
@@ -25,7 +28,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
     for (s, stack) in scene.anim_stacks.iter().enumerate() {
         let name = name_or(&stack.element, || format!("animation{s}"));
         let opts = ufbx::BakeOpts {
-            trim_start_time: true,
+            trim_start_time: false,
             resample_rate: rate,
             key_reduction_enabled: false,
             ..Default::default()
@@ -33,6 +36,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
         let baked = ufbx::bake_anim(scene, &stack.anim, opts).map_err(|e| {
             ImportErrorKind::Fbx(format!("animation stack {name:?}: {}", super::describe(&e)))
         })?;
+        let span = Span::of(stack, &baked);
         let mut tracks = Vec::new();
         for node in baked.nodes.iter() {
             let target = node.typed_id as usize;
@@ -67,6 +71,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
                 if keys.is_empty() || (constant && keys.iter().all(|k| k.1 == rest)) {
                     continue;
                 }
+                let keys = span.cut(&keys, channel == Channel::Rotation);
                 tracks.push(track(target, channel, &keys));
             }
         }
@@ -77,6 +82,84 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
         });
     }
     Ok(clips)
+}
+
+/// The time range of a stack's clip, in the file's seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Span {
+    begin: f64,
+    end: f64,
+}
+
+impl Span {
+    /// The stack's time range, or the range of its keys where the stack states none.
+    fn of(stack: &ufbx::AnimStack, baked: &ufbx::BakedAnim) -> Self {
+        let stated = stack.time_begin.is_finite()
+            && stack.time_end.is_finite()
+            && stack.time_end > stack.time_begin;
+        if stated {
+            Self {
+                begin: stack.time_begin,
+                end: stack.time_end,
+            }
+        } else {
+            Self {
+                begin: baked.key_time_min.min(baked.key_time_max),
+                end: baked.key_time_max,
+            }
+        }
+    }
+
+    /// `keys` (sorted by time) within the span, timed from its start: keys outside are dropped,
+    /// and where the track crosses an end a key is placed there with the value the linear track
+    /// has (slerped for rotations). A track wholly before or after the span becomes one key,
+    /// its value at the nearer end.
+    fn cut(&self, keys: &[(f64, Vec4)], rotation: bool) -> Vec<(f64, Vec4)> {
+        let at = |time: f64| value_at(keys, time, rotation);
+        let inside = keys
+            .iter()
+            .filter(|k| k.0 >= self.begin && k.0 <= self.end)
+            .map(|&(t, v)| (t - self.begin, v));
+        let mut out = Vec::with_capacity(keys.len() + 2);
+        if keys.first().is_none_or(|k| k.0 < self.begin) {
+            out.push((0.0, at(self.begin)));
+        }
+        out.extend(inside);
+        if keys.last().is_some_and(|k| k.0 > self.end)
+            && keys.first().is_some_and(|k| k.0 < self.end)
+        {
+            out.push((self.end - self.begin, at(self.end)));
+        }
+        if out.is_empty() {
+            out.push((0.0, at(self.begin)));
+        }
+        out
+    }
+}
+
+/// The value of the linear track `keys` at `time`: held before the first key and after the last.
+fn value_at(keys: &[(f64, Vec4)], time: f64, rotation: bool) -> Vec4 {
+    let next = keys.partition_point(|k| k.0 <= time);
+    match (
+        next.checked_sub(1).and_then(|i| keys.get(i)),
+        keys.get(next),
+    ) {
+        (Some(a), Some(b)) => {
+            let t = ((time - a.0) / (b.0 - a.0)) as f32;
+            if rotation {
+                Vec4::from(slerp_shortest(
+                    Quat::from_vec4(a.1),
+                    Quat::from_vec4(b.1),
+                    t,
+                ))
+            } else {
+                a.1.lerp(b.1, t)
+            }
+        }
+        (Some(a), None) => a.1,
+        (None, Some(b)) => b.1,
+        (None, None) => Vec4::ZERO,
+    }
 }
 
 /// A linear track from baked keys; keys whose times become equal in `f32` keep the later value
@@ -111,6 +194,39 @@ fn v4(v: glam::Vec3) -> Vec4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_outside_the_span_are_cut_at_its_ends() {
+        let span = Span {
+            begin: 1.0,
+            end: 2.0,
+        };
+        let keys = [
+            (0.5, Vec4::ZERO),
+            (1.5, Vec4::splat(100.0)),
+            (2.5, Vec4::ZERO),
+        ];
+        let cut = span.cut(&keys, false);
+        assert_eq!(
+            cut,
+            [
+                (0.0, Vec4::splat(50.0)),
+                (0.5, Vec4::splat(100.0)),
+                (1.0, Vec4::splat(50.0))
+            ]
+        );
+        // Keys only before the span: one key, the last value.
+        let before = span.cut(&keys[..1], false);
+        assert_eq!(before, [(0.0, Vec4::ZERO)]);
+        // Keys only after it: one key at the start, the first value.
+        let after = span.cut(&keys[2..], false);
+        assert_eq!(after, [(0.0, Vec4::ZERO)]);
+        // Rotations take the slerped value.
+        let half = std::f32::consts::FRAC_1_SQRT_2;
+        let turn = [(0.0, Vec4::W), (2.0, Vec4::new(0.0, 0.0, 1.0, 0.0))];
+        let cut = span.cut(&turn, true);
+        assert!((cut[0].1 - Vec4::new(0.0, 0.0, half, half)).length() < 1e-6);
+    }
 
     #[test]
     fn keys_that_meet_in_single_precision_keep_the_later_value() {

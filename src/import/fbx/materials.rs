@@ -9,6 +9,12 @@
 //!   opacity texture of another image than the base colour's is not drawn, with a warning).
 //! - Normal map: `pbr.normal_map`, else `fbx.normal_map`, else a `fbx.bump` texture whose image
 //!   is coloured (a grey bump image is a height map, which sinew does not draw).
+//! - Metalness and roughness: `pbr.metalness` and `pbr.roughness` where the shader gives them
+//!   (ufbx derives a Phong material's roughness from its shininess), else not metallic and
+//!   fully rough (a Lambert material); their textures are separate images in FBX, not glTF's
+//!   packed one, and are not read.
+//! - Emissive: `pbr.emission_color × pbr.emission_factor` (else the classic fields), its
+//!   texture in place of the colour; occlusion: `pbr.ambient_occlusion`'s texture.
 //! - Textures: the embedded content, else a file found from the FBX file's folder (the
 //!   relative path, the absolute path, then the file's name beside the FBX file); wrap modes
 //!   from the texture; the texture's UV set name mapped to the mesh's UV set index (an unknown
@@ -42,8 +48,16 @@ pub(super) struct Materials<'a> {
     /// The FBX file's folder, where external textures are looked for.
     base: Option<&'a Path>,
     images: HashMap<ImageKey, Result<Arc<MaterialImage>, String>>,
-    /// By material element and the UV sets its base colour and normal textures read.
-    made: HashMap<(u32, [u32; 2]), Arc<Material>>,
+    /// By material element and the UV sets its textures read.
+    made: HashMap<(u32, [u32; 4]), Arc<Material>>,
+}
+
+/// The textures a material reads, each with its UV set in one mesh.
+struct Slots<'t> {
+    base: Option<Slot<'t>>,
+    normal: Option<Slot<'t>>,
+    emissive: Option<Slot<'t>>,
+    occlusion: Option<Slot<'t>>,
 }
 
 /// A texture a material reads, with the UV set index it has in one mesh.
@@ -63,38 +77,46 @@ impl<'a> Materials<'a> {
 
     /// `material` as drawn on `mesh`: its textures read the UV sets they name in `mesh`.
     pub(super) fn get(&mut self, material: &ufbx::Material, mesh: &ufbx::Mesh) -> Arc<Material> {
-        let base_texture = base_color_texture(material).map(|t| slot(t, mesh));
-        let normal_texture = normal_texture(material).map(|t| slot(t, mesh));
+        let slots = Slots {
+            base: base_color_texture(material).map(|t| slot(t, mesh)),
+            normal: normal_texture(material).map(|t| slot(t, mesh)),
+            emissive: emissive_texture(material).map(|t| slot(t, mesh)),
+            occlusion: map_texture(&material.pbr.ambient_occlusion).map(|t| slot(t, mesh)),
+        };
         let key = (
             material.element.element_id,
-            [&base_texture, &normal_texture].map(|s| s.as_ref().map_or(0, |s| s.uv_set)),
+            [
+                &slots.base,
+                &slots.normal,
+                &slots.emissive,
+                &slots.occlusion,
+            ]
+            .map(|s| s.as_ref().map_or(0, |s| s.uv_set)),
         );
         if let Some(made) = self.made.get(&key) {
             return made.clone();
         }
-        let made = Arc::new(self.make(material, base_texture, normal_texture));
+        let made = Arc::new(self.make(material, slots));
         self.made.insert(key, made.clone());
         made
     }
 
-    fn make(
-        &mut self,
-        material: &ufbx::Material,
-        base_texture: Option<Slot<'_>>,
-        normal_texture: Option<Slot<'_>>,
-    ) -> Material {
+    fn make(&mut self, material: &ufbx::Material, slots: Slots<'_>) -> Material {
         let name = super::name_or(&material.element, || {
             format!("material{}", material.element.typed_id)
         });
         let mut out = Material {
             name,
             base_color: base_color(material),
+            metallic: unit(value(&material.pbr.metalness), 0.0),
+            roughness: unit(value(&material.pbr.roughness), 1.0),
+            emissive: emissive(material),
             // FBX has no standard double-sided flag; some shaders declare one.
             double_sided: material.features.double_sided.enabled,
             ..Material::default()
         };
         let opacity_texture = opacity_texture(material);
-        if let Some(slot) = base_texture {
+        if let Some(slot) = slots.base {
             match self.texture_ref(&slot) {
                 Ok(t) => out.base_color_texture = Some(t),
                 Err(e) => out.warnings.push(format!("base colour texture: {e}")),
@@ -117,7 +139,7 @@ impl<'a> Materials<'a> {
         if out.base_color[3] < OPAQUE || opacity_texture.is_some() {
             out.alpha = AlphaMode::Blend;
         }
-        if let Some(slot) = normal_texture {
+        if let Some(slot) = slots.normal {
             let bump = normal_map(material).is_none();
             match self.texture_ref(&slot) {
                 Ok(t) if bump && is_grey(&t.image) => out.warnings.push(format!(
@@ -128,6 +150,24 @@ impl<'a> Materials<'a> {
                 Err(e) => out.warnings.push(format!("normal texture: {e}")),
             }
             uv_transform_warning(&mut out, slot.texture, "normal");
+        }
+        if let Some(slot) = slots.emissive {
+            match self.texture_ref(&slot) {
+                Ok(t) => {
+                    // The texture takes the colour's place; the factor stays.
+                    out.emissive = [emission_factor(material); 3];
+                    out.emissive_texture = Some(t);
+                }
+                Err(e) => out.warnings.push(format!("emissive texture: {e}")),
+            }
+            uv_transform_warning(&mut out, slot.texture, "emissive");
+        }
+        if let Some(slot) = slots.occlusion {
+            match self.texture_ref(&slot) {
+                Ok(t) => out.occlusion_texture = Some(t),
+                Err(e) => out.warnings.push(format!("occlusion texture: {e}")),
+            }
+            uv_transform_warning(&mut out, slot.texture, "occlusion");
         }
         out
     }
@@ -197,6 +237,42 @@ fn normal_map(m: &ufbx::Material) -> Option<&ufbx::Texture> {
 
 fn normal_texture(m: &ufbx::Material) -> Option<&ufbx::Texture> {
     normal_map(m).or_else(|| map_texture(&m.fbx.bump))
+}
+
+fn emissive_texture(m: &ufbx::Material) -> Option<&ufbx::Texture> {
+    map_texture(&m.pbr.emission_color).or_else(|| map_texture(&m.fbx.emission_color))
+}
+
+/// The emissive colour's maps: PBR where it has a colour, else classic.
+fn emission_maps(m: &ufbx::Material) -> (&ufbx::MaterialMap, &ufbx::MaterialMap) {
+    if m.pbr.emission_color.has_value {
+        (&m.pbr.emission_color, &m.pbr.emission_factor)
+    } else {
+        (&m.fbx.emission_color, &m.fbx.emission_factor)
+    }
+}
+
+/// The emissive factor (ufbx sets it to one where only a colour is given).
+fn emission_factor(m: &ufbx::Material) -> f32 {
+    unit(Some(emission_maps(m).1.value_vec4.x), 0.0)
+}
+
+/// Linear emitted colour: colour × factor, finite, in `[0, 1]`; black where the file gives
+/// none.
+fn emissive(m: &ufbx::Material) -> [f32; 3] {
+    let (color, _) = emission_maps(m);
+    if !color.has_value {
+        return [0.0; 3];
+    }
+    let c = color.value_vec4;
+    let factor = emission_factor(m);
+    [c.x, c.y, c.z].map(|v| unit(Some(v), 0.0) * factor)
+}
+
+/// A value clamped to `[0, 1]`, or `default` where absent or not finite.
+fn unit(v: Option<f64>, default: f32) -> f32 {
+    v.filter(|v| v.is_finite())
+        .map_or(default, |v| (v as f32).clamp(0.0, 1.0))
 }
 
 fn opacity_texture(m: &ufbx::Material) -> Option<&ufbx::Texture> {

@@ -6,6 +6,7 @@ use crate::render::Renderer;
 use crate::render::layout::{MeshParams, SkinnedVertex};
 use crate::render::paging::VERTEX_SIZE;
 use crate::render::util::{buffer_init, buffer_zeroed};
+use crate::render::wire_indices;
 
 #[derive(Debug)]
 pub(super) struct MeshGpu {
@@ -22,6 +23,9 @@ pub(super) struct MeshGpu {
     pub(super) blended: bool,
     pub(super) vertex_count: u32,
     pub(super) index_count: u32,
+    /// The mesh's edges as a line list ([`wire_indices`]), for the wireframe.
+    pub(super) wire_indices: wgpu::Buffer,
+    pub(super) wire_index_count: u32,
     /// The pre-skinned vertices, page by page, when the batch pre-skins.
     pub(super) preskinned: Option<wgpu::Buffer>,
 }
@@ -87,6 +91,13 @@ pub(super) fn upload_mesh(
         bytemuck::cast_slice(&mesh.indices),
         wgpu::BufferUsages::INDEX,
     );
+    let lines = wire_indices(&mesh.indices);
+    let wire_index_buffer = buffer_init(
+        device,
+        &format!("sinew {label} wire indices"),
+        bytemuck::cast_slice(&lines),
+        wgpu::BufferUsages::INDEX,
+    );
     let params = MeshParams {
         color: [color[0], color[1], color[2], 1.0],
         vertex_count,
@@ -123,6 +134,8 @@ pub(super) fn upload_mesh(
         blended: false,
         vertex_count,
         index_count: mesh.indices.len() as u32,
+        wire_indices: wire_index_buffer,
+        wire_index_count: lines.len() as u32,
         preskinned,
     }
 }

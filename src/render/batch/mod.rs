@@ -12,21 +12,25 @@
 mod mesh;
 mod pages;
 mod reads;
+mod wire;
 
 use self::mesh::{MeshGpu, upload_mesh, validate_mesh};
-use self::pages::{PageGroups, PagedBuffers};
+use self::pages::{PageGroups, PagedBuffers, sort_records};
 
 use super::cull::{CullFrusta, DrawList};
 use super::error::{RenderError, capture, check_buffer_size};
-use super::layout::{CullParams, DrawIndexedArgs, PreskinParams, SkinnedInstance, dispatch_grid};
+use super::layout::{
+    CullParams, DrawIndexedArgs, PreskinParams, SkinnedInstance, SortParams, dispatch_grid,
+};
 use super::paging::{
     AABB_SIZE, BindingLimits, DRAW_SIZE, INSTANCE_SIZE, Page, PageInputs, PagedBytes, VERTEX_SIZE,
     VISIBLE_SIZE, plan_pages,
 };
 use super::skinned_pass::VertexSource;
 use super::skinning::{PALETTE_ENTRY_SIZE, SkinningMode};
+use super::sort::{SORT_PARAMS_SIZE, SORT_WORKGROUP_SIZE, bitonic_steps, view_depth_plane};
 use super::util::{buffer_init, buffer_zeroed};
-use super::{Renderer, cull, preskin};
+use super::{Camera, Renderer, cull, preskin};
 use crate::baked::{AlphaMode, SkinnedMesh};
 
 /// Which of a batch's meshes a draw records.
@@ -38,12 +42,14 @@ pub(crate) enum MeshSet {
     Opaque,
     /// Meshes with a `BLEND` material (the main pass, after every opaque mesh).
     Blended,
+    /// Every mesh's edges as lines (the main pass's wireframe).
+    Wire,
 }
 
 impl MeshSet {
     fn holds(self, blended: bool) -> bool {
         match self {
-            Self::All => true,
+            Self::All | Self::Wire => true,
             Self::Opaque => !blended,
             Self::Blended => blended,
         }
@@ -82,6 +88,7 @@ struct Layouts {
     skin: wgpu::BindGroupLayout,
     preskinned: wgpu::BindGroupLayout,
     preskin: wgpu::BindGroupLayout,
+    sort: wgpu::BindGroupLayout,
 }
 
 const CULL_PARAMS_SIZE: u64 = std::mem::size_of::<CullParams>() as u64;
@@ -194,6 +201,12 @@ impl SkinnedBatch {
                     2 * limits.align(meshes_len * DRAW_SIZE),
                     COPY,
                 ),
+                wire_draws: buffer_zeroed(
+                    device,
+                    &name("wireframe draws"),
+                    2 * limits.align(meshes_len * DRAW_SIZE),
+                    DRAWS,
+                ),
                 cull_params: buffer_zeroed(
                     device,
                     &name("cull params"),
@@ -204,6 +217,13 @@ impl SkinnedBatch {
                     device,
                     &name("preskin params"),
                     meshes_len * limits.uniform_stride(PRESKIN_PARAMS_SIZE),
+                    UNIFORM,
+                ),
+                sort_pairs: buffer_zeroed(device, &name("blend sort pairs"), 16, STORAGE),
+                sort_params: buffer_zeroed(
+                    device,
+                    &name("blend sort params"),
+                    limits.uniform_stride(SORT_PARAMS_SIZE),
                     UNIFORM,
                 ),
             };
@@ -248,6 +268,7 @@ impl SkinnedBatch {
                     skin: renderer.skinned.skin_layout.clone(),
                     preskinned: renderer.skinned.preskinned_layout.clone(),
                     preskin: renderer.preskin.layout.clone(),
+                    sort: renderer.sort.layout.clone(),
                 },
                 capacity: desc.capacity,
                 instance_count: 0,
@@ -270,9 +291,10 @@ impl SkinnedBatch {
     }
 
     /// Draws each mesh with the material it carries ([`SkinnedMesh::material`]: base colour
-    /// factor and texture, vertex colours, alpha mask, normal map; a `BLEND` material blended,
-    /// after every opaque mesh of the scene) instead of the batch's mesh colours; meshes
-    /// without one keep theirs. `meshes` are the meshes the batch was made from.
+    /// factor and texture, vertex colours, alpha mask, normal map, metallic-roughness,
+    /// occlusion and emissive, shaded by [`shade_pbr`](super::shade_pbr)'s BRDF; a `BLEND`
+    /// material blended, after every opaque mesh of the scene, the page's instances far to near)
+    /// instead of the batch's mesh colours; meshes without one keep theirs. `meshes` are the meshes the batch was made from.
     pub fn use_materials(
         &mut self,
         device: &wgpu::Device,
@@ -290,12 +312,29 @@ impl SkinnedBatch {
             .skinned
             .materials
             .groups(device, queue, &self.label, meshes)?;
+        let had_blended = self.has_blended();
         for ((gpu, group), mesh) in self.meshes.iter_mut().zip(groups).zip(meshes) {
             gpu.material = group;
             gpu.blended = mesh
                 .material
                 .as_ref()
                 .is_some_and(|m| m.alpha == AlphaMode::Blend);
+        }
+        if self.has_blended() != had_blended && !self.pages.is_empty() {
+            // The pages' groups gain (or lose) the blend sort's.
+            let pages = std::mem::take(&mut self.pages);
+            let bytes = self.bytes.clone();
+            let result = capture(device, || {
+                self.reserve(&pages, &bytes)?;
+                self.groups = pages
+                    .iter()
+                    .enumerate()
+                    .map(|(p, page)| self.page_groups(p, page))
+                    .collect();
+                Ok(())
+            });
+            self.pages = pages;
+            result?;
         }
         Ok(())
     }
@@ -387,12 +426,15 @@ impl SkinnedBatch {
                 bytemuck::cast_slice(&plan.staged),
             );
         }
-        let draws = |all: bool| {
+        let draws = |all: bool, wire: bool| {
             let mut bytes = vec![0u8; plan.bytes.draws as usize];
             for page in &plan.pages {
                 for (m, mesh) in self.meshes.iter().enumerate() {
                     let args = DrawIndexedArgs {
-                        index_count: mesh.index_count,
+                        index_count: match wire {
+                            false => mesh.index_count,
+                            true => mesh.wire_index_count,
+                        },
                         instance_count: if all { page.count } else { 0 },
                         ..Default::default()
                     };
@@ -406,8 +448,9 @@ impl SkinnedBatch {
             bytes
         };
         if !plan.pages.is_empty() {
-            queue.write_buffer(&self.buffers.draws_reset, 0, &draws(false));
-            queue.write_buffer(&self.buffers.draws_all, 0, &draws(true));
+            queue.write_buffer(&self.buffers.draws_reset, 0, &draws(false, false));
+            queue.write_buffer(&self.buffers.draws_all, 0, &draws(true, false));
+            queue.write_buffer(&self.buffers.wire_draws, 0, &draws(false, true));
         }
         if !vertices.is_empty() && !plan.pages.is_empty() {
             let stride = self.limits.uniform_stride(PRESKIN_PARAMS_SIZE) as usize;
@@ -496,6 +539,64 @@ impl SkinnedBatch {
         Ok(())
     }
 
+    /// Records the back-to-front sort of each page's camera list ([`super::sort`]) for `camera`,
+    /// when a mesh of the batch draws blended; `pipelines` are the sort's
+    /// ([`SortPass::pipelines`](super::sort::SortPass::pipelines)).
+    pub(crate) fn encode_blend_order(
+        &self,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        pipelines: [&wgpu::ComputePipeline; 3],
+        camera: &Camera,
+    ) {
+        if !self.has_blended() || self.pages.is_empty() {
+            return;
+        }
+        let stride = self.limits.uniform_stride(SORT_PARAMS_SIZE);
+        let plane = view_depth_plane(camera).to_array();
+        let records: u64 = self.pages.iter().map(|p| sort_records(p.count)).sum();
+        let mut bytes = vec![0u8; (records * stride) as usize];
+        let mut record = 0u64;
+        let mut put = |params: SortParams| {
+            let at = (record * stride) as usize;
+            bytes[at..at + SORT_PARAMS_SIZE as usize].copy_from_slice(bytemuck::bytes_of(&params));
+            record += 1;
+            (at as u64) as wgpu::DynamicOffset
+        };
+        // (group, dispatch grid, pipeline, dynamic offset) in order.
+        let mut dispatches = Vec::new();
+        let [keys, step, write] = pipelines;
+        for (page, groups) in self.pages.iter().zip(&self.groups) {
+            let Some(group) = &groups.sort else { continue };
+            let size = page.count.max(1).next_power_of_two();
+            let (x, y, grid_width) = dispatch_grid(u64::from(size), SORT_WORKGROUP_SIZE);
+            let base = SortParams {
+                view_depth: plane,
+                size,
+                instance_count: page.count,
+                grid_width,
+                ..SortParams::default()
+            };
+            let first = put(base);
+            dispatches.push((group, (x, y), keys, first));
+            for (k, j) in bitonic_steps(size) {
+                let at = put(SortParams { k, j, ..base });
+                dispatches.push((group, (x, y), step, at));
+            }
+            dispatches.push((group, (x, y), write, first));
+        }
+        queue.write_buffer(&self.buffers.sort_params, 0, &bytes);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("sinew blend sort pass"),
+            timestamp_writes: None,
+        });
+        for (group, (x, y), pipeline, offset) in dispatches {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[offset]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
     /// Records the pre-skinning dispatches (one per mesh and page).
     pub(crate) fn encode_preskin(
         &self,
@@ -546,6 +647,11 @@ impl SkinnedBatch {
         // The main pass reads materials; the shadow pass only positions.
         let main = list == DrawList::Camera;
         let l = list.index();
+        let wire = set == MeshSet::Wire;
+        let draws = match wire {
+            false => &self.buffers.draws,
+            true => &self.buffers.wire_draws,
+        };
         pass.set_pipeline(pipeline);
         let drawn = self.meshes.iter().enumerate();
         for (m, mesh) in drawn.filter(|(_, mesh)| set.holds(mesh.blended)) {
@@ -558,7 +664,11 @@ impl SkinnedBatch {
                 pass.set_vertex_buffer(slot, mesh.material_vertices.slice(..));
                 pass.set_bind_group(2, &mesh.material, &[]);
             }
-            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+            let indices = match wire {
+                false => &mesh.indices,
+                true => &mesh.wire_indices,
+            };
+            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
             for (page, groups) in self.pages.iter().zip(&self.groups) {
                 let group = match preskinned {
                     false => &groups.draw[m][l],
@@ -568,10 +678,7 @@ impl SkinnedBatch {
                     },
                 };
                 pass.set_bind_group(1, group, &[]);
-                pass.draw_indexed_indirect(
-                    &self.buffers.draws,
-                    page.draws_at_of(list) + m as u64 * DRAW_SIZE,
-                );
+                pass.draw_indexed_indirect(draws, page.draws_at_of(list) + m as u64 * DRAW_SIZE);
             }
         }
     }

@@ -9,9 +9,10 @@ use super::{
 use crate::render::cull::DrawList;
 use crate::render::error::{RenderError, check_buffer_size};
 use crate::render::paging::{
-    AABB_SIZE, DRAW_SIZE, INSTANCE_SIZE, Page, PagedBytes, VERTEX_SIZE, VISIBLE_SIZE,
+    AABB_SIZE, BindingLimits, DRAW_SIZE, INSTANCE_SIZE, Page, PagedBytes, VERTEX_SIZE, VISIBLE_SIZE,
 };
 use crate::render::skinning::PALETTE_ENTRY_SIZE;
+use crate::render::sort::{SORT_PARAMS_SIZE, bitonic_steps};
 use crate::render::util::buffer_zeroed;
 
 /// The bind groups of one page.
@@ -23,6 +24,8 @@ pub(super) struct PageGroups {
     /// Per mesh, when pre-skinning: the kernel's group and the pre-skinned draw's groups (per
     /// list).
     pub(super) preskin: Vec<(wgpu::BindGroup, [wgpu::BindGroup; 2])>,
+    /// The blend sort's group, for a batch with a `BLEND` material.
+    pub(super) sort: Option<wgpu::BindGroup>,
 }
 
 /// The buffers split into page regions.
@@ -38,10 +41,19 @@ pub(super) struct PagedBuffers {
     pub(super) draws_reset: wgpu::Buffer,
     /// The draws with every instance of their page: copied into `draws` when culling is off.
     pub(super) draws_all: wgpu::Buffer,
+    /// The wireframe's draws, at the offsets of `draws`: each mesh's edge list, with the
+    /// instance count of the camera's list copied from `draws` each wireframe frame.
+    pub(super) wire_draws: wgpu::Buffer,
     /// One [`CullParams`] per page, at uniform-aligned offsets.
     pub(super) cull_params: wgpu::Buffer,
     /// One [`PreskinParams`] per page and mesh, at uniform-aligned offsets.
     pub(super) preskin_params: wgpu::Buffer,
+    /// The blend sort's (key, instance) pairs, reused page after page (grown only for a batch
+    /// with a `BLEND` material).
+    pub(super) sort_pairs: wgpu::Buffer,
+    /// The blend sort's [`SortParams`](crate::render::SortParams), one per page and pass, at
+    /// uniform-aligned offsets.
+    pub(super) sort_params: wgpu::Buffer,
 }
 
 impl SkinnedBatch {
@@ -82,11 +94,17 @@ impl SkinnedBatch {
             "indirect draws reset",
         )?;
         grow(&mut b.draws_all, bytes.draws, COPY, "indirect draws, all")?;
+        grow(&mut b.wire_draws, bytes.draws, DRAWS, "wireframe draws")?;
         let cull = pages_len * limits.uniform_stride(CULL_PARAMS_SIZE);
         grow(&mut b.cull_params, cull, UNIFORM, "cull params")?;
         let preskin =
             pages_len * self.meshes.len() as u64 * limits.uniform_stride(PRESKIN_PARAMS_SIZE);
         grow(&mut b.preskin_params, preskin, UNIFORM, "preskin params")?;
+        if self.meshes.iter().any(|m| m.blended) {
+            let (pairs, params) = sort_bytes(&limits, pages);
+            grow(&mut b.sort_pairs, pairs, STORAGE, "blend sort pairs")?;
+            grow(&mut b.sort_params, params, UNIFORM, "blend sort params")?;
+        }
         for (m, (mesh, &needed)) in self.meshes.iter_mut().zip(&bytes.preskin).enumerate() {
             if let Some(output) = &mut mesh.preskinned {
                 let what = format!("mesh {m} preskinned vertices");
@@ -201,10 +219,47 @@ impl SkinnedBatch {
                 preskin.push((kernel, drawn));
             }
         }
+        let sort = self.meshes.iter().any(|m| m.blended).then(|| {
+            let pairs_size = u64::from(page.count.next_power_of_two()) * SORT_PAIR_SIZE;
+            group(
+                &self.layouts.sort,
+                "blend sort bind group",
+                &[
+                    (0, instances),
+                    (1, (&self.aabbs, aabbs_at, aabbs_size)),
+                    (2, visible(DrawList::Camera)),
+                    (3, draws(DrawList::Camera)),
+                    (4, (&b.sort_pairs, 0, pairs_size)),
+                    (5, (&b.sort_params, 0, SORT_PARAMS_SIZE)),
+                ],
+            )
+        });
         PageGroups {
             cull,
             draw,
             preskin,
+            sort,
         }
     }
+}
+
+/// Bytes of one (key, instance) pair of the blend sort.
+pub(super) const SORT_PAIR_SIZE: u64 = 8;
+
+/// The blend sort's pair and parameter bytes for `pages`: pairs for the largest page (rounded
+/// up to a power of two), one parameter record per page and pass.
+pub(super) fn sort_bytes(limits: &BindingLimits, pages: &[Page]) -> (u64, u64) {
+    let largest = pages.iter().map(|p| p.count).max().unwrap_or(1);
+    let pairs = u64::from(largest.max(1).next_power_of_two()) * SORT_PAIR_SIZE;
+    let records: u64 = pages.iter().map(|p| sort_records(p.count)).sum();
+    (
+        limits.align(pairs),
+        records.max(1) * limits.uniform_stride(SORT_PARAMS_SIZE),
+    )
+}
+
+/// Parameter records the blend sort of a page of `count` instances uses: one for the key and
+/// write-back dispatches, one per bitonic pass.
+pub(super) fn sort_records(count: u32) -> u64 {
+    1 + bitonic_steps(count.max(1).next_power_of_two()).len() as u64
 }

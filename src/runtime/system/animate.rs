@@ -6,10 +6,12 @@ use hecs::Entity;
 
 use super::Animated;
 use crate::baked::Rig;
+use crate::cpu::ClipSource;
 use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
 use crate::math::Mat3x4Rows;
 use crate::palette::PaletteBlock;
 use crate::runtime::events::EventQueue;
+use crate::runtime::input_ramp::BlendInputRamp;
 use crate::runtime::layers::Layers;
 use crate::runtime::motion::{Contribution, Contributions, MotionContext, clock_of};
 use crate::runtime::pace::Pace;
@@ -30,11 +32,14 @@ pub(super) type Components<'a> = (
     Option<&'a mut Layers>,
     Option<&'a mut RootMotion>,
     Option<&'a Pace>,
+    Option<&'a mut BlendInputRamp>,
 );
 
 /// What every entity's update reads.
 pub(super) struct FrameContext<'a> {
     pub(super) rigs: &'a [Rig],
+    /// Where root motion samples the root's tracks (the clips the records are evaluated from).
+    pub(super) source: ClipSource,
     pub(super) data: &'a [RigData],
     pub(super) masks: &'a [MaskEntry],
     pub(super) machines: &'a [CompiledMachine],
@@ -69,7 +74,7 @@ pub(super) fn animate(
     base: &mut Contributions,
 ) -> EntityUpdate {
     let dt = dt64 as f32;
-    let (mut transform, playback, fades, machine, layers, root, pace) = parts;
+    let (mut transform, playback, fades, machine, layers, root, pace, mut ramp) = parts;
     // Clocks, fades and wake-ups below run on the entity's own time: its pace scales the step,
     // and rates per entity second become rates per animator second.
     let pace = pace.map_or(1.0, Pace::rate);
@@ -86,6 +91,8 @@ pub(super) fn animate(
     let extra = layers.as_ref().map_or(0, |l| l.len());
     let budget = MAX_LAYERS - extra;
     let mut wake = f32::INFINITY;
+    // Base layers that follow a blend input ramp, when it applies (`input_ramp.rs`).
+    let mut ramped = ([LayerRecord::default(); MAX_LAYERS], None);
 
     // Base.
     base.clear();
@@ -99,10 +106,25 @@ pub(super) fn animate(
             _ => false,
         }
     } else if let Some(fades) = fades {
+        if let Some(r) = ramp.as_deref_mut() {
+            r.steer(fades, dt64);
+        }
         let mut steps = [Step::still(0.0, 0.0, LoopMode::Loop); MAX_FADES];
         fades.advance(&ctx, dt64, recent, budget, &mut steps);
         wake = wake.min(fades.next_change_in().unwrap_or(f32::INFINITY));
-        fades.contribute(&ctx, &steps, base)
+        if let Some(r) = ramp.as_deref() {
+            r.hold_phase(fades);
+        }
+        let valid = fades.contribute(&ctx, &steps, base);
+        if let Some(r) = ramp {
+            if let Some(space) = ctx.spaces.get(r.space as usize) {
+                let out = &mut ramped.0[..budget];
+                let paced = pace != 1.0;
+                ramped.1 = r.write_layers(space, ctx.durations, fades, paced, out, now);
+            }
+            wake = wake.min(r.next_change_in().unwrap_or(f32::INFINITY));
+        }
+        valid
     } else if let Some(p) = playback {
         play(&ctx, p, dt64, recent, base)
     } else {
@@ -134,6 +156,10 @@ pub(super) fn animate(
         layers: [LayerRecord::default(); MAX_LAYERS],
     };
     let mut count = base.write_layers(&mut record.layers, now);
+    if let (layers, Some(n)) = &ramped {
+        record.layers[..*n].copy_from_slice(&layers[..*n]);
+        count = *n;
+    }
     let base_layers = count;
     if let Some(layers) = layers {
         for layer in layers.as_mut_slice() {
@@ -186,7 +212,13 @@ pub(super) fn animate(
             // The evaluator moves the record's world from the base layers' clocks.
             record.flags = root.record_flags(base_layers);
         } else {
-            root.apply(rig, &data.root_frames, base.as_slice(), transform);
+            root.apply(
+                rig,
+                cx.source,
+                &data.root_frames,
+                base.as_slice(),
+                transform,
+            );
             record.flags = root.flags();
             // Root motion on the CPU moves the entity every update.
             wake = 0.0;

@@ -11,6 +11,7 @@ use super::{Animated, Animator, bad_motion, track};
 use crate::palette::PaletteBlock;
 use crate::runtime::RuntimeError;
 use crate::runtime::events::EventQueue;
+use crate::runtime::input_ramp::BlendInputRamp;
 use crate::runtime::layers::Layers;
 use crate::runtime::motion::Contributions;
 use crate::runtime::pace::Pace;
@@ -96,6 +97,7 @@ impl Animator {
         } = self;
         let cx = FrameContext {
             rigs: backend.rigs(),
+            source: backend.clip_source(),
             data,
             masks,
             machines,
@@ -214,6 +216,7 @@ impl Animator {
         }
         let cx = FrameContext {
             rigs: self.backend.rigs(),
+            source: self.backend.clip_source(),
             data: &self.rigs,
             masks: &self.masks,
             machines: &self.machines,
@@ -301,11 +304,12 @@ struct Owned {
     layers: Option<Layers>,
     root: Option<RootMotion>,
     pace: Option<Pace>,
+    ramp: Option<BlendInputRamp>,
 }
 
 impl Owned {
     fn copy(parts: Components<'_>) -> Self {
-        let (transform, playback, fades, machine, layers, root, pace) = parts;
+        let (transform, playback, fades, machine, layers, root, pace, ramp) = parts;
         Self {
             transform: transform.copied(),
             playback: playback.copied(),
@@ -314,6 +318,7 @@ impl Owned {
             layers: layers.copied(),
             root: root.copied(),
             pace: pace.copied(),
+            ramp: ramp.copied(),
         }
     }
 
@@ -326,6 +331,7 @@ impl Owned {
             self.layers.as_mut(),
             self.root.as_mut(),
             self.pace.as_ref(),
+            self.ramp.as_mut(),
         )
     }
 
@@ -335,12 +341,13 @@ impl Owned {
                 *to = from;
             }
         }
-        let (transform, playback, fades, machine, layers, root, _) = parts;
+        let (transform, playback, fades, machine, layers, root, _, ramp) = parts;
         put(transform, self.transform);
         put(playback, self.playback);
         put(fades, self.fades);
         put(machine, self.machine);
         put(layers, self.layers);
         put(root, self.root);
+        put(ramp, self.ramp);
     }
 }

@@ -147,12 +147,35 @@ impl Animator {
     /// and its events never fire), and each rig's clips, joint bounds and skin joints must fit
     /// its skeleton.
     pub fn new(rigs: Vec<Rig>) -> Result<Self, RuntimeError> {
+        Self::with_backend(rigs, CpuBackend::new)
+    }
+
+    /// An animator over `rigs` played as compressed clips: each rig's stored
+    /// [`Rig::compressed`], or its clips compressed within [`crate::DEFAULT_ERROR_BUDGET`] (as
+    /// [`CpuBackend::with_compressed`] does, and rigs added later alike). Root motion then
+    /// samples the compressed root tracks, as [`Animator::evaluate_cpu`] and the GPU's
+    /// compressed pipeline sample the pose it moves; [`Animator::rigs`] hold the compressed
+    /// clips for a GPU backend to take.
+    pub fn with_compressed(rigs: Vec<Rig>) -> Result<Self, RuntimeError> {
+        Self::with_backend(rigs, CpuBackend::with_compressed)
+    }
+
+    /// Where the animator's root motion and [`Animator::evaluate_cpu`] sample clips.
+    pub fn clip_source(&self) -> crate::cpu::ClipSource {
+        self.backend.clip_source()
+    }
+
+    /// An animator over `rigs` evaluated by the backend `make` builds of them.
+    fn with_backend(
+        rigs: Vec<Rig>,
+        make: fn(Vec<Rig>, Vec<crate::JointMask>) -> Result<CpuBackend, crate::error::EvalError>,
+    ) -> Result<Self, RuntimeError> {
         let mut data = Vec::with_capacity(rigs.len());
         for rig in &rigs {
             data.push(super::content::rig_data(rig)?);
         }
         Ok(Self {
-            backend: CpuBackend::new(rigs, Vec::new())?,
+            backend: make(rigs, Vec::new())?,
             rigs: data,
             masks: Vec::new(),
             spaces: Vec::new(),

@@ -37,6 +37,7 @@ impl Animator {
             let now = (self.now - self.epoch) as f32;
             let cx = FrameContext {
                 rigs: backend.rigs(),
+                source: backend.clip_source(),
                 data,
                 masks,
                 machines,

@@ -6,8 +6,9 @@
 use hecs::{Entity, World};
 
 use super::{Animated, Animator};
-use crate::cpu::{layer_time, layer_weight};
+use crate::cpu::{layer_rate, layer_time, layer_weight};
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
+use crate::runtime::input_ramp::ramp_area;
 
 /// Frame times are `f32` seconds since an epoch; the epoch moves forward (and every record is
 /// re-anchored to it) once this many seconds have passed, so times keep a precision of about
@@ -176,6 +177,7 @@ fn same_motion(held: &InstanceRecord, new: &InstanceRecord, now: f32) -> bool {
         .zip(new.used_layers())
         .all(|(a, b)| {
             let (ta, tb) = (layer_time(a, now), layer_time(b, now));
+            let (ra, rb) = (layer_rate(a, now), layer_rate(b, now));
             let mut dt = (ta - tb).abs();
             if a.wrap() == TimeWrap::Loop {
                 dt = dt.min(a.period - dt);
@@ -184,7 +186,7 @@ fn same_motion(held: &InstanceRecord, new: &InstanceRecord, now: f32) -> bool {
                 && a.flags == b.flags
                 && a.period == b.period
                 && dt <= RECORD_TIME_TOLERANCE
-                && (a.rate - b.rate).abs() <= RECORD_TIME_TOLERANCE * a.rate.abs().max(1.0)
+                && (ra - rb).abs() <= RECORD_TIME_TOLERANCE * ra.abs().max(1.0)
                 && (layer_weight(a, now) - layer_weight(b, now)).abs() <= RECORD_WEIGHT_TOLERANCE
         })
 }
@@ -194,7 +196,13 @@ fn same_motion(held: &InstanceRecord, new: &InstanceRecord, now: f32) -> bool {
 fn reanchored(layer: &LayerRecord, shift: f64) -> LayerRecord {
     let mut out = *layer;
     // Unwrapped position at the new epoch's time 0, in f64, folded back into one cycle.
-    let at = f64::from(layer.time) + f64::from(layer.rate) * (shift - f64::from(layer.anchor));
+    let mut at = f64::from(layer.time) + f64::from(layer.rate) * (shift - f64::from(layer.anchor));
+    let rate = f64::from(layer.fade_rate);
+    if layer.rate_gain != 0.0 && rate > 0.0 {
+        // The clock's gain over the fade's progress (see `crate::cpu::layer_unwrapped_time`).
+        let area = |t: f64| ramp_area((t - f64::from(layer.fade_start)) * rate);
+        at += f64::from(layer.rate_gain) * (area(shift) - area(f64::from(layer.anchor))) / rate;
+    }
     let period = f64::from(layer.period);
     out.time = match layer.wrap() {
         TimeWrap::None => at,
@@ -206,9 +214,11 @@ fn reanchored(layer: &LayerRecord, shift: f64) -> LayerRecord {
     if layer.fade_rate > 0.0 {
         let start = f64::from(layer.fade_start) - shift;
         if -start * f64::from(layer.fade_rate) >= 1.0 {
-            // Long complete: the weight holds.
+            // Long complete: the weight holds, and the clock runs at its final rate.
             out.fade_rate = 0.0;
             out.fade_start = 0.0;
+            out.rate += out.rate_gain;
+            out.rate_gain = 0.0;
         } else {
             out.fade_start = start as f32;
         }

@@ -1,6 +1,7 @@
 //! `synthetic/normal_map.glb`: a two-joint upright panel with tangents, a normal map, a base
-//! colour texture on `TEXCOORD_1` and vertex colours: what the humanoid's flat material does
-//! not exercise.
+//! colour texture on `TEXCOORD_1`, vertex colours, and the metallic-roughness model's textures
+//! (metalness, roughness and occlusion in one image, an emissive texture sharing the base
+//! colour's image): what the humanoid's flat material does not exercise.
 
 use std::f32::consts::TAU;
 
@@ -37,12 +38,22 @@ fn normal_texel(x: u32, _: u32) -> [u8; 4] {
 }
 
 /// A checker of four-texel cells, light grey and orange.
-fn base_texel(x: u32, y: u32) -> [u8; 4] {
+pub(crate) fn base_texel(x: u32, y: u32) -> [u8; 4] {
     if (x / 4 + y / 4).is_multiple_of(2) {
         [220, 220, 220, 255]
     } else {
         [230, 140, 40, 255]
     }
+}
+
+/// Occlusion (red: darker in a border two texels wide), roughness (green: rising along u from
+/// 0.25 to 1) and metalness (blue: the right half metallic), as glTF packs them.
+fn orm_texel(x: u32, y: u32) -> [u8; 4] {
+    let border = x < 2 || y < 2 || x >= TEXELS - 2 || y >= TEXELS - 2;
+    let occlusion = if border { 96 } else { 255 };
+    let roughness = 64 + (191 * x / (TEXELS - 1)) as u8;
+    let metal = if x >= TEXELS / 2 { 255 } else { 0 };
+    [occlusion, roughness, metal, 255]
 }
 
 pub(crate) fn normal_map() -> Vec<u8> {
@@ -96,14 +107,24 @@ pub(crate) fn normal_map() -> Vec<u8> {
         &encode_rgba(TEXELS, TEXELS, &image(normal_texel)),
         json!({"magFilter": 9729, "minFilter": 9729}),
     );
+    let orm = doc.png_texture(
+        "orm",
+        &encode_rgba(TEXELS, TEXELS, &image(orm_texel)),
+        json!({"magFilter": 9728, "minFilter": 9728}),
+    );
     doc.materials.push(json!({
         "name": "Panel",
         "pbrMetallicRoughness": {
             "baseColorFactor": nums(&[1.0, 1.0, 1.0, 1.0]),
             "baseColorTexture": {"index": base, "texCoord": 1},
-            "metallicFactor": 0.0,
+            "metallicFactor": 0.5,
+            "roughnessFactor": 0.875,
+            "metallicRoughnessTexture": {"index": orm, "texCoord": 0},
         },
         "normalTexture": {"index": normals, "texCoord": 0, "scale": 1.0},
+        "occlusionTexture": {"index": orm, "texCoord": 0, "strength": 0.75},
+        "emissiveFactor": nums(&[0.125, 0.0625, 0.0]),
+        "emissiveTexture": {"index": base, "texCoord": 1},
         "doubleSided": true,
     }));
     let material = doc.materials.len() - 1;
