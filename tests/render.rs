@@ -26,6 +26,8 @@ mod culling;
 mod device_loss;
 #[path = "render/errors.rs"]
 mod errors;
+#[path = "render/fbx_materials.rs"]
+mod fbx_materials;
 #[path = "render/fixtures.rs"]
 mod fixtures;
 #[path = "render/fox_silhouette.rs"]

@@ -1,4 +1,5 @@
-//! `sinew inspect`: skins, joint trees, meshes and clips of a glTF or `.sinew` file.
+//! `sinew inspect`: skins, joint trees, meshes (with their materials and what the importer
+//! dropped from them) and clips of a glTF, FBX or `.sinew` file.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -155,6 +156,13 @@ struct MeshInfo {
     /// Vertices that had more than `sinew::MAX_INFLUENCES` in the source file: their strongest
     /// ones were kept, renormalized.
     influences_cut: usize,
+    /// The mesh's material, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    material: Option<String>,
+    /// What the importer dropped from the material and why (a texture it could not find or
+    /// decode, say).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    material_warnings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -224,6 +232,11 @@ fn describe(rig: &Rig) -> RigInfo {
                     .max()
                     .unwrap_or(0),
                 influences_cut: m.influences_cut,
+                material: m.material.as_ref().map(|x| x.name.clone()),
+                material_warnings: m
+                    .material
+                    .as_ref()
+                    .map_or_else(Vec::new, |x| x.warnings.clone()),
             })
             .collect(),
         clips: rig
@@ -365,6 +378,12 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             );
         }
         text.push('\n');
+        if let Some(material) = &m.material {
+            let _ = writeln!(text, "    material {material:?}");
+        }
+        for warning in &m.material_warnings {
+            let _ = writeln!(text, "      warning: {warning}");
+        }
     }
     if let Some(c) = &info.compression {
         let source = if c.stored {

@@ -295,6 +295,13 @@ fn decode(
             &owned.0
         }
     };
+    decode_image(name, bytes)
+}
+
+/// Encoded image bytes (PNG, JPEG or TGA, recognised by content) decoded to RGBA8; `name`
+/// labels the image and its errors. Images larger than [`MAX_IMAGE_SIDE`] on a side are
+/// refused.
+pub(crate) fn decode_image(name: String, bytes: &[u8]) -> Result<MaterialImage, String> {
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| format!("{name}: {e}"))?;

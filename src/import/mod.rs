@@ -68,8 +68,8 @@ pub fn import_file_with(
 }
 
 /// Imports glTF or FBX from memory, recognised by content (see [`fbx::is_fbx`]). `name` labels
-/// errors; `base` resolves external glTF buffer URIs (none: only embedded and data-URI buffers
-/// load).
+/// errors; `base` resolves external glTF buffer and image URIs and FBX texture files (none:
+/// only embedded and data-URI buffers load, and embedded FBX textures).
 pub fn import_bytes(
     bytes: &[u8],
     name: &str,
@@ -100,7 +100,7 @@ pub fn import_bytes_with(
 /// Imports glTF or FBX as the file describes itself.
 fn import_plain(bytes: &[u8], name: &str, base: Option<&Path>) -> Result<RawAsset, ImportError> {
     if fbx::is_fbx(bytes) {
-        return fbx::import_fbx(bytes, name);
+        return fbx::import_fbx(bytes, name, base);
     }
     let fail = |kind| ImportError::new(name, kind);
     let document::Loaded {

@@ -65,3 +65,21 @@ fn fuzzed_ascii_fbx_never_panics() {
         outcome.rejected
     );
 }
+
+#[test]
+fn fuzzed_fbx_with_materials_never_panics() {
+    // Materials, an embedded PNG (damaged images are dropped with a warning), two UV sets and
+    // vertex colours.
+    let outcome = fuzz(
+        "fuzz-materials.fbx",
+        &file("materials.fbx"),
+        0x5eed_0f02,
+        300,
+    );
+    outcome.assert_no_panics();
+    assert!(
+        outcome.imported > 0 && !outcome.rejected.is_empty(),
+        "{:?}",
+        outcome.rejected
+    );
+}

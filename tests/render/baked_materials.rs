@@ -1,6 +1,6 @@
-//! A baked file draws the pixels of its glTF: `sinew bake` stores materials, their images,
-//! vertex colours and `TEXCOORD_1`, so `sinew render` of the `.sinew` matches `sinew render` of
-//! the source exactly.
+//! A baked file draws the pixels of its glTF or FBX: `sinew bake` stores materials, their
+//! images, vertex colours and `TEXCOORD_1`, so `sinew render` of the `.sinew` matches `sinew
+//! render` of the source exactly.
 
 use std::path::{Path, PathBuf};
 
@@ -50,7 +50,10 @@ fn assert_baked_renders_like(source: &Path, tag: &str) {
         .zip(from_baked.pixels.chunks_exact(4))
         .filter(|(a, b)| a != b)
         .count();
-    assert_eq!(differing, 0, "{tag}: pixels differ between glTF and .sinew");
+    assert_eq!(
+        differing, 0,
+        "{tag}: pixels differ between the source and .sinew"
+    );
 }
 
 #[test]
@@ -64,4 +67,15 @@ fn a_baked_textured_file_renders_like_its_gltf() {
     if let Some(shared) = common::shared() {
         assert_baked_renders_like(&shared.join("gltf/CesiumMan.glb"), "cesium-man");
     }
+}
+
+#[test]
+fn a_baked_fbx_renders_like_its_fbx() {
+    if gpu().is_none() {
+        return;
+    }
+    // Two materials on one skinned mesh (an external texture, a blended colour), vertex
+    // colours, and a rigid badge with an embedded texture on its second UV set.
+    let fbx = common::repo().join("assets/fbx/materials.fbx");
+    assert_baked_renders_like(&fbx, "fbx-materials");
 }

@@ -37,6 +37,13 @@
 //!   `TEXCOORD_1`, vertex colours, metallic-roughness and occlusion textures
 //!   (one packed image), an emissive texture and a `sway` clip; the textures are
 //!   PNGs embedded in the binary chunk (written by `png`).
+//! * `fbx/materials.fbx` and `fbx/materials_checker.png`: an ASCII FBX 7.4
+//!   scene with materials (see `fbx`): a skinned panel with an external
+//!   texture and a transparent colour, a rigid badge with an embedded texture
+//!   on its second UV set and an embedded normal map, vertex colours and a
+//!   `sway` clip. The other files
+//!   of `fbx/` are Blender conversions (`tools/fbx_export.py`) or written by
+//!   hand.
 //!
 //! The humanoid's bind pose stands upright with the arms hanging at the sides,
 //! palms facing the thighs; every joint's rest rotation is the identity, so
@@ -48,6 +55,7 @@
 //! encoder are used (PNGs are written by hand, uncompressed), so the files do
 //! not depend on the loader they are meant to test.
 
+mod fbx;
 mod gltf;
 mod humanoid;
 mod mesh;
@@ -89,4 +97,9 @@ fn main() {
     write(&synthetic.join("morph.glb"), &morph());
     write(&synthetic.join("influences.glb"), &influences());
     write(&synthetic.join("normal_map.glb"), &normal_map());
+    let fbx = out.join("fbx");
+    fs::create_dir_all(&fbx).unwrap_or_else(|e| panic!("cannot create {}: {e}", fbx.display()));
+    let (scene, checker) = fbx::materials();
+    write(&fbx.join("materials.fbx"), scene.as_bytes());
+    write(&fbx.join("materials_checker.png"), &checker);
 }

@@ -1,13 +1,17 @@
 //! FBX (binary and ASCII) → raw animation data ([`RawAsset`]) through ufbx: the node forest
-//! with ufbx's resolved local transforms, skin deformers, triangulated meshes and one clip per
-//! animation stack, converted to glTF's conventions (metres, Y up, right-handed).
+//! with ufbx's resolved local transforms, skin deformers, triangulated meshes split by material
+//! with their materials (`materials.rs`) and one clip per animation stack, converted to glTF's
+//! conventions (metres, Y up, right-handed).
 
 mod animations;
+mod materials;
 mod meshes;
 mod scene;
 
 pub use scene::UNSCALED_SUFFIX;
 mod skins;
+
+use std::path::Path;
 
 use super::raw::RawAsset;
 use crate::error::{ImportError, ImportErrorKind};
@@ -42,13 +46,17 @@ pub fn is_fbx(bytes: &[u8]) -> bool {
         .any(|w| w == b"FBXHeaderExtension")
 }
 
-/// Imports an FBX file from memory; `name` labels errors.
-pub fn import_fbx(bytes: &[u8], name: &str) -> Result<RawAsset, ImportError> {
+/// Imports an FBX file from memory; `name` labels errors; `base`, the FBX file's folder, is
+/// where external textures are looked for (none: only embedded textures and absolute paths
+/// load). A texture that cannot be found or decoded is dropped with a warning in its
+/// material's [`Material::warnings`](crate::import::Material::warnings), never an error.
+pub fn import_fbx(bytes: &[u8], name: &str, base: Option<&Path>) -> Result<RawAsset, ImportError> {
     let fail = |kind| ImportError::new(name, kind);
     let scene = load_scene(bytes).map_err(fail)?;
     let nodes = scene::read_nodes(&scene);
     let skins = skins::read_skins(&scene).map_err(fail)?;
-    let meshes = meshes::read_meshes(&scene).map_err(fail)?;
+    let mut materials = materials::Materials::new(base);
+    let meshes = meshes::read_meshes(&scene, &mut materials).map_err(fail)?;
     let clips = animations::read_clips(&scene).map_err(fail)?;
     Ok(RawAsset {
         file: name.to_string(),
@@ -64,7 +72,8 @@ pub fn import_fbx(bytes: &[u8], name: &str) -> Result<RawAsset, ImportError> {
 /// The ufbx scene the importer reads: the file parsed, converted to metres, Y up and
 /// right-handed; geometric transforms and non-standard scale inheritance are folded into
 /// geometry and local transforms (helper nodes where they cannot be), so that every node's world
-/// matrix is its parent's times its local transform.
+/// matrix is its parent's times its local transform. Blender's materials are read as the PBR
+/// values Blender wrote them from.
 pub fn load_scene(bytes: &[u8]) -> Result<ufbx::SceneRoot, ImportErrorKind> {
     let opts = ufbx::LoadOpts {
         target_axes: ufbx::CoordinateAxes::right_handed_y_up(),
@@ -73,6 +82,7 @@ pub fn load_scene(bytes: &[u8]) -> Result<ufbx::SceneRoot, ImportErrorKind> {
         geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
         inherit_mode_handling: ufbx::InheritModeHandling::Compensate,
         generate_missing_normals: true,
+        use_blender_pbr_material: true,
         file_format: ufbx::FileFormat::Fbx,
         no_format_from_extension: true,
         ..Default::default()

@@ -38,7 +38,7 @@ fn normal_texel(x: u32, _: u32) -> [u8; 4] {
 }
 
 /// A checker of four-texel cells, light grey and orange.
-fn base_texel(x: u32, y: u32) -> [u8; 4] {
+pub(crate) fn base_texel(x: u32, y: u32) -> [u8; 4] {
     if (x / 4 + y / 4).is_multiple_of(2) {
         [220, 220, 220, 255]
     } else {
