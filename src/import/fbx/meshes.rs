@@ -6,12 +6,12 @@ use std::collections::HashMap;
 
 use glam::Vec3;
 
-use super::{name_or, skins};
+use super::{blend_shapes, name_or, skins};
 use crate::error::ImportErrorKind;
 use crate::import::raw::RawMesh;
 
 /// One [`RawMesh`] per node that instantiates a mesh with at least one triangle, in node order.
-/// A mesh deformed by a skin deformer is skinned by the first one (positions in its bind space,
+/// A mesh deformed by a skin deformer is skinned by it (positions in its bind space,
 /// see [`skins`]); any other is rigid, in its node's space.
 pub(super) fn read_meshes(scene: &ufbx::Scene) -> Result<Vec<RawMesh>, ImportErrorKind> {
     let mut meshes = Vec::new();
@@ -35,7 +35,7 @@ fn read_mesh(mesh: &ufbx::Mesh, node: &ufbx::Node, name: &str) -> Result<RawMesh
         mesh: name.to_string(),
         reason,
     };
-    let skin = mesh.skin_deformers.first().map(|s| s.as_ref());
+    let skin = skins::only_skin(mesh).map_err(fail)?;
     // Geometry space → the space the positions are stored in.
     let placed = match skin {
         Some(skin) => skins::geometry_to_bind(skin).ok_or_else(|| {
@@ -56,6 +56,8 @@ fn read_mesh(mesh: &ufbx::Mesh, node: &ufbx::Node, name: &str) -> Result<RawMesh
     // Corner attributes → merged vertex: (position index, normal index, uv index).
     let mut merged: HashMap<(u32, u32, u32), u32> = HashMap::new();
     let mut cut = Vec::new();
+    // The FBX vertex (control point) of each vertex.
+    let mut sources = Vec::new();
     let mut corners = vec![0u32; mesh.max_face_triangles * 3];
     for face in mesh.faces.iter() {
         if face.num_indices < 3 {
@@ -72,6 +74,7 @@ fn read_mesh(mesh: &ufbx::Mesh, node: &ufbx::Node, name: &str) -> Result<RawMesh
             let next = out.positions.len() as u32;
             let vertex = *merged.entry(key).or_insert(next);
             if vertex == next {
+                sources.push(key.0);
                 let position = value(&mesh.vertex_position.values, key.0, &fail)?;
                 out.positions
                     .push(placed.transform_point3(Vec3::from(position)).to_array());
@@ -111,6 +114,7 @@ fn read_mesh(mesh: &ufbx::Mesh, node: &ufbx::Node, name: &str) -> Result<RawMesh
     cut.sort_unstable();
     cut.dedup();
     out.influences_cut = cut.len();
+    out.targets = blend_shapes::targets(mesh, &sources, placed, &fail)?;
     Ok(out)
 }
 

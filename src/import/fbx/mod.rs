@@ -3,6 +3,7 @@
 //! animation stack, converted to glTF's conventions (metres, Y up, right-handed).
 
 mod animations;
+mod blend_shapes;
 mod meshes;
 mod scene;
 
@@ -56,7 +57,7 @@ pub fn import_fbx(bytes: &[u8], name: &str) -> Result<RawAsset, ImportError> {
         skins,
         clips,
         meshes,
-        morph_nodes: Vec::new(),
+        morph_nodes: blend_shapes::morph_nodes(&scene).map_err(fail)?,
         extensions: Vec::new(),
     })
 }
