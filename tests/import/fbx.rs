@@ -941,3 +941,60 @@ fn fbx_blend_shapes_pose_like_ufbx_evaluates_them() {
         }
     }
 }
+
+/// On a skinned mesh the offsets are placed like its positions: in bind space, here turned a
+/// quarter about Z by the bind pose of the skin's one bone.
+#[test]
+fn fbx_blend_shapes_of_a_skinned_mesh_are_in_its_bind_space() {
+    let skinned = BLEND_SHAPES
+        .replace(
+            "\tAnimationStack: 3000",
+            "\tModel: 1001, \"Model::Head\", \"LimbNode\" {\n\t}\n\
+             \tDeformer: 4000, \"Deformer::Skin\", \"Skin\" {\n\t}\n\
+             \tDeformer: 4001, \"SubDeformer::Head\", \"Cluster\" {\n\
+             \t\tIndexes: *4 {\n\t\t\ta: 0,1,2,3\n\t\t}\n\
+             \t\tWeights: *4 {\n\t\t\ta: 1,1,1,1\n\t\t}\n\
+             \t\tTransform: *16 {\n\t\t\ta: 0,1,0,0,-1,0,0,0,0,0,1,0,0,0,0,1\n\t\t}\n\
+             \t\tTransformLink: *16 {\n\t\t\ta: 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1\n\t\t}\n\
+             \t}\n\
+             \tAnimationStack: 3000",
+        )
+        .replace(
+            "\tC: \"OO\",3001,3000",
+            "\tC: \"OO\",1001,0\n\tC: \"OO\",4000,2000\n\tC: \"OO\",4001,4000\n\
+             \tC: \"OO\",1001,4001\n\tC: \"OO\",3001,3000",
+        );
+    let bytes = skinned.as_bytes();
+    let asset = sinew::import::import_bytes(bytes, "skinned-blend-shapes.fbx", None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let scene = sinew::import::fbx::load_scene(bytes).unwrap();
+    // The cluster's geometry-to-world matrix: a quarter turn about Z.
+    let m = &scene.skin_deformers[0].clusters[0].geometry_to_world;
+    let turned = [m.m00, m.m10, m.m01, m.m11, m.m03, m.m13, m.m23];
+    assert!(
+        turned
+            .iter()
+            .zip([0.0, 1.0, -1.0, 0.0, 0.0, 0.0, 0.0])
+            .all(|(got, want)| (got - want).abs() <= 1e-9),
+        "the bind pose is not the quarter turn the case needs: {turned:?}"
+    );
+    let bind = Mat4::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    let mesh = &asset.meshes[0];
+    assert_eq!((mesh.skin, mesh.targets.len()), (Some(0), 3));
+    let fbx = &scene.meshes[0];
+    for (v, p) in mesh.positions.iter().enumerate() {
+        let corner = quad_corner(bind.inverse().transform_point3(Vec3::from(*p)));
+        // Targets: Lift's two keyframe shapes, then Push's one.
+        for (t, (c, k)) in [(0, 0), (0, 1), (1, 0)].into_iter().enumerate() {
+            let key = &fbx.blend_deformers[0].channels[c].keyframes[k];
+            let d = ufbx::get_blend_shape_vertex_offset(&key.shape, corner);
+            let want = bind.transform_vector3(Vec3::new(d.x as f32, d.y as f32, d.z as f32));
+            common::assert_vec_close(
+                &mesh.targets[t].positions[v],
+                &want.to_array(),
+                common::EXACT_TOLERANCE,
+                &format!("vertex {v} (corner {corner}) target {t}"),
+            );
+        }
+    }
+}
