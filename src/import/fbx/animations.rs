@@ -78,7 +78,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
         clips.push(RawClip {
             name,
             tracks,
-            weights: Vec::new(),
+            weights: super::blend_shapes::weight_tracks(scene, &baked, span),
         });
     }
     Ok(clips)
@@ -86,7 +86,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
 
 /// The time range of a stack's clip, in the file's seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Span {
+pub(super) struct Span {
     begin: f64,
     end: f64,
 }
@@ -114,7 +114,7 @@ impl Span {
     /// and where the track crosses an end a key is placed there with the value the linear track
     /// has (slerped for rotations). A track wholly before or after the span becomes one key,
     /// its value at the nearer end.
-    fn cut(&self, keys: &[(f64, Vec4)], rotation: bool) -> Vec<(f64, Vec4)> {
+    pub(super) fn cut(&self, keys: &[(f64, Vec4)], rotation: bool) -> Vec<(f64, Vec4)> {
         let at = |time: f64| value_at(keys, time, rotation);
         let inside = keys
             .iter()
@@ -138,7 +138,7 @@ impl Span {
 }
 
 /// The value of the linear track `keys` at `time`: held before the first key and after the last.
-fn value_at(keys: &[(f64, Vec4)], time: f64, rotation: bool) -> Vec4 {
+pub(super) fn value_at(keys: &[(f64, Vec4)], time: f64, rotation: bool) -> Vec4 {
     let next = keys.partition_point(|k| k.0 <= time);
     match (
         next.checked_sub(1).and_then(|i| keys.get(i)),
@@ -165,9 +165,22 @@ fn value_at(keys: &[(f64, Vec4)], time: f64, rotation: bool) -> Vec4 {
 /// A linear track from baked keys; keys whose times become equal in `f32` keep the later value
 /// (the right side of a step).
 fn track(target: usize, channel: Channel, keys: &[(f64, Vec4)]) -> RawTrack {
-    let mut times: Vec<f32> = Vec::with_capacity(keys.len());
-    let mut values: Vec<Vec4> = Vec::with_capacity(keys.len());
-    for &(time, value) in keys {
+    let (times, values) = single_precision(keys.iter().copied());
+    RawTrack {
+        target,
+        channel,
+        interpolation: Interpolation::Linear,
+        times,
+        values,
+    }
+}
+
+/// Keys (sorted by time) with single-precision times; keys whose times become equal in `f32`
+/// keep the later value (the right side of a step).
+pub(super) fn single_precision<T>(keys: impl IntoIterator<Item = (f64, T)>) -> (Vec<f32>, Vec<T>) {
+    let mut times: Vec<f32> = Vec::new();
+    let mut values: Vec<T> = Vec::new();
+    for (time, value) in keys {
         let time = time as f32;
         match (times.last(), values.last_mut()) {
             (Some(&last), Some(previous)) if time <= last => *previous = value,
@@ -177,13 +190,7 @@ fn track(target: usize, channel: Channel, keys: &[(f64, Vec4)]) -> RawTrack {
             }
         }
     }
-    RawTrack {
-        target,
-        channel,
-        interpolation: Interpolation::Linear,
-        times,
-        values,
-    }
+    (times, values)
 }
 
 /// A vector as a key value (`w` zero).

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use glam::Vec3;
 
 use super::materials::Materials;
-use super::{name_or, skins};
+use super::{blend_shapes, name_or, skins};
 use crate::error::ImportErrorKind;
 use crate::import::raw::RawMesh;
 
@@ -69,7 +69,7 @@ fn read_part(
         mesh: name.to_string(),
         reason,
     };
-    let skin = mesh.skin_deformers.first().map(|s| s.as_ref());
+    let skin = skins::only_skin(mesh).map_err(fail)?;
     // Geometry space → the space the positions are stored in.
     let placed = match skin {
         Some(skin) => skins::geometry_to_bind(skin).ok_or_else(|| {
@@ -102,6 +102,8 @@ fn read_part(
     let mut vertex_tangents = Vec::new();
     let mut merged: HashMap<VertexKey, u32> = HashMap::new();
     let mut cut = Vec::new();
+    // The FBX vertex (control point) of each vertex.
+    let mut sources = Vec::new();
     let mut corners = vec![0u32; mesh.max_face_triangles * 3];
     for &f in faces {
         let face = *mesh
@@ -127,6 +129,7 @@ fn read_part(
             let next = out.positions.len() as u32;
             let vertex = *merged.entry(key).or_insert(next);
             if vertex == next {
+                sources.push(key[0]);
                 let position = value(&mesh.vertex_position.values, key[0], &fail)?;
                 out.positions
                     .push(placed.transform_point3(Vec3::from(position)).to_array());
@@ -180,6 +183,7 @@ fn read_part(
     cut.sort_unstable();
     cut.dedup();
     out.influences_cut = cut.len();
+    out.targets = blend_shapes::targets(mesh, &sources, placed, &fail)?;
     Ok(out)
 }
 

@@ -1,9 +1,11 @@
 //! FBX (binary and ASCII) → raw animation data ([`RawAsset`]) through ufbx: the node forest
 //! with ufbx's resolved local transforms, skin deformers, triangulated meshes split by material
-//! with their materials (`materials.rs`) and one clip per animation stack, converted to glTF's
-//! conventions (metres, Y up, right-handed).
+//! with their materials (`materials.rs`) and blend shapes as morph targets (`blend_shapes.rs`),
+//! and one clip per animation stack, converted to glTF's conventions (metres, Y up,
+//! right-handed).
 
 mod animations;
+mod blend_shapes;
 mod materials;
 mod meshes;
 mod scene;
@@ -64,7 +66,7 @@ pub fn import_fbx(bytes: &[u8], name: &str, base: Option<&Path>) -> Result<RawAs
         skins,
         clips,
         meshes,
-        morph_nodes: Vec::new(),
+        morph_nodes: blend_shapes::morph_nodes(&scene).map_err(fail)?,
         extensions: Vec::new(),
     })
 }

@@ -62,6 +62,19 @@ pub(super) fn read_skins(scene: &ufbx::Scene) -> Result<Vec<RawSkin>, ImportErro
     Ok(skins)
 }
 
+/// The skin deformer of `mesh`, if any; a mesh that several deform (each with its own bind
+/// pose and weights, which sinew cannot merge exactly) is refused.
+pub(super) fn only_skin(mesh: &ufbx::Mesh) -> Result<Option<&ufbx::SkinDeformer>, String> {
+    match mesh.skin_deformers.as_ref() {
+        [] => Ok(None),
+        [skin] => Ok(Some(skin)),
+        several => Err(format!(
+            "deformed by {} skin deformers; sinew skins a mesh with one",
+            several.len()
+        )),
+    }
+}
+
 /// Where a skinned mesh's geometry sits at bind time (the first cluster's geometry-to-world
 /// matrix), when that is a finite, invertible transform.
 pub(super) fn geometry_to_bind(skin: &ufbx::SkinDeformer) -> Option<Mat4> {
