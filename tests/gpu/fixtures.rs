@@ -10,7 +10,7 @@ use sinew::gpu::EvaluateShape;
 use sinew::import::{RawClip, RawMesh, RawNode, RawSkin, RawTrack};
 use sinew::{
     BlendMode, Channel, GpuBackend, GpuContext, InstanceRecord, Interpolation, JointMask, Layer,
-    RawAsset, Rig, Sqt,
+    RawAsset, Rig, Sqt, TimeWrap,
 };
 
 use super::common::{self, Rng};
@@ -413,4 +413,31 @@ pub(crate) fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
     for i in (1..items.len()).rev() {
         items.swap(i, rng.below(i + 1));
     }
+}
+
+/// Every wrap mode a layer clock has.
+pub(crate) const WRAPS: [TimeWrap; 4] = [
+    TimeWrap::None,
+    TimeWrap::Loop,
+    TimeWrap::Clamp,
+    TimeWrap::PingPong,
+];
+
+/// `per_rig` instances of each of `rigs` with 1 to 4 random masked layers: the masks and the
+/// packed records.
+pub(crate) fn random_layered_records(
+    rigs: &[Rig],
+    rng: &mut Rng,
+    per_rig: usize,
+) -> (Vec<JointMask>, Vec<sinew::InstanceRecord>) {
+    let (masks, mask_ranges) = masks_for_all(rigs, rng);
+    let mut items = Vec::new();
+    for (r, rig) in rigs.iter().enumerate() {
+        let (base, count) = mask_ranges[r];
+        for k in 0..per_rig {
+            let layers = random_layers(rig, rng, base, count, 1 + k % 4);
+            items.push((r as u32, 0, rng.world(), layers));
+        }
+    }
+    (masks, super::oracle::pack(rigs, &items))
 }

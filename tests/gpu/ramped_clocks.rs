@@ -1,11 +1,11 @@
 //! Clocks whose rate ramps with their fade (`LayerRecord::rate_gain`): a blend space's phase
 //! while its input ramps.
 
-use sinew::{GpuBackend, InstanceRecord, TimeWrap};
+use sinew::{GpuBackend, InstanceRecord};
 
 use super::common::Rng;
-use super::fixtures::{blend_rigs, gpu, masks_for_all, random_layers};
-use super::oracle::{assert_evaluated_matches_cpu, pack, palette_len};
+use super::fixtures::{WRAPS, blend_rigs, gpu, random_layered_records};
+use super::oracle::{assert_evaluated_matches_cpu, palette_len};
 use super::root_motion::{assert_world_close, frame_times, root_motion_records, walker_rig};
 
 /// Ramped clocks of every wrap mode, before, during and after their ramps, evaluate on the GPU
@@ -15,29 +15,14 @@ fn ramped_clocks_match_cpu_before_during_and_after_their_ramps() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(27);
     let rigs = blend_rigs();
-    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
-    let wraps = [
-        TimeWrap::None,
-        TimeWrap::Loop,
-        TimeWrap::Clamp,
-        TimeWrap::PingPong,
-    ];
-    let mut items = Vec::new();
-    for (r, rig) in rigs.iter().enumerate() {
-        let (base, count) = mask_ranges[r];
-        for k in 0..16 {
-            let layers = random_layers(rig, &mut rng, base, count, 1 + k % 4);
-            items.push((r as u32, 0, rng.world(), layers));
-        }
-    }
-    let mut records = pack(&rigs, &items);
+    let (masks, mut records) = random_layered_records(&rigs, &mut rng, 16);
     for rec in &mut records {
         let count = rec.layer_count as usize;
         for layer in &mut rec.layers[..count] {
             let d = rigs[rec.rig as usize].clips.clips()[layer.clip as usize]
                 .duration
                 .max(0.1);
-            let wrap = wraps[rng.below(4)];
+            let wrap = WRAPS[rng.below(4)];
             let (anchor, rate) = (rng.range(0.0, 2.0), rng.range(0.2, 1.5));
             *layer = layer
                 .with_clock(rng.range(0.0, d), anchor, rate, wrap, d)

@@ -5,7 +5,9 @@ use sinew::gpu::GpuOptions;
 use sinew::{GpuBackend, Layer, Rig, TimeWrap};
 
 use super::common::Rng;
-use super::fixtures::{blend_rigs, crowd_rigs, gpu, masks_for_all, random_layers, synthetic_asset};
+use super::fixtures::{
+    WRAPS, blend_rigs, crowd_rigs, gpu, random_layered_records, random_layers, synthetic_asset,
+};
 use super::oracle::{assert_evaluated_matches_cpu, pack, palette_len};
 
 /// Layers with running clocks (every wrap mode, both directions) and fades (ramps, blend-space
@@ -15,29 +17,14 @@ fn clocks_and_fades_in_records_match_cpu_at_every_frame_time() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(11);
     let rigs = blend_rigs();
-    let (masks, mask_ranges) = masks_for_all(&rigs, &mut rng);
-    let wraps = [
-        TimeWrap::None,
-        TimeWrap::Loop,
-        TimeWrap::Clamp,
-        TimeWrap::PingPong,
-    ];
-    let mut items = Vec::new();
-    for (r, rig) in rigs.iter().enumerate() {
-        let (base, count) = mask_ranges[r];
-        for k in 0..24 {
-            let layers = random_layers(rig, &mut rng, base, count, 1 + k % 4);
-            items.push((r as u32, 0, rng.world(), layers));
-        }
-    }
-    let mut records = pack(&rigs, &items);
+    let (masks, mut records) = random_layered_records(&rigs, &mut rng, 24);
     for rec in &mut records {
         let count = rec.layer_count as usize;
         for layer in &mut rec.layers[..count] {
             let d = rigs[rec.rig as usize].clips.clips()[layer.clip as usize]
                 .duration
                 .max(0.1);
-            let wrap = wraps[rng.below(4)];
+            let wrap = WRAPS[rng.below(4)];
             let rate = rng.range(-2.0, 2.0);
             *layer = layer.with_clock(rng.range(0.0, 2.0 * d), rng.range(0.0, 3.0), rate, wrap, d);
             if rng.below(2) == 0 {
@@ -81,14 +68,8 @@ fn pose_clips_under_running_clocks_match_cpu() {
     let pose = rig.clips.clips().len() as u32 - 1;
     assert_eq!(rig.clips.clips()[pose as usize].duration, 0.0);
     let rigs = vec![rig];
-    let wraps = [
-        TimeWrap::None,
-        TimeWrap::Loop,
-        TimeWrap::Clamp,
-        TimeWrap::PingPong,
-    ];
     let mut items = Vec::new();
-    for _ in &wraps {
+    for _ in &WRAPS {
         for _ in 0..2 {
             let under = Layer {
                 weight: 0.5,
@@ -100,7 +81,7 @@ fn pose_clips_under_running_clocks_match_cpu() {
     }
     let mut records = pack(&rigs, &items);
     for (i, rec) in records.iter_mut().enumerate() {
-        let wrap = wraps[i / 4];
+        let wrap = WRAPS[i / 4];
         let rate = if i % 4 < 2 { 1.25 } else { -2.0 };
         let last = rec.layer_count as usize - 1;
         rec.layers[last] = rec.layers[last].with_clock(0.0, 0.2, rate, wrap, 0.0);
