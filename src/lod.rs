@@ -108,7 +108,24 @@ pub struct LodPolicy {
     pub skip_culled: bool,
 }
 
+/// Where levels 1, 2 and 3 of a [`LodPolicy::banded`] begin, in multiples of the distance
+/// from the eye to the nearest character.
+pub const NEAR_BANDS: [f32; 3] = [2.0, 4.0, 8.0];
+
 impl LodPolicy {
+    /// The policy `sinew crowd --lod` and the viewer apply: levels beginning at [`NEAR_BANDS`]
+    /// times `near` from `eye`, level `k` evaluated every `every × 2^k` frames (at most
+    /// [`MAX_UPDATE_INTERVAL`]).
+    pub fn banded(eye: Vec3, near: f32, every: u32, skip_culled: bool) -> Self {
+        let step = |k: u32| (every << k).min(MAX_UPDATE_INTERVAL);
+        Self {
+            eye,
+            distances: NEAR_BANDS.map(|b| b * near),
+            update_every: [every, step(1), step(2), step(3)],
+            skip_culled,
+        }
+    }
+
     /// The LOD level of an instance whose world translation is `position`: how many of
     /// `distances` it lies at or beyond (compared squared, as the kernel does).
     pub fn level_at(&self, position: Vec3) -> u32 {

@@ -10,13 +10,6 @@ use crate::lod::evaluation;
 use crate::render::Camera;
 use crate::{InstanceRecord, LodPolicy};
 
-/// Distances at which LOD levels 1, 2 and 3 begin, in multiples of the camera's distance to the
-/// nearest character (the bands of `sinew crowd --lod`).
-pub const LOD_BANDS: [f32; 3] = [2.0, 4.0, 8.0];
-
-/// Frames between evaluations at LOD levels 0 to 3 (those of `sinew crowd --lod`).
-pub const LOD_UPDATE_EVERY: [u32; 4] = [1, 2, 4, 8];
-
 /// Tints of LOD levels 0 to 3 (linear rgb).
 pub const LOD_COLORS: [[f32; 3]; 4] = [
     [1.0, 1.0, 1.0],
@@ -31,9 +24,8 @@ fn position(record: &InstanceRecord) -> Vec3 {
     Vec3::new(r[0][3], r[1][3], r[2][3])
 }
 
-/// The policy the viewer applies for `camera` to `records`: the eye at the camera, levels
-/// beginning at [`LOD_BANDS`] times its distance to the nearest character, evaluated every
-/// [`LOD_UPDATE_EVERY`] frames.
+/// The policy the viewer applies for `camera` to `records`: [`LodPolicy::banded`] around the
+/// camera and its distance to the nearest character, every level updated at its own rate.
 pub fn view_policy(camera: &Camera, records: &[InstanceRecord]) -> LodPolicy {
     let eye = camera.view.inverse().w_axis.truncate();
     let near = records
@@ -45,12 +37,7 @@ pub fn view_policy(camera: &Camera, records: &[InstanceRecord]) -> LodPolicy {
     } else {
         1.0
     };
-    LodPolicy {
-        eye,
-        distances: LOD_BANDS.map(|b| b * near),
-        update_every: LOD_UPDATE_EVERY,
-        skip_culled: false,
-    }
+    LodPolicy::banded(eye, near, 1, false)
 }
 
 /// The LOD level `policy` gives each of `records` (slot = index), as a CPU evaluator with

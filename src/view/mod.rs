@@ -26,7 +26,7 @@ pub use camera_control::OrbitCamera;
 pub use error::ViewError;
 pub use evaluator::RecordEvaluator;
 pub use frame::ViewerFrame;
-pub use lod::{LOD_BANDS, LOD_COLORS, LOD_UPDATE_EVERY, kernel_levels, policy_levels, view_policy};
+pub use lod::{LOD_COLORS, kernel_levels, policy_levels, view_policy};
 pub use state::{
     MAX_CHARACTERS, STEP_SECONDS, ViewBackend, ViewClips, ViewLayer, ViewerState, load,
 };

@@ -50,14 +50,8 @@ impl CrowdArgs {
             return None;
         }
         let n = self.update_every;
-        let step = |k: u32| (n << k).min(sinew::lod::MAX_UPDATE_INTERVAL);
         Some(if self.lod {
-            LodPolicy {
-                eye,
-                distances: [2.0 * near, 4.0 * near, 8.0 * near],
-                update_every: [n, step(1), step(2), step(3)],
-                skip_culled: self.skip_culled,
-            }
+            LodPolicy::banded(eye, near, n, self.skip_culled)
         } else {
             LodPolicy {
                 eye,
