@@ -10,7 +10,8 @@
 //! Renders a few frames of three characters (or `N`, in rows) headless and writes the last one
 //! to `OUT.png` (default `target/host_renderer.png`). `--cpu` evaluates on the CPU and uploads
 //! the palette instead (the same buffer layout). The palette is bound in windows of at most one
-//! storage binding (`--max-binding` makes them smaller), one draw per window. Without a GPU
+//! storage binding (`--max-binding` makes them smaller), one draw per window; the GPU evaluator
+//! keeps a palette larger than one binding in one buffer per window. Without a GPU
 //! adapter it prints why and exits 0 (fails under `REQUIRE_GPU=1`).
 
 #[path = "../tests/common/env.rs"]
@@ -20,8 +21,9 @@ use std::borrow::Cow;
 use std::process::ExitCode;
 
 use glam::{Affine3A, Mat4, Quat, Vec3};
+use sinew::gpu::GpuOptions;
 use sinew::render::{
-    RgbaImage, create_palette_bind_group_layout, create_palette_window_bind_group,
+    PaletteSegment, RgbaImage, create_palette_bind_group_layout, create_palette_window_bind_group,
     palette_window_of, palette_windows, skinning_wgsl,
 };
 use sinew::{Aabb, CpuBackend, GpuBackend, GpuContext, InstanceRecord, Layer, Mat3x4Rows};
@@ -160,14 +162,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut gpu = if use_cpu {
         None
     } else {
-        let mut backend = GpuBackend::new(&context, &rigs, &[])?;
-        // Reserve every palette block before binding the buffer: growing replaces it.
+        // Palette buffers of the windows the host binds (below): buffer `k` is window `k`.
+        let options = GpuOptions {
+            max_palette_binding: max_binding,
+            ..GpuOptions::default()
+        };
+        let mut backend = GpuBackend::with_options(&context, &rigs, &[], options)?;
+        // Reserve every palette block before binding the buffers: growing replaces them.
         backend.reserve_palette(characters * joints)?;
         Some(backend)
     };
     let mut cpu = CpuBackend::new(rigs.clone(), Vec::new())?;
     let uploaded = sinew::render::create_palette_buffer(&device, (characters * joints) as usize)?;
-    let palette_buffer = gpu.as_ref().map_or(&uploaded, |g| g.palette_buffer());
+    let whole = [PaletteSegment::whole(&uploaded)];
+    let palette = gpu.as_ref().map_or(&whole[..], |g| g.palette_segments());
 
     // The palette in windows of at most one storage binding (one for a small palette), and the
     // characters each window draws: those whose blocks start in it.
@@ -175,7 +183,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(max) = max_binding {
         limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(max);
     }
-    let palette_entries = (palette_buffer.size() / sinew::render::PALETTE_ENTRY_SIZE) as u32;
+    let palette_entries = palette.last().map_or(0, PaletteSegment::end) as u32;
     let windows = palette_windows(&limits, palette_entries)?;
     let mut drawn_by = vec![(0u32, 0u32); windows.len()];
     for c in 0..characters {
@@ -191,7 +199,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let palette_layout = create_palette_bind_group_layout(&device, wgpu::ShaderStages::VERTEX)?;
     let palette_groups = windows
         .iter()
-        .map(|w| create_palette_window_bind_group(&device, &palette_layout, palette_buffer, w))
+        .map(|w| create_palette_window_bind_group(&device, &palette_layout, palette, w))
         .collect::<Result<Vec<_>, _>>()?;
     let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("host frame layout"),

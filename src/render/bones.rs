@@ -16,6 +16,7 @@ use super::skinning::{PALETTE_ENTRY_SIZE, palette_layout_entry};
 use super::target::{COLOR_FORMAT, DEPTH_FORMAT, FrameLayouts};
 use super::util::{Lazy, buffer_init, shader_module, storage_entry, uniform_entry};
 use crate::baked::{NO_PARENT, Skeleton};
+use crate::gpu::{PaletteSegment, locate_block};
 
 /// The overlay's group-1 layout and pipeline.
 #[derive(Debug)]
@@ -122,13 +123,14 @@ pub fn bind_space_origins(skeleton: &Skeleton) -> Vec<Vec3> {
 
 impl BoneOverlay {
     /// The overlay of the instance of `skeleton` whose palette block starts at
-    /// `palette_offset` in `palette`, in `color` (linear rgb). Errors when the block lies
-    /// outside the palette buffer.
+    /// `palette_offset` in `palette` (its buffers, see
+    /// [`SkinnedBatchDesc::palette`](super::SkinnedBatchDesc::palette)), in `color` (linear
+    /// rgb). Errors when the block lies outside the palette's buffers.
     pub fn new(
         device: &wgpu::Device,
         renderer: &Renderer,
         skeleton: &Skeleton,
-        palette: &wgpu::Buffer,
+        palette: &[PaletteSegment],
         palette_offset: u32,
         color: [f32; 3],
     ) -> Result<Self, RenderError> {
@@ -144,22 +146,15 @@ impl BoneOverlay {
             .map(|o| o.extend(1.0).to_array())
             .collect();
         let joint_count = skeleton.joint_count() as u64;
-        let entries = palette.size() / PALETTE_ENTRY_SIZE;
-        let end = u64::from(palette_offset) + joint_count.max(1);
-        if end > entries {
-            return Err(RenderError::invalid(
-                "bone overlay",
-                format!(
-                    "palette block {palette_offset}..{end} lies past the palette's {entries} entries"
-                ),
-            ));
-        }
+        let (segment, at) = locate_block(palette, palette_offset, joint_count.max(1))
+            .map_err(|reason| RenderError::invalid("bone overlay", reason))?;
+        let palette = &palette[segment].buffer;
         let limits = renderer.binding_limits();
-        let base = limits.window_start(u64::from(palette_offset), PALETTE_ENTRY_SIZE);
+        let base = limits.window_start(at, PALETTE_ENTRY_SIZE);
         let (window_at, window_size) =
             limits.window_binding(base, PALETTE_ENTRY_SIZE, palette.size());
         let params = BoneParams {
-            palette_offset: (u64::from(palette_offset) - base) as u32,
+            palette_offset: (at - base) as u32,
             joint_count: joint_count as u32,
             bone_count: bones.len() as u32,
             pad: 0,

@@ -81,6 +81,7 @@ mod upload;
 mod util;
 mod wire_pass;
 
+pub use crate::gpu::{PaletteSegment, locate_block};
 pub use apng::{AnimatedPng, ApngFrames, read_apng_frames};
 pub use batch::{SkinnedBatch, SkinnedBatchDesc};
 pub use bones::{BoneOverlay, bind_space_origins};
@@ -100,6 +101,7 @@ pub use layout::{
 };
 pub use materials::{MaterialParams, MaterialVertex};
 pub use morph::{morph_vertex, pack_deltas};
+pub(crate) use paging::{BindingLimits, paging_of};
 pub use paging::{
     PalettePaging, PaletteWindow, palette_paging, palette_window_of, palette_windows,
 };

@@ -61,8 +61,7 @@ impl BindingLimits {
     /// palette block ([`MAX_PALETTE_BLOCK`] entries: joints, then morph weights) wherever it
     /// starts.
     pub(crate) fn checked(self) -> Result<Self, RenderError> {
-        let needed =
-            (MAX_PALETTE_BLOCK as u64 + self.step(PALETTE_ENTRY_SIZE)) * PALETTE_ENTRY_SIZE;
+        let needed = self.smallest_palette_binding();
         if self.max_binding < needed {
             return Err(RenderError::LimitExceeded {
                 limit: "max_storage_buffer_binding_size",
@@ -71,6 +70,11 @@ impl BindingLimits {
             });
         }
         Ok(self)
+    }
+
+    /// The smallest binding, in bytes, that holds the largest palette block wherever it starts.
+    pub(crate) fn smallest_palette_binding(&self) -> u64 {
+        (MAX_PALETTE_BLOCK as u64 + self.step(PALETTE_ENTRY_SIZE)) * PALETTE_ENTRY_SIZE
     }
 
     /// Elements of `size` bytes from one aligned binding offset to the next.
@@ -174,14 +178,20 @@ impl PalettePaging {
 /// `max_storage_buffer_binding_size`). Errors when one binding cannot hold the largest palette
 /// block wherever it starts.
 pub fn palette_paging(limits: &wgpu::Limits) -> Result<PalettePaging, RenderError> {
-    let limits = BindingLimits::from_limits(limits, None).checked()?;
+    Ok(paging_of(
+        &BindingLimits::from_limits(limits, None).checked()?,
+    ))
+}
+
+/// The paging of palettes under `limits` (already [`BindingLimits::checked`]).
+pub(crate) fn paging_of(limits: &BindingLimits) -> PalettePaging {
     let len = limits.window_len(PALETTE_ENTRY_SIZE);
     let stride = limits.window_start(len - MAX_PALETTE_BLOCK as u64, PALETTE_ENTRY_SIZE);
     let clamp = |x: u64| x.min(u64::from(u32::MAX)) as u32;
-    Ok(PalettePaging {
+    PalettePaging {
         window_entries: clamp(len),
         stride: clamp(stride),
-    })
+    }
 }
 
 /// The windows a host binds to draw from a palette of `palette_entries` entries on a device
@@ -235,6 +245,8 @@ pub(crate) struct Page {
     /// First instance (its index in the list the batch was given) and instance count.
     pub(crate) first: u32,
     pub(crate) count: u32,
+    /// The palette buffer (segment) the page binds.
+    pub(crate) palette_segment: usize,
     /// First palette entry and first box of the page's windows: its stored instances' offsets
     /// are relative to them.
     pub(crate) palette_base: u64,
@@ -281,8 +293,8 @@ pub(crate) struct PagedBytes {
 /// What the pages are cut from besides the instances.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PageInputs<'a> {
-    /// Entries in the palette buffer.
-    pub(crate) palette_entries: u64,
+    /// The palette's buffers: the entries each holds (first, one past the last), by first.
+    pub(crate) palette: &'a [(u64, u64)],
     /// Boxes in the AABB buffer.
     pub(crate) aabb_count: u64,
     /// Indirect draws per page (one per mesh).
@@ -306,6 +318,8 @@ pub(crate) struct PagePlan {
 struct Open {
     first: u32,
     count: u32,
+    /// The palette buffer, and the entries the page's blocks span in it.
+    segment: usize,
     palette: (u64, u64),
     aabbs: (u64, u64),
 }
@@ -332,18 +346,34 @@ pub(crate) fn plan_pages(
     }
     let mut open: Vec<Open> = Vec::new();
     for (i, inst) in instances.iter().enumerate() {
-        let lo = u64::from(inst.palette_offset);
-        let hi = lo + u64::from(inst.joint_count.max(1)) + inputs.morph_entries;
-        if hi > inputs.palette_entries {
-            return Err(format!(
-                "instance {i}: palette block {lo}..{hi} lies past the palette's {} entries",
-                inputs.palette_entries
-            ));
+        let first = u64::from(inst.palette_offset);
+        let end = first + u64::from(inst.joint_count.max(1)) + inputs.morph_entries;
+        let segment = inputs
+            .palette
+            .partition_point(|s| s.0 <= first)
+            .saturating_sub(1);
+        let Some(&(base, segment_end)) = inputs.palette.get(segment) else {
+            return Err(format!("instance {i}: the palette has no buffer"));
+        };
+        if end > segment_end {
+            let whole = inputs.palette.last().map_or(0, |s| s.1);
+            return Err(if segment + 1 == inputs.palette.len() {
+                format!(
+                    "instance {i}: palette block {first}..{end} lies past the palette's {whole} entries"
+                )
+            } else {
+                format!(
+                    "instance {i}: palette block {first}..{end} does not fit the palette buffer \
+                     of entries {base}..{segment_end}"
+                )
+            });
         }
+        // Within the segment's buffer.
+        let (lo, hi) = (first - base, end - base);
         if !limits.in_one_window(lo, hi, PALETTE_ENTRY_SIZE) {
             return Err(format!(
-                "instance {i}: palette block {lo}..{hi} does not fit one binding window of {} \
-                 bytes",
+                "instance {i}: palette block {first}..{end} does not fit one binding window of \
+                 {} bytes",
                 limits.max_binding
             ));
         }
@@ -358,6 +388,7 @@ pub(crate) fn plan_pages(
             let palette = (page.palette.0.min(lo), page.palette.1.max(hi));
             let aabbs = (page.aabbs.0.min(a), page.aabbs.1.max(a + 1));
             u64::from(page.count) < max_count
+                && page.segment == segment
                 && limits.in_one_window(palette.0, palette.1, PALETTE_ENTRY_SIZE)
                 && limits.in_one_window(aabbs.0, aabbs.1, AABB_SIZE)
         });
@@ -370,6 +401,7 @@ pub(crate) fn plan_pages(
             _ => open.push(Open {
                 first: i as u32,
                 count: 1,
+                segment,
                 palette: (lo, hi),
                 aabbs: (a, a + 1),
             }),
@@ -400,7 +432,9 @@ pub(crate) fn plan_pages(
         plan.pages.push(Page {
             first: page.first,
             count: page.count,
-            palette_base: limits.window_start(page.palette.0, PALETTE_ENTRY_SIZE),
+            palette_segment: page.segment,
+            palette_base: inputs.palette[page.segment].0
+                + limits.window_start(page.palette.0, PALETTE_ENTRY_SIZE),
             aabb_base: limits.window_start(page.aabbs.0, AABB_SIZE),
             instances_at: region(&mut bytes.instances, count * INSTANCE_SIZE),
             visible_at: region(&mut bytes.visible, count * VISIBLE_SIZE),
@@ -447,7 +481,7 @@ mod tests {
 
     fn inputs(palette_entries: u64, aabb_count: u64) -> PageInputs<'static> {
         PageInputs {
-            palette_entries,
+            palette: Vec::leak(vec![(0, palette_entries)]),
             aabb_count,
             draw_count: 2,
             preskin_vertices: &[],
@@ -492,6 +526,59 @@ mod tests {
             }
         }
         assert_eq!(next, 3000);
+    }
+
+    #[test]
+    fn pages_of_a_palette_in_several_buffers_bind_the_buffer_of_each_block() {
+        // Windows of 1365 entries every 1040, each its own buffer; 57-entry blocks straddle
+        // the windows' starts.
+        let l = limits(64 << 10);
+        let paging = paging_of(&l);
+        let total = 3000 * 57u64;
+        let stride = u64::from(paging.stride);
+        let buffers: Vec<(u64, u64)> = (0..total.div_ceil(stride))
+            .map(|k| {
+                (
+                    k * stride,
+                    (k * stride + u64::from(paging.window_entries)).min(total),
+                )
+            })
+            .collect();
+        let list = crowd(3000, 57);
+        let plan = plan_pages(
+            &l,
+            &list,
+            &PageInputs {
+                palette: &buffers,
+                ..inputs(0, 3000)
+            },
+        )
+        .unwrap(); // ok: unit test
+        for page in &plan.pages {
+            let (first, end) = buffers[page.palette_segment];
+            assert!(page.palette_base >= first);
+            for k in 0..page.count as usize {
+                let block = u64::from(list[page.first as usize + k].palette_offset);
+                assert_eq!(
+                    page.palette_segment,
+                    (block / stride) as usize,
+                    "a block is drawn from the buffer of the window it starts in"
+                );
+                assert!(block + 57 <= end);
+            }
+        }
+        let ends_past = [SkinnedInstance::new(total as u32 - 10, 57, 0, [1.0; 3])];
+        assert!(
+            plan_pages(
+                &l,
+                &ends_past,
+                &PageInputs {
+                    palette: &buffers,
+                    ..inputs(0, 1)
+                }
+            )
+            .is_err()
+        );
     }
 
     #[test]

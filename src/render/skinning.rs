@@ -9,6 +9,7 @@ use glam::{Quat, Vec3, Vec4};
 use super::error::{RenderError, capture};
 use super::paging::PaletteWindow;
 use crate::baked::MAX_INFLUENCES;
+use crate::gpu::{PaletteSegment, locate_block};
 use crate::math::Mat3x4Rows;
 
 /// Bytes of one palette entry (a [`Mat3x4Rows`]): the `min_binding_size` of the palette.
@@ -89,41 +90,40 @@ pub fn create_palette_bind_group(
         first_entry: 0,
         entries: u32::try_from(entries).unwrap_or(u32::MAX),
     };
-    create_palette_window_bind_group(device, layout, palette, &window)
+    create_palette_window_bind_group(device, layout, &[PaletteSegment::whole(palette)], &window)
 }
 
-/// A bind group of `layout` (from [`create_palette_bind_group_layout`]) over `window` of
-/// `palette` (from [`palette_windows`](super::palette_windows)). The shader's palette offsets
-/// are then relative to `window.first_entry`: pass `palette_offset - window.first_entry` to
-/// `sinew_skin_linear` / `sinew_skin_dual_quat`. Errors when the window lies outside the buffer
-/// or starts unaligned ([`RenderError::InvalidInput`]), or exceeds the device's
+/// A bind group of `layout` (from [`create_palette_bind_group_layout`]) over `window` (from
+/// [`palette_windows`](super::palette_windows)) of `palette`: the GPU evaluator's buffers
+/// ([`GpuBackend::palette_segments`](crate::GpuBackend::palette_segments)), or one buffer
+/// ([`PaletteSegment::whole`]). The shader's palette offsets are then relative to
+/// `window.first_entry`: pass `palette_offset - window.first_entry` to `sinew_skin_linear` /
+/// `sinew_skin_dual_quat`. Errors when no buffer holds the whole window or it starts unaligned
+/// in it ([`RenderError::InvalidInput`]), or exceeds the device's
 /// `max_storage_buffer_binding_size` ([`RenderError::LimitExceeded`]).
 pub fn create_palette_window_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    palette: &wgpu::Buffer,
+    palette: &[PaletteSegment],
     window: &PaletteWindow,
 ) -> Result<wgpu::BindGroup, RenderError> {
     let limits = device.limits();
-    let offset = u64::from(window.first_entry) * PALETTE_ENTRY_SIZE;
-    let size = u64::from(window.entries) * PALETTE_ENTRY_SIZE;
     let object = format!("palette window {}..{}", window.first_entry, window.end());
-    if window.entries == 0 || offset + size > palette.size() {
-        return Err(RenderError::invalid(
-            object,
-            format!(
-                "needs bytes {offset}..{}; the palette buffer has {}",
-                offset + size,
-                palette.size()
-            ),
-        ));
+    if window.entries == 0 {
+        return Err(RenderError::invalid(object, "holds no entries"));
     }
+    let (segment, at) = locate_block(palette, window.first_entry, u64::from(window.entries))
+        .map_err(|reason| RenderError::invalid(object.clone(), reason))?;
+    let palette = &palette[segment].buffer;
+    let offset = at * PALETTE_ENTRY_SIZE;
+    let size = u64::from(window.entries) * PALETTE_ENTRY_SIZE;
     let alignment = u64::from(limits.min_storage_buffer_offset_alignment);
     if !offset.is_multiple_of(alignment.max(1)) {
         return Err(RenderError::invalid(
             object,
             format!(
-                "starts at byte {offset}, not a multiple of min_storage_buffer_offset_alignment ({alignment})"
+                "starts at byte {offset} of its buffer, not a multiple of \
+                 min_storage_buffer_offset_alignment ({alignment})"
             ),
         ));
     }

@@ -15,6 +15,7 @@ use super::static_pass::StaticMesh;
 use super::target::RenderTarget;
 use super::timestamps::SceneTimestamps;
 use crate::baked::Rig;
+use crate::gpu::PaletteSegment;
 use crate::math::Aabb;
 
 /// Mesh colours (linear rgb), one per mesh of the stage's rigs in order, repeating.
@@ -59,8 +60,8 @@ pub struct StageDesc<'a> {
     pub rigs: &'a [Rig],
     /// The characters.
     pub characters: &'a [StageCharacter],
-    /// The palette buffer their offsets point into (see [`SkinnedBatchDesc::palette`]).
-    pub palette: &'a wgpu::Buffer,
+    /// The palette their offsets point into (see [`SkinnedBatchDesc::palette`]).
+    pub palette: &'a [PaletteSegment],
     /// The box buffer their box indices point into.
     pub aabbs: &'a wgpu::Buffer,
     /// How many characters (the first ones) get a bone overlay.

@@ -4,6 +4,7 @@
 //! the viewer's frame both evaluate through it.
 
 use super::ViewError;
+use crate::gpu::{PaletteSegment, locate_block};
 use crate::math::Aabb;
 use crate::{CpuBackend, GpuBackend, GpuContext, InstanceRecord, Mat3x4Rows};
 
@@ -19,7 +20,8 @@ enum Kind {
     Cpu {
         cpu: Box<CpuBackend>,
         palette: Vec<Mat3x4Rows>,
-        palette_buffer: wgpu::Buffer,
+        /// The one buffer the palette is uploaded to.
+        palette_buffer: [PaletteSegment; 1],
         aabb_buffer: wgpu::Buffer,
     },
     Gpu(Box<GpuBackend>),
@@ -32,7 +34,9 @@ impl RecordEvaluator {
             kind: Kind::Cpu {
                 cpu: Box::new(cpu),
                 palette: Vec::new(),
-                palette_buffer: crate::render::create_palette_buffer(device, 1)?,
+                palette_buffer: [PaletteSegment::whole(
+                    &crate::render::create_palette_buffer(device, 1)?,
+                )],
                 aabb_buffer: crate::render::create_aabb_buffer(device, 1)?,
             },
             bounds: Vec::new(),
@@ -50,14 +54,14 @@ impl RecordEvaluator {
     }
 
     /// The palette and box buffers (replaced when [`RecordEvaluator::evaluate_at`] says so).
-    pub fn buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
+    pub fn buffers(&self) -> (&[PaletteSegment], &wgpu::Buffer) {
         match &self.kind {
             Kind::Cpu {
                 palette_buffer,
                 aabb_buffer,
                 ..
             } => (palette_buffer, aabb_buffer),
-            Kind::Gpu(gpu) => (gpu.palette_buffer(), gpu.bounds_buffer()),
+            Kind::Gpu(gpu) => (gpu.palette_segments(), gpu.bounds_buffer()),
         }
     }
 
@@ -135,13 +139,23 @@ impl RecordEvaluator {
                     replaced = true;
                 }
                 gpu.evaluate_at(now, records)?;
-                let palette = gpu.palette_buffer();
-                if palette.usage().contains(wgpu::BufferUsages::COPY_DST) {
-                    for &(at, value) in overrides {
-                        let at = at as u64 * 4;
-                        if at + 4 <= palette.size() {
-                            queue.write_buffer(palette, at, &value.to_le_bytes());
-                        }
+                // A weight is written to the buffer of the block it lies in.
+                let segments = gpu.palette_segments();
+                let floats = size_of::<Mat3x4Rows>() / 4;
+                for &(at, value) in overrides {
+                    let entry = (at / floats) as u64;
+                    let block = records.iter().find_map(|r| {
+                        let len = gpu.palette_entries(r.rig)? as u64;
+                        let start = u64::from(r.palette_offset);
+                        (start..start + len)
+                            .contains(&entry)
+                            .then_some((r.palette_offset, len))
+                    });
+                    let Some((start, len)) = block else { continue };
+                    if let Ok((k, first)) = locate_block(segments, start, len) {
+                        let byte = (first + entry - u64::from(start)) * (floats as u64 * 4)
+                            + (at % floats) as u64 * 4;
+                        queue.write_buffer(&segments[k].buffer, byte, &value.to_le_bytes());
                     }
                 }
                 let count = records.len();
@@ -175,15 +189,16 @@ impl RecordEvaluator {
                     }
                 }
                 let entry = size_of::<Mat3x4Rows>() as u64;
-                if palette_buffer.size() < palette.len() as u64 * entry
+                if palette_buffer[0].buffer.size() < palette.len() as u64 * entry
                     || aabb_buffer.size() < self.bounds.len().max(1) as u64 * 32
                 {
-                    *palette_buffer = crate::render::create_palette_buffer(device, palette.len())?;
+                    let buffer = crate::render::create_palette_buffer(device, palette.len())?;
+                    *palette_buffer = [PaletteSegment::whole(&buffer)];
                     *aabb_buffer =
                         crate::render::create_aabb_buffer(device, self.bounds.len().max(1))?;
                     replaced = true;
                 }
-                crate::render::write_palette(device, queue, palette_buffer, 0, palette)?;
+                crate::render::write_palette(device, queue, &palette_buffer[0].buffer, 0, palette)?;
                 crate::render::write_aabbs(device, queue, aabb_buffer, 0, &self.bounds)?;
             }
         }

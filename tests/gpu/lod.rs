@@ -210,7 +210,7 @@ fn crowd_batch(
             meshes: &rig.meshes,
             mesh_colors: &[],
             capacity: records.len() as u32,
-            palette: backend.palette_buffer(),
+            palette: backend.palette_segments(),
             aabbs: backend.bounds_buffer(),
             preskin: false,
         },

@@ -113,3 +113,87 @@ fn windowed_frames_whose_plans_change_every_frame_match_cpu() {
     // Hundreds of bind groups made and dropped as the plans change.
     assert!(dispatches > 800, "{dispatches} dispatches in 12 frames");
 }
+
+/// A palette past one binding is kept in one buffer per window: growing splits one buffer into
+/// several without losing a block (not even one straddling a window's start), every block is
+/// read from the buffer it lives in, and the evaluation across the buffers equals the CPU's.
+#[test]
+fn a_palette_split_into_buffers_keeps_every_block() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng(11);
+    let rigs = crowd_rigs();
+    let options = GpuOptions {
+        initial_palette_entries: 64,
+        max_palette_binding: Some(64 << 10),
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    // A few records that fit the first window, evaluated while the palette is one buffer.
+    let items: Vec<_> = (0..40)
+        .map(|_| {
+            let r = rng.below(rigs.len());
+            let layers = random_layers(&rigs[r], &mut rng, 0, 0, 1);
+            (r as u32, 0, rng.world(), layers)
+        })
+        .collect();
+    let records = pack(&rigs, &items);
+    let len = palette_len(&rigs, &records) as u32;
+    assert!(u64::from(len) * 48 < 64 << 10);
+    backend.reserve_palette(len).unwrap();
+    backend.evaluate_at(0.4, &records).unwrap();
+    assert_eq!(backend.palette_segments().len(), 1);
+    let before = backend.read_palette(0..len).unwrap();
+
+    // Growing past the binding: the blocks keep their entries, read from their windows' buffers.
+    backend.reserve_palette(20 * 1365).unwrap();
+    let segments = backend.palette_segments();
+    assert!(segments.len() >= 20, "{} buffers", segments.len());
+    let stride = segments[1].first_entry;
+    assert!(
+        records.iter().any(|r| {
+            let end = r.palette_offset + rigs[r.rig as usize].palette_entries() as u32;
+            r.palette_offset < stride && end > stride
+        }),
+        "no block straddles the second window's start"
+    );
+    assert!(
+        backend.read_palette(0..len).unwrap() == before,
+        "splitting the palette changed what its blocks hold"
+    );
+    for (i, r) in records.iter().enumerate() {
+        let n = rigs[r.rig as usize].palette_entries() as u32;
+        let start = r.palette_offset as usize;
+        assert!(
+            backend
+                .read_palette(r.palette_offset..r.palette_offset + n)
+                .unwrap()
+                == before[start..start + n as usize],
+            "block of record {i}"
+        );
+    }
+
+    // Many more records, across every buffer: GPU == CPU, and one dispatch per buffer at least.
+    let items: Vec<_> = (0..600)
+        .map(|_| {
+            let r = rng.below(rigs.len());
+            let count = 1 + rng.below(2);
+            let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
+            (r as u32, 0, rng.world(), layers)
+        })
+        .collect();
+    let records = pack(&rigs, &items);
+    backend
+        .reserve_palette(palette_len(&rigs, &records) as u32)
+        .unwrap();
+    assert_backend_matches_cpu(&mut backend, &rigs, &[], &records, &|i| {
+        format!("record {i} of a palette in several buffers")
+    });
+    let windows = records
+        .iter()
+        .map(|r| r.palette_offset / stride)
+        .max()
+        .unwrap()
+        + 1;
+    assert!(windows >= 10, "{windows} windows hold records");
+    assert!(backend.dispatches_last_frame() >= windows);
+}

@@ -4,6 +4,7 @@
 
 use glam::{Affine3A, Vec3};
 use sinew::import::{AlphaMode, Material};
+use sinew::render::PaletteSegment;
 use sinew::render::{
     Camera, RenderTarget, Scene, SkinnedBatch, SkinnedBatchDesc, SkinnedInstance, blend_order,
     view_depth_plane,
@@ -62,7 +63,7 @@ fn draw_pair(near_first: bool, cull: bool) -> Option<[u8; 4]> {
             meshes: &meshes,
             mesh_colors: &[[1.0; 3]],
             capacity: 2,
-            palette: &palette,
+            palette: &[PaletteSegment::whole(&palette)],
             aabbs: &aabbs,
             preskin: false,
         },

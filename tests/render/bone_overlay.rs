@@ -17,7 +17,7 @@ fn bone_overlay_draws_lines_over_the_character() {
         gpu.device(),
         &gpu.renderer,
         &rig.skeleton,
-        &posed.palette_buffer,
+        &posed.palette_buffers,
         0,
         colour,
     )

@@ -1,6 +1,7 @@
 //! GPU culling against the CPU frustum test.
 
 use glam::{Affine3A, Quat, Vec3};
+use sinew::render::PaletteSegment;
 use sinew::render::{
     Camera, CullFrusta, DirectionalLight, RenderTarget, Renderer, Scene, ShadowSettings,
     SkinnedBatch, SkinnedBatchDesc, SkinnedInstance, StaticMesh, aabb_in_frustum,
@@ -153,7 +154,7 @@ fn check_culling(gpu: &Gpu, renderer: &Renderer, joints: u32) -> usize {
             meshes: &meshes,
             mesh_colors: &[],
             capacity: count as u32,
-            palette: &palette_buffer,
+            palette: &[PaletteSegment::whole(&palette_buffer)],
             aabbs: &aabb_buffer,
             preskin: false,
         },

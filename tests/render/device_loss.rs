@@ -41,7 +41,7 @@ impl Engine {
                 meshes: &rig.meshes,
                 mesh_colors: &[],
                 capacity: count as u32,
-                palette: self.backend.palette_buffer(),
+                palette: self.backend.palette_segments(),
                 aabbs: self.backend.bounds_buffer(),
                 preskin: false,
             },

@@ -2,6 +2,7 @@
 
 use glam::Vec3;
 use sinew::Mat3x4Rows;
+use sinew::render::PaletteSegment;
 use sinew::render::{
     Camera, RenderError, RenderTarget, Scene, SkinnedBatch, SkinnedBatchDesc, SkinnedInstance,
 };
@@ -20,7 +21,7 @@ fn invalid_inputs_are_typed_errors() {
         meshes: std::slice::from_ref(&bad),
         mesh_colors: &[],
         capacity: 1,
-        palette: &palette,
+        palette: &[PaletteSegment::whole(&palette)],
         aabbs: &aabbs,
         preskin: false,
     };

@@ -1,6 +1,7 @@
 //! What the render tests share: the tolerances (stated once), the shared device and its two
 //! renderers, and helpers that pose, batch and render rigs.
 
+use sinew::render::PaletteSegment;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
@@ -86,7 +87,7 @@ pub(crate) fn fox() -> Option<Rig> {
 pub(crate) struct Posed {
     pub(crate) palette: Vec<Mat3x4Rows>,
     pub(crate) aabbs: Vec<Aabb>,
-    pub(crate) palette_buffer: wgpu::Buffer,
+    pub(crate) palette_buffers: Vec<PaletteSegment>,
     pub(crate) aabb_buffer: wgpu::Buffer,
     pub(crate) instances: Vec<SkinnedInstance>,
 }
@@ -135,7 +136,7 @@ pub(crate) fn pose(gpu: &Gpu, rig: &Rig, poses: &[(u32, f32, Affine3A)]) -> Pose
     Posed {
         palette,
         aabbs,
-        palette_buffer,
+        palette_buffers: vec![PaletteSegment::whole(&palette_buffer)],
         aabb_buffer,
         instances,
     }
@@ -166,7 +167,7 @@ pub(crate) fn batch_on(
             meshes,
             mesh_colors: &[[1.0, 1.0, 1.0], [0.5, 0.7, 1.0]],
             capacity: posed.instances.len() as u32,
-            palette: &posed.palette_buffer,
+            palette: &posed.palette_buffers,
             aabbs: &posed.aabb_buffer,
             preskin,
         },

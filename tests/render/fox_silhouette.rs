@@ -28,7 +28,7 @@ fn fox_pixels_lie_inside_the_projected_aabb_and_the_silhouette_moves() {
             instances: vec![posed.instances[i]],
             palette: Vec::new(),
             aabbs: Vec::new(),
-            palette_buffer: posed.palette_buffer.clone(),
+            palette_buffers: posed.palette_buffers.clone(),
             aabb_buffer: posed.aabb_buffer.clone(),
         };
         let batch = batch(gpu, &rig.meshes, &one, false);

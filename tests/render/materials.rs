@@ -3,6 +3,7 @@
 //! base colour and an alpha mask discards fragments; `BLEND` materials draw blended over the
 //! opaque meshes (`SkinnedBatch::use_materials`).
 
+use sinew::render::PaletteSegment;
 use sinew::render::RgbaImage;
 
 use super::common;
@@ -88,7 +89,7 @@ pub(crate) fn draw_triangles(
             meshes,
             mesh_colors: &vec![[0.8, 0.8, 0.8]; meshes.len()],
             capacity: 1,
-            palette: &palette,
+            palette: &[PaletteSegment::whole(&palette)],
             aabbs: &aabbs,
             preskin: false,
         },

@@ -99,7 +99,7 @@ fn preskinned_morphed_vertices_equal_cpu_morph_then_skinning() {
     let posed = Posed {
         palette: backend.read_palette(0..entries).unwrap(),
         aabbs: backend.read_bounds(0..poses.len()).unwrap(),
-        palette_buffer: backend.palette_buffer().clone(),
+        palette_buffers: backend.palette_segments().to_vec(),
         aabb_buffer: backend.bounds_buffer().clone(),
         instances: tinted_instances(poses.len(), block, joints),
     };

@@ -1,5 +1,6 @@
 //! Buffers larger than one storage binding: the paged renderer against one page.
 
+use sinew::render::PaletteSegment;
 use std::sync::LazyLock;
 
 use glam::{Affine3A, Quat, Vec3};
@@ -69,13 +70,13 @@ static EVALUATED_CROWD: LazyLock<Option<(Rig, Posed)>> = LazyLock::new(|| {
         .evaluate(&records(&rig, &crowd_poses(&rig)))
         .unwrap();
     assert!(
-        backend.dispatches_last_frame() > 1,
+        backend.dispatches_last_frame() > 1 && backend.palette_segments().len() > 1,
         "the evaluator did not window a {entries}-entry palette"
     );
     let posed = Posed {
         palette: backend.read_palette(0..entries).unwrap(),
         aabbs: backend.read_bounds(0..PAGED_CROWD).unwrap(),
-        palette_buffer: backend.palette_buffer().clone(),
+        palette_buffers: backend.palette_segments().to_vec(),
         aabb_buffer: backend.bounds_buffer().clone(),
         instances: tinted_instances(PAGED_CROWD, joints, joints),
     };
@@ -90,9 +91,22 @@ fn evaluated_crowd() -> Option<&'static (Rig, Posed)> {
 /// and (when `preskin`) pre-skinned; asserts the images agree and returns the paged in-shader
 /// one.
 fn check_paged_render(gpu: &Gpu, rig: &Rig, posed: &Posed, name: &str, preskin: bool) -> RgbaImage {
-    assert!(posed.palette_buffer.size() > PAGED_BINDING);
+    // The palette exceeds one binding: one large buffer, or (the evaluator's) several. The
+    // whole render draws the palette read back from them (each block from the buffer it lives
+    // in), uploaded as one buffer.
+    let buffers = &posed.palette_buffers;
+    assert!(buffers.len() > 1 || buffers[0].buffer.size() > PAGED_BINDING);
+    let uploaded = sinew::render::create_palette_buffer(gpu.device(), posed.palette.len()).unwrap();
+    sinew::render::write_palette(gpu.device(), gpu.queue(), &uploaded, 0, &posed.palette).unwrap();
+    let one_buffer = Posed {
+        palette: posed.palette.clone(),
+        aabbs: posed.aabbs.clone(),
+        palette_buffers: vec![PaletteSegment::whole(&uploaded)],
+        aabb_buffer: posed.aabb_buffer.clone(),
+        instances: posed.instances.clone(),
+    };
     let paged = batch_on(gpu, &gpu.paged, &rig.meshes, posed, preskin);
-    let whole = batch(gpu, &rig.meshes, posed, preskin);
+    let whole = batch(gpu, &rig.meshes, &one_buffer, preskin);
     assert!(paged.page_count() >= 10, "{} pages", paged.page_count());
     assert_eq!(whole.page_count(), 1);
     let mut images = Vec::new();
@@ -283,7 +297,7 @@ fn bone_overlays_across_palette_windows_draw_like_one_window() {
                     gpu.device(),
                     renderer,
                     &rig.skeleton,
-                    &posed.palette_buffer,
+                    &posed.palette_buffers,
                     (i * joints) as u32,
                     [0.0, 1.0, 0.0],
                 )
@@ -369,7 +383,7 @@ fn binding_limits_are_typed_errors() {
         meshes: std::slice::from_ref(&big),
         mesh_colors: &[],
         capacity: 2,
-        palette: &palette,
+        palette: &[PaletteSegment::whole(&palette)],
         aabbs: &aabbs,
         preskin: true,
     };
@@ -412,7 +426,7 @@ fn binding_limits_are_typed_errors() {
         gpu.device(),
         &gpu.paged,
         &humanoid().skeleton,
-        &palette,
+        &[PaletteSegment::whole(&palette)],
         250,
         [1.0; 3],
     )
@@ -436,7 +450,7 @@ fn binding_limits_are_typed_errors() {
         let err = sinew::render::create_palette_window_bind_group(
             gpu.device(),
             &layout,
-            &palette,
+            &[PaletteSegment::whole(&palette)],
             &window,
         )
         .unwrap_err();

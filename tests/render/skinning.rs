@@ -1,6 +1,7 @@
 //! Skinning: pre-skinned against CPU, dual quaternion against linear.
 
 use glam::{Affine3A, Quat, Vec3};
+use sinew::render::PaletteSegment;
 use sinew::render::{
     DirectionalLight, Scene, ShadowSettings, SkinnedInstance, SkinningMode, bounding_sphere,
 };
@@ -78,7 +79,7 @@ fn preskin_leaves_zero_weight_and_out_of_range_vertices_in_bind_pose() {
             min: [-2.0, -2.0, -2.0, 0.0],
             max: [2.0, 2.0, 2.0, 0.0],
         }],
-        palette_buffer,
+        palette_buffers: vec![PaletteSegment::whole(&palette_buffer)],
         aabb_buffer,
         instances: vec![SkinnedInstance::new(0, 2, 0, [1.0; 3])],
     };

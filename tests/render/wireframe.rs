@@ -4,6 +4,7 @@
 
 use glam::{Affine3A, Vec3};
 use sinew::Mat3x4Rows;
+use sinew::render::PaletteSegment;
 use sinew::render::{RgbaImage, Scene, SkinningMode, wire_indices};
 
 use super::common::rigs::humanoid;
@@ -91,7 +92,7 @@ fn bind_pose(
     Posed {
         palette,
         aabbs: posed.aabbs.clone(),
-        palette_buffer,
+        palette_buffers: vec![PaletteSegment::whole(&palette_buffer)],
         aabb_buffer,
         instances: posed.instances.clone(),
     }

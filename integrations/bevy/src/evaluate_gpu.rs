@@ -116,21 +116,34 @@ pub(crate) fn evaluate_on_gpu(
     let queue: &wgpu::Queue = &queue;
     let result =
         evaluate(&frame, &mut evaluator, device.wgpu_device(), queue).and_then(|backend| {
-            let source = backend.palette_buffer();
+            let segments = backend.palette_segments();
             let mut encoder =
                 device
                     .wgpu_device()
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("sinew palette to Bevy's pages"),
                     });
+            // A page is a window of the palette: the evaluator keeps a palette past one
+            // binding in one buffer per window of the same paging, so each page copies from
+            // the buffer holding its first entry.
             for (first, page) in frame.pages.pages() {
-                let from = (first * size_of::<Mat3x4Rows>()) as u64;
                 let Some(target) = buffers.get(page.id()) else {
                     continue;
                 };
-                let size = source.size().saturating_sub(from).min(target.buffer.size());
+                let k = segments
+                    .partition_point(|s| s.first_entry as usize <= first)
+                    .saturating_sub(1);
+                let Some(source) = segments.get(k) else {
+                    continue;
+                };
+                let from = ((first - source.first_entry as usize) * size_of::<Mat3x4Rows>()) as u64;
+                let size = source
+                    .buffer
+                    .size()
+                    .saturating_sub(from)
+                    .min(target.buffer.size());
                 if size > 0 {
-                    encoder.copy_buffer_to_buffer(source, from, &target.buffer, 0, size);
+                    encoder.copy_buffer_to_buffer(&source.buffer, from, &target.buffer, 0, size);
                 }
             }
             queue.submit([encoder.finish()]);

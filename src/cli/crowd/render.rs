@@ -5,8 +5,8 @@
 
 use glam::Vec3;
 use sinew::render::{
-    Camera, CullFrusta, RenderTarget, Renderer, Scene, ShadowSettings, SkinnedBatch,
-    SkinnedBatchDesc, SkinnedInstance, StaticMesh, aabb_in_frustum, bounding_sphere,
+    Camera, CullFrusta, PaletteSegment, RenderTarget, Renderer, Scene, ShadowSettings,
+    SkinnedBatch, SkinnedBatchDesc, SkinnedInstance, StaticMesh, aabb_in_frustum, bounding_sphere,
 };
 use sinew::{Aabb, GpuBackend, GpuContext, Rig};
 
@@ -175,7 +175,7 @@ fn crowd_batch(
             meshes: &rig.meshes,
             mesh_colors: &[],
             capacity: instances.len().max(1) as u32,
-            palette: gpu.palette_buffer(),
+            palette: gpu.palette_segments(),
             aabbs: gpu.bounds_buffer(),
             preskin: false,
         },
@@ -285,7 +285,7 @@ impl Painter {
                         SkinnedInstance::new(r.palette_offset, joints, *aabb, tint(i))
                     })
                     .collect();
-                (g.palette_buffer(), g.bounds_buffer(), instances)
+                (g.palette_segments(), g.bounds_buffer(), instances)
             }
             FramePalette::Cpu { palette: pose, .. } => {
                 // The CPU evaluator's palette is in memory: cull on the CPU (the twin of the GPU
@@ -317,8 +317,8 @@ impl Painter {
                 sinew::render::write_palette(device, queue, &palette_buffer, 0, &packed)?;
                 let aabb_buffer = sinew::render::create_aabb_buffer(device, boxes.len())?;
                 sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &boxes)?;
-                uploaded = (palette_buffer, aabb_buffer);
-                (&uploaded.0, &uploaded.1, instances)
+                uploaded = ([PaletteSegment::whole(&palette_buffer)], aabb_buffer);
+                (&uploaded.0[..], &uploaded.1, instances)
             }
         };
         let mut batch = SkinnedBatch::new(

@@ -7,9 +7,7 @@ use std::num::NonZeroU64;
 use super::windows::bounds_base;
 use super::{FrameKey, GpuBackend};
 use crate::error::GpuError;
-use crate::gpu::layout::{
-    AABB_BYTES, FRAME_HEADER_BYTES, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES,
-};
+use crate::gpu::layout::{AABB_BYTES, FRAME_HEADER_BYTES, INSTANCE_RECORD_BYTES};
 use crate::gpu::resident::Dispatch;
 use crate::gpu::scope::capture;
 
@@ -142,16 +140,16 @@ impl GpuBackend {
         let (Some(records), Some(headers)) = (self.records.as_ref(), self.headers.as_ref()) else {
             return Err(GpuError::Validation("instance buffers missing".into()));
         };
-        let palette = self.palette.buffer();
-        let (palette_offset, palette_size) = match windowed {
-            None => (0, None),
-            Some(stride) => {
-                let start = u64::from(d.window) * u64::from(stride) * PALETTE_ENTRY_BYTES;
-                let len = (palette.size() - start)
-                    .min((u64::from(stride) + self.block_overlap) * PALETTE_ENTRY_BYTES);
-                (start, NonZeroU64::new(len))
-            }
-        };
+        // Dispatch `d` binds the buffer of its palette window whole (the one buffer when the
+        // palette is not windowed).
+        let palette = match windowed {
+            None => self.palette.segments().first(),
+            Some(_) => self.palette.segments().get(d.window as usize),
+        }
+        .map(|s| &s.buffer)
+        .ok_or_else(|| {
+            GpuError::Validation(format!("no palette buffer for window {}", d.window))
+        })?;
         let bounds = self.bounds.buffer();
         let bounds_start = u64::from(bounds_base(d.first, self.offset_alignment)) * AABB_BYTES;
         let bounds_size = (bounds.size() - bounds_start).min(self.max_binding) / 16 * 16;
@@ -181,7 +179,7 @@ impl GpuBackend {
                         u64::from(d.first) * INSTANCE_RECORD_BYTES,
                         NonZeroU64::new(u64::from(d.count) * INSTANCE_RECORD_BYTES),
                     ),
-                    buffer(2, palette, palette_offset, palette_size),
+                    buffer(2, palette, 0, None),
                     buffer(3, bounds, bounds_start, NonZeroU64::new(bounds_size)),
                 ],
             })

@@ -2,8 +2,8 @@
 //! list (rigs added, clips appended to re-baked rigs) while the resident records play on.
 
 use super::GpuBackend;
-use super::{GpuLibrary, PALETTE_ENTRY_BYTES};
-use crate::baked::{MAX_JOINTS, Rig};
+use super::GpuLibrary;
+use crate::baked::Rig;
 use crate::error::GpuError;
 use crate::gpu::library::RigSummary;
 use crate::mask::JointMask;
@@ -51,18 +51,7 @@ impl GpuBackend {
                 ),
             });
         }
-        let block_overlap = rigs
-            .iter()
-            .map(Rig::palette_entries)
-            .fold(MAX_JOINTS, usize::max) as u64;
-        let smallest_window = (block_overlap + 2 * self.offset_alignment) * PALETTE_ENTRY_BYTES;
-        if self.palette_binding < smallest_window {
-            return Err(GpuError::LimitExceeded {
-                limit: "max_storage_buffer_binding_size",
-                needed: smallest_window,
-                available: self.palette_binding,
-            });
-        }
+        super::check_blocks(rigs, self.palette.paging())?;
         let library = GpuLibrary::new(&self.device, &self.pipeline, rigs, masks, self.clips)?;
         let old = self.library.rigs();
         let same = |(a, b): (&RigSummary, &RigSummary)| a.inverse_binds == b.inverse_binds;
@@ -73,7 +62,6 @@ impl GpuBackend {
             });
         }
         self.library = library;
-        self.block_overlap = block_overlap;
         Ok(())
     }
 }

@@ -30,13 +30,13 @@ use super::readback::ReadRange;
 use super::resident::{Dispatch, ResidentTable};
 use super::scope::capture;
 use super::worlds::WorldReadback;
-use crate::baked::{MAX_JOINTS, Rig};
+use crate::baked::Rig;
 use crate::error::{EvalError, GpuError};
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 pub use lod::SlotList;
 use lod::lod_header;
-use windows::{align_up, bounds_base};
+use windows::{align_up, bounds_base, check_blocks, palette_paging};
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -147,15 +147,11 @@ pub struct GpuBackend {
     /// The last evaluation's frame bind groups, one per dispatch, in plan order.
     frame_groups: Vec<(FrameKey, wgpu::BindGroup)>,
     max_binding: u64,
-    palette_binding: u64,
     /// Largest record binding (a multiple of the record size is used).
     record_binding: u64,
     offset_alignment: u64,
     header_stride: u64,
     max_workgroups: u32,
-    /// Entries consecutive palette windows share: the longest palette block of any rig, at
-    /// least `MAX_JOINTS`.
-    block_overlap: u64,
     last_stride: Option<Option<u32>>,
     /// Joints of the live slots, counted when the slots' rigs last changed.
     joints: u64,
@@ -214,19 +210,8 @@ impl GpuBackend {
             .map_or(max_binding, |b| b.min(max_binding))
             .max(INSTANCE_RECORD_BYTES);
         let offset_alignment = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
-        // Windows overlap by the longest palette block, at least MAX_JOINTS entries.
-        let block_overlap = rigs
-            .iter()
-            .map(Rig::palette_entries)
-            .fold(MAX_JOINTS, usize::max) as u64;
-        let smallest_window = (block_overlap + 2 * offset_alignment) * PALETTE_ENTRY_BYTES;
-        if palette_binding < smallest_window {
-            return Err(GpuError::LimitExceeded {
-                limit: "max_storage_buffer_binding_size",
-                needed: smallest_window,
-                available: palette_binding,
-            });
-        }
+        let paging = palette_paging(&limits, palette_binding)?;
+        check_blocks(rigs, paging)?;
         Ok(Self {
             device: device.clone(),
             queue: context.queue.clone(),
@@ -234,7 +219,12 @@ impl GpuBackend {
             pipeline,
             clips: options.clips,
             library,
-            palette: Palette::new(device, options.initial_palette_entries)?,
+            palette: Palette::new(
+                device,
+                &context.queue,
+                options.initial_palette_entries,
+                paging,
+            )?,
             bounds: BoundsBuffer::new(device, 1024)?,
             table: ResidentTable::default(),
             records: None,
@@ -244,7 +234,6 @@ impl GpuBackend {
             headers_generation: 0,
             frame_groups: Vec::new(),
             max_binding,
-            palette_binding,
             record_binding,
             offset_alignment,
             header_stride: align_up(
@@ -252,7 +241,6 @@ impl GpuBackend {
                 u64::from(limits.min_uniform_buffer_offset_alignment),
             ),
             max_workgroups: limits.max_compute_workgroups_per_dimension.max(1),
-            block_overlap,
             last_stride: None,
             joints: 0,
             morph_entries: 0,
@@ -364,7 +352,7 @@ impl GpuBackend {
         // A new box buffer holds no box for the slots a frame skips: run them all.
         self.evaluate_all |= self.bounds.generation() != bounds_generation;
         self.reserve_records(slots)?;
-        let stride = self.window_stride();
+        let stride = self.palette.stride();
         let rebuild = self.last_stride != Some(stride);
         self.last_stride = Some(stride);
         let max_slots =

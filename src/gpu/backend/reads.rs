@@ -9,7 +9,7 @@ use glam::Affine3A;
 use super::GpuBackend;
 use crate::error::{EvalError, GpuError};
 use crate::gpu::BoundsRead;
-use crate::gpu::layout::{AABB_BYTES, INSTANCE_RECORD_BYTES, PALETTE_ENTRY_BYTES};
+use crate::gpu::layout::{AABB_BYTES, INSTANCE_RECORD_BYTES};
 use crate::gpu::readback::{
     InstanceReadback, ReadRange, bounds_from_bytes, model_from_palette, palette_from_bytes,
     read_ranges,
@@ -17,7 +17,6 @@ use crate::gpu::readback::{
 use crate::gpu::worlds::{Run, WorldsRead, plan, worlds_from};
 use crate::instance::InstanceRecord;
 use crate::math::Aabb;
-use crate::math::Mat3x4Rows;
 
 impl GpuBackend {
     /// [`read_ranges`] on this backend's device: [`GpuError::DeviceLost`] instead of a read
@@ -107,15 +106,6 @@ impl GpuBackend {
             .request(&self.device, &self.queue, &records, time, slots)
     }
 
-    /// Reads palette entries `range` back.
-    pub fn read_palette(&self, range: Range<u32>) -> Result<Vec<Mat3x4Rows>, GpuError> {
-        let bytes =
-            self.read(&[self.palette_range(range.start, range.end.saturating_sub(range.start))?])?;
-        Ok(bytes
-            .first()
-            .map_or_else(Vec::new, |b| palette_from_bytes(b)))
-    }
-
     /// Reads the AABBs of records `range` of the last frame back.
     pub fn read_bounds(&self, range: Range<usize>) -> Result<Vec<Aabb>, GpuError> {
         let bytes =
@@ -192,22 +182,6 @@ impl GpuBackend {
             });
         }
         Ok(out)
-    }
-
-    pub(super) fn palette_range(&self, offset: u32, len: u32) -> Result<ReadRange<'_>, GpuError> {
-        let end = u64::from(offset) + u64::from(len);
-        if end > u64::from(self.palette.capacity()) {
-            return Err(EvalError::OutputSize {
-                expected: end as usize,
-                found: self.palette.capacity() as usize,
-            }
-            .into());
-        }
-        Ok(ReadRange {
-            buffer: self.palette.buffer(),
-            offset: u64::from(offset) * PALETTE_ENTRY_BYTES,
-            size: u64::from(len) * PALETTE_ENTRY_BYTES,
-        })
     }
 
     pub(super) fn bounds_range(

@@ -3,6 +3,7 @@
 
 use super::GpuBackend;
 use crate::error::{EvalError, GpuError};
+use crate::gpu::locate_block;
 use crate::gpu::scope::capture;
 use crate::instance::InstanceRecord;
 use crate::math::Mat3x4Rows;
@@ -102,9 +103,11 @@ impl GpuBackend {
         if entries.is_empty() {
             return Ok(());
         }
-        let first = record.palette_offset as u64 + rig.ik_entry_offset as u64;
-        let offset = first * size_of::<Mat3x4Rows>() as u64;
-        let buffer = self.palette.buffer();
+        let segments = self.palette.segments();
+        let (k, at) = locate_block(segments, record.palette_offset, rig.palette_entries as u64)
+            .map_err(GpuError::Validation)?;
+        let offset = (at + rig.ik_entry_offset as u64) * size_of::<Mat3x4Rows>() as u64;
+        let buffer = &segments[k].buffer;
         capture(&self.device, || {
             self.queue
                 .write_buffer(buffer, offset, bytemuck::cast_slice(&entries))

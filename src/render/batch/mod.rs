@@ -26,11 +26,12 @@ use super::paging::{
     VISIBLE_SIZE, plan_pages,
 };
 use super::skinned_pass::VertexSource;
-use super::skinning::{PALETTE_ENTRY_SIZE, SkinningMode};
+use super::skinning::SkinningMode;
 use super::sort::SORT_PARAMS_SIZE;
 use super::util::{buffer_init, buffer_zeroed};
 use super::{Renderer, cull, preskin};
 use crate::baked::{AlphaMode, SkinnedMesh};
+use crate::gpu::PaletteSegment;
 
 /// Which of a batch's meshes a draw records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +68,13 @@ pub struct SkinnedBatchDesc<'a> {
     pub mesh_colors: &'a [[f32; 3]],
     /// The most instances the batch will hold.
     pub capacity: u32,
-    /// The palette buffer the instances' offsets point into (from the GPU evaluator or
-    /// [`create_palette_buffer`](super::create_palette_buffer)); it may exceed one storage
-    /// binding. The batch's bind groups hold this buffer: when the evaluator replaces it (a
-    /// palette that grows), make a new batch.
-    pub palette: &'a wgpu::Buffer,
+    /// The palette the instances' offsets point into: the GPU evaluator's buffers
+    /// ([`GpuBackend::palette_segments`](crate::GpuBackend::palette_segments)), or one buffer
+    /// from [`create_palette_buffer`](super::create_palette_buffer)
+    /// ([`PaletteSegment::whole`]); a buffer may exceed one storage binding. The batch's bind
+    /// groups hold these buffers: when the evaluator replaces or adds one (a palette that
+    /// grows), make a new batch.
+    pub palette: &'a [PaletteSegment],
     /// The animated boxes culling reads (`array<Aabb>`, indexed by each instance's
     /// `aabb_index`); it may exceed one storage binding.
     pub aabbs: &'a wgpu::Buffer,
@@ -103,7 +106,7 @@ pub struct SkinnedBatch {
     layouts: Layouts,
     capacity: u32,
     instance_count: u32,
-    palette: wgpu::Buffer,
+    palette: Vec<PaletteSegment>,
     aabbs: wgpu::Buffer,
     meshes: Vec<MeshGpu>,
     /// The morph target displacements of every mesh (see [`super::morph`]).
@@ -271,7 +274,7 @@ impl SkinnedBatch {
                 },
                 capacity: desc.capacity,
                 instance_count: 0,
-                palette: desc.palette.clone(),
+                palette: desc.palette.to_vec(),
                 aabbs: desc.aabbs.clone(),
                 meshes,
                 morph_deltas,
@@ -393,8 +396,13 @@ impl SkinnedBatch {
             true => self.meshes.iter().map(|m| m.vertex_count).collect(),
             false => Vec::new(),
         };
+        let palette: Vec<(u64, u64)> = self
+            .palette
+            .iter()
+            .map(|s| (u64::from(s.first_entry), s.end()))
+            .collect();
         let inputs = PageInputs {
-            palette_entries: self.palette.size() / PALETTE_ENTRY_SIZE,
+            palette: &palette,
             aabb_count: self.aabbs.size() / AABB_SIZE,
             draw_count: self.meshes.len() as u64,
             preskin_vertices: &vertices,

@@ -122,10 +122,13 @@ impl SkinnedBatch {
         let visible = |list: DrawList| (&b.visible, page.visible_at_of(list), count * VISIBLE_SIZE);
         let draws_size = self.meshes.len() as u64 * DRAW_SIZE;
         let draws = |list: DrawList| (&b.draws, page.draws_at_of(list), draws_size);
-        let (palette_at, palette_size) =
-            self.limits
-                .window_binding(page.palette_base, PALETTE_ENTRY_SIZE, self.palette.size());
-        let palette = (&self.palette, palette_at, palette_size);
+        let segment = &self.palette[page.palette_segment];
+        let (palette_at, palette_size) = self.limits.window_binding(
+            page.palette_base - u64::from(segment.first_entry),
+            PALETTE_ENTRY_SIZE,
+            segment.buffer.size(),
+        );
+        let palette = (&segment.buffer, palette_at, palette_size);
         let (aabbs_at, aabbs_size) =
             self.limits
                 .window_binding(page.aabb_base, AABB_SIZE, self.aabbs.size());
