@@ -191,7 +191,7 @@ fn control(c: &mut Criterion) {
         (
             "sm+2layers+events",
             Mode::PerFrame,
-            &[10_000usize, 100_000][..],
+            &[10_000usize, 100_000, 1_000_000][..],
         ),
         (
             "sm+2layers+events+root",

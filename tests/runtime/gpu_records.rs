@@ -297,7 +297,8 @@ fn event_driven_updates_equal_per_frame_updates() {
 }
 
 /// Updates give bit-identical records and identical events whatever the thread count, in both
-/// schedulings (event-driven updates animate on every core).
+/// schedulings (both animate on every core: per-frame updates in batches of the world's
+/// storage, event-driven ones in chunks of the due entities).
 #[test]
 fn updates_do_not_depend_on_the_thread_count() {
     let run_with = |scheduling: Scheduling, threads: usize| {
@@ -310,11 +311,12 @@ fn updates_do_not_depend_on_the_thread_count() {
             a.set_scheduling(scheduling);
             let mut world = World::new();
             let scene = scheduling_scene(&mut a, &mut world);
-            // Enough entities for several parallel chunks, with events at their own rates.
+            // Enough entities for several parallel chunks and batches, with events at their
+            // own rates.
             let walk = clip_id(&a, "walk");
-            for k in 0..300 {
+            for k in 0..900 {
                 let mode = [LoopMode::Loop, LoopMode::PingPong, LoopMode::Clamp][k % 3];
-                let speed = 0.3 + 0.05 * k as f32;
+                let speed = 0.3 + 0.05 * (k % 300) as f32;
                 spawn_playing(
                     &mut world,
                     Playback::new(walk).with_mode(mode).with_speed(speed),
