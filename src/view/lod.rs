@@ -57,13 +57,6 @@ pub fn policy_levels(policy: &LodPolicy, records: &[InstanceRecord]) -> Vec<usiz
 pub fn kernel_levels(bounds: &[crate::Aabb]) -> Vec<usize> {
     bounds
         .iter()
-        .map(|b| {
-            let level = b.min[3];
-            if level.is_finite() && level > 0.0 {
-                (level as usize).min(LOD_COLORS.len() - 1)
-            } else {
-                0
-            }
-        })
+        .map(|b| (crate::lod::level_of_box(b) as usize).min(LOD_COLORS.len() - 1))
         .collect()
 }

@@ -1,9 +1,10 @@
-//! The crowd's animation LOD: the camera framing of `--view-fraction` and the GPU
-//! [`LodPolicy`] of `--lod`, `--update-every` and `--skip-culled`.
+//! The crowd's animation LOD: the camera framing of `--view-fraction`, the GPU [`LodPolicy`]
+//! of `--lod`, `--update-every` and `--skip-culled`, and the GPU-time budget of `--budget-ms`.
 
 use clap::error::ErrorKind;
 use glam::Vec3;
 use sinew::LodPolicy;
+use sinew::lod::LodBudget;
 
 use super::{CrowdArgs, FRAMED_CHARACTERS};
 use crate::cli::Backend;
@@ -15,7 +16,16 @@ impl CrowdArgs {
             return Err(crate::cli::usage_error(
                 "crowd",
                 ErrorKind::ArgumentConflict,
-                "--lod, --update-every and --skip-culled apply to --backend gpu only",
+                "--lod, --update-every, --skip-culled and --budget-ms apply to --backend gpu only",
+            ));
+        }
+        if let Some(ms) = self.budget_ms
+            && !(ms.is_finite() && ms > 0.0)
+        {
+            return Err(crate::cli::usage_error(
+                "crowd",
+                ErrorKind::ValueValidation,
+                "--budget-ms must be a positive number of milliseconds",
             ));
         }
         if let Some(f) = self.view_fraction
@@ -30,9 +40,19 @@ impl CrowdArgs {
         Ok(())
     }
 
-    /// Whether a LOD policy applies: `--lod` or `--update-every` above 1.
+    /// Whether a LOD policy applies: `--lod`, `--update-every` above 1 or `--budget-ms`.
     pub(super) fn uses_lod(&self) -> bool {
-        self.lod || self.update_every > 1
+        self.banded() || self.update_every > 1
+    }
+
+    /// Whether the policy is banded by distance: `--lod`, or the base of `--budget-ms`.
+    fn banded(&self) -> bool {
+        self.lod || self.budget_ms.is_some()
+    }
+
+    /// The GPU-time budget of `--budget-ms` around `policy`.
+    pub(super) fn budget(&self, policy: Option<LodPolicy>) -> Option<LodBudget> {
+        Some(LodBudget::new(policy?, self.budget_ms?))
     }
 
     /// How many characters the camera is framed on.
@@ -50,7 +70,7 @@ impl CrowdArgs {
             return None;
         }
         let n = self.update_every;
-        Some(if self.lod {
+        Some(if self.banded() {
             LodPolicy::banded(eye, near, n, self.skip_culled)
         } else {
             LodPolicy {

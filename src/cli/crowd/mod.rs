@@ -319,6 +319,12 @@ pub struct CrowdArgs {
     /// Needs `--backend gpu`.
     #[arg(long)]
     pub skip_culled: bool,
+    /// Hold the GPU evaluation near this many milliseconds per frame: `--lod`'s policy with a
+    /// closed loop on the evaluate pass's GPU time (timestamps) that moves the LOD distances
+    /// and update rates (`LodBudget`). The report gives the target, the achieved median and the
+    /// characters at each LOD level. Needs `--backend gpu`.
+    #[arg(long, value_name = "MS")]
+    pub budget_ms: Option<f32>,
     /// Share of the characters (nearest the front) the camera is framed on, 0 to 1 [default:
     /// 24 characters]; the rest extend out of view.
     #[arg(long, value_name = "F")]

@@ -71,6 +71,16 @@ impl TimedRun {
             "bytes_uploaded_per_character": self.bytes_uploaded_per_character(),
             "compute_clock": self.compute_clock(),
             "look_at": self.applied.look_at,
+            "budget": self.budget.map(|b| serde_json::json!({
+                "target_ms": b.target_ms,
+                // The evaluate pass's median over the second half of the timed frames.
+                "achieved_median_ms": b.achieved_median_ms,
+                // Without GPU timestamps the loop holds the policy as set.
+                "timestamps": b.timestamps,
+                "distance_scale": b.distance_scale,
+                "update_rate_doublings": b.rate_shift,
+                "characters_per_level": b.levels,
+            })),
         })
     }
 
@@ -116,6 +126,24 @@ impl TimedRun {
             args.out.display(),
             self.evaluator.name(),
         );
+        if let Some(b) = &self.budget {
+            table += &match b.timestamps {
+                true => format!(
+                    "\n  budget {:.3} ms: achieved median {:.3} ms (second half of the frames); \
+                     distances x{:.3}, update intervals x{}; characters per LOD level {:?}",
+                    b.target_ms,
+                    b.achieved_median_ms,
+                    b.distance_scale,
+                    1u32 << b.rate_shift,
+                    b.levels
+                ),
+                false => format!(
+                    "\n  budget {:.3} ms: no GPU timestamps on this adapter, the policy was held \
+                     as set; characters per LOD level {:?}",
+                    b.target_ms, b.levels
+                ),
+            };
+        }
         table
     }
 }

@@ -200,6 +200,34 @@ fn lod_flags_report_the_policy_the_kernel_applied() {
     assert_eq!(json["skip_culled"], true);
 }
 
+/// `--budget-ms` below what any policy reaches: the loop moves the LOD distances in (where the
+/// adapter has timestamps; else holds the policy) and reports the kernel's level per character.
+#[test]
+fn a_budget_moves_the_policy_and_reports_the_kernels_levels() {
+    let Some(context) = context() else { return };
+    let (args, run) = time(&context, &["--budget-ms", "0.001"]);
+    let b = run.budget.expect("a budget report"); // ok: unit test
+    assert_eq!(b.target_ms, 0.001);
+    assert_eq!(b.levels.iter().sum::<usize>(), 12);
+    if b.timestamps {
+        assert!(b.distance_scale < 1.0, "the distances did not move: {b:?}");
+    } else {
+        assert_eq!((b.distance_scale, b.rate_shift), (1.0, 0));
+    }
+    let json = run.json(&args, &context);
+    assert_eq!(
+        json["budget"]["characters_per_level"]
+            .as_array()
+            .map(Vec::len),
+        Some(4)
+    );
+    assert_eq!(json["lod"], true);
+    let cpu = crowd_args(&["--budget-ms", "5", "--backend", "cpu"]);
+    assert!(cpu.check().is_err(), "--budget-ms needs the GPU backend");
+    assert!(crowd_args(&["--budget-ms=-1"]).check().is_err());
+    assert!(crowd_args(&["--budget-ms", "0"]).check().is_err());
+}
+
 /// Records the animator writes over `frames` updates of a crowd of `characters` steered by
 /// `steering`, as on the GPU backend (event-driven, root motion on the GPU).
 fn records_written(steering: super::Steering, characters: usize, frames: usize) -> usize {

@@ -11,7 +11,7 @@ use sinew::{Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, 
 
 use super::motion::head_look_at;
 use super::render::{self, FrameCull, FramePalette, Painter};
-use super::times::{StageTimes, ms_since};
+use super::times::{StageTimes, median_p90, ms_since};
 use super::{Crowd, CrowdArgs, DT, PRE_ROLL_UPDATES};
 use crate::cli::Backend;
 
@@ -102,6 +102,23 @@ pub(super) struct TimedRun {
     pub gpu_timestamps: bool,
     /// Characters in the culling camera's view at the end (with a GPU culling pass).
     pub characters_in_view: Option<usize>,
+    /// What `--budget-ms` held.
+    pub budget: Option<BudgetReport>,
+}
+
+/// The GPU-time budget's outcome: its target, the evaluate pass's median GPU time over the
+/// second half of the timed frames, and where the loop left the policy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct BudgetReport {
+    pub target_ms: f32,
+    pub achieved_median_ms: f64,
+    /// Whether the evaluate pass was timed by GPU timestamps (else the policy was held).
+    pub timestamps: bool,
+    /// Factor on the policy's LOD distances, and doublings of its update intervals.
+    pub distance_scale: f32,
+    pub rate_shift: u32,
+    /// Characters at each joint LOD level on the last frame, as the kernel chose.
+    pub levels: [usize; sinew::lod::LOD_LEVELS],
 }
 
 impl CrowdArgs {
@@ -213,6 +230,8 @@ impl CrowdArgs {
             Some(g) => g.enable_timing()?,
             None => false,
         };
+        // `--budget-ms`: a closed loop on the evaluate pass's GPU time around the policy.
+        let mut budget = self.budget(gpu.as_ref().and_then(|g| g.lod_policy().copied()));
         let mut run = TimedRun {
             rig,
             crowd,
@@ -231,6 +250,7 @@ impl CrowdArgs {
             uploaded_bytes: 0,
             gpu_timestamps,
             characters_in_view: None,
+            budget: None,
         };
         // `--frames-out`: every timed frame drawn (untimed) from the evaluator's output.
         let mut movie = match self.frames_out.as_deref() {
@@ -270,6 +290,9 @@ impl CrowdArgs {
                     // GPU time of the pass where the adapter has timestamp queries, else wall time.
                     let gpu_ms = g.last_gpu_ms()?;
                     times.compute.push(gpu_ms.unwrap_or(wall));
+                    if let Some(policy) = budget.as_mut().and_then(|b| b.observe(gpu_ms)) {
+                        g.set_lod_policy(Some(policy));
+                    }
                     run.dispatches = g.dispatches_last_frame();
                     run.bytes_written_per_joint = g.bytes_written_per_joint();
                     run.bytes_read_per_joint = g.bytes_read_per_joint();
@@ -347,6 +370,23 @@ impl CrowdArgs {
                     bounds: exact_bounds,
                 },
             };
+        }
+        if let (Some(b), Some(g)) = (budget, gpu.as_ref()) {
+            // Each character's level as the kernel chose it on the last frame.
+            let mut levels = [0; sinew::lod::LOD_LEVELS];
+            for aabb in g.read_bounds(0..run.crowd.characters.len())? {
+                levels[sinew::lod::level_of_box(&aabb) as usize] += 1;
+            }
+            // The second half of the timed frames: the loop has had the first to settle.
+            let settled = &run.times.compute[run.times.compute.len() / 2..];
+            run.budget = Some(BudgetReport {
+                target_ms: b.target_ms,
+                achieved_median_ms: median_p90(settled).0,
+                timestamps: run.gpu_timestamps,
+                distance_scale: b.scale(),
+                rate_shift: b.rate_shift(),
+                levels,
+            });
         }
         if let Some(policy) = gpu.as_ref().and_then(GpuBackend::lod_policy) {
             run.applied.lod = policy.distances.iter().any(|d| d.is_finite());

@@ -3,9 +3,14 @@
 //! whether it is skipped while culled, and a [`LodPolicy`] choosing level and rate from the
 //! distance to the camera. All of it lives in [`InstanceRecord::flags`] (bits 16..=29) or in the
 //! GPU backend's frame header, so records do not grow. [`evaluation`] is the CPU twin of the
-//! kernel's choice (`wgsl/lod.wgsl`).
+//! kernel's choice (`wgsl/lod.wgsl`). [`LodBudget`] moves a policy to hold the evaluation's
+//! measured GPU time near a target.
+
+mod budget;
 
 use glam::Vec3;
+
+pub use budget::{LodBudget, MAX_RATE_SHIFT, MAX_SCALE, MIN_SCALE, WINDOW};
 
 pub use crate::baked::LOD_LEVELS;
 use crate::instance::InstanceRecord;
@@ -151,6 +156,17 @@ impl LodPolicy {
         InstanceRecord::default()
             .with_lod(rate, level, self.skip_culled)
             .flags
+    }
+}
+
+/// The joint LOD level the GPU kernel chose for an instance on its last evaluation, from the
+/// box it wrote ([`crate::Aabb::min`]'s w; 0 where it holds none).
+pub fn level_of_box(aabb: &crate::Aabb) -> u32 {
+    let level = aabb.min[3];
+    if level.is_finite() && level > 0.0 {
+        (level as u32).min(LOD_LEVELS as u32 - 1)
+    } else {
+        0
     }
 }
 
