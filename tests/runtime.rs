@@ -39,5 +39,7 @@ mod shipped_humanoid;
 mod snapshot;
 #[path = "runtime/state_machines.rs"]
 mod state_machines;
+#[path = "runtime/sync_markers.rs"]
+mod sync_markers;
 #[path = "runtime/system.rs"]
 mod system;

@@ -9,6 +9,7 @@ use std::ops::Range;
 use super::RuntimeError;
 use super::events::ClipEvents;
 use super::registry::RigData;
+use super::sync_markers::ClipMarkers;
 use super::system::Animator;
 use crate::baked::{ClipLibrary, Rig};
 use crate::cpu::ClipSource;
@@ -33,6 +34,7 @@ pub(crate) fn rig_data(rig: &Rig) -> Result<RigData, RuntimeError> {
     }
     Ok(RigData {
         events: vec![ClipEvents::default(); durations.len()],
+        markers: vec![ClipMarkers::default(); durations.len()],
         durations,
         spaces: Vec::new(),
         root_frames: crate::cpu::RootFrame::table(rig),
@@ -100,6 +102,9 @@ impl Animator {
         let current = &mut self.rigs[index as usize];
         data.spaces = std::mem::take(&mut current.spaces);
         for (new, old) in data.events.iter_mut().zip(current.events.drain(..)) {
+            *new = old;
+        }
+        for (new, old) in data.markers.iter_mut().zip(current.markers.drain(..)) {
             *new = old;
         }
         *current = data;

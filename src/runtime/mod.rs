@@ -49,6 +49,7 @@ mod root_motion;
 mod schedule;
 mod snapshot;
 mod state_machine;
+mod sync_markers;
 mod system;
 mod transform;
 mod transition;
@@ -78,6 +79,7 @@ pub use root_motion::{RootMotion, RootTranslation};
 pub use schedule::Scheduling;
 pub use snapshot::{RuntimeSnapshot, SNAPSHOT_VERSION};
 pub use state_machine::{StateDef, StateMachine, StateMachineDef, StateMotion, TransitionDef};
+pub use sync_markers::{ClipMarkers, MarkerPhase, lowest_point};
 pub use system::{
     Animated, Animator, EPOCH_SPAN, EvaluatedPose, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE,
 };

@@ -12,6 +12,7 @@ use glam::Vec2;
 
 use super::blend_space::{BlendSpace, MAX_BLEND_CLIPS};
 use super::playback::Step;
+use super::sync_markers::ClipMarkers;
 use super::transition::MAX_FADES;
 use crate::instance::{Layer, LayerRecord};
 
@@ -197,6 +198,8 @@ pub struct MotionContext<'a> {
     pub durations: &'a [f32],
     /// The rig's blend spaces.
     pub spaces: &'a [BlendSpace],
+    /// Sync markers of each clip of the rig.
+    pub markers: &'a [ClipMarkers],
 }
 
 impl MotionContext<'_> {
@@ -204,6 +207,26 @@ impl MotionContext<'_> {
     #[inline]
     pub fn duration(&self, clip: u32) -> Option<f32> {
         self.durations.get(clip as usize).copied()
+    }
+
+    /// The time on `to`'s timeline in phase with time `time` of `from`: by sync markers when
+    /// both are clips that have them ([`ClipMarkers`]), else at the same normalized time.
+    /// `None` when either names nothing or has no timeline.
+    pub fn in_phase(&self, from: &Motion, time: f32, to: &Motion) -> Option<f32> {
+        let (from_period, _) = self.timeline(from)?;
+        let (to_period, _) = self.timeline(to)?;
+        if let (Motion::Clip(a), Motion::Clip(b)) = (from, to)
+            && let (Some(a), Some(b)) =
+                (self.markers.get(*a as usize), self.markers.get(*b as usize))
+            && let Some(phase) = a.phase_at(time, from_period)
+            && let Some(t) = b.time_at(&phase, to_period)
+        {
+            return Some(t);
+        }
+        if from_period.is_nan() || from_period <= 0.0 {
+            return Some(0.0);
+        }
+        Some((time / from_period).rem_euclid(1.0) * to_period)
     }
 
     /// The timeline length of `motion` for its clock: a clip's duration, or 1 (normalized

@@ -49,6 +49,9 @@ pub struct AnimatorConfig {
     /// Clip events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventConfig>,
+    /// Clip sync markers (an event's fields: clip, time, name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sync_markers: Vec<EventConfig>,
 }
 
 /// A mask and the rig it is for.
@@ -286,6 +289,23 @@ impl Animator {
                     },
                 })
                 .collect(),
+            sync_markers: (0..self.rigs().len())
+                .flat_map(|rig| {
+                    self.rigs[rig]
+                        .markers
+                        .iter()
+                        .enumerate()
+                        .flat_map(move |(c, m)| m.iter().map(move |(t, n)| (rig, c, t, n)))
+                })
+                .map(|(rig, clip, time, name)| EventConfig {
+                    rig: rig_name(rig as u32),
+                    event: EventDef {
+                        clip: self.rigs()[rig].clips.clips()[clip].name.clone(),
+                        time,
+                        name: self.events.name(name).to_string(),
+                    },
+                })
+                .collect(),
         }
     }
 
@@ -307,6 +327,10 @@ impl Animator {
         for e in &config.events {
             let rig = self.rig(&e.rig)?;
             self.add_event(rig, &e.event.clip, e.event.time, &e.event.name)?;
+        }
+        for m in &config.sync_markers {
+            let rig = self.rig(&m.rig)?;
+            self.add_sync_marker(rig, &m.event.clip, m.event.time, &m.event.name)?;
         }
         Ok(())
     }

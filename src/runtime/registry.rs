@@ -15,6 +15,7 @@ use super::parameters::{ParamId, Value};
 use super::playback::{Clock, Playback};
 use super::root_motion::RootMotion;
 use super::state_machine::{CompiledMachine, StateMachine, StateMachineDef};
+use super::sync_markers::ClipMarkers;
 use super::system::Animator;
 use super::transition::CrossFade;
 use crate::baked::{NO_PARENT, Rig};
@@ -28,6 +29,8 @@ pub(crate) struct RigData {
     pub spaces: Vec<BlendSpace>,
     /// Events of each clip.
     pub events: Vec<ClipEvents>,
+    /// Sync markers of each clip.
+    pub markers: Vec<ClipMarkers>,
     /// The model-space frame of root motion for each joint as the root
     /// ([`crate::cpu::RootFrame::table`]).
     pub root_frames: Vec<crate::cpu::RootFrame>,
@@ -269,17 +272,31 @@ impl Animator {
         time: f32,
         name: &str,
     ) -> Result<(), RuntimeError> {
-        let c = self.clip(rig, clip)?;
-        let duration = self.rigs[rig as usize].durations[c as usize];
+        let (c, id) = self.clip_point(rig, clip, time, "event", name)?;
+        self.rigs[rig as usize].events[c].insert(time, id);
+        Ok(())
+    }
+
+    /// The index of clip `clip` of rig `rig` and the id of `name` in the name table, for a
+    /// `what` (an event, a sync marker) named `name` at `time` of the clip; an error when the
+    /// time lies outside the clip.
+    pub(crate) fn clip_point(
+        &mut self,
+        rig: u32,
+        clip: &str,
+        time: f32,
+        what: &str,
+        name: &str,
+    ) -> Result<(usize, u32), RuntimeError> {
+        let c = self.clip(rig, clip)? as usize;
+        let duration = self.rigs[rig as usize].durations[c];
         if !(0.0..=duration).contains(&time) {
             return Err(RuntimeError::InvalidValue {
-                what: format!("event {name:?} time on clip {clip:?} ({duration} s long)"),
+                what: format!("{what} {name:?} time on clip {clip:?} ({duration} s long)"),
                 value: time,
             });
         }
-        let id = self.events.intern(name);
-        self.rigs[rig as usize].events[c as usize].insert(time, id);
-        Ok(())
+        Ok((c, self.events.intern(name)))
     }
 
     /// Every event of rig `rig` as `(clip, time, name)`.
@@ -356,6 +373,7 @@ pub(crate) fn context(data: &RigData) -> MotionContext<'_> {
     MotionContext {
         durations: &data.durations,
         spaces: &data.spaces,
+        markers: &data.markers,
     }
 }
 

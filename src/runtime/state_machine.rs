@@ -89,6 +89,11 @@ pub struct TransitionDef {
     /// Normalized time in the source state before the transition may fire.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_time: Option<f32>,
+    /// Whether the target starts in phase with the source: from two clips with sync markers,
+    /// at the same point between the same markers ([`crate::runtime::ClipMarkers`]), else at
+    /// the source's normalized time. Off: the target starts at its beginning.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sync: bool,
 }
 
 impl StateMachineDef {
@@ -142,6 +147,7 @@ impl TransitionDef {
             duration: 0.0,
             conditions: Vec::new(),
             exit_time: None,
+            sync: false,
         }
     }
 
@@ -168,6 +174,13 @@ impl TransitionDef {
     /// The same transition waiting for normalized time `exit_time` in its source state.
     pub fn after(mut self, exit_time: f32) -> Self {
         self.exit_time = Some(exit_time);
+        self
+    }
+
+    /// The same transition starting its target in phase with its source
+    /// ([`TransitionDef::sync`]).
+    pub fn synced(mut self) -> Self {
+        self.sync = true;
         self
     }
 }
@@ -204,6 +217,7 @@ struct CompiledTransition {
     conditions: (u32, u32),
     /// Negative when the transition has no exit time.
     exit_time: f32,
+    sync: bool,
 }
 
 impl CompiledMachine {
@@ -306,6 +320,7 @@ impl CompiledMachine {
                 duration: t.duration,
                 conditions: (first, conditions.len() as u32),
                 exit_time,
+                sync: t.sync,
             });
         }
         let mut candidate_ranges = Vec::with_capacity(states.len());
@@ -374,7 +389,7 @@ impl CompiledMachine {
             state_time: 0.0,
             state_rate: 0.0,
         };
-        sm.enter(self, ctx, self.initial, 0.0);
+        sm.enter(self, ctx, self.initial, 0.0, false);
         sm
     }
 }
@@ -437,8 +452,15 @@ impl StateMachine {
         &self.fades
     }
 
-    /// Starts `state`, cross-fading over `duration`.
-    fn enter(&mut self, m: &CompiledMachine, ctx: &MotionContext, state: u16, duration: f32) {
+    /// Starts `state`, cross-fading over `duration`; `sync`: in phase with the current motion.
+    fn enter(
+        &mut self,
+        m: &CompiledMachine,
+        ctx: &MotionContext,
+        state: u16,
+        duration: f32,
+        sync: bool,
+    ) {
         let s = m.states[state as usize];
         let motion = match s.motion {
             Motion::BlendSpace { space, input } => Motion::BlendSpace {
@@ -452,6 +474,11 @@ impl StateMachine {
         if s.speed < 0.0 {
             // Backwards playback starts at the end.
             clock.time = ctx.timeline(&motion).map_or(0.0, |(period, _)| period);
+        }
+        if sync && let Some((from, from_clock)) = self.fades.current() {
+            clock.time = ctx
+                .in_phase(from, from_clock.time, &motion)
+                .unwrap_or(clock.time);
         }
         self.fades.fade_to(motion, clock, duration);
         self.state = state;
@@ -548,7 +575,7 @@ impl StateMachine {
             for trigger in conditions.iter().filter_map(CompiledCondition::trigger) {
                 self.params.consume(trigger);
             }
-            self.enter(m, ctx, tr.to, tr.duration);
+            self.enter(m, ctx, tr.to, tr.duration, tr.sync);
             if tr.duration > 0.0 {
                 self.transition = t;
             }
