@@ -9,7 +9,7 @@
 
 use glam::{Mat3, Mat4, Vec3, Vec4};
 
-use super::animations::{Span, single_precision, value_at};
+use super::animations::{Blend, Span, single_precision, value_at};
 use crate::error::ImportErrorKind;
 use crate::import::raw::{Interpolation, RawMorphNode, RawMorphTarget, RawWeightTrack};
 
@@ -216,7 +216,7 @@ pub(super) fn weight_tracks(
     let mut out = Vec::new();
     for (node, mesh) in morph_meshes(scene) {
         let curves: Vec<Option<Vec<(f64, Vec4)>>> = channels(mesh)
-            .map(|c| percent_keys(baked, c).map(|keys| span.cut(&keys, false)))
+            .map(|c| percent_keys(baked, c).map(|keys| span.cut(&keys, Blend::Lerp)))
             .collect();
         if curves.iter().all(Option::is_none) {
             continue;
@@ -242,9 +242,9 @@ pub(super) fn weight_tracks(
         let keys = times.into_iter().map(|time| {
             let mut weights = Vec::with_capacity(target_count(mesh));
             for (channel, curve) in channels(mesh).zip(&curves) {
-                let percent = curve
-                    .as_ref()
-                    .map_or(channel.weight, |c| f64::from(value_at(c, time, false).x));
+                let percent = curve.as_ref().map_or(channel.weight, |c| {
+                    f64::from(value_at(c, time, Blend::Lerp).x)
+                });
                 weights.extend(shape_weights(channel, percent));
             }
             (time, weights)

@@ -6,10 +6,12 @@
 
 mod animations;
 mod blend_shapes;
+mod curves;
 mod materials;
 mod meshes;
 mod scene;
 
+pub use curves::{FBX_CURVE_ERROR, FBX_VIRTUAL_VERTEX};
 pub use scene::UNSCALED_SUFFIX;
 mod skins;
 
