@@ -14,6 +14,7 @@ mod scene;
 pub use curves::{FBX_CURVE_ERROR, FBX_VIRTUAL_VERTEX};
 pub use scene::UNSCALED_SUFFIX;
 mod skins;
+mod uv_transform;
 
 use std::path::Path;
 
