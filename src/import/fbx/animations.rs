@@ -3,9 +3,10 @@
 //! times where they are linear or dense enough, and sampled at the scene's frame rate elsewhere
 //! (Euler or pre/post rotation curves between sparse keys); `curves.rs` then gives every key
 //! ufbx's evaluated value and adds keys until linear interpolation stays within
-//! [`FBX_CURVE_ERROR`](super::FBX_CURVE_ERROR) of the curves (steps only: a step track). A clip spans its stack's time range: time 0 is the stack's start, and keys before
-//! the start or after the end (tools write them, Maya's clips often start at frame 1) are cut at
-//! the range's ends, where a key takes the value between its neighbours.
+//! [`FBX_CURVE_ERROR`](super::FBX_CURVE_ERROR) of the curves (steps only: a step track). A
+//! clip spans its stack's time range: time 0 is the stack's start, and keys before the start
+//! or after the end (tools write them, Maya's clips often start at frame 1) are cut at the
+//! range's ends, where a key takes the value between its neighbours.
 
 use glam::{Quat, Vec4};
 
