@@ -10,7 +10,7 @@
 
 use glam::{Quat, Vec4};
 
-use super::curves::{self, BakedKey};
+use super::curves::{self, BakedKey, FBX_VIRTUAL_VERTEX, Metric};
 use super::{name_or, quat, vec3};
 use crate::error::ImportErrorKind;
 use crate::import::raw::{Channel, Interpolation, RawClip, RawTrack};
@@ -18,9 +18,9 @@ use crate::math::slerp_shortest;
 
 /// Sample rate for curves that need resampling when the file states no frame rate.
 const FALLBACK_RATE: f64 = 30.0;
-/// Samples ufbx may bake between two keys of a curve (its default, 32, samples long spans
-/// more sparsely than the frame rate).
-const MAX_KEYFRAME_SEGMENTS: usize = 1 << 16;
+/// Samples ufbx may bake between two keys of a curve (its default, 32, samples spans longer
+/// than a second at 30 fps more sparsely than the frame rate; this, spans up to two minutes).
+const MAX_KEYFRAME_SEGMENTS: usize = 4096;
 
 /// One [`RawClip`] per animation stack, in ufbx order, named after the stack.
 pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErrorKind> {
@@ -30,6 +30,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
     } else {
         FALLBACK_RATE
     };
+    let distances = curves::virtual_vertex_distances(scene);
     let mut clips = Vec::with_capacity(scene.anim_stacks.len());
     for (s, stack) in scene.anim_stacks.iter().enumerate() {
         let name = name_or(&stack.element, || format!("animation{s}"));
@@ -84,7 +85,11 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
                     continue;
                 }
                 let evaluate = |time| evaluate(&stack.anim, model, channel, time);
-                let fitted = curves::fit(&keys, channel, evaluate);
+                let metric = Metric {
+                    channel,
+                    distance: distances.get(target).copied().unwrap_or(FBX_VIRTUAL_VERTEX),
+                };
+                let fitted = curves::fit(&keys, metric, evaluate);
                 let blend = match (fitted.interpolation, channel) {
                     (Interpolation::Step, _) => Blend::Hold,
                     (_, Channel::Rotation) => Blend::Slerp,

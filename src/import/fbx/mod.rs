@@ -11,7 +11,7 @@ mod materials;
 mod meshes;
 mod scene;
 
-pub use curves::{FBX_CURVE_ERROR, FBX_VIRTUAL_VERTEX};
+pub use curves::{FBX_CURVE_ERROR, FBX_VIRTUAL_VERTEX, virtual_vertex_distances};
 pub use scene::UNSCALED_SUFFIX;
 mod skins;
 mod uv_transform;
