@@ -5,11 +5,11 @@
 //! steps only comes out as a step track.
 //!
 //! The error is ACL's: how far a virtual vertex moves, i.e. translation error + rotation angle ×
-//! distance + scale error × distance, the vertex [`FBX_VIRTUAL_VERTEX`] from the joint or, where
-//! farther, as far as the joint's farthest descendant at rest
-//! ([`virtual_vertex_distances`]). It bounds each
-//! joint's local transform; a joint's world error is at most the sum of its own and its
-//! ancestors', each ancestor's scaled by the joint's distance from it over the ancestor's reach.
+//! distance + scale error × distance, the vertex [`FBX_VIRTUAL_VERTEX`] from the joint or,
+//! where farther, as far as the joint's farthest descendant at rest
+//! ([`virtual_vertex_distances`]). It bounds each joint's local transform; a joint's world error
+//! is at most the sum of its own and its ancestors', each ancestor's scaled by the joint's
+//! distance from it over the ancestor's virtual vertex distance.
 
 use glam::{Quat, Vec4};
 
@@ -17,14 +17,14 @@ use crate::import::raw::{Channel, Interpolation};
 use crate::math::slerp_shortest;
 
 /// How far a baked FBX channel may be from ufbx's evaluation of its curves at any time, in
-/// metres, on the virtual vertex [`FBX_VIRTUAL_VERTEX`] from the joint (ACL's default: 0.1 mm).
+/// metres, on the joint's virtual vertex (ACL's default: 0.1 mm).
 pub const FBX_CURVE_ERROR: f32 = 1e-4;
 /// The least distance of the virtual vertex from the joint, in metres (ACL's default: 3 cm).
 pub const FBX_VIRTUAL_VERTEX: f32 = 0.03;
 
 /// Halvings of one baked segment at most.
 const MAX_DEPTH: u32 = 12;
-/// The shortest segment that is halved, in seconds (keys stay apart in `f32` for hours).
+/// The shortest segment that is halved, in seconds (keys stay apart in `f32` for an hour).
 const MIN_SEGMENT: f64 = 1.0 / 4096.0;
 /// Keys of one fitted channel past which segments are no longer halved (a damaged file's
 /// wild curve must not take all memory).
