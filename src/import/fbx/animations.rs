@@ -102,7 +102,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
         clips.push(RawClip {
             name,
             tracks,
-            weights: super::blend_shapes::weight_tracks(scene, &baked, span),
+            weights: super::blend_shapes::weight_tracks(scene, &stack.anim, &baked, span),
         });
     }
     Ok(clips)
