@@ -890,18 +890,31 @@ fn morphed_positions(rig: &sinew::Rig, time: f32) -> Vec<Vec3> {
 }
 
 /// sinew's CPU pose of the morphed quad, from the import and from its `.sinew` bake, is ufbx's
-/// own evaluation of the blend shapes at times on and between keys and in-between crossings.
+/// own evaluation of the blend shapes at times on and between keys and in-between crossings;
+/// also where the percent curve is cubic (auto tangents), within the curve budget.
 #[test]
 fn fbx_blend_shapes_pose_like_ufbx_evaluates_them() {
-    let asset = blend_shape_asset();
+    assert_blend_shapes_pose_like_ufbx(BLEND_SHAPES, 0.0);
+    let linear = "KeyAttrFlags: *1 {\n\t\t\ta: 4\n";
+    assert!(BLEND_SHAPES.contains(linear));
+    let cubic = BLEND_SHAPES.replace(linear, "KeyAttrFlags: *1 {\n\t\t\ta: 264\n");
+    assert_blend_shapes_pose_like_ufbx(&cubic, sinew::import::fbx::FBX_CURVE_ERROR);
+}
+
+/// The morphed quad of the FBX `text` poses as ufbx evaluates it, within `curves` more than
+/// the rig's tolerance.
+fn assert_blend_shapes_pose_like_ufbx(text: &str, curves: f32) {
+    let asset = sinew::import::import_bytes(text.as_bytes(), "blend-shapes.fbx", None)
+        .unwrap_or_else(|e| panic!("{e}"));
     let rigs = sinew::bake_rigs(&asset).unwrap_or_else(|e| panic!("{e}"));
     let bytes = sinew::baked::file::to_bytes(&rigs);
     let loaded = sinew::baked::file::from_bytes(&bytes, "blend-shapes.sinew").unwrap();
     assert_eq!(loaded.len(), rigs.len());
-    let scene = sinew::import::fbx::load_scene(BLEND_SHAPES.as_bytes()).unwrap();
+    let scene = sinew::import::fbx::load_scene(text.as_bytes()).unwrap();
     let stack = &scene.anim_stacks[0];
-    let tol = common::fbx_tolerance(1.0);
-    for time in [0.0, 0.25, 0.5, 0.8, 1.0, 1.3, 1.625, 1.9, 2.0] {
+    let tol = common::fbx_tolerance(1.0) + curves;
+    let times = (0..=80).map(|k| k as f32 / 40.0);
+    for time in [0.5, 0.8, 1.3, 1.625, 1.9].into_iter().chain(times) {
         let evaluated = ufbx::evaluate_scene(
             &scene,
             &stack.anim,
@@ -922,7 +935,7 @@ fn fbx_blend_shapes_pose_like_ufbx_evaluates_them() {
             }
             Vec3::new(p.x as f32, p.y as f32, p.z as f32)
         };
-        if time == 0.5 {
+        if time == 0.5 && curves == 0.0 {
             // Lift at 50 %: its in-between shape in full, which lifts corner 2 by 50 cm.
             let lifted = ufbx_at(2);
             assert!((lifted.y - 1.5).abs() <= tol, "ufbx's corner 2 at {lifted}");

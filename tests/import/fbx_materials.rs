@@ -332,3 +332,79 @@ fn damaged_embedded_content_leaves_the_factor_and_a_warning() {
         );
     }
 }
+
+/// `materials.fbx` with the checker texture given the FBX properties `lines` (its
+/// `Translation`, `Rotation`, `Scaling`).
+fn checker_moved(lines: &str) -> String {
+    let uv_set = "\t\t\tP: \"UVSet\", \"KString\", \"\", \"\", \"UVMap\"\n";
+    let text = std::fs::read_to_string(fbx_path()).unwrap();
+    let moved = text.replacen(uv_set, &format!("{uv_set}{lines}"), 1);
+    assert_ne!(moved, text);
+    moved
+}
+
+/// The checker material of an FBX `text` read from the asset's folder.
+fn checker_of(text: &str) -> Arc<Material> {
+    let base = fbx_path().parent().unwrap().to_path_buf();
+    let asset = sinew::import::import_bytes(text.as_bytes(), "moved.fbx", Some(&base))
+        .unwrap_or_else(|e| panic!("{e}"));
+    part(&asset, "Checker").1.clone()
+}
+
+/// An FBX texture's UV transform becomes the texture's transform in glTF's UV space (V down),
+/// so the texel a UV reads is the one ufbx's UV-to-texture matrix gives; a rotation with a
+/// non-uniform scale, a shear in glTF's terms, is left out with a warning.
+#[test]
+fn fbx_texture_uv_transforms_move_the_texture() {
+    let vector = |name: &str, v: [f64; 3]| {
+        format!(
+            "\t\t\tP: \"{name}\", \"Vector\", \"\", \"A\",{},{},{}\n",
+            v[0], v[1], v[2]
+        )
+    };
+    // Offset (0.25, 0.5) and scale (2, 4), FBX's V up: u' = (u - 0.25) / 2 and, in V down,
+    // v' = 1 - (1 - v - 0.5) / 4.
+    let lines = vector("Translation", [0.25, 0.5, 0.0]) + &vector("Scaling", [2.0, 4.0, 1.0]);
+    let checker = checker_of(&checker_moved(&lines));
+    assert!(checker.warnings.is_empty(), "{:?}", checker.warnings);
+    let t = checker.base_color_texture.as_ref().unwrap().transform;
+    assert_close(&t.offset, &[-0.125, 0.875], "offset");
+    assert_close(&t.scale, &[0.5, 0.25], "scale");
+    assert_close(&[t.rotation], &[0.0], "rotation");
+    // Turned 30° with a uniform scale: the texel of every UV is ufbx's.
+    let lines = vector("Rotation", [0.0, 0.0, 30.0])
+        + &vector("Scaling", [1.5, 1.5, 1.0])
+        + &vector("Translation", [0.1, -0.2, 0.0]);
+    let moved = checker_moved(&lines);
+    let checker = checker_of(&moved);
+    assert!(checker.warnings.is_empty(), "{:?}", checker.warnings);
+    let t = checker.base_color_texture.as_ref().unwrap().transform;
+    assert!(t.rotation.abs() > 0.1, "{t:?}");
+    let scene = sinew::import::fbx::load_scene(moved.as_bytes()).unwrap();
+    let texture = scene
+        .textures
+        .iter()
+        .find(|t| &*t.element.name == "checker")
+        .unwrap();
+    let m = &texture.uv_to_texture;
+    for (u, v) in [(0.0, 0.0), (1.0, 0.0), (0.3, 0.8), (1.0, 1.0)] {
+        // ufbx's texture coordinate of the FBX UV (u, 1 - v), flipped back to V down.
+        let fbx_v = 1.0 - v;
+        let want = [
+            m.m00 * u + m.m01 * fbx_v + m.m03,
+            1.0 - (m.m10 * u + m.m11 * fbx_v + m.m13),
+        ]
+        .map(|x| x as f32);
+        assert_close(&t.apply([u as f32, v as f32]), &want, "turned texel");
+    }
+    // Turned with a non-uniform scale: not a glTF transform.
+    let lines = vector("Rotation", [0.0, 0.0, 30.0]) + &vector("Scaling", [2.0, 1.0, 1.0]);
+    let checker = checker_of(&checker_moved(&lines));
+    let t = checker.base_color_texture.as_ref().unwrap().transform;
+    assert_eq!(t, sinew::import::UvTransform::IDENTITY);
+    assert!(
+        checker.warnings.iter().any(|w| w.contains("shears")),
+        "{:?}",
+        checker.warnings
+    );
+}

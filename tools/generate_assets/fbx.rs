@@ -87,13 +87,13 @@ fn list<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
 }
 
 /// An array property: `Name: *count { a: values }`.
-fn array(out: &mut String, indent: &str, name: &str, values: &[String]) {
+pub(crate) fn array(out: &mut String, indent: &str, name: &str, values: &[String]) {
     let _ = writeln!(out, "{indent}{name}: *{} {{", values.len());
     let _ = writeln!(out, "{indent}\ta: {}", values.join(","));
     let _ = writeln!(out, "{indent}}}");
 }
 
-fn strings<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> Vec<String> {
+pub(crate) fn strings<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> Vec<String> {
     values.into_iter().map(|v| v.to_string()).collect()
 }
 

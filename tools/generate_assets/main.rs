@@ -41,7 +41,12 @@
 //!   scene with materials (see `fbx`): a skinned panel with an external
 //!   texture and a transparent colour, a rigid badge with an embedded texture
 //!   on its second UV set and an embedded normal map, vertex colours and a
-//!   `sway` clip. The other files
+//!   `sway` clip.
+//! * `fbx/maya_joints.fbx`, `fbx/max_biped.fbx`, `fbx/motionbuilder_take.fbx`:
+//!   small animated skeletons as Maya, 3ds Max and MotionBuilder write them
+//!   (see `fbx_exporters`): sparse cubic and TCB curves, Euler orders, pre- and
+//!   post-rotations, scale compensation, a stepped curve, Z up in inches, keys
+//!   outside the stack. The other files
 //!   of `fbx/` are Blender conversions (`tools/fbx_export.py`) or written by
 //!   hand.
 //!
@@ -56,6 +61,7 @@
 //! not depend on the loader they are meant to test.
 
 mod fbx;
+mod fbx_exporters;
 mod gltf;
 mod humanoid;
 mod mesh;
@@ -102,4 +108,14 @@ fn main() {
     let (scene, checker) = fbx::materials();
     write(&fbx.join("materials.fbx"), scene.as_bytes());
     write(&fbx.join("materials_checker.png"), &checker);
+    write(
+        &fbx.join("maya_joints.fbx"),
+        fbx_exporters::maya_joints().as_bytes(),
+    );
+    write(
+        &fbx.join("max_biped.fbx"),
+        fbx_exporters::max_biped().as_bytes(),
+    );
+    let take = fbx_exporters::motionbuilder_take();
+    write(&fbx.join("motionbuilder_take.fbx"), take.as_bytes());
 }

@@ -1,13 +1,16 @@
-//! FBX animation stacks → [`RawClip`]s: ufbx bakes each stack's layers into linear
-//! translation, rotation and scale keys of every animated node's local transform, at the
-//! curves' own key times where they are linear or dense enough, and sampled at the scene's
-//! frame rate elsewhere (Euler or pre/post rotation curves between sparse keys). Exact at
-//! every key. A clip spans its stack's time range: time 0 is the stack's start, and keys before
-//! the start or after the end (tools write them, Maya's clips often start at frame 1) are cut at
-//! the range's ends, where a key takes the value between its neighbours.
+//! FBX animation stacks → [`RawClip`]s: ufbx bakes each stack's layers into translation,
+//! rotation and scale keys of every animated node's local transform, at the curves' own key
+//! times where they are linear or dense enough, and sampled at the scene's frame rate elsewhere
+//! (Euler or pre/post rotation curves between sparse keys); `curves.rs` then gives every key
+//! ufbx's evaluated value and adds keys until linear interpolation stays within
+//! [`FBX_CURVE_ERROR`](super::FBX_CURVE_ERROR) of the curves (steps only: a step track). A
+//! clip spans its stack's time range: time 0 is the stack's start, and keys before the start
+//! or after the end (tools write them, Maya's clips often start at frame 1) are cut at the
+//! range's ends, where a key takes the value between its neighbours.
 
 use glam::{Quat, Vec4};
 
+use super::curves::{self, BakedKey, FBX_VIRTUAL_VERTEX, Metric};
 use super::{name_or, quat, vec3};
 use crate::error::ImportErrorKind;
 use crate::import::raw::{Channel, Interpolation, RawClip, RawTrack};
@@ -15,6 +18,9 @@ use crate::math::slerp_shortest;
 
 /// Sample rate for curves that need resampling when the file states no frame rate.
 const FALLBACK_RATE: f64 = 30.0;
+/// Samples ufbx may bake between two keys of a curve (its default, 32, samples spans longer
+/// than a second at 30 fps more sparsely than the frame rate; this, spans up to two minutes).
+const MAX_KEYFRAME_SEGMENTS: usize = 4096;
 
 /// One [`RawClip`] per animation stack, in ufbx order, named after the stack.
 pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErrorKind> {
@@ -24,6 +30,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
     } else {
         FALLBACK_RATE
     };
+    let distances = curves::virtual_vertex_distances(scene);
     let mut clips = Vec::with_capacity(scene.anim_stacks.len());
     for (s, stack) in scene.anim_stacks.iter().enumerate() {
         let name = name_or(&stack.element, || format!("animation{s}"));
@@ -31,6 +38,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
             trim_start_time: false,
             resample_rate: rate,
             key_reduction_enabled: false,
+            max_keyframe_segments: MAX_KEYFRAME_SEGMENTS,
             ..Default::default()
         };
         let baked = ufbx::bake_anim(scene, &stack.anim, opts).map_err(|e| {
@@ -40,18 +48,23 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
         let mut tracks = Vec::new();
         for node in baked.nodes.iter() {
             let target = node.typed_id as usize;
-            let Some(rest) = scene.nodes.get(target).map(|n| &n.local_transform) else {
+            let Some(model) = scene.nodes.get(target) else {
                 continue;
             };
+            let rest = &model.local_transform;
+            let key = |time: f64, value: Vec4, flags| BakedKey::new(time, value, flags);
             let t = node
                 .translation_keys
                 .iter()
-                .map(|k| (k.time, v4(vec3(k.value))));
+                .map(|k| key(k.time, v4(vec3(k.value)), k.flags));
             let r = node
                 .rotation_keys
                 .iter()
-                .map(|k| (k.time, Vec4::from(quat(k.value))));
-            let sc = node.scale_keys.iter().map(|k| (k.time, v4(vec3(k.value))));
+                .map(|k| key(k.time, Vec4::from(quat(k.value)), k.flags));
+            let sc = node
+                .scale_keys
+                .iter()
+                .map(|k| key(k.time, v4(vec3(k.value)), k.flags));
             let rests = [
                 v4(vec3(rest.translation)),
                 Vec4::from(quat(rest.rotation)),
@@ -62,26 +75,58 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
                 node.constant_rotation,
                 node.constant_scale,
             ];
-            let keys: [Vec<(f64, Vec4)>; 3] = [t.collect(), r.collect(), sc.collect()];
+            let keys: [Vec<BakedKey>; 3] = [t.collect(), r.collect(), sc.collect()];
             for ((channel, keys), (rest, constant)) in Channel::ALL
                 .into_iter()
                 .zip(keys)
                 .zip(rests.into_iter().zip(constant))
             {
-                if keys.is_empty() || (constant && keys.iter().all(|k| k.1 == rest)) {
+                if keys.is_empty() || (constant && keys.iter().all(|k| k.value == rest)) {
                     continue;
                 }
-                let keys = span.cut(&keys, channel == Channel::Rotation);
-                tracks.push(track(target, channel, &keys));
+                let evaluate = |time| evaluate(&stack.anim, model, channel, time);
+                let metric = Metric {
+                    channel,
+                    distance: distances.get(target).copied().unwrap_or(FBX_VIRTUAL_VERTEX),
+                };
+                let fitted = curves::fit(&keys, metric, evaluate);
+                let blend = match (fitted.interpolation, channel) {
+                    (Interpolation::Step, _) => Blend::Hold,
+                    (_, Channel::Rotation) => Blend::Slerp,
+                    _ => Blend::Lerp,
+                };
+                let keys = span.cut(&fitted.keys, blend);
+                tracks.push(track(target, channel, fitted.interpolation, &keys));
             }
         }
         clips.push(RawClip {
             name,
             tracks,
-            weights: super::blend_shapes::weight_tracks(scene, &baked, span),
+            weights: super::blend_shapes::weight_tracks(scene, &stack.anim, &baked, span),
         });
     }
     Ok(clips)
+}
+
+/// ufbx's evaluation of `channel` of `node`'s local transform at `time` (the file's seconds).
+fn evaluate(anim: &ufbx::Anim, node: &ufbx::Node, channel: Channel, time: f64) -> Vec4 {
+    let transform = ufbx::evaluate_transform(anim, node, time);
+    match channel {
+        Channel::Translation => v4(vec3(transform.translation)),
+        Channel::Rotation => Vec4::from(quat(transform.rotation)),
+        Channel::Scale => v4(vec3(transform.scale)),
+    }
+}
+
+/// How a track's values are found between its keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Blend {
+    /// Linear.
+    Lerp,
+    /// Shortest-arc slerp (rotations).
+    Slerp,
+    /// The earlier key's value.
+    Hold,
 }
 
 /// The time range of a stack's clip, in the file's seconds.
@@ -112,10 +157,10 @@ impl Span {
 
     /// `keys` (sorted by time) within the span, timed from its start: keys outside are dropped,
     /// and where the track crosses an end a key is placed there with the value the linear track
-    /// has (slerped for rotations). A track wholly before or after the span becomes one key,
-    /// its value at the nearer end.
-    pub(super) fn cut(&self, keys: &[(f64, Vec4)], rotation: bool) -> Vec<(f64, Vec4)> {
-        let at = |time: f64| value_at(keys, time, rotation);
+    /// has (as `blend` finds it). A track wholly before or after the span becomes one key, its
+    /// value at the nearer end.
+    pub(super) fn cut(&self, keys: &[(f64, Vec4)], blend: Blend) -> Vec<(f64, Vec4)> {
+        let at = |time: f64| value_at(keys, time, blend);
         let inside = keys
             .iter()
             .filter(|k| k.0 >= self.begin && k.0 <= self.end)
@@ -137,8 +182,8 @@ impl Span {
     }
 }
 
-/// The value of the linear track `keys` at `time`: held before the first key and after the last.
-pub(super) fn value_at(keys: &[(f64, Vec4)], time: f64, rotation: bool) -> Vec4 {
+/// The value of the track `keys` at `time`: held before the first key and after the last.
+pub(super) fn value_at(keys: &[(f64, Vec4)], time: f64, blend: Blend) -> Vec4 {
     let next = keys.partition_point(|k| k.0 <= time);
     match (
         next.checked_sub(1).and_then(|i| keys.get(i)),
@@ -146,14 +191,14 @@ pub(super) fn value_at(keys: &[(f64, Vec4)], time: f64, rotation: bool) -> Vec4 
     ) {
         (Some(a), Some(b)) => {
             let t = ((time - a.0) / (b.0 - a.0)) as f32;
-            if rotation {
-                Vec4::from(slerp_shortest(
+            match blend {
+                Blend::Slerp => Vec4::from(slerp_shortest(
                     Quat::from_vec4(a.1),
                     Quat::from_vec4(b.1),
                     t,
-                ))
-            } else {
-                a.1.lerp(b.1, t)
+                )),
+                Blend::Lerp => a.1.lerp(b.1, t),
+                Blend::Hold => a.1,
             }
         }
         (Some(a), None) => a.1,
@@ -162,14 +207,19 @@ pub(super) fn value_at(keys: &[(f64, Vec4)], time: f64, rotation: bool) -> Vec4 
     }
 }
 
-/// A linear track from baked keys; keys whose times become equal in `f32` keep the later value
-/// (the right side of a step).
-fn track(target: usize, channel: Channel, keys: &[(f64, Vec4)]) -> RawTrack {
+/// A track from baked keys; keys whose times become equal in `f32` keep the later value (the
+/// right side of a step).
+fn track(
+    target: usize,
+    channel: Channel,
+    interpolation: Interpolation,
+    keys: &[(f64, Vec4)],
+) -> RawTrack {
     let (times, values) = single_precision(keys.iter().copied());
     RawTrack {
         target,
         channel,
-        interpolation: Interpolation::Linear,
+        interpolation,
         times,
         values,
     }
@@ -213,7 +263,7 @@ mod tests {
             (1.5, Vec4::splat(100.0)),
             (2.5, Vec4::ZERO),
         ];
-        let cut = span.cut(&keys, false);
+        let cut = span.cut(&keys, Blend::Lerp);
         assert_eq!(
             cut,
             [
@@ -223,15 +273,15 @@ mod tests {
             ]
         );
         // Keys only before the span: one key, the last value.
-        let before = span.cut(&keys[..1], false);
+        let before = span.cut(&keys[..1], Blend::Lerp);
         assert_eq!(before, [(0.0, Vec4::ZERO)]);
         // Keys only after it: one key at the start, the first value.
-        let after = span.cut(&keys[2..], false);
+        let after = span.cut(&keys[2..], Blend::Lerp);
         assert_eq!(after, [(0.0, Vec4::ZERO)]);
         // Rotations take the slerped value.
         let half = std::f32::consts::FRAC_1_SQRT_2;
         let turn = [(0.0, Vec4::W), (2.0, Vec4::new(0.0, 0.0, 1.0, 0.0))];
-        let cut = span.cut(&turn, true);
+        let cut = span.cut(&turn, Blend::Slerp);
         assert!((cut[0].1 - Vec4::new(0.0, 0.0, half, half)).length() < 1e-6);
     }
 
@@ -243,7 +293,7 @@ mod tests {
             (1.0, Vec4::ONE),
             (2.0, Vec4::ONE),
         ];
-        let t = track(3, Channel::Translation, &step);
+        let t = track(3, Channel::Translation, Interpolation::Linear, &step);
         assert_eq!(t.times, [0.0, 1.0, 2.0]);
         assert_eq!(t.values, [Vec4::ZERO, Vec4::ONE, Vec4::ONE]);
         assert_eq!((t.target, t.interpolation), (3, Interpolation::Linear));

@@ -9,9 +9,10 @@
 
 use glam::{Mat3, Mat4, Vec3, Vec4};
 
-use super::animations::{Span, single_precision, value_at};
+use super::animations::{Blend, Span, single_precision, value_at};
+use super::curves::{self, BakedKey, FBX_VIRTUAL_VERTEX, Metric};
 use crate::error::ImportErrorKind;
-use crate::import::raw::{Interpolation, RawMorphNode, RawMorphTarget, RawWeightTrack};
+use crate::import::raw::{Channel, Interpolation, RawMorphNode, RawMorphTarget, RawWeightTrack};
 
 /// The blend channels of `mesh`, in deformer then channel order.
 fn channels(mesh: &ufbx::Mesh) -> impl Iterator<Item = &ufbx::BlendChannel> {
@@ -185,9 +186,15 @@ fn effective_weights(targets: &[f64], weight: f64) -> Vec<f64> {
     out
 }
 
-/// The `DeformPercent` keys ufbx baked for `channel`, as weights (percent over 100), or `None`
-/// when the stack does not animate it.
-fn percent_keys(baked: &ufbx::BakedAnim, channel: &ufbx::BlendChannel) -> Option<Vec<(f64, Vec4)>> {
+/// The `DeformPercent` keys ufbx baked for `channel` in `anim`, as weights (percent over 100),
+/// fitted to the curve as node channels are (`curves.rs`: no shape vertex strays more than
+/// [`FBX_CURVE_ERROR`](super::FBX_CURVE_ERROR) between keys), or `None` when the stack does not
+/// animate it.
+fn percent_keys(
+    anim: &ufbx::Anim,
+    baked: &ufbx::BakedAnim,
+    channel: &ufbx::BlendChannel,
+) -> Option<Vec<(f64, Vec4)>> {
     let element = baked
         .elements
         .iter()
@@ -196,13 +203,40 @@ fn percent_keys(baked: &ufbx::BakedAnim, channel: &ufbx::BlendChannel) -> Option
         .props
         .iter()
         .find(|p| p.name.as_ref() as &str == "DeformPercent")?;
-    let keys: Vec<(f64, Vec4)> = prop
+    // A weight's error moves a vertex by up to the largest offset: fitted in those metres.
+    let extent = channel
+        .keyframes
+        .iter()
+        .flat_map(|k| k.shape.position_offsets.iter())
+        .map(|o| super::vec3(*o).length())
+        .fold(0.0_f32, f32::max)
+        .max(f32::MIN_POSITIVE);
+    let metres = |percent: f64| Vec4::X * (percent * 0.01) as f32 * extent;
+    let percent = |time| {
+        let p = ufbx::evaluate_prop(anim, &channel.element, "DeformPercent", time);
+        metres(p.value_vec4.x)
+    };
+    let keys: Vec<BakedKey> = prop
         .keys
         .iter()
-        .map(|k| (k.time, Vec4::splat((k.value.x * 0.01) as f32)))
+        .map(|k| BakedKey::new(k.time, metres(k.value.x), k.flags))
         .collect();
-    let still = prop.constant_value && keys.iter().all(|k| f64::from(k.1.x) == channel.weight);
-    (!keys.is_empty() && !still).then_some(keys)
+    let metric = Metric {
+        channel: Channel::Translation,
+        distance: FBX_VIRTUAL_VERTEX,
+    };
+    let fitted = curves::fit(&keys, metric, percent);
+    // Weight tracks are linear: steps keep ufbx's short ramps.
+    let fitted = match fitted.interpolation {
+        Interpolation::Step => keys.iter().map(|k| (k.time, percent(k.time))).collect(),
+        _ => fitted.keys,
+    };
+    let weights: Vec<(f64, Vec4)> = fitted
+        .into_iter()
+        .map(|(t, v)| (t, Vec4::splat(v.x / extent)))
+        .collect();
+    let still = prop.constant_value && weights.iter().all(|k| f64::from(k.1.x) == channel.weight);
+    (!weights.is_empty() && !still).then_some(weights)
 }
 
 /// The weight tracks of one baked stack spanning `span`: one per node whose mesh has a blend
@@ -210,13 +244,14 @@ fn percent_keys(baked: &ufbx::BakedAnim, channel: &ufbx::BlendChannel) -> Option
 /// zero or a keyframe target weight. Channels the stack leaves alone keep their percent.
 pub(super) fn weight_tracks(
     scene: &ufbx::Scene,
+    anim: &ufbx::Anim,
     baked: &ufbx::BakedAnim,
     span: Span,
 ) -> Vec<RawWeightTrack> {
     let mut out = Vec::new();
     for (node, mesh) in morph_meshes(scene) {
         let curves: Vec<Option<Vec<(f64, Vec4)>>> = channels(mesh)
-            .map(|c| percent_keys(baked, c).map(|keys| span.cut(&keys, false)))
+            .map(|c| percent_keys(anim, baked, c).map(|keys| span.cut(&keys, Blend::Lerp)))
             .collect();
         if curves.iter().all(Option::is_none) {
             continue;
@@ -242,9 +277,9 @@ pub(super) fn weight_tracks(
         let keys = times.into_iter().map(|time| {
             let mut weights = Vec::with_capacity(target_count(mesh));
             for (channel, curve) in channels(mesh).zip(&curves) {
-                let percent = curve
-                    .as_ref()
-                    .map_or(channel.weight, |c| f64::from(value_at(c, time, false).x));
+                let percent = curve.as_ref().map_or(channel.weight, |c| {
+                    f64::from(value_at(c, time, Blend::Lerp).x)
+                });
                 weights.extend(shape_weights(channel, percent));
             }
             (time, weights)

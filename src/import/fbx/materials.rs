@@ -18,7 +18,9 @@
 //! - Textures: the embedded content, else a file found from the FBX file's folder (the
 //!   relative path, the absolute path, then the file's name beside the FBX file); wrap modes
 //!   from the texture; the texture's UV set name mapped to the mesh's UV set index (an unknown
-//!   or empty name reads set 0); a layered texture draws its first file's image.
+//!   or empty name reads set 0); its UV transform as a [`UvTransform`] (`uv_transform.rs`; one
+//!   glTF cannot express is left out with a warning); a layered texture draws its first file's
+//!   image.
 //!
 //! As for glTF, bad texture data never fails the import: a texture that cannot be found or
 //! decoded, reads a UV set other than 0 and 1, or is procedural is dropped with a reason in
@@ -28,6 +30,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::uv_transform::uv_transform;
 use crate::import::materials::decode_image;
 use crate::import::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, UvTransform, Wrap};
 
@@ -207,16 +210,17 @@ impl<'a> Materials<'a> {
                 ..Sampler::default()
             },
             uv_set: slot.uv_set,
-            transform: UvTransform::IDENTITY,
+            transform: uv_transform(texture).unwrap_or(UvTransform::IDENTITY),
         })
     }
 }
 
-/// Notes that `texture`'s UV transform (offset, rotation, scale) is not applied.
+/// Notes why `texture`'s UV transform is not applied, where it cannot be.
 fn uv_transform_warning(out: &mut Material, texture: &ufbx::Texture, what: &str) {
-    if texture.has_uv_transform {
+    let texture = file_texture(texture).unwrap_or(texture);
+    if let Err(why) = uv_transform(texture) {
         out.warnings.push(format!(
-            "{what} texture {}: its UV transform is not applied",
+            "{what} texture {}: its UV transform is not applied: {why}",
             texture_path(texture)
         ));
     }

@@ -6,12 +6,15 @@
 
 mod animations;
 mod blend_shapes;
+mod curves;
 mod materials;
 mod meshes;
 mod scene;
 
+pub use curves::{FBX_CURVE_ERROR, FBX_VIRTUAL_VERTEX, virtual_vertex_distances};
 pub use scene::UNSCALED_SUFFIX;
 mod skins;
+mod uv_transform;
 
 use std::path::Path;
 
