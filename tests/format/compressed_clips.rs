@@ -404,7 +404,7 @@ fn bake_compress_stores_what_inspect_reports() {
     let gltf = gltf.to_str().unwrap();
     let baked = temp_path("cli-compressed.sinew");
     let baked = baked.to_str().unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_sinew"))
+    let output = Command::new(env!("CARGO_BIN_EXE_sinew"))
         .args([
             "bake",
             gltf,
@@ -414,9 +414,9 @@ fn bake_compress_stores_what_inspect_reports() {
             "--error-budget",
             "0.2",
         ])
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "sinew bake failed: {status}");
+    assert!(output.status.success(), "sinew bake failed: {output:?}");
     let stored = sinew_json(&["inspect", baked, "--json"]);
     let rigs = read_file(baked).unwrap();
     std::fs::remove_file(baked).unwrap();
@@ -427,6 +427,32 @@ fn bake_compress_stores_what_inspect_reports() {
     assert!((c["budget_mm"].as_f64().unwrap() - 0.2).abs() < 1e-6, "{c}");
     assert!(c["max_error_mm"].as_f64().unwrap() <= 0.2, "{c}");
     assert!(c["ratio"].as_f64().unwrap() > 1.0, "{c}");
+    // ACL's figures: 10 f32 per joint per sample at each clip's key rate, the ratio against
+    // that, bits per joint-frame, and the error at every sample within the budget.
+    let samples: usize = (0..rigs[0].clips.clip_count())
+        .map(|i| sinew::bake::compressed::sample_times(&rigs[0], i).len())
+        .sum();
+    let joints = sinew::bake::compressed::acl_joints(&rigs[0]);
+    assert!(joints > 0 && joints <= rigs[0].joint_count());
+    let raw = 40 * joints * samples;
+    assert_eq!(c["acl_raw_bytes"], raw, "{c}");
+    let ratio = raw as f64 / clips.byte_size() as f64;
+    assert!(
+        (c["acl_ratio"].as_f64().unwrap() - ratio).abs() < 1e-9,
+        "{c}"
+    );
+    let bits = clips.byte_size() as f64 * 8.0 / (joints * samples) as f64;
+    assert!(
+        (c["bits_per_joint_frame"].as_f64().unwrap() - bits).abs() < 1e-9,
+        "{c}"
+    );
+    let sample_error = c["sample_error_mm"].as_f64().unwrap();
+    assert!(sample_error > 0.0 && sample_error <= 0.2, "{c}");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains(&format!("ACL raw {raw} bytes, {ratio:.2}:1")),
+        "{said}"
+    );
     // Each clip's segments as stored.
     let segments = c["segments"].as_array().unwrap();
     assert_eq!(segments.len(), clips.clips().len(), "{c}");
@@ -515,4 +541,20 @@ fn pose_resampled_agrees_with_the_exact_pose_within_the_budget() {
         differs,
         "the resampled pose comes from the compressed clips"
     );
+}
+
+#[test]
+fn acl_figures_of_the_cmu_walk_count_its_31_joints_at_120_hz() {
+    let Some(mocap) = common::shared_mocap() else {
+        return;
+    };
+    let asset = sinew::import_file(mocap.join("08_02.glb")).unwrap();
+    let mut rigs = sinew::bake_rigs(&asset).unwrap();
+    let rig = &mut rigs[0];
+    rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    let clips = rig.compressed.as_ref().unwrap();
+    let acl = sinew::bake::compressed::AclFigures::of(rig, clips);
+    // The README's figure: 31 joints x 309 frames x 40 B.
+    assert_eq!((acl.joints, acl.samples, acl.raw_bytes), (31, 309, 383_160));
+    assert!(acl.max_error <= sinew::DEFAULT_ERROR_BUDGET, "{acl:?}");
 }
