@@ -121,15 +121,36 @@ fn damaged_compressed_sections_are_corrupt_never_a_panic() {
 
 #[test]
 fn version_4_files_load_their_compressed_clips_and_refuse_segment_words() {
-    // Version 4 wrote the same section with zero padding where segment tables now live.
+    // Version 4 wrote the same section with zero padding where segment tables now live, and
+    // no component bit reductions (at a 1 m budget every channel takes one bit, which none can
+    // lose).
     let mut rigs = bake(&common::repo().join("assets/synthetic/features.glb"));
-    rigs[0].compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    rigs[0]
+        .compress(sinew::bake::compressed::MAX_ERROR_BUDGET)
+        .unwrap();
     let c = rigs[0].compressed.as_ref().unwrap();
     assert!((0..c.clips().len()).all(|i| c.segments(i).is_empty()));
+    assert!(
+        c.channels()
+            .iter()
+            .all(|k| (0..4).all(|i| k.reduction(i) == 0))
+    );
     let mut bytes = to_bytes(&rigs);
     bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&4u32.to_le_bytes());
     let loaded = from_bytes(&bytes, "v4.sinew").unwrap();
     assert_eq!(loaded[0].compressed, rigs[0].compressed);
+    // Reductions, labelled version 7: those bits were a first bit's, past any record.
+    rigs[0].compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    let c = rigs[0].compressed.as_ref().unwrap();
+    assert!(
+        c.channels()
+            .iter()
+            .any(|k| (0..4).any(|i| k.reduction(i) > 0))
+    );
+    let mut bytes = to_bytes(&rigs);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&7u32.to_le_bytes());
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 compressed clips");
+    assert!(reason.contains("version 7"), "reason: {reason}");
     // Clips on segments, labelled version 4: their padding is not zero.
     let segmented = compressed_rigs();
     let mut bytes = to_bytes(&segmented);
@@ -157,6 +178,21 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
             "bad channel offset",
             "clip 0",
             Box::new(|h| h.clips[0].channel_offset = 1),
+        ),
+        (
+            "fewer bits on a raw channel",
+            "clip 0 channel 1",
+            Box::new(|h| h.channels[1] = h.channels[1].with_reductions([1, 0, 0, 0])),
+        ),
+        (
+            "fewer bits on a component not stored",
+            "clip 0 channel 0",
+            Box::new(|h| h.channels[0] = h.channels[0].with_reductions([0, 0, 0, 1])),
+        ),
+        (
+            "no bit left to a component",
+            "clip 0 channel 6",
+            Box::new(|h| h.channels[6] = h.channels[6].with_reductions([0, 4, 0, 0])),
         ),
         (
             "frames past the data",
