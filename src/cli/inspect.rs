@@ -79,7 +79,7 @@ struct CompressionInfo {
     budget_mm: f32,
     /// Animated channels per bit rate: `[bits, channels]`.
     bit_rates: Vec<(u32, usize)>,
-    /// Mean bits per stored component of the animated channels.
+    /// Mean bits per stored component of the animated channels (each component's own).
     mean_bits: f64,
     /// Per clip: its uniform segments (empty for a clip on one grid).
     segments: Vec<Vec<SegmentInfo>>,
@@ -109,8 +109,6 @@ fn compression(rig: &Rig) -> Result<CompressionInfo, String> {
         }
     };
     let bit_rates = c.bit_rate_histogram();
-    let channels: usize = bit_rates.iter().map(|&(_, n)| n).sum();
-    let bits: usize = bit_rates.iter().map(|&(b, n)| b as usize * n).sum();
     let exact_bytes = rig.clips.byte_size();
     let acl = sinew::bake::compressed::AclFigures::of(rig, c);
     Ok(CompressionInfo {
@@ -124,11 +122,7 @@ fn compression(rig: &Rig) -> Result<CompressionInfo, String> {
         ratio: exact_bytes as f64 / c.byte_size().max(1) as f64,
         max_error_mm: c.max_error() * 1e3,
         budget_mm: c.budget() * 1e3,
-        mean_bits: if channels == 0 {
-            0.0
-        } else {
-            bits as f64 / channels as f64
-        },
+        mean_bits: c.mean_component_bits(),
         bit_rates,
         segments: (0..c.clips().len())
             .map(|i| {

@@ -463,6 +463,13 @@ fn bake_compress_stores_what_inspect_reports() {
     assert!((c["budget_mm"].as_f64().unwrap() - 0.2).abs() < 1e-6, "{c}");
     assert!(c["max_error_mm"].as_f64().unwrap() <= 0.2, "{c}");
     assert!(c["ratio"].as_f64().unwrap() > 1.0, "{c}");
+    // Each component's own bits, below the widest channel rate.
+    let mean = clips.mean_component_bits();
+    assert!(
+        (c["mean_bits"].as_f64().unwrap() - mean).abs() < 1e-9,
+        "{c}"
+    );
+    assert!(mean > 0.0 && mean <= 32.0, "{c}");
     // ACL's figures: 10 f32 per joint per sample at each clip's key rate, the ratio against
     // that, bits per joint-frame, and the error at every sample within the budget.
     let samples: usize = (0..rigs[0].clips.clip_count())

@@ -481,6 +481,25 @@ impl CompressedClips {
         self.channels.get(start..start + n).unwrap_or(&[])
     }
 
+    /// Mean bits per stored component over the animated channels of every clip (each
+    /// component's own bits, [`ChannelCode::component_bits`]); 0 without any.
+    pub fn mean_component_bits(&self) -> f64 {
+        let per_clip = self.channels_per_clip().max(1);
+        let (mut bits, mut components) = (0u64, 0u64);
+        for (i, code) in self.channels.iter().enumerate() {
+            if code.is_animated() {
+                let kind = self.channel_kind(i % per_clip);
+                bits += u64::from(code.record_bits(kind));
+                components += code.stored_components(kind) as u64;
+            }
+        }
+        if components == 0 {
+            0.0
+        } else {
+            bits as f64 / components as f64
+        }
+    }
+
     /// Histogram of bit rates over the animated channels of every clip: `(bits, count)`
     /// ascending by bits.
     pub fn bit_rate_histogram(&self) -> Vec<(u32, usize)> {
