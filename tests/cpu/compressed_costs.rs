@@ -94,7 +94,23 @@ fn channels_carrying_only_float_noise_cost_nothing() {
             });
         }
     });
+    // The noisy channels are stored as the rest they are: no value, no frame bits.
+    let c = CompressedClips::build(&noisy, DEFAULT_ERROR_BUDGET).unwrap();
+    let noisy_joints: Vec<usize> = (0..noisy.joint_count())
+        .filter(|&j| noisy.clips.is_animated(walk, j, Channel::Translation))
+        .filter(|&j| !plain.clips.is_animated(walk, j, Channel::Translation))
+        .collect();
+    assert!(!noisy_joints.is_empty());
+    for &j in &noisy_joints {
+        let code = c.clip_channels(walk)[j * 3];
+        assert!(code.is_rest(), "joint {j}: {code:?}");
+    }
+    // The exact poses they give differ from the plain ones by the noise, so the other
+    // channels' bit rates may move by a bit here and there, no more.
     let (before, after) = (compressed_bytes(&plain), compressed_bytes(&noisy));
     eprintln!("float noise: {before} -> {after} bytes");
-    assert_eq!(before, after);
+    assert!(
+        after as f64 <= before as f64 * 1.01,
+        "{before} -> {after} bytes"
+    );
 }
