@@ -11,6 +11,8 @@ mod bytes_read;
 mod common;
 #[path = "cpu/compressed.rs"]
 mod compressed;
+#[path = "cpu/compressed_costs.rs"]
+mod compressed_costs;
 #[path = "cpu/compressed_decoder.rs"]
 mod compressed_decoder;
 #[path = "cpu/cpu_backend.rs"]

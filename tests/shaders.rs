@@ -131,6 +131,11 @@ fn compressed_module_parses_validates_and_binds_clip_words_in_the_track_slot() {
     assert_eq!(constant("CODE_INDEX_SHIFT"), ChannelCode::INDEX_SHIFT);
     assert_eq!(constant("CODE_FIRST_BIT_MASK"), ChannelCode::FIRST_BIT_MASK);
     assert_eq!(constant("CODE_LAYOUT_SHIFT"), ChannelCode::LAYOUT_SHIFT);
+    assert_eq!(
+        constant("CODE_REDUCTION_SHIFT"),
+        ChannelCode::REDUCTION_SHIFT
+    );
+    assert_eq!(constant("CODE_REDUCTION_MASK"), ChannelCode::MAX_REDUCTION);
     assert_eq!(constant("LAYOUT_DROP_X"), ChannelCode::DROP_X);
     assert_eq!(constant("LAYOUT_DROP_Y"), ChannelCode::DROP_Y);
     assert_eq!(constant("LAYOUT_DROP_Z"), ChannelCode::DROP_Z);

@@ -19,8 +19,11 @@ const CODE_RATE_BITS: u32 = 0x3fu;
 const CODE_STEP: u32 = 0x40u;
 const CODE_REST: u32 = 0x80u;
 const CODE_INDEX_SHIFT: u32 = 8u;
-// The second word of a channel code: the first bit (bits 0..=28), a rotation's layout above.
-const CODE_FIRST_BIT_MASK: u32 = 0x1fffffffu;
+// The second word of a channel code: the first bit (bits 0..=16), each component's bit
+// reduction (3 bits each from bit 17), a rotation's layout (bits 29..=31).
+const CODE_FIRST_BIT_MASK: u32 = 0x1ffffu;
+const CODE_REDUCTION_SHIFT: u32 = 17u;
+const CODE_REDUCTION_MASK: u32 = 7u;
 const CODE_LAYOUT_SHIFT: u32 = 29u;
 // Rotation layouts: the component rebuilt from the unit norm (w, x, y, z), or all four stored.
 const LAYOUT_DROP_X: u32 = 1u;
@@ -155,26 +158,26 @@ fn window_bits(w: FrameWindow, bit: u32, bits: u32) -> u32 {
     return q;
 }
 
-// Stored component `c` of a channel with bit rate `bits` (0 < bits <= 32) whose component 0
-// sits at bit `shift` of the windows `a` and `b` of its two frames: raw f32 bits, or
-// dequantized in the range word at `range + c` (min | extent << 16, as f16) by
-// fma(extent, q x scale, min) with scale = 1 / (2^b - 1).
+// Stored component `c` of `bits` bits (0 < bits <= 32) at bit `bit` of the windows `a` and
+// `b` of its channel's two frames: raw f32 bits, or dequantized in the range word at
+// `range + c` (min | extent << 16, as f16) by fma(extent, q x scale, min) with
+// scale = 1 / (2^bits - 1) (a correctly rounded division, as on the CPU: WGSL lets a driver
+// round it less well; lavapipe and llvmpipe do not).
 fn decode_component(
     a: FrameWindow,
     b: FrameWindow,
-    shift: u32,
+    bit: u32,
     bits: u32,
     range: u32,
-    scale: f32,
     c: u32,
 ) -> vec2<f32> {
-    let bit = shift + c * bits;
     let qa = window_bits(a, bit, bits);
     let qb = window_bits(b, bit, bits);
     if bits >= RATE_RAW {
         return vec2<f32>(bitcast<f32>(qa), bitcast<f32>(qb));
     }
     // Exact: every f16 is an f32 (drivers keep f16 subnormals here; lavapipe does).
+    let scale = 1.0 / f32((1u << bits) - 1u);
     let r = unpack2x16float(clip_words[range + c]);
     return vec2<f32>(fma(r.y, f32(qa) * scale, r.x), fma(r.y, f32(qb) * scale, r.x));
 }
@@ -265,22 +268,25 @@ fn decode_channel(rig: RigDesc, frame: ClipFrame, channel: u32, kind: u32, rest:
     let bit_offset = offset_word & CODE_FIRST_BIT_MASK;
     let order = offset_word >> CODE_LAYOUT_SHIFT;
     let bits = code & CODE_RATE_BITS;
-    // 1 / (2^b - 1): a correctly rounded division, as on the CPU (WGSL lets a driver round
-    // it less well; lavapipe and llvmpipe do not).
-    let scale = 1.0 / f32((1u << min(bits, 31u)) - 1u);
+    // Each component's bits: the rate less its reduction.
+    let cuts = offset_word >> CODE_REDUCTION_SHIFT;
+    let b0 = bits - (cuts & CODE_REDUCTION_MASK);
+    let b1 = bits - ((cuts >> 3u) & CODE_REDUCTION_MASK);
+    let b2 = bits - ((cuts >> 6u) & CODE_REDUCTION_MASK);
+    let b3 = bits - ((cuts >> 9u) & CODE_REDUCTION_MASK);
     // Both frames at once (a one-frame clip reads frame 0 twice), each frame's words once,
     // each range once.
     let four = kind == CHANNEL_WEIGHTS || (rotation && order == LAYOUT_FULL);
     let shift = bit_offset & 31u;
-    let count = (shift + select(3u, 4u, four) * bits + 31u) / 32u;
+    let count = (shift + b0 + b1 + b2 + select(0u, b3, four) + 31u) / 32u;
     let wa = read_window(frame.record, bit_offset, count);
     let wb = read_window(frame.record + frame.next, bit_offset, count);
-    let x = decode_component(wa, wb, shift, bits, index, scale, 0u);
-    let y = decode_component(wa, wb, shift, bits, index, scale, 1u);
-    let z = decode_component(wa, wb, shift, bits, index, scale, 2u);
+    let x = decode_component(wa, wb, shift, b0, index, 0u);
+    let y = decode_component(wa, wb, shift + b0, b1, index, 1u);
+    let z = decode_component(wa, wb, shift + b0 + b1, b2, index, 2u);
     var w = vec2<f32>(0.0);
     if four {
-        w = decode_component(wa, wb, shift, bits, index, scale, 3u);
+        w = decode_component(wa, wb, shift + b0 + b1 + b2, b3, index, 3u);
     }
     var a = vec4<f32>(x.x, y.x, z.x, w.x);
     var b = vec4<f32>(x.y, y.y, z.y, w.y);

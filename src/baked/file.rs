@@ -1,7 +1,7 @@
 //! The `.sinew` baked file format: rigs stored so that loading them needs no glTF parsing and
 //! is mostly a copy of flat arrays.
 //!
-//! # Layout (version 7)
+//! # Layout (version 8)
 //!
 //! All numbers are little-endian.
 //!
@@ -49,7 +49,9 @@
 //! files load without material, colours or `TEXCOORD_1`, and draw in their batch's mesh
 //! colours); version 7 stores each material's metallic-roughness factors and textures, occlusion
 //! and emissive in section 9 (version 6 materials load with glTF's defaults: metallic 1,
-//! roughness 1, no occlusion, no emission). Version 1 to 6 files still load (see below).
+//! roughness 1, no occlusion, no emission); version 8 lets a compressed channel store each
+//! component in fewer bits than its rate (bits 17..=28 of a channel code's bit offset, zero in
+//! older files). Version 1 to 7 files still load (see below).
 //!
 //! Inside a body, counts are u32s at the start; every array, and every string table, starts at
 //! the next multiple of 16 from the section start. A string table is `count` u32 byte lengths
@@ -88,7 +90,7 @@ use crate::error::{FormatError, FormatErrorKind};
 pub const MAGIC: [u8; 8] = *b"\x89SINEW\r\n";
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;

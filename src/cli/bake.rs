@@ -55,12 +55,19 @@ impl BakeArgs {
         eprintln!("baked {} rig(s) from {file} into {out}", rigs.len());
         for rig in rigs.iter().filter(|r| r.compressed.is_some()) {
             if let Some(c) = &rig.compressed {
+                let acl = sinew::bake::compressed::AclFigures::of(rig, c);
                 eprintln!(
-                    "  rig {:?}: clips compressed to {} bytes, error {:.4} mm (budget {:.4} mm)",
+                    "  rig {:?}: clips compressed to {} bytes, error {:.4} mm (budget {:.4} mm); \
+                     ACL raw {} bytes, {:.2}:1, {:.2} bits per joint-frame, max error at every \
+                     sample {:.4} mm",
                     rig.name,
                     c.byte_size(),
                     c.max_error() * 1e3,
-                    c.budget() * 1e3
+                    c.budget() * 1e3,
+                    acl.raw_bytes,
+                    acl.ratio,
+                    acl.bits_per_joint_frame,
+                    acl.max_error * 1e3
                 );
             }
         }

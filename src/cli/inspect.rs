@@ -65,13 +65,21 @@ struct CompressionInfo {
     exact_bytes: usize,
     /// `exact_bytes / bytes`.
     ratio: f64,
+    /// ACL's raw size: 10 f32 per joint per sample at each clip's sample rate.
+    acl_raw_bytes: usize,
+    /// `acl_raw_bytes / bytes`.
+    acl_ratio: f64,
+    /// Compressed bits per joint per sample.
+    bits_per_joint_frame: f64,
+    /// The largest error of ACL's metric at every sample of every clip (mm).
+    sample_error_mm: f32,
     /// The largest error measured (mm, ACL's metric).
     max_error_mm: f32,
     /// The error budget (mm).
     budget_mm: f32,
     /// Animated channels per bit rate: `[bits, channels]`.
     bit_rates: Vec<(u32, usize)>,
-    /// Mean bits per stored component of the animated channels.
+    /// Mean bits per stored component of the animated channels (each component's own).
     mean_bits: f64,
     /// Per clip: its uniform segments (empty for a clip on one grid).
     segments: Vec<Vec<SegmentInfo>>,
@@ -101,21 +109,20 @@ fn compression(rig: &Rig) -> Result<CompressionInfo, String> {
         }
     };
     let bit_rates = c.bit_rate_histogram();
-    let channels: usize = bit_rates.iter().map(|&(_, n)| n).sum();
-    let bits: usize = bit_rates.iter().map(|&(b, n)| b as usize * n).sum();
     let exact_bytes = rig.clips.byte_size();
+    let acl = sinew::bake::compressed::AclFigures::of(rig, c);
     Ok(CompressionInfo {
+        acl_raw_bytes: acl.raw_bytes,
+        acl_ratio: acl.ratio,
+        bits_per_joint_frame: acl.bits_per_joint_frame,
+        sample_error_mm: acl.max_error * 1e3,
         stored,
         bytes: c.byte_size(),
         exact_bytes,
         ratio: exact_bytes as f64 / c.byte_size().max(1) as f64,
         max_error_mm: c.max_error() * 1e3,
         budget_mm: c.budget() * 1e3,
-        mean_bits: if channels == 0 {
-            0.0
-        } else {
-            bits as f64 / channels as f64
-        },
+        mean_bits: c.mean_component_bits(),
         bit_rates,
         segments: (0..c.clips().len())
             .map(|i| {
@@ -407,6 +414,12 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             c.budget_mm,
             c.mean_bits,
             rates.join(" ")
+        );
+        let _ = writeln!(
+            text,
+            "    against ACL's raw size ({} bytes): {:.2}:1, {:.2} bits per joint-frame, max error \
+             at every sample {:.4} mm",
+            c.acl_raw_bytes, c.acl_ratio, c.bits_per_joint_frame, c.sample_error_mm
         );
         for (clip, segments) in c.segments.iter().enumerate() {
             if segments.len() < 2 {

@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, ValueEnum};
-use sinew::report::{CompressedCpuPose, CpuPose, NodeSelection, PoseRequest, pose_report};
+use sinew::report::{
+    CompressedCpuPose, CpuPose, NodeSelection, PoseEvaluator, PoseRequest, baked_pose_report,
+    pose_report,
+};
 use sinew::{GpuContext, GpuPose};
 
 use super::Backend;
@@ -12,7 +15,7 @@ use super::Backend;
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("pose").required(true).args(["anim", "rest"])))]
 pub struct PoseArgs {
-    /// The glTF (`.gltf`, `.glb`) or FBX file.
+    /// The glTF (`.gltf`, `.glb`), FBX or baked (`.sinew`) file.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Index of the animation to evaluate (0-based, in file order).
@@ -37,8 +40,12 @@ pub struct PoseArgs {
     /// Evaluate from the clips compressed to the default error budget (0.1 mm) on the CPU,
     /// instead of the exact keys. The JSON names the evaluator that ran (`"backend"`) and the
     /// clip format it sampled (`"clips"`: `"exact"` or `"compressed"`).
-    #[arg(long, conflicts_with = "backend")]
+    #[arg(long, conflicts_with_all = ["backend", "compressed"])]
     pub resampled: bool,
+    /// Evaluate the compressed clips a baked file stores (`sinew bake --compress`) on the CPU,
+    /// instead of its exact keys (`"clips": "compressed"`); a file without them is refused.
+    #[arg(long, conflicts_with = "backend")]
+    pub compressed: bool,
     /// Which nodes' world matrices to list besides the skins [default: none, or animated when
     /// the file has no skin].
     #[arg(long, value_enum)]
@@ -46,6 +53,14 @@ pub struct PoseArgs {
     /// How to read the file.
     #[command(flatten)]
     pub import: super::settings::ImportFlags,
+}
+
+/// What `sinew pose` evaluates: an imported file, or a baked one's rigs.
+enum Source {
+    /// A glTF or FBX file.
+    Asset(sinew::RawAsset),
+    /// A `.sinew` file.
+    Baked(Vec<sinew::Rig>),
 }
 
 /// The `--nodes` choices.
@@ -63,24 +78,53 @@ impl PoseArgs {
     /// Evaluates the request and prints the report as one JSON object.
     pub fn run(&self) -> super::Result {
         let clip = self.anim.map(|anim| (anim, self.times.clone()));
-        let asset = sinew::import_file_with(&self.file, &self.import.settings())?;
+        let source = if self.file.extension().is_some_and(|e| e == "sinew") {
+            Source::Baked(sinew::bake::file::read_file(&self.file)?)
+        } else {
+            Source::Asset(sinew::import_file_with(
+                &self.file,
+                &self.import.settings(),
+            )?)
+        };
+        let skinned = match &source {
+            Source::Asset(asset) => !asset.skins.is_empty(),
+            Source::Baked(rigs) => rigs.iter().any(|r| !r.skins.is_empty()),
+        };
         let nodes = match self.nodes {
-            None if asset.skins.is_empty() => NodeSelection::Animated,
+            None if !skinned => NodeSelection::Animated,
             None | Some(Nodes::None) => NodeSelection::None,
             Some(Nodes::Animated) => NodeSelection::Animated,
             Some(Nodes::All) => NodeSelection::All,
         };
         let request = PoseRequest { clip, nodes };
-        let (report, backend, clips) = if self.resampled {
+        if self.compressed {
+            let stores = matches!(&source, Source::Baked(rigs)
+                if rigs.iter().all(|r| r.compressed.is_some()));
+            if !stores {
+                return Err(format!(
+                    "{} stores no compressed clips (bake it with `sinew bake --compress`)",
+                    self.file.display()
+                )
+                .into());
+            }
+        }
+        let name = self.file.file_name().map_or_else(
+            || self.file.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+        let report = |evaluator: &mut dyn PoseEvaluator| match &source {
+            Source::Asset(asset) => pose_report(asset, &request, evaluator),
+            Source::Baked(rigs) => baked_pose_report(&name, rigs, &request, evaluator),
+        };
+        let (report, backend, clips) = if self.resampled || self.compressed {
             let mut evaluator = CompressedCpuPose::new(sinew::DEFAULT_ERROR_BUDGET);
-            let report = pose_report(&asset, &request, &mut evaluator)?;
-            (report, Backend::Cpu, "compressed")
+            (report(&mut evaluator)?, Backend::Cpu, "compressed")
         } else {
             let report = match self.backend {
-                Backend::Cpu => pose_report(&asset, &request, &mut CpuPose)?,
+                Backend::Cpu => report(&mut CpuPose)?,
                 Backend::Gpu => {
                     let context = GpuContext::new_headless()?;
-                    pose_report(&asset, &request, &mut GpuPose::new(context))?
+                    report(&mut GpuPose::new(context))?
                 }
             };
             (report, self.backend, "exact")

@@ -58,7 +58,8 @@ fn channel_bytes(
     let frames = if clip.frame_count < 2 { 1 } else { 2 };
     let per_frame: u64 = (0..stored)
         .map(|c| {
-            let shift = (code.first_bit() + c as u32 * bits) % 32;
+            let bits = code.component_bits(c as usize);
+            let shift = code.component_bit(c as usize) % 32;
             let words = if shift + bits > 32 { 2 } else { 1 };
             words * WORD + range
         })

@@ -93,7 +93,10 @@ fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
         stored * WORD
     };
     let frames = 2;
-    let span = u64::from(code.first_bit() % 32) + stored * u64::from(bits);
+    let record: u64 = (0..stored as usize)
+        .map(|c| u64::from(code.component_bits(c)))
+        .sum();
+    let span = u64::from(code.first_bit() % 32) + record;
     let words = span.div_ceil(32);
     2 * WORD + ranges + frames * words * WORD
 }

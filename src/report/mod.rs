@@ -12,8 +12,10 @@ use crate::import::RawAsset;
 use crate::instance::Layer;
 use crate::math::Mat3x4Rows;
 
+mod baked;
 mod gpu_pose;
 
+pub use baked::baked_pose_report;
 pub use gpu_pose::GpuPose;
 
 /// A whole report. Matrices are 16 column-major numbers relative to the glTF scene root.

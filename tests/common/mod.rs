@@ -89,6 +89,20 @@ pub fn shared() -> Option<PathBuf> {
     None
 }
 
+/// `../shared/mocap` (real motion capture, see its README), or `None` with a message when it
+/// is absent (a panic under CI).
+pub fn shared_mocap() -> Option<PathBuf> {
+    let dir = repo().join("../shared/mocap");
+    if dir.join("08_02.glb").is_file() {
+        return Some(dir);
+    }
+    if in_ci() {
+        panic!("CI is set but ../shared/mocap is missing: the motion capture is required in CI");
+    }
+    eprintln!("skipping: ../shared/mocap not found (third-party motion capture)");
+    None
+}
+
 /// Every `.gltf`/`.glb` file in `../shared/gltf`, sorted.
 pub fn shared_assets() -> Vec<PathBuf> {
     let Some(dir) = shared() else {

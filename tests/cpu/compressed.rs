@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Affine3A, Vec3A};
+use sinew::bake::compressed::AclFigures;
 use sinew::cpu::{ClipSource, evaluate_pose_from, morph_weights};
 use sinew::{
     CompressedClips, CpuBackend, DEFAULT_ERROR_BUDGET, InstanceRecord, Layer, Mat3x4Rows, Rig,
@@ -14,7 +15,7 @@ use super::common::rigs::{rigs_of, units_per_metre};
 use super::common::{
     COMPRESSED_CONFORMANCE_ERROR_M, COMPRESSED_SHIPPED_ERROR_M, COMPRESSED_WEIGHT_ERROR,
     COMPRESSION_MIN_RATIO, FOX_COMPRESSION_MIN_RATIO, fbx_assets, repo, repo_assets, shared,
-    shared_assets, with_key_gap,
+    shared_assets, shared_mocap, with_key_gap,
 };
 
 /// `rig` with its clips compressed to the default budget (in metres, for its units).
@@ -130,6 +131,26 @@ fn assert_within_budget(files: &[PathBuf], bound: f32) {
                 path.display(),
                 rig.name
             );
+            // At every sample of every clip (its key rate), as ACL measures.
+            if upm == 1.0 {
+                let acl = AclFigures::of(&rig, c);
+                eprintln!(
+                    "{:>28} {}: {:.2}:1 against ACL's raw size, {:.2} bits per joint-frame, \
+                     {:.4} mm at every sample",
+                    "",
+                    rig.name,
+                    acl.ratio,
+                    acl.bits_per_joint_frame,
+                    acl.max_error * 1e3
+                );
+                assert!(
+                    acl.max_error <= bound,
+                    "{} rig {}: error {} m at a sample",
+                    path.display(),
+                    rig.name,
+                    acl.max_error
+                );
+            }
         }
     }
 }
@@ -145,6 +166,15 @@ fn compressed_clips_stay_within_the_budget_on_the_shipped_rigs() {
 fn compressed_clips_of_the_fbx_rigs_stay_within_the_budget() {
     let files = fbx_assets();
     assert!(!files.is_empty());
+    assert_within_budget(&files, COMPRESSED_SHIPPED_ERROR_M);
+}
+
+#[test]
+fn compressed_clips_of_the_motion_capture_stay_within_the_budget() {
+    let Some(mocap) = shared_mocap() else {
+        return;
+    };
+    let files = [mocap.join("08_02.glb"), mocap.join("08_02_24fps.glb")];
     assert_within_budget(&files, COMPRESSED_SHIPPED_ERROR_M);
 }
 

@@ -160,7 +160,7 @@ fn rest_and_constant_channels_carry_no_frames() {
             .enumerate()
             .filter(|(_, code)| code.is_animated())
             .map(|(k, code)| {
-                let size = code.bits() * code.stored_components(c.channel_kind(k)) as u32;
+                let size = code.record_bits(c.channel_kind(k));
                 (code.first_bit(), size)
             })
             .collect();

@@ -121,15 +121,36 @@ fn damaged_compressed_sections_are_corrupt_never_a_panic() {
 
 #[test]
 fn version_4_files_load_their_compressed_clips_and_refuse_segment_words() {
-    // Version 4 wrote the same section with zero padding where segment tables now live.
+    // Version 4 wrote the same section with zero padding where segment tables now live, and
+    // no component bit reductions (at a 1 m budget every channel takes one bit, which none can
+    // lose).
     let mut rigs = bake(&common::repo().join("assets/synthetic/features.glb"));
-    rigs[0].compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    rigs[0]
+        .compress(sinew::bake::compressed::MAX_ERROR_BUDGET)
+        .unwrap();
     let c = rigs[0].compressed.as_ref().unwrap();
     assert!((0..c.clips().len()).all(|i| c.segments(i).is_empty()));
+    assert!(
+        c.channels()
+            .iter()
+            .all(|k| (0..4).all(|i| k.reduction(i) == 0))
+    );
     let mut bytes = to_bytes(&rigs);
     bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&4u32.to_le_bytes());
     let loaded = from_bytes(&bytes, "v4.sinew").unwrap();
     assert_eq!(loaded[0].compressed, rigs[0].compressed);
+    // Reductions, labelled version 7: those bits were a first bit's, past any record.
+    rigs[0].compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    let c = rigs[0].compressed.as_ref().unwrap();
+    assert!(
+        c.channels()
+            .iter()
+            .any(|k| (0..4).any(|i| k.reduction(i) > 0))
+    );
+    let mut bytes = to_bytes(&rigs);
+    bytes[VERSION_AT..VERSION_AT + 4].copy_from_slice(&7u32.to_le_bytes());
+    let reason = assert_corrupt(kind_of(&bytes), "rig 0 compressed clips");
+    assert!(reason.contains("version 7"), "reason: {reason}");
     // Clips on segments, labelled version 4: their padding is not zero.
     let segmented = compressed_rigs();
     let mut bytes = to_bytes(&segmented);
@@ -157,6 +178,21 @@ fn the_checked_constructor_rejects_what_the_decoders_cannot_read() {
             "bad channel offset",
             "clip 0",
             Box::new(|h| h.clips[0].channel_offset = 1),
+        ),
+        (
+            "fewer bits on a raw channel",
+            "clip 0 channel 1",
+            Box::new(|h| h.channels[1] = h.channels[1].with_reductions([1, 0, 0, 0])),
+        ),
+        (
+            "fewer bits on a component not stored",
+            "clip 0 channel 0",
+            Box::new(|h| h.channels[0] = h.channels[0].with_reductions([0, 0, 0, 1])),
+        ),
+        (
+            "no bit left to a component",
+            "clip 0 channel 6",
+            Box::new(|h| h.channels[6] = h.channels[6].with_reductions([0, 4, 0, 0])),
         ),
         (
             "frames past the data",
@@ -404,7 +440,7 @@ fn bake_compress_stores_what_inspect_reports() {
     let gltf = gltf.to_str().unwrap();
     let baked = temp_path("cli-compressed.sinew");
     let baked = baked.to_str().unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_sinew"))
+    let output = Command::new(env!("CARGO_BIN_EXE_sinew"))
         .args([
             "bake",
             gltf,
@@ -414,9 +450,9 @@ fn bake_compress_stores_what_inspect_reports() {
             "--error-budget",
             "0.2",
         ])
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "sinew bake failed: {status}");
+    assert!(output.status.success(), "sinew bake failed: {output:?}");
     let stored = sinew_json(&["inspect", baked, "--json"]);
     let rigs = read_file(baked).unwrap();
     std::fs::remove_file(baked).unwrap();
@@ -427,6 +463,39 @@ fn bake_compress_stores_what_inspect_reports() {
     assert!((c["budget_mm"].as_f64().unwrap() - 0.2).abs() < 1e-6, "{c}");
     assert!(c["max_error_mm"].as_f64().unwrap() <= 0.2, "{c}");
     assert!(c["ratio"].as_f64().unwrap() > 1.0, "{c}");
+    // Each component's own bits, below the widest channel rate.
+    let mean = clips.mean_component_bits();
+    assert!(
+        (c["mean_bits"].as_f64().unwrap() - mean).abs() < 1e-9,
+        "{c}"
+    );
+    assert!(mean > 0.0 && mean <= 32.0, "{c}");
+    // ACL's figures: 10 f32 per joint per sample at each clip's key rate, the ratio against
+    // that, bits per joint-frame, and the error at every sample within the budget.
+    let samples: usize = (0..rigs[0].clips.clip_count())
+        .map(|i| sinew::bake::compressed::sample_times(&rigs[0], i).len())
+        .sum();
+    let joints = sinew::bake::compressed::acl_joints(&rigs[0]);
+    assert!(joints > 0 && joints <= rigs[0].joint_count());
+    let raw = 40 * joints * samples;
+    assert_eq!(c["acl_raw_bytes"], raw, "{c}");
+    let ratio = raw as f64 / clips.byte_size() as f64;
+    assert!(
+        (c["acl_ratio"].as_f64().unwrap() - ratio).abs() < 1e-9,
+        "{c}"
+    );
+    let bits = clips.byte_size() as f64 * 8.0 / (joints * samples) as f64;
+    assert!(
+        (c["bits_per_joint_frame"].as_f64().unwrap() - bits).abs() < 1e-9,
+        "{c}"
+    );
+    let sample_error = c["sample_error_mm"].as_f64().unwrap();
+    assert!(sample_error > 0.0 && sample_error <= 0.2, "{c}");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains(&format!("ACL raw {raw} bytes, {ratio:.2}:1")),
+        "{said}"
+    );
     // Each clip's segments as stored.
     let segments = c["segments"].as_array().unwrap();
     assert_eq!(segments.len(), clips.clips().len(), "{c}");
@@ -515,4 +584,20 @@ fn pose_resampled_agrees_with_the_exact_pose_within_the_budget() {
         differs,
         "the resampled pose comes from the compressed clips"
     );
+}
+
+#[test]
+fn acl_figures_of_the_cmu_walk_count_its_31_joints_at_120_hz() {
+    let Some(mocap) = common::shared_mocap() else {
+        return;
+    };
+    let asset = sinew::import_file(mocap.join("08_02.glb")).unwrap();
+    let mut rigs = sinew::bake_rigs(&asset).unwrap();
+    let rig = &mut rigs[0];
+    rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+    let clips = rig.compressed.as_ref().unwrap();
+    let acl = sinew::bake::compressed::AclFigures::of(rig, clips);
+    // The README's figure: 31 joints x 309 frames x 40 B.
+    assert_eq!((acl.joints, acl.samples, acl.raw_bytes), (31, 309, 383_160));
+    assert!(acl.max_error <= sinew::DEFAULT_ERROR_BUDGET, "{acl:?}");
 }

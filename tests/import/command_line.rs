@@ -44,6 +44,7 @@ fn every_subcommand_answers_help_with_its_options() {
                 "--backend",
                 "--nodes",
                 "animated",
+                "--compressed",
             ],
         ),
         ("bake", &["<FILE>", "-o", "--out"]),
@@ -328,4 +329,88 @@ fn inspect_notes_ignored_animation_pointers() {
     let notes = &report["extensions"][0]["notes"];
     assert!(notes[0].as_str().unwrap().contains(pointer), "{notes}");
     std::fs::remove_file(file).ok();
+}
+
+/// Runs `sinew pose` with `args` and reads its JSON.
+fn pose_json(args: &[&str]) -> serde_json::Value {
+    let out = sinew(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "sinew {args:?}: {err}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The largest difference between the numbers of two JSON values of the same shape.
+fn largest_difference(a: &serde_json::Value, b: &serde_json::Value) -> f64 {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => (x.as_f64().unwrap() - y.as_f64().unwrap()).abs(),
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{a} vs {b}");
+            x.iter()
+                .zip(y)
+                .map(|(x, y)| largest_difference(x, y))
+                .fold(0.0, f64::max)
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            assert_eq!(x.len(), y.len(), "{a} vs {b}");
+            x.iter()
+                .map(|(k, v)| largest_difference(v, &y[k]))
+                .fold(0.0, f64::max)
+        }
+        _ => {
+            assert_eq!(a, b);
+            0.0
+        }
+    }
+}
+
+#[test]
+fn pose_reads_baked_files_as_their_gltf_and_their_stored_compressed_clips() {
+    for asset in [
+        "humanoid.glb",
+        "synthetic/morph.glb",
+        "synthetic/features.glb",
+    ] {
+        let gltf = common::repo().join("assets").join(asset);
+        let gltf = gltf.to_str().unwrap();
+        let baked = std::env::temp_dir().join(format!(
+            "sinew-pose-{}-{}.sinew",
+            std::process::id(),
+            asset.replace('/', "-")
+        ));
+        let baked = baked.to_str().unwrap();
+        let out = sinew(&["bake", gltf, "-o", baked, "--compress"]);
+        assert!(out.status.success(), "{asset}: {out:?}");
+        let times = ["--anim", "0", "--times", "0,0.37,0.9"];
+        let from_gltf = pose_json(&[&["pose", gltf][..], &times].concat());
+        let exact = pose_json(&[&["pose", baked][..], &times].concat());
+        let compressed = pose_json(&[&["pose", baked, "--compressed"][..], &times].concat());
+        let rest = pose_json(&["pose", baked, "--rest"]);
+        std::fs::remove_file(baked).unwrap();
+        // The same JSON as the glTF's: skins, joints, nodes, weights, matrices.
+        for key in ["animation", "times", "skins", "morph_weights", "nodes"] {
+            let d = largest_difference(&from_gltf[key], &exact[key]);
+            assert!(d <= 1e-6, "{asset}: {key} differs by {d}");
+        }
+        assert_eq!(exact["clips"], "exact");
+        assert_eq!(rest["times"], serde_json::json!([null]));
+        // The stored compressed clips, within the budget: world matrices move the 3 cm
+        // vertices by at most its order.
+        assert_eq!(compressed["clips"], "compressed");
+        let d = largest_difference(&exact["skins"], &compressed["skins"]);
+        assert!(d < 1e-2, "{asset}: compressed differs by {d}");
+    }
+    // A glTF file stores no compressed clips.
+    let out = sinew(&[
+        "pose",
+        &humanoid_arg(),
+        "--anim",
+        "0",
+        "--times",
+        "0",
+        "--compressed",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("stores no compressed clips"), "{err}");
 }

@@ -10,7 +10,7 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 use super::error::WEIGHT_ERROR_BUDGET;
 use super::error::{exact_models, exact_weights, record_times, vertex_error, vertex_offsets};
 use super::levers::Levers;
-use super::quantize::decoded;
+use super::quantize::{decoded, reductions};
 use super::sample::{ClipFrames, Sampled};
 use crate::baked::compressed::decode::{blend_frames, frame_position};
 use crate::baked::{ChannelCode, ChannelKind, Rig, channel_kind};
@@ -38,6 +38,8 @@ pub(super) struct ClipPlan<'a> {
     pub joints: usize,
     /// Per channel: its bit rate (0 when not animated).
     pub bits: Vec<u32>,
+    /// Per channel: how many bits fewer than its rate each stored component takes.
+    pub reductions: Vec<[u32; 4]>,
     /// The largest joint error (metres).
     pub error: f32,
     /// The largest morph weight error.
@@ -76,7 +78,7 @@ impl<'a> ClipPlan<'a> {
         let rest = (0..frames.channels.len())
             .map(|k| rest_value(rig, joints, k))
             .collect();
-        let bits = frames
+        let bits: Vec<u32> = frames
             .channels
             .iter()
             .map(|s| match s {
@@ -99,6 +101,7 @@ impl<'a> ClipPlan<'a> {
         let mut plan = Self {
             rig,
             joints,
+            reductions: vec![[0; 4]; bits.len()],
             bits,
             error: 0.0,
             weight_error: 0.0,
@@ -242,6 +245,7 @@ impl<'a> ClipPlan<'a> {
             self.evaluate_subtree(k / 3);
         }
         self.lower_bits(&floor);
+        self.reduce_components(&floor);
         self.error = self.joint_error.iter().copied().fold(0.0, f32::max);
         self.weight_error = self.weight_errors().into_iter().fold(0.0, f32::max);
         self
@@ -270,35 +274,73 @@ impl<'a> ClipPlan<'a> {
                     break;
                 }
                 work -= self.subtree[j].len();
-                let times = self.positions.len();
-                let saved: Vec<(Affine3A, f32)> = self.subtree[j]
-                    .iter()
-                    .flat_map(|&d| (0..times).map(move |t| (d, t)))
-                    .map(|(d, t)| (self.approx[t * n + d], self.joint_error[d]))
-                    .collect();
-                let old_frames = std::mem::take(&mut self.decoded[k]);
-                self.bits[k] = lower;
-                self.decoded[k] = self.decode_channel(k);
-                self.evaluate_subtree(j);
-                if self.subtree[j]
-                    .iter()
-                    .all(|&d| self.joint_error[d] <= floor[d])
-                {
-                    continue;
+                if !self.try_change(k, floor, |plan| plan.bits[k] = lower) {
+                    break;
                 }
-                self.bits[k] = old;
-                self.decoded[k] = old_frames;
-                self.refresh_locals(j);
-                for (i, &d) in self.subtree[j].iter().enumerate() {
-                    for t in 0..times {
-                        let (m, e) = saved[i * times + t];
-                        self.approx[t * n + d] = m;
-                        self.joint_error[d] = e;
-                    }
-                }
-                break;
             }
         }
+    }
+
+    /// Stores each component of a quantized joint channel in fewer bits where its range is a
+    /// small part of the channel's widest ([`reductions`]; one bit fewer cut, then half as many,
+    /// when that misses `floor`), keeping every joint the channel moves within `floor`.
+    fn reduce_components(&mut self, floor: &[f32]) {
+        for k in 0..self.joints * 3 {
+            let Sampled::Animated {
+                layout,
+                ranges: Some(r),
+                ..
+            } = &self.frames.channels[k]
+            else {
+                continue;
+            };
+            let bits = self.bits[k];
+            if bits > ChannelCode::MAX_QUANTIZED_BITS {
+                continue;
+            }
+            let cut = reductions(channel_kind(self.joints, k), *layout, bits, r);
+            for cut in [cut, cut.map(|c| c.saturating_sub(1)), cut.map(|c| c / 2)] {
+                if cut == [0; 4] || self.try_change(k, floor, |plan| plan.reductions[k] = cut) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Applies `change` to channel `k`'s bit rate or reductions and evaluates its joint's
+    /// subtree again: kept (true) when every joint there stays within `floor`, else undone.
+    fn try_change(&mut self, k: usize, floor: &[f32], change: impl FnOnce(&mut Self)) -> bool {
+        let n = self.joints;
+        let j = k / 3;
+        let times = self.positions.len();
+        let saved: Vec<(Affine3A, f32)> = self.subtree[j]
+            .iter()
+            .flat_map(|&d| (0..times).map(move |t| (d, t)))
+            .map(|(d, t)| (self.approx[t * n + d], self.joint_error[d]))
+            .collect();
+        let old = (self.bits[k], self.reductions[k]);
+        let old_frames = std::mem::take(&mut self.decoded[k]);
+        change(self);
+        self.decoded[k] = self.decode_channel(k);
+        self.evaluate_subtree(j);
+        if self.subtree[j]
+            .iter()
+            .all(|&d| self.joint_error[d] <= floor[d])
+        {
+            return true;
+        }
+        (self.bits[k], self.reductions[k]) = old;
+        self.decoded[k] = old_frames;
+        self.refresh_locals(j);
+        for (i, &d) in self.subtree[j].iter().enumerate() {
+            for t in 0..times {
+                let (m, e) = saved[i * times + t];
+                self.approx[t * n + d] = m;
+                self.joint_error[d] = e;
+            }
+        }
+        self.error = self.joint_error.iter().copied().fold(0.0, f32::max);
+        false
     }
 
     /// Whether channel `k` is animated with a range (so it can be quantized).
@@ -336,8 +378,11 @@ impl<'a> ClipPlan<'a> {
                 ..
             } => {
                 let bits = match ranges {
-                    Some(_) => self.bits[k],
-                    None => ChannelCode::RAW_BITS,
+                    Some(_) if self.bits[k] != ChannelCode::RAW_BITS => {
+                        let cut = self.reductions[k];
+                        [0, 1, 2, 3].map(|c| self.bits[k] - cut[c])
+                    }
+                    _ => [ChannelCode::RAW_BITS; 4],
                 };
                 let r = ranges.unwrap_or([0; 4]);
                 frames
@@ -366,7 +411,7 @@ impl<'a> ClipPlan<'a> {
         for (b, slot) in out.iter_mut().enumerate().skip(1) {
             *slot = frames
                 .iter()
-                .map(|&v| value_error(kind, v, decoded(kind, *layout, v, b as u32, r)))
+                .map(|&v| value_error(kind, v, decoded(kind, *layout, v, [b as u32; 4], r)))
                 .fold(0.0, f32::max);
         }
         out

@@ -143,14 +143,28 @@ pub(super) fn measure(
     clip: usize,
     units_per_metre: f32,
 ) -> f32 {
-    let joints = rig.joint_count();
     let record = &clips.clips()[clip];
+    let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
+    let times = record_times(record, clips.segments(clip), rig.joint_count());
+    measure_at(rig, clips, clip, &times, &offsets) / units_per_metre
+}
+
+/// ACL's error of compressed clip `clip` of `clips` against `rig`'s exact clips (rig units):
+/// the largest over joints at `times`, the virtual vertices at `offsets`
+/// ([`vertex_offsets`]).
+pub(super) fn measure_at(
+    rig: &Rig,
+    clips: &CompressedClips,
+    clip: usize,
+    times: &[f32],
+    offsets: &[[f32; 3]],
+) -> f32 {
+    let joints = rig.joint_count();
     let parents = rig.skeleton.parents();
     let mut exact = vec![Affine3A::IDENTITY; joints];
     let mut approx = vec![Affine3A::IDENTITY; joints];
-    let offsets = vertex_offsets(rig, VIRTUAL_VERTEX_DISTANCE * units_per_metre);
     let mut worst = 0.0f32;
-    for t in record_times(record, clips.segments(clip), joints) {
+    for &t in times {
         for j in 0..joints {
             let e = sample_joint(&rig.clips, clip, j, t);
             let a = sample_joint_compressed(rig, clips, clip, j, t);
@@ -159,5 +173,5 @@ pub(super) fn measure(
             worst = worst.max(vertex_error(&exact[j], &approx[j], offsets[j]));
         }
     }
-    worst / units_per_metre
+    worst
 }

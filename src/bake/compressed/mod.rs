@@ -1,13 +1,14 @@
 //! The compressed clip encoder: every clip of a rig framed (one grid or uniform segments of its
 //! own keys, `framing.rs`, `segments.rs`), sampled with constant and rest channels stripped
 //! (`sample.rs`), a bit rate searched per channel against an error budget (`bit_rates.rs`,
-//! `levers.rs`) under ACL's error metric (`error.rs`), quantized (`quantize.rs`) and packed into
+//! `levers.rs`) under ACL's error metric (`error.rs`; `figures.rs` the figures that compare with ACL's), quantized (`quantize.rs`) and packed into
 //! words (`pack.rs`); `encode.rs` refines the frames until they suffice. The format itself is
 //! [`crate::baked::compressed`].
 
 mod bit_rates;
 mod encode;
 mod error;
+mod figures;
 mod framing;
 mod levers;
 mod pack;
@@ -23,3 +24,4 @@ pub use error::{
     MAX_MEASURED_POSES, VIRTUAL_VERTEX_DISTANCE, WEIGHT_ERROR_BUDGET, dense_times, vertex_error,
     vertex_offsets,
 };
+pub use figures::{ACL_RAW_JOINT_BYTES, AclFigures, acl_joints, sample_times};

@@ -88,9 +88,9 @@ pub(super) fn pack(
         .iter()
         .enumerate()
         .map(|(k, sampled)| match sampled {
-            Sampled::Animated { layout, .. } => {
-                stored_count(channel_kind(joints, k), *layout) * plan.bits[k] as usize
-            }
+            Sampled::Animated { layout, .. } => (0..stored_count(channel_kind(joints, k), *layout))
+                .map(|c| (plan.bits[k] - plan.reductions[k][c]) as usize)
+                .sum(),
             _ => 0,
         })
         .collect();
@@ -129,7 +129,9 @@ pub(super) fn pack(
                     .ok()
                     .filter(|&b| b <= ChannelCode::FIRST_BIT_MASK)
                     .ok_or_else(|| format!("clip {clip}: a frame record passes 2^29 bits"))?;
-                ChannelCode::animated(bits, *step, at, first).with_layout(*layout)
+                ChannelCode::animated(bits, *step, at, first)
+                    .with_layout(*layout)
+                    .with_reductions(plan.reductions[k])
             }
         };
         placed.push(code);
@@ -151,16 +153,16 @@ pub(super) fn pack(
         };
         let kind = channel_kind(joints, k);
         let code = placed[k];
-        let bits = code.bits();
         for (f, v) in values.iter().enumerate() {
             let rec = &mut data[start + f * words..start + (f + 1) * words];
             let v = stored(kind, *layout, *v);
             for c in 0..code.stored_components(kind) {
+                let bits = code.component_bits(c);
                 let q = match ranges {
                     Some(r) if bits != ChannelCode::RAW_BITS => quantize(v[c], bits, r[c]),
                     _ => v[c].to_bits(),
                 };
-                write_bits(rec, code.first_bit() as usize + c * bits as usize, bits, q);
+                write_bits(rec, code.component_bit(c) as usize, bits, q);
             }
         }
     }

@@ -92,18 +92,19 @@ pub(super) fn quantize(v: f32, bits: u32, range: u32) -> u32 {
 }
 
 /// Frame value `v` of an animated channel of kind `kind` in `layout` as the decoder reads it
-/// at `bits` bits.
+/// with component `c` at `bits[c]` bits.
 pub(super) fn decoded(
     kind: ChannelKind,
     layout: u32,
     v: Vec4,
-    bits: u32,
+    bits: [u32; 4],
     ranges: &[u32; 4],
 ) -> Vec4 {
     let s = stored(kind, layout, v);
     let count = stored_count(kind, layout);
     let mut out = [0.0f32; 4];
     for (c, o) in out.iter_mut().enumerate().take(count) {
+        let bits = bits[c];
         *o = if bits == ChannelCode::RAW_BITS {
             s[c]
         } else {
@@ -115,4 +116,25 @@ pub(super) fn decoded(
         ChannelKind::Rotation => rotation_from_stored(layout, Vec4::from_array(out)),
         _ => Vec4::from_array(out),
     }
+}
+
+/// Per stored component of an animated channel at `bits` bits with range words `ranges`: how
+/// many bits fewer keep its step within that of the widest component (the largest `r` with
+/// `2^r × extent ≤ widest extent`, below `bits` and at most [`ChannelCode::MAX_REDUCTION`]).
+pub(super) fn reductions(kind: ChannelKind, layout: u32, bits: u32, ranges: &[u32; 4]) -> [u32; 4] {
+    let mut out = [0; 4];
+    if bits == ChannelCode::RAW_BITS || bits < 2 {
+        return out;
+    }
+    let count = stored_count(kind, layout);
+    let extents: Vec<f32> = ranges[..count].iter().map(|&r| range_bounds(r).1).collect();
+    let widest = extents.iter().copied().fold(0.0f32, f32::max);
+    for (c, &e) in extents.iter().enumerate() {
+        let most = (bits - 1).min(ChannelCode::MAX_REDUCTION);
+        out[c] = (0..=most)
+            .rev()
+            .find(|&r| f64::from(e) * f64::from(1u32 << r) <= f64::from(widest))
+            .unwrap_or(0);
+    }
+    out
 }

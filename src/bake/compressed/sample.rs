@@ -14,8 +14,10 @@ use crate::baked::{
 };
 
 /// Channels whose every frame lies within this of one value are constant; within this of the
-/// rest value, at rest (absolute, per component).
-const CONSTANT_TOLERANCE: f32 = 1e-7;
+/// rest value, at rest (per component, relative to magnitudes above 1): exporters leave float
+/// noise of about 1e-6 on still channels, and a rotation this far off moves a vertex 1 m away
+/// by about 15 µm.
+const CONSTANT_TOLERANCE: f32 = 4e-6;
 
 /// A rotation component may be dropped and rebuilt from the unit norm when its magnitude stays
 /// at least this over the clip (the rebuilt value's error is then at most `√3` times the stored
@@ -121,7 +123,8 @@ pub(super) fn sample_clip(rig: &Rig, clip: usize, framing: &Framing) -> ClipFram
 }
 
 /// Rest when the track is the rest fallback or every frame equals `rest` within the tolerance
-/// (rotations: `rest` or `-rest`), constant when every frame equals the first, else animated.
+/// (rotations: `rest` or `-rest`), constant when every frame equals the middle of their range
+/// (rotations signed like the first, the middle normalized), else animated.
 fn classify(
     kind: ChannelKind,
     rest: Vec4,
@@ -129,14 +132,35 @@ fn classify(
     track_rest: bool,
     step: bool,
 ) -> Sampled {
-    let near = |a: Vec4, b: Vec4| (a - b).abs().max_element() <= CONSTANT_TOLERANCE;
-    let at_rest = |v: Vec4| near(v, rest) || (kind == ChannelKind::Rotation && near(v, -rest));
+    let near = |a: Vec4, b: Vec4| {
+        let tolerance = b.abs().max(Vec4::ONE) * CONSTANT_TOLERANCE;
+        (a - b).abs().cmple(tolerance).all()
+    };
+    let rotation = kind == ChannelKind::Rotation;
+    let at_rest = |v: Vec4| near(v, rest) || (rotation && near(v, -rest));
     if track_rest || frames.iter().all(|&v| at_rest(v)) {
         return Sampled::Rest;
     }
     let first = frames[0];
-    if frames.iter().all(|&v| near(v, first)) {
-        return Sampled::Constant(first);
+    let aligned = |v: Vec4| {
+        if rotation && v.dot(first) < 0.0 {
+            -v
+        } else {
+            v
+        }
+    };
+    let (lo, hi) = frames.iter().map(|&v| aligned(v)).fold(
+        (Vec4::splat(f32::INFINITY), Vec4::splat(f32::NEG_INFINITY)),
+        |(lo, hi), v| (lo.min(v), hi.max(v)),
+    );
+    let middle = (lo + hi) * 0.5;
+    let middle = if rotation {
+        middle.normalize_or(first)
+    } else {
+        middle
+    };
+    if frames.iter().all(|&v| near(aligned(v), middle)) {
+        return Sampled::Constant(middle);
     }
     let (layout, frames) = if kind == ChannelKind::Rotation {
         rotation_layout(frames)

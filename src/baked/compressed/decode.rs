@@ -124,12 +124,11 @@ pub fn decode_frame(
     kind: ChannelKind,
     frame: u32,
 ) -> Vec4 {
-    let bits = code.bits();
     let record = (clip.frame_offset + frame * clip.frame_words) as usize;
-    let base = record * 32 + code.first_bit() as usize;
     let mut v = [0.0f32; 4];
     for (c, out) in v.iter_mut().take(code.stored_components(kind)).enumerate() {
-        let q = read_bits(data, base + c * bits as usize, bits);
+        let bits = code.component_bits(c);
+        let q = read_bits(data, record * 32 + code.component_bit(c) as usize, bits);
         *out = if bits == ChannelCode::RAW_BITS {
             f32::from_bits(q)
         } else {

@@ -23,11 +23,15 @@
 //!   `min_f16 | (extent_f16 << 16)` (IEEE half floats, min rounded down and extent up so the
 //!   range holds every value); for raw channels 0.
 //!
-//! [`ChannelCode::bit_offset`] bits `0..=28` ([`ChannelCode::first_bit`]) are the bit position
-//! of component 0 inside each frame record of an animated channel (component `c` at
-//! `first_bit + c * b`; bit `i` of a record is bit `i % 32` of its word `i / 32`; a component
-//! spans at most two adjacent words); bits `29..=31` ([`ChannelCode::layout`]) are a rotation's
-//! layout, 0 for every other channel; the whole word is 0 for channels without frames.
+//! [`ChannelCode::bit_offset`] bits `0..=16` ([`ChannelCode::first_bit`]) are the bit position
+//! of component 0 inside each frame record of an animated channel; bits `17..=28` hold, 3 bits
+//! per component, how many bits fewer than `b` each component is stored in
+//! ([`ChannelCode::reduction`], at most 7 and below `b`; 0 for raw channels and components not
+//! stored): component `c` has `b_c = b - r_c` bits at `first_bit + b_0 + ... + b_(c-1)` (bit
+//! `i` of a record is bit `i % 32` of its word `i / 32`; a component spans at most two adjacent
+//! words); bits `29..=31` ([`ChannelCode::layout`]) are a rotation's layout, 0 for every other
+//! channel; the whole word is 0 for channels without frames. Files before format version 8
+//! have no reductions.
 //! Stored components: translation and scale `x, y, z`; a weight chunk its 4 weights; a
 //! rotation, by layout: [`ChannelCode::DROP_W`] (0) `x, y, z`, [`ChannelCode::DROP_X`] (1)
 //! `y, z, w`, [`ChannelCode::DROP_Y`] (2) `x, z, w`, [`ChannelCode::DROP_Z`] (3) `x, y, w` of
@@ -37,7 +41,7 @@
 //! on decode (the identity when that is 0). Frame `f` of a clip starts at word
 //! `frame_offset + f * frame_words`.
 //!
-//! Dequantize: `q` of `b` bits → `fma(extent, f32(q) * (1 / f32(2^b - 1)), min)`.
+//! Dequantize: `q` of `b_c` bits → `fma(extent, f32(q) * (1 / f32(2^b_c - 1)), min)`.
 //!
 //! Segments: with `segment_count > 0`, the clip's frames lie on the [`ClipSegment`]s at word
 //! `segment_offset` of the data (4 words each: `start` f32, `rate` f32, `first_frame`,
@@ -73,6 +77,10 @@
 //! within about 1e-5 rad up to 90° apart, where plain normalized lerp strays by up to 1.6e-2:
 //! the frames can be sparser at the same budget (Fox 3.80× → 4.64× smaller), for a few
 //! multiply-adds per rotation.
+//!
+//! A component whose range is a small part of its channel's widest needs fewer bits for the
+//! same step: each is stored in up to 7 bits fewer, keeping its step within about the widest
+//! one's (the humanoid's clips 32 % smaller), for a few adds per channel in the decoder.
 //!
 //! Segments follow the keys: an exporter's keys are uniform in runs, and a gap or a shift
 //! between runs (Fox's "Run": 24 Hz, a 0.2 s gap, then 24 Hz shifted by 1/120 s) would need one
@@ -203,8 +211,16 @@ impl ChannelCode {
     pub const MAX_INDEX: u32 = (1 << 24) - 1;
     /// Shift of the rotation layout inside [`ChannelCode::bit_offset`] (bits 29..=31).
     pub const LAYOUT_SHIFT: u32 = 29;
-    /// Mask of the first bit inside [`ChannelCode::bit_offset`] (bits 0..=28).
-    pub const FIRST_BIT_MASK: u32 = (1 << Self::LAYOUT_SHIFT) - 1;
+    /// Shift of the per-component bit reductions inside [`ChannelCode::bit_offset`] (bits
+    /// 17..=28, [`ChannelCode::REDUCTION_BITS`] per component).
+    pub const REDUCTION_SHIFT: u32 = 17;
+    /// Bits of one component's reduction.
+    pub const REDUCTION_BITS: u32 = 3;
+    /// The largest reduction of one component's bit rate.
+    pub const MAX_REDUCTION: u32 = (1 << Self::REDUCTION_BITS) - 1;
+    /// Mask of the first bit inside [`ChannelCode::bit_offset`] (bits 0..=16: a frame record
+    /// of the most joints and weights holds fewer bits).
+    pub const FIRST_BIT_MASK: u32 = (1 << Self::REDUCTION_SHIFT) - 1;
     /// Rotation layout: `x, y, z` stored, `w` rebuilt.
     pub const DROP_W: u32 = 0;
     /// Rotation layout: `y, z, w` stored, `x` rebuilt.
@@ -233,8 +249,9 @@ impl ChannelCode {
     }
 
     /// An animated channel of `bits` bits per component (1..=24, or 32 for raw f32), range at
-    /// word `index` (0 for raw), component 0 at `bit_offset` (below 2^29) in each frame record;
-    /// rotations take their layout with [`ChannelCode::with_layout`].
+    /// word `index` (0 for raw), component 0 at `bit_offset` (below 2^17) in each frame record;
+    /// rotations take their layout with [`ChannelCode::with_layout`], components fewer bits
+    /// with [`ChannelCode::with_reductions`].
     pub const fn animated(bits: u32, step: bool, index: u32, bit_offset: u32) -> Self {
         let step = if step { Self::STEP } else { 0 };
         Self {
@@ -248,14 +265,64 @@ impl ChannelCode {
     pub const fn with_layout(self, layout: u32) -> Self {
         Self {
             code: self.code,
-            bit_offset: (self.bit_offset & Self::FIRST_BIT_MASK) | (layout << Self::LAYOUT_SHIFT),
+            bit_offset: (self.bit_offset & !(7 << Self::LAYOUT_SHIFT))
+                | (layout << Self::LAYOUT_SHIFT),
         }
     }
 
-    /// Bit position of component 0 inside a frame record (bits 0..=28 of the bit offset).
+    /// This code with component `c` stored in `reductions[c]` (each at most
+    /// [`ChannelCode::MAX_REDUCTION`]) fewer bits than the channel's bit rate.
+    pub const fn with_reductions(self, reductions: [u32; 4]) -> Self {
+        let mut packed = 0;
+        let mut c = 0;
+        while c < 4 {
+            packed |= (reductions[c] & Self::MAX_REDUCTION) << (Self::REDUCTION_BITS * c as u32);
+            c += 1;
+        }
+        let mask = ((1 << (4 * Self::REDUCTION_BITS)) - 1) << Self::REDUCTION_SHIFT;
+        Self {
+            code: self.code,
+            bit_offset: (self.bit_offset & !mask) | (packed << Self::REDUCTION_SHIFT),
+        }
+    }
+
+    /// Bit position of component 0 inside a frame record (bits 0..=16 of the bit offset).
     #[inline]
     pub const fn first_bit(self) -> u32 {
         self.bit_offset & Self::FIRST_BIT_MASK
+    }
+
+    /// How many bits fewer than the channel's bit rate component `c` (0..=3) is stored in.
+    #[inline]
+    pub const fn reduction(self, c: usize) -> u32 {
+        (self.bit_offset >> (Self::REDUCTION_SHIFT + Self::REDUCTION_BITS * c as u32))
+            & Self::MAX_REDUCTION
+    }
+
+    /// Bits of stored component `c`: the bit rate less its reduction (0 when that passes it).
+    #[inline]
+    pub const fn component_bits(self, c: usize) -> u32 {
+        self.bits().saturating_sub(self.reduction(c))
+    }
+
+    /// Bit position of stored component `c` inside a frame record: after the components
+    /// before it.
+    #[inline]
+    pub const fn component_bit(self, c: usize) -> u32 {
+        let mut bit = self.first_bit();
+        let mut i = 0;
+        while i < c {
+            bit += self.component_bits(i);
+            i += 1;
+        }
+        bit
+    }
+
+    /// Bits of one frame of an animated channel of kind `kind`: its components' bits.
+    #[inline]
+    pub const fn record_bits(self, kind: ChannelKind) -> u32 {
+        let stored = self.stored_components(kind);
+        self.component_bit(stored) - self.first_bit()
     }
 
     /// Rotation layout (bits 29..=31 of the bit offset): which component is rebuilt, or
@@ -412,6 +479,25 @@ impl CompressedClips {
             .get(clip)
             .map_or(0, |c| c.channel_offset as usize);
         self.channels.get(start..start + n).unwrap_or(&[])
+    }
+
+    /// Mean bits per stored component over the animated channels of every clip (each
+    /// component's own bits, [`ChannelCode::component_bits`]); 0 without any.
+    pub fn mean_component_bits(&self) -> f64 {
+        let per_clip = self.channels_per_clip().max(1);
+        let (mut bits, mut components) = (0u64, 0u64);
+        for (i, code) in self.channels.iter().enumerate() {
+            if code.is_animated() {
+                let kind = self.channel_kind(i % per_clip);
+                bits += u64::from(code.record_bits(kind));
+                components += code.stored_components(kind) as u64;
+            }
+        }
+        if components == 0 {
+            0.0
+        } else {
+            bits as f64 / components as f64
+        }
     }
 
     /// Histogram of bit rates over the animated channels of every clip: `(bits, count)`

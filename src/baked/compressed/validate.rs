@@ -283,8 +283,21 @@ fn check_channel(
         ));
     }
     let comps = code.stored_components(kind);
+    for comp in 0..4 {
+        let r = code.reduction(comp);
+        let allowed = if bits == ChannelCode::RAW_BITS || comp >= comps {
+            0
+        } else {
+            bits - 1
+        };
+        if r > allowed {
+            return Err(format!(
+                "component {comp} is {r} bits below the bit rate {bits}, at most {allowed}"
+            ));
+        }
+    }
     let frame_bits = u64::from(c.clips[clip].frame_words) * 32;
-    let end = u64::from(code.first_bit()) + comps as u64 * u64::from(bits);
+    let end = u64::from(code.first_bit()) + u64::from(code.record_bits(kind));
     if end > frame_bits {
         return Err(format!(
             "components end at bit {end}, past the {frame_bits}-bit frame record"

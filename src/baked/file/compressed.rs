@@ -14,6 +14,11 @@ pub(super) const FIRST_COMPRESSED_VERSION: u32 = 4;
 /// words were padding, zero).
 pub(super) const FIRST_SEGMENT_VERSION: u32 = 5;
 
+/// The first format version whose channel codes may store components in fewer bits than
+/// their channel's rate (before, bits 17..=28 of a code's bit offset were the first bit's high
+/// bits, zero in every record of a valid rig).
+pub(super) const FIRST_REDUCTION_VERSION: u32 = 8;
+
 /// The compressed clips section of rig `r`, when it has compressed clips.
 pub(super) fn rig_section(clips: Option<&CompressedClips>, r: u32) -> Option<Section> {
     let c = clips?;
@@ -71,6 +76,17 @@ pub(super) fn decode_rig(
         if let Some(c) = padded {
             return Err(corrupt(format!(
                 "clip {c}: padding is not zero in a version {} file",
+                table.version
+            )));
+        }
+    }
+    if table.version < FIRST_REDUCTION_VERSION {
+        let reduced = channels.iter().position(|c: &crate::baked::ChannelCode| {
+            c.first_bit() != c.bit_offset & !(7 << crate::baked::ChannelCode::LAYOUT_SHIFT)
+        });
+        if let Some(k) = reduced {
+            return Err(corrupt(format!(
+                "channel code {k}: a first bit past 2^17 in a version {} file",
                 table.version
             )));
         }
