@@ -11,8 +11,8 @@
 //!
 //! ```no_run
 //! # fn demo(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), Box<dyn std::error::Error>> {
-//! use sinew::render::{Camera, Renderer, RenderTarget, Scene, SkinnedBatch, SkinnedBatchDesc,
-//!     SkinnedInstance};
+//! use sinew::render::{Camera, PaletteSegment, Renderer, RenderTarget, Scene, SkinnedBatch,
+//!     SkinnedBatchDesc, SkinnedInstance};
 //! let rig = sinew::bake_rigs(&sinew::import_file("assets/humanoid.glb")?)?.remove(0);
 //! let joints = rig.joint_count();
 //! let mut cpu = sinew::CpuBackend::new(vec![rig.clone()], Vec::new())?;
@@ -29,7 +29,7 @@
 //! sinew::render::write_aabbs(device, queue, &aabb_buffer, 0, &aabbs)?;
 //! let mut batch = SkinnedBatch::new(device, &renderer, &SkinnedBatchDesc {
 //!     label: "hero", meshes: &rig.meshes, mesh_colors: &[], capacity: 1,
-//!     palette: &palette_buffer, aabbs: &aabb_buffer, preskin: false,
+//!     palette: &[PaletteSegment::whole(&palette_buffer)], aabbs: &aabb_buffer, preskin: false,
 //! })?;
 //! batch.write_instances(queue, &[SkinnedInstance::new(0, joints as u32, 0, [0.8, 0.5, 0.3])])?;
 //! let target = RenderTarget::new(device, &renderer, 256, 256, 1024)?;
