@@ -13,6 +13,7 @@ pub mod fast;
 mod ik;
 mod morph;
 mod reads;
+mod retarget;
 mod root_frame;
 mod root_motion;
 mod skin;
@@ -41,6 +42,7 @@ pub use morph::{
     blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,
     write_morph_weights_from,
 };
+pub use retarget::{retarget_pose, retarget_sample};
 pub use root_frame::RootFrame;
 pub use root_motion::{
     advance_root_motion, advance_root_motion_from, layer_root_motion, move_world,
