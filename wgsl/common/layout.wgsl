@@ -13,6 +13,9 @@ const MAX_LAYERS: u32 = 4u;
 const NO_PARENT: u32 = 0xffffu;
 const LAYER_ADDITIVE: u32 = 0x80000000u;
 const LAYER_MASK: u32 = 0x00ffffffu;
+const LAYER_MIRROR: u32 = 0x40000000u;
+const LAYER_CLIP: u32 = 0xffffu;
+const LAYER_MAP_SHIFT: u32 = 16u;
 const LAYER_WRAP: u32 = 0x03000000u;
 const LAYER_WRAP_SHIFT: u32 = 24u;
 const TIME_WRAP_NONE: u32 = 0u;
@@ -177,12 +180,13 @@ struct JointDesc {
     pad: u32,
 }
 
-// Library-wide numbers. Mask m's weights start at `scalars[mask_offset + m * MAX_JOINTS]`.
+// Library-wide numbers. Mask m's weights start at `scalars[mask_offset + m * MAX_JOINTS]`;
+// the retarget table (wgsl/retarget.wgsl) at `key_values[retarget_offset]`.
 struct LibraryParams {
     rig_count: u32,
     mask_count: u32,
     mask_offset: u32,
-    pad: u32,
+    retarget_offset: u32,
 }
 
 // Group 0: the library, uploaded once.
