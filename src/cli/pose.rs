@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, ValueEnum};
-use sinew::report::{CompressedCpuPose, CpuPose, NodeSelection, PoseRequest, pose_report};
+use sinew::report::{
+    CompressedCpuPose, CpuPose, NodeSelection, PoseRequest, RetargetPose, pose_report,
+    pose_report_from,
+};
 use sinew::{GpuContext, GpuPose};
 
 use super::Backend;
@@ -43,6 +46,9 @@ pub struct PoseArgs {
     /// the file has no skin].
     #[arg(long, value_enum)]
     pub nodes: Option<Nodes>,
+    /// Retargeting: the clips of another file.
+    #[command(flatten)]
+    pub retarget: super::retarget::RetargetFlags,
     /// How to read the file.
     #[command(flatten)]
     pub import: super::settings::ImportFlags,
@@ -71,7 +77,18 @@ impl PoseArgs {
             Some(Nodes::All) => NodeSelection::All,
         };
         let request = PoseRequest { clip, nodes };
-        let (report, backend, clips) = if self.resampled {
+        let (report, backend, clips) = if let Some(source) =
+            self.retarget.source(&self.import.settings())?
+        {
+            if self.resampled || self.backend != Backend::Cpu {
+                return Err("--clips-from evaluates on the CPU (exact clips)".into());
+            }
+            let path = self.retarget.clips_from.as_deref().unwrap_or(&self.file);
+            let clips_asset = sinew::import_file_with(path, &self.import.settings())?;
+            let mut evaluator = RetargetPose::new(source.rig, source.user, self.retarget.mirror);
+            let report = pose_report_from(&asset, &clips_asset, &request, &mut evaluator)?;
+            (report, Backend::Cpu, "retargeted")
+        } else if self.resampled {
             let mut evaluator = CompressedCpuPose::new(sinew::DEFAULT_ERROR_BUDGET);
             let report = pose_report(&asset, &request, &mut evaluator)?;
             (report, Backend::Cpu, "compressed")
