@@ -14,7 +14,9 @@ use super::fixtures::{Fixture, assert_v3, linear, qv};
 
 /// Joint names of the test biped: (Mixamo, Unreal), parent index, world position at rest for
 /// hip height 1 (legs scaled by the hip height), and the arm it is on (-1 right, 1 left).
-const BIPED: [(&str, &str, Option<usize>, [f32; 3], f32); 19] = [
+type BipedJoint = (&'static str, &'static str, Option<usize>, [f32; 3], f32);
+
+const BIPED: [BipedJoint; 19] = [
     ("Hips", "pelvis", None, [0.0, 1.0, 0.0], 0.0),
     ("Spine", "spine_01", Some(0), [0.0, 1.1, 0.0], 0.0),
     ("Spine1", "spine_03", Some(1), [0.0, 1.3, 0.0], 0.0),

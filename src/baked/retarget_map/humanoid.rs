@@ -42,8 +42,17 @@ enum Pick {
     Last,
 }
 
+/// One bone of the profile: the bone of a side, whether it has sides, its base names and how
+/// a shared base name is picked.
+type ProfileBone = (
+    fn(Side) -> HumanoidBone,
+    bool,
+    &'static [&'static str],
+    Pick,
+);
+
 /// The profile in the order bones are looked for (an earlier bone takes its joint first).
-const PROFILE: [(fn(Side) -> HumanoidBone, bool, &[&str], Pick); 12] = [
+const PROFILE: [ProfileBone; 12] = [
     (
         |_| HumanoidBone::Hips,
         false,
@@ -126,7 +135,7 @@ pub fn find_bones(skeleton: &Skeleton) -> Vec<(HumanoidBone, usize)> {
                     .filter(|&j| !taken[j] && names[j].side == side && names[j].base == *base);
                 match pick {
                     Pick::First => candidates.next(),
-                    Pick::Last => candidates.last(),
+                    Pick::Last => candidates.next_back(),
                 }
             });
             if let Some(j) = joint {
