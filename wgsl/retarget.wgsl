@@ -2,7 +2,7 @@
 // by an entry of the retarget table (key_values from library.retarget_offset: the row count,
 // one row per map and mirror (source rig, first entry, joint count, mirror axis), then the
 // entries, RETARGET_ENTRY_VEC4S each: pre, post, (translation, scale factor), (source joint |
-// flags << 16, constant scale)). Twin of src/cpu/retarget.rs (and src/math/mirror.rs).
+// flags << 16, constant scale)). Twin of src/baked/retarget_map/apply.rs (and src/math/mirror.rs).
 
 const NO_MAP: u32 = 0xffffffffu;
 // The clip of a retargeted layer as the other stages read it: no clip of the instance's rig.

@@ -13,7 +13,6 @@ pub mod fast;
 mod ik;
 mod morph;
 mod reads;
-mod retarget;
 mod root_frame;
 mod root_motion;
 mod skin;
@@ -22,6 +21,7 @@ pub use crate::baked::compressed::decode::{
     self as decode, sample_channel, sample_joint_compressed, sample_weight_chunk_compressed,
 };
 pub use crate::baked::propagate::{local_to_model, propagate_joint};
+pub use crate::baked::retarget_map::{retarget_pose, retarget_sample};
 pub use crate::baked::sample::{find_key, sample_clip, sample_joint, sample_track};
 pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{
@@ -42,7 +42,6 @@ pub use morph::{
     blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,
     write_morph_weights_from,
 };
-pub use retarget::{retarget_pose, retarget_sample};
 pub use root_frame::RootFrame;
 pub use root_motion::{
     advance_root_motion, advance_root_motion_from, layer_root_motion, move_world,

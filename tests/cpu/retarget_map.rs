@@ -413,3 +413,39 @@ fn fox_and_cesium_man_report_their_humanoid_joints() {
     let map = RetargetMap::build(&cesium.skeleton, &humanoid.skeleton, None).unwrap();
     assert!(!map.report().matched.is_empty(), "{:?}", map.report());
 }
+
+#[test]
+fn a_retargeted_copy_baked_offline_plays_what_the_map_gives() {
+    let source = biped(SOURCE);
+    let target = biped(Body {
+        hips: 1.3,
+        unreal: true,
+        frames: true,
+        ..SOURCE
+    });
+    let map = RetargetMap::build(&source.skeleton, &target.skeleton, None).unwrap();
+    let copy = sinew::bake::retarget_rig(&target, &source, &map).unwrap();
+    assert_eq!(copy.clips.clip_count(), 1);
+    assert_eq!(copy.skeleton.names(), target.skeleton.names());
+    let n = target.joint_count();
+    // On the 30 Hz grid the copy's keys are the map's pose.
+    for frame in [0, 7, 30] {
+        let time = frame as f32 / 30.0;
+        let mut want = vec![Sqt::IDENTITY; n];
+        retarget_pose(&map, &source, 0, time, &mut want);
+        let mut got = vec![Sqt::IDENTITY; n];
+        sample_clip(&copy.clips, 0, time, &mut got);
+        for j in 0..n {
+            let what = format!("{} at frame {frame}", target.skeleton.names()[j]);
+            assert_quat_close(got[j].rotation, want[j].rotation, &what);
+            assert_v3(got[j].translation, want[j].translation.into(), &what);
+        }
+    }
+    // The hips' motion in the copy is the source's scaled by the hip-height ratio.
+    let mut start = vec![Sqt::IDENTITY; n];
+    let mut end = vec![Sqt::IDENTITY; n];
+    sample_clip(&copy.clips, 0, 0.0, &mut start);
+    sample_clip(&copy.clips, 0, 1.0, &mut end);
+    let motion = end[0].translation - start[0].translation;
+    assert_v3(motion, [0.65, 0.13, 1.3], "hips motion × 1.3");
+}

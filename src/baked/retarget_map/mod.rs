@@ -4,15 +4,17 @@
 //! rotation *delta from rest* what the source's is (so an A-pose source drives a T-pose target);
 //! the hips' translation is scaled by the ratio of hip heights. Joints are matched by a user map
 //! ([`UserMap`], JSON), then the humanoid profile ([`HumanoidBone`]), then by name. The entries
-//! are read per joint by `wgsl/retarget.wgsl` and its twin `src/cpu/retarget.rs`; a mirror map
+//! are read per joint by `wgsl/retarget.wgsl` and its twin (`apply.rs`); a mirror map
 //! ([`RetargetMap::mirrored`]) is an entry table of the same form.
 
+mod apply;
 mod humanoid;
 mod mirror;
 mod names;
 mod rest;
 mod user_map;
 
+pub use apply::{retarget_pose, retarget_sample};
 pub use humanoid::{HumanoidBone, find_bones};
 pub use mirror::mirror_partners;
 pub use names::{JointName, Side};

@@ -1,8 +1,9 @@
 //! Retargeting and mirroring per joint: a source clip's sample turned into a target joint's
-//! local transform by a [`RetargetEntry`]. Twin of `retarget_sample` in `wgsl/retarget.wgsl`.
+//! local transform by a [`RetargetEntry`]. Twin of `retarget_sample` in `wgsl/retarget.wgsl`;
+//! the CPU evaluators and the offline bake ([`crate::bake::retarget_rig`]) share it.
 
+use super::{RetargetEntry, RetargetMap, Translation};
 use crate::baked::Rig;
-use crate::baked::retarget_map::{RetargetEntry, RetargetMap, Translation};
 use crate::baked::sample::sample_joint;
 use crate::math::{MirrorPlane, Sqt, normalize_or_identity};
 
