@@ -131,3 +131,46 @@ fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
     bad.layers[0].clip = LayerRecord::retargeted(0, bindings.len() as u16);
     assert!(backend.evaluate_at(0.0, &[bad]).is_err());
 }
+
+#[test]
+fn root_motion_follows_a_retargeted_root() {
+    use super::root_motion::{assert_world_close, frame_times, root_motion_records, walker_rig};
+    let Some(ctx) = gpu() else { return };
+    let rig = walker_rig();
+    let rigs = [rig.clone()];
+    // The walker onto itself: every joint matched, the root's translation scaled by 1.
+    let map = RetargetMap::build(&rig.skeleton, &rig.skeleton, None).unwrap();
+    assert!((map.report().hip_ratio - 1.0).abs() < 1e-6);
+    let binding = RetargetBinding::new(&rigs, 0, 0, map).unwrap();
+    let plain = root_motion_records(&rig);
+    let mut records = plain.clone();
+    for r in &mut records {
+        for l in &mut r.layers {
+            l.clip = LayerRecord::retargeted(l.clip as u16, 0);
+        }
+    }
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend.set_retargets(&rigs, &[], &[binding]).unwrap();
+    let n = rig.joint_count() as u32;
+    backend
+        .reserve_palette(n * records.len() as u32 + 64)
+        .unwrap();
+    let slots: Vec<u32> = (0..records.len() as u32).collect();
+    let mut cpu = plain.clone();
+    let mut prev = None;
+    for &now in &frame_times(90) {
+        backend.evaluate_at(now, &records).unwrap();
+        for rec in &mut cpu {
+            sinew::cpu::advance_root_motion(&rig, rec, prev.unwrap_or(now), now);
+        }
+        prev = Some(now);
+    }
+    let worlds = backend.read_worlds(&slots).unwrap();
+    for (i, (g, c)) in worlds.iter().zip(&cpu).enumerate() {
+        assert_world_close(g, &c.world.to_affine(), &format!("record {i}"));
+    }
+    assert!(
+        cpu[0].world.to_affine().translation.length() > 1.0,
+        "the walk moved"
+    );
+}
