@@ -62,12 +62,14 @@ struct Mat3x4Rows {
 
 // A layer as a function of the frame time (see `LayerRecord` in src/instance.rs).
 struct LayerRecord {
+    // Bits 0..=15: clip index; bits 16..=31: retarget map index + 1 (0: the rig's own clip).
     clip: u32,
     // Unwrapped clip time at `anchor`.
     time: f32,
     // Weight once faded in.
     weight: f32,
-    // Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: TIME_WRAP_*; bit 31: additive.
+    // Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: TIME_WRAP_*; bit 30: mirror;
+    // bit 31: additive.
     flags: u32,
     anchor: f32,
     // Clip seconds per second of frame time.
