@@ -449,3 +449,35 @@ fn a_retargeted_copy_baked_offline_plays_what_the_map_gives() {
     let motion = end[0].translation - start[0].translation;
     assert_v3(motion, [0.65, 0.13, 1.3], "hips motion × 1.3");
 }
+
+#[test]
+fn the_fast_cpu_mode_plays_the_retargeted_copy() {
+    use sinew::{FastCpuBackend, InstanceRecord, Layer, Mat3x4Rows};
+    let source = biped(SOURCE);
+    let target = biped(Body {
+        hips: 1.2,
+        arms_down: 40.0,
+        unreal: true,
+        ..SOURCE
+    });
+    let map = RetargetMap::build(&source.skeleton, &target.skeleton, None).unwrap();
+    let copy = sinew::bake::retarget_rig(&target, &source, &map).unwrap();
+    let n = copy.joint_count();
+    let fast = FastCpuBackend::new(vec![copy], Vec::new(), 30.0).unwrap();
+    for frame in [4, 21] {
+        let time = frame as f32 / 30.0;
+        let record =
+            InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[Layer::clip(0, time)]).unwrap();
+        let mut got = vec![Affine3A::IDENTITY; n];
+        let mut palette = vec![Mat3x4Rows::IDENTITY; n];
+        fast.evaluate_one(&record, &mut got, &mut palette).unwrap();
+        let mut locals = vec![Sqt::IDENTITY; n];
+        retarget_pose(&map, &source, 0, time, &mut locals);
+        let want = models(&target.skeleton, &locals);
+        for j in 0..n {
+            let what = format!("{} at frame {frame}", target.skeleton.names()[j]);
+            let (g, w) = (got[j].translation, want[j].translation);
+            assert!((g - w).abs().max_element() < 1e-3, "{what}: {g} vs {w}");
+        }
+    }
+}
