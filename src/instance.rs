@@ -129,13 +129,15 @@ impl TimeWrap {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct LayerRecord {
-    /// Clip index.
+    /// Clip index (bits 0..=15); bits 16..=31: retarget map index + 1 of the GPU library
+    /// (0: the instance's own rig's clip; see [`LayerRecord::retargeted`]).
     pub clip: u32,
     /// Unwrapped clip time in seconds at `anchor`.
     pub time: f32,
     /// Weight once faded in (the only weight of a layer without a fade).
     pub weight: f32,
-    /// Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: [`TimeWrap`]; bit 31: additive.
+    /// Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: [`TimeWrap`]; bit 30: mirror
+    /// (a retargeted layer's map mirrored); bit 31: additive.
     pub flags: u32,
     /// Frame time at which the clip is at `time`.
     pub anchor: f32,
@@ -173,6 +175,12 @@ impl LayerRecord {
     pub const WRAP_SHIFT: u32 = 24;
     /// Bits of `flags` holding the [`TimeWrap`].
     pub const WRAP: u32 = 3 << Self::WRAP_SHIFT;
+    /// Flag bit of mirrored layers: a retargeted layer plays through its map's mirror.
+    pub const MIRROR: u32 = 1 << 30;
+    /// Shift of the retarget map index + 1 in `clip`.
+    pub const MAP_SHIFT: u32 = 16;
+    /// Bits of `clip` holding the clip index.
+    pub const CLIP: u32 = 0xffff;
     /// Clip 0 at time 0 and weight 1, held: no clock, no fade.
     pub const STILL: Self = Self {
         clip: 0,
@@ -188,6 +196,21 @@ impl LayerRecord {
         share_sum: 1.0,
         rate_gain: 0.0,
     };
+
+    /// The `clip` word of a layer playing clip `clip` of a retarget map's source rig through
+    /// map `map` of the GPU library ([`crate::gpu::RetargetBinding`]).
+    pub const fn retargeted(clip: u16, map: u16) -> u32 {
+        clip as u32 | ((map as u32 + 1) << Self::MAP_SHIFT)
+    }
+
+    /// The retarget map a layer plays through and its clip of the map's source rig, or `None`
+    /// for a layer of the instance's own rig.
+    pub const fn retarget(&self) -> Option<(usize, usize)> {
+        match self.clip >> Self::MAP_SHIFT {
+            0 => None,
+            map => Some(((map - 1) as usize, (self.clip & Self::CLIP) as usize)),
+        }
+    }
 
     /// The same layer with a running clock: at frame time `anchor` it is at unwrapped clip time
     /// `time`, and it moves `rate` clip seconds per second, wrapped by `wrap` on a timeline of

@@ -53,7 +53,7 @@ pub use baked::{
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{
     CompressedError, EvalError, FormatError, FormatErrorKind, GpuError, IkError, ImportError,
-    ImportErrorKind,
+    ImportErrorKind, RetargetError,
 };
 pub use gpu::{GpuBackend, GpuContext};
 pub use import::{

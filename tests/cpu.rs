@@ -31,6 +31,8 @@ mod masks;
 mod morph_weights;
 #[path = "cpu/propagation.rs"]
 mod propagation;
+#[path = "cpu/retarget_map.rs"]
+mod retarget_map;
 #[path = "cpu/retargeting.rs"]
 mod retargeting;
 #[path = "cpu/rigid_parts.rs"]

@@ -41,6 +41,8 @@ mod palette;
 mod ramped_clocks;
 #[path = "gpu/resident_records.rs"]
 mod resident_records;
+#[path = "gpu/retarget.rs"]
+mod retarget;
 #[path = "gpu/root_motion.rs"]
 mod root_motion;
 #[path = "gpu/root_motion_z_up.rs"]

@@ -387,7 +387,7 @@ fn shared_structs_match_rust_layouts() {
         m,
         LibraryParams,
         "LibraryParams",
-        [rig_count, mask_count, mask_offset, pad]
+        [rig_count, mask_count, mask_offset, retarget_offset]
     );
 }
 
@@ -449,6 +449,26 @@ fn constants_match_rust() {
     assert_eq!(constant("LAYER_MASK"), LayerRecord::MASK);
     assert_eq!(constant("LAYER_WRAP"), LayerRecord::WRAP);
     assert_eq!(constant("LAYER_WRAP_SHIFT"), LayerRecord::WRAP_SHIFT);
+    assert_eq!(constant("LAYER_MIRROR"), LayerRecord::MIRROR);
+    assert_eq!(constant("LAYER_CLIP"), LayerRecord::CLIP);
+    assert_eq!(constant("LAYER_MAP_SHIFT"), LayerRecord::MAP_SHIFT);
+    assert_eq!(
+        constant("RETARGET_ENTRY_VEC4S") as usize,
+        sinew::gpu::RETARGET_ENTRY_VEC4S
+    );
+    assert_eq!(constant("RETARGET_REFLECT"), sinew::gpu::RETARGET_REFLECT);
+    assert_eq!(
+        constant("RETARGET_SOURCE_TRANSLATION"),
+        sinew::gpu::RETARGET_SOURCE_TRANSLATION
+    );
+    assert_eq!(
+        constant("RETARGET_SOURCE_SCALE"),
+        sinew::gpu::RETARGET_SOURCE_SCALE
+    );
+    assert_eq!(
+        constant("RETARGET_NO_SOURCE"),
+        sinew::gpu::RETARGET_NO_SOURCE
+    );
     for wrap in [
         TimeWrap::None,
         TimeWrap::Loop,

@@ -25,11 +25,16 @@ fn mask_weight(flags: u32, joint: u32) -> f32 {
 
 // One layer of the instance at the frame time (stage 0): what every joint reads, resolved
 // once per instance into workgroup memory instead of per joint from the record.
+// A retargeted layer has clip RETARGETED_CLIP (the other stages skip it), its clip of the
+// source rig in `source_clip` and its row of the retarget table in `map` (wgsl/retarget.wgsl);
+// other layers have `map` NO_MAP.
 struct FrameLayer {
     clip: u32,
     flags: u32,
     time: f32,
     weight: f32,
+    source_clip: u32,
+    map: u32,
 }
 
 // Instance k of the workgroup: its layers from entry k x MAX_LAYERS, and how many.
@@ -43,14 +48,27 @@ fn resolve_layers(k: u32, slot: u32) {
     let count = min(records[slot].layer_count, MAX_LAYERS);
     for (var i = 0u; i < count; i++) {
         let layer = records[slot].layers[i];
+        var clip = layer.clip;
+        var map = NO_MAP;
+        if (layer.clip >> LAYER_MAP_SHIFT) != 0u {
+            clip = RETARGETED_CLIP;
+            map = layer_map_row(layer, rigs[records[slot].rig]);
+        }
         wg_layers[k * MAX_LAYERS + i] = FrameLayer(
-            layer.clip,
+            clip,
             layer.flags,
             layer_time(layer, header.time),
             layer_weight(layer, header.time),
+            layer.clip & LAYER_CLIP,
+            map,
         );
     }
     wg_layer_count[k] = count;
+}
+
+// Whether a resolved layer plays a clip: one of `rig`'s, or a source rig's through a map.
+fn layer_plays(rig: RigDesc, layer: FrameLayer) -> bool {
+    return layer.clip < rig.clip_count || layer.map != NO_MAP;
 }
 
 // The blended local transform of `joint` of instance k of the workgroup: start from the rest
@@ -66,7 +84,7 @@ fn blend_joint(rig: RigDesc, k: u32, joint: u32, rest: Sqt) -> Sqt {
         let layer = wg_layers[k * MAX_LAYERS + l - 1u];
         let w = layer.weight * mask_weight(layer.flags, joint);
         weights[l - 1u] = w;
-        if w >= 1.0 && (layer.flags & LAYER_ADDITIVE) == 0u && layer.clip < rig.clip_count {
+        if w >= 1.0 && (layer.flags & LAYER_ADDITIVE) == 0u && layer_plays(rig, layer) {
             first = l - 1u;
             break;
         }
@@ -76,7 +94,7 @@ fn blend_joint(rig: RigDesc, k: u32, joint: u32, rest: Sqt) -> Sqt {
         let i = k * MAX_LAYERS + l;
         let layer = wg_layers[i];
         let w = weights[l];
-        if w <= 0.0 || layer.clip >= rig.clip_count {
+        if w <= 0.0 || !layer_plays(rig, layer) {
             continue;
         }
         let sample = sample_layer_joint(rig, i, joint, rest);

@@ -325,6 +325,10 @@ fn prepare_layers(rig: RigDesc, k: u32) {
 // pose, the value of its REST channels. The joint's rest mask says which those are, so only the
 // other channels' codes are read.
 fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
+    // Retargeting samples exact clips only: here a retargeted layer holds the rest pose.
+    if wg_layers[layer].map != NO_MAP {
+        return rest;
+    }
     let frame = wg_frames[layer];
     let first = joint * 3u;
     let rests = clip_words[frame.rests + joint];

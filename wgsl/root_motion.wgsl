@@ -32,15 +32,40 @@ fn model_yaw(frame: RootFrame, q: vec4<f32>) -> f32 {
     return 2.0 * atan2(m.y, m.w);
 }
 
-// Translation of `joint` in `clip` of `rig` at clip time `time`.
-fn root_translation(rig: RigDesc, clip: u32, joint: u32, time: f32) -> vec3<f32> {
-    return sample_channel(rig, clip, joint, CHANNEL_TRANSLATION, time).xyz;
+// Channel `channel` of `joint` of `rig` in layer record `layer` at clip time `time`: its clip
+// of `rig`, or for a retargeted layer (a map that fits: `layer_map_row`) the source joint's
+// translation and rotation through the map's entry (wgsl/retarget.wgsl), so root motion
+// follows the scaled root.
+fn layer_channel(rig: RigDesc, layer: LayerRecord, joint: u32, channel: u32, time: f32) -> vec4<f32> {
+    if (layer.clip >> LAYER_MAP_SHIFT) == 0u {
+        return sample_channel(rig, layer.clip, joint, channel, time);
+    }
+    let row = retarget_row(layer_map_row(layer, rig));
+    let entry = row.y + joint * RETARGET_ENTRY_VEC4S;
+    let source = retarget_source(entry);
+    var sample = Sqt(vec3<f32>(0.0), QUAT_IDENTITY, vec3<f32>(1.0));
+    if source != RETARGET_NO_SOURCE {
+        let clip = layer.clip & LAYER_CLIP;
+        sample.translation =
+            sample_channel(rigs[row.x], clip, source, CHANNEL_TRANSLATION, time).xyz;
+        sample.rotation = sample_channel(rigs[row.x], clip, source, CHANNEL_ROTATION, time);
+    }
+    let out = retarget_sample(entry, row.w, sample);
+    if channel == CHANNEL_ROTATION {
+        return out.rotation;
+    }
+    return vec4<f32>(out.translation, 0.0);
 }
 
-// Yaw (radians about model +Y) of `joint` in `clip` of `rig` at clip time `time`, `frame` being
-// the joint's root frame.
-fn root_yaw(rig: RigDesc, frame: RootFrame, clip: u32, joint: u32, time: f32) -> f32 {
-    let q = sample_channel(rig, clip, joint, CHANNEL_ROTATION, time);
+// Translation of `joint` in `layer` of `rig` at clip time `time`.
+fn root_translation(rig: RigDesc, layer: LayerRecord, joint: u32, time: f32) -> vec3<f32> {
+    return layer_channel(rig, layer, joint, CHANNEL_TRANSLATION, time).xyz;
+}
+
+// Yaw (radians about model +Y) of `joint` in `layer` of `rig` at clip time `time`, `frame`
+// being the joint's root frame.
+fn root_yaw(rig: RigDesc, frame: RootFrame, layer: LayerRecord, joint: u32, time: f32) -> f32 {
+    let q = layer_channel(rig, layer, joint, CHANNEL_ROTATION, time);
     return model_yaw(frame, q);
 }
 
@@ -66,26 +91,26 @@ fn layer_root_motion(
     let wrap = (layer.flags & LAYER_WRAP) >> LAYER_WRAP_SHIFT;
     let t_from = wrap_time(wrap, u_from, layer.period);
     let t_to = wrap_time(wrap, u_to, layer.period);
-    var translation = root_translation(rig, layer.clip, joint, t_to)
-        - root_translation(rig, layer.clip, joint, t_from);
+    var translation = root_translation(rig, layer, joint, t_to)
+        - root_translation(rig, layer, joint, t_from);
     var turn = 0.0;
     if yaw {
         turn = short_angle(
-            root_yaw(rig, frame, layer.clip, joint, t_to)
-                - root_yaw(rig, frame, layer.clip, joint, t_from),
+            root_yaw(rig, frame, layer, joint, t_to)
+                - root_yaw(rig, frame, layer, joint, t_from),
         );
     }
     // A zero-length clip (a pose) has no cycles to count, and moves nothing across them.
     if wrap == TIME_WRAP_LOOP && layer.period > 0.0 {
         let wraps = floor(u_to / layer.period) - floor(u_from / layer.period);
         if wraps != 0.0 {
-            let end = root_translation(rig, layer.clip, joint, layer.period);
-            let start = root_translation(rig, layer.clip, joint, 0.0);
+            let end = root_translation(rig, layer, joint, layer.period);
+            let start = root_translation(rig, layer, joint, 0.0);
             translation += (end - start) * wraps;
             if yaw {
                 let cycle = short_angle(
-                    root_yaw(rig, frame, layer.clip, joint, layer.period)
-                        - root_yaw(rig, frame, layer.clip, joint, 0.0),
+                    root_yaw(rig, frame, layer, joint, layer.period)
+                        - root_yaw(rig, frame, layer, joint, 0.0),
                 );
                 turn += cycle * wraps;
             }
@@ -110,7 +135,7 @@ fn root_motion_delta(rig: RigDesc, slot: u32, flags: u32, prev: f32, now: f32) -
     while k > 0u {
         k -= 1u;
         let layer = records[slot].layers[k];
-        if layer.clip < rig.clip_count {
+        if layer.clip < rig.clip_count || layer_map_row(layer, rig) != NO_MAP {
             let w = clamp(layer_weight(layer, now), 0.0, 1.0);
             let share = w * above;
             above *= 1.0 - w;

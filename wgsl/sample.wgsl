@@ -91,9 +91,21 @@ fn sample_joint(rig: RigDesc, clip: u32, joint: u32, time: f32) -> Sqt {
 fn prepare_layers(rig: RigDesc, k: u32) {}
 
 // Joint `joint` of `rig` in resolved layer `layer` (its clip exists). `rest` is the joint's rest
-// pose (unused here: exact clips have a track for every channel).
+// pose (unused here: exact clips have a track for every channel). A retargeted layer samples
+// the entry's source joint in its source rig's clip and retargets it (wgsl/retarget.wgsl).
 fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
-    return sample_joint(rig, wg_layers[layer].clip, joint, wg_layers[layer].time);
+    let l = wg_layers[layer];
+    if l.map == NO_MAP {
+        return sample_joint(rig, l.clip, joint, l.time);
+    }
+    let row = retarget_row(l.map);
+    let entry = row.y + joint * RETARGET_ENTRY_VEC4S;
+    let source = retarget_source(entry);
+    var sample = Sqt(vec3<f32>(0.0), QUAT_IDENTITY, vec3<f32>(1.0));
+    if source != RETARGET_NO_SOURCE {
+        sample = sample_joint(rigs[row.x], l.source_clip, source, l.time);
+    }
+    return retarget_sample(entry, row.w, sample);
 }
 
 // Weight chunk `chunk` of `rig` in resolved layer `layer`; `rest` its default weights.

@@ -8,6 +8,7 @@ pub mod compressed;
 mod morph;
 mod retarget;
 mod retarget_rest;
+mod retarget_rig;
 mod rig;
 mod skeleton;
 mod skeleton_groups;
@@ -22,4 +23,5 @@ pub use crate::baked::{
 pub use crate::math::Aabb;
 pub use retarget::{RetargetReport, UnmatchedChannel, retarget_clips};
 pub use retarget_rest::retarget_clips_by_rest;
+pub use retarget_rig::retarget_rig;
 pub use rig::{animated_nodes, bake_rigs};

@@ -16,6 +16,7 @@ mod joint_lod;
 mod material;
 mod morph;
 pub mod propagate;
+pub mod retarget_map;
 mod rig;
 pub mod sample;
 mod skeleton;

@@ -17,6 +17,9 @@ pub struct InspectArgs {
     /// Print one JSON object (every joint with its parent, depth and node) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Retargeting: print the map from another file's skeleton onto each rig.
+    #[command(flatten)]
+    pub retarget: super::retarget::RetargetFlags,
     /// How to read the file.
     #[command(flatten)]
     pub import: super::settings::ImportFlags,
@@ -338,6 +341,14 @@ impl InspectArgs {
         }
         for (rig, info) in rigs.iter().zip(&inspection.rigs) {
             write_rig(&mut text, rig, info);
+        }
+        if let Some(source) = self.retarget.source(&self.import.settings())? {
+            let evaluator =
+                sinew::report::RetargetPose::new(source.rig, source.user, self.retarget.mirror);
+            for rig in &rigs {
+                let map = evaluator.map_for(rig)?;
+                super::retarget::describe_map(&mut text, rig, &map);
+            }
         }
         super::print(text.trim_end())
     }

@@ -11,6 +11,7 @@ pub mod inspect;
 pub mod pose;
 pub mod progress;
 pub mod render;
+pub mod retarget;
 pub mod settings;
 #[cfg(feature = "view")]
 pub mod view;

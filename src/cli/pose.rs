@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, ValueEnum};
 use sinew::report::{
-    CompressedCpuPose, CpuPose, NodeSelection, PoseEvaluator, PoseRequest, baked_pose_report,
-    pose_report,
+    CompressedCpuPose, CpuPose, NodeSelection, PoseEvaluator, PoseRequest, RetargetPose,
+    baked_pose_report, pose_report, pose_report_from,
 };
 use sinew::{GpuContext, GpuPose};
 
@@ -50,6 +50,9 @@ pub struct PoseArgs {
     /// the file has no skin].
     #[arg(long, value_enum)]
     pub nodes: Option<Nodes>,
+    /// Retargeting: the clips of another file.
+    #[command(flatten)]
+    pub retarget: super::retarget::RetargetFlags,
     /// How to read the file.
     #[command(flatten)]
     pub import: super::settings::ImportFlags,
@@ -116,19 +119,33 @@ impl PoseArgs {
             Source::Asset(asset) => pose_report(asset, &request, evaluator),
             Source::Baked(rigs) => baked_pose_report(&name, rigs, &request, evaluator),
         };
-        let (report, backend, clips) = if self.resampled || self.compressed {
-            let mut evaluator = CompressedCpuPose::new(sinew::DEFAULT_ERROR_BUDGET);
-            (report(&mut evaluator)?, Backend::Cpu, "compressed")
-        } else {
-            let report = match self.backend {
-                Backend::Cpu => report(&mut CpuPose)?,
-                Backend::Gpu => {
-                    let context = GpuContext::new_headless()?;
-                    report(&mut GpuPose::new(context))?
+        let (report, backend, clips) =
+            if let Some(retarget) = self.retarget.source(&self.import.settings())? {
+                if self.resampled || self.compressed || self.backend != Backend::Cpu {
+                    return Err("--clips-from evaluates on the CPU (exact clips)".into());
                 }
+                let Source::Asset(asset) = &source else {
+                    return Err("--clips-from plays clips on a glTF or FBX file's rig".into());
+                };
+                let path = self.retarget.clips_from.as_deref().unwrap_or(&self.file);
+                let clips_asset = sinew::import_file_with(path, &self.import.settings())?;
+                let mut evaluator =
+                    RetargetPose::new(retarget.rig, retarget.user, self.retarget.mirror);
+                let report = pose_report_from(asset, &clips_asset, &request, &mut evaluator)?;
+                (report, Backend::Cpu, "retargeted")
+            } else if self.resampled || self.compressed {
+                let mut evaluator = CompressedCpuPose::new(sinew::DEFAULT_ERROR_BUDGET);
+                (report(&mut evaluator)?, Backend::Cpu, "compressed")
+            } else {
+                let report = match self.backend {
+                    Backend::Cpu => report(&mut CpuPose)?,
+                    Backend::Gpu => {
+                        let context = GpuContext::new_headless()?;
+                        report(&mut GpuPose::new(context))?
+                    }
+                };
+                (report, self.backend, "exact")
             };
-            (report, self.backend, "exact")
-        };
         // The report names the evaluator and clip format that produced its numbers.
         let mut json = serde_json::to_value(&report)?;
         if let Some(object) = json.as_object_mut() {

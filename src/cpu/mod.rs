@@ -21,6 +21,7 @@ pub use crate::baked::compressed::decode::{
     self as decode, sample_channel, sample_joint_compressed, sample_weight_chunk_compressed,
 };
 pub use crate::baked::propagate::{local_to_model, propagate_joint};
+pub use crate::baked::retarget_map::{retarget_pose, retarget_sample};
 pub use crate::baked::sample::{find_key, sample_clip, sample_joint, sample_track};
 pub use aabb::{animated_aabb, grow_joint_aabb};
 pub use blend::{

@@ -2,9 +2,11 @@
 
 mod compressed;
 mod import;
+mod retarget;
 
 pub use compressed::CompressedError;
 pub use import::{ImportError, ImportErrorKind, SettingsError};
+pub use retarget::RetargetError;
 
 use thiserror::Error;
 

@@ -215,15 +215,16 @@ pub struct LibraryParams {
     /// Index in the scalar array of mask 0's weights; mask `m` starts
     /// [`crate::MAX_JOINTS`]` * m` later.
     pub mask_offset: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// Index in the key values of the retarget table (`src/gpu/retarget.rs`): its row count,
+    /// then the rows, then the entries.
+    pub retarget_offset: u32,
 }
 
 const _: () = assert!(size_of::<LibraryParams>() == 16);
 const _: () = assert!(offset_of!(LibraryParams, rig_count) == 0);
 const _: () = assert!(offset_of!(LibraryParams, mask_count) == 4);
 const _: () = assert!(offset_of!(LibraryParams, mask_offset) == 8);
-const _: () = assert!(offset_of!(LibraryParams, pad) == 12);
+const _: () = assert!(offset_of!(LibraryParams, retarget_offset) == 12);
 
 /// Bytes of one palette entry ([`Mat3x4Rows`]).
 pub const PALETTE_ENTRY_BYTES: u64 = size_of::<Mat3x4Rows>() as u64;

@@ -11,6 +11,7 @@ use super::clip_format::ClipFormat;
 use super::compressed::{clip_words, compressed_clips};
 use super::layout::{JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use super::pipeline::EvaluatePipeline;
+use super::retarget::{RetargetBinding, encode_table};
 use super::scope::capture;
 use super::traffic::RigReads;
 use crate::baked::{MAX_JOINTS, Rig, TrackDesc};
@@ -48,6 +49,7 @@ pub struct GpuLibrary {
     mask_lengths: Vec<usize>,
     bind_group: wgpu::BindGroup,
     bytes: u64,
+    retargets: Vec<RetargetBinding>,
 }
 
 /// The arrays of the library, before upload.
@@ -95,7 +97,12 @@ fn joint_desc(rig: &Rig, j: usize) -> JointDesc {
 }
 
 impl LibraryData {
-    fn build(rigs: &[Rig], masks: &[JointMask], clips: ClipFormat) -> Result<Self, GpuError> {
+    fn build(
+        rigs: &[Rig],
+        masks: &[JointMask],
+        clips: ClipFormat,
+        retargets: &[RetargetBinding],
+    ) -> Result<Self, GpuError> {
         let mut data = Self {
             rigs: Vec::with_capacity(rigs.len()),
             joints: Vec::new(),
@@ -191,8 +198,11 @@ impl LibraryData {
             rig_count: to_u32(rigs.len(), "rig count")?,
             mask_count: to_u32(masks.len(), "mask count")?,
             mask_offset: to_u32(data.scalars.len(), "key time table length")?,
-            pad: 0,
+            retarget_offset: to_u32(data.values.len(), "key value table length")?,
         };
+        let table = encode_table(retargets, data.values.len())?;
+        data.values.extend(table);
+        to_u32(data.values.len(), "key value table length")?;
         for (m, mask) in masks.iter().enumerate() {
             if !mask.is_valid() {
                 return Err(GpuError::Eval(crate::EvalError::BadLayer {
@@ -237,6 +247,7 @@ impl GpuLibrary {
         rigs: &[Rig],
         masks: &[JointMask],
         clips: ClipFormat,
+        retargets: &[RetargetBinding],
     ) -> Result<Self, GpuError> {
         if pipeline.compressed != clips.is_compressed() {
             return Err(GpuError::Validation(format!(
@@ -248,7 +259,7 @@ impl GpuLibrary {
                 }
             )));
         }
-        let data = LibraryData::build(rigs, masks, clips)?;
+        let data = LibraryData::build(rigs, masks, clips, retargets)?;
         let max_binding = device.limits().max_storage_buffer_binding_size;
         let arrays: [(&str, &[u8]); 5] = [
             ("sinew rig table", bytemuck::cast_slice(&data.rigs)),
@@ -323,7 +334,39 @@ impl GpuLibrary {
             mask_lengths: masks.iter().map(|m| m.weights.len()).collect(),
             bind_group,
             bytes,
+            retargets: retargets.to_vec(),
         })
+    }
+
+    /// The retarget maps uploaded with the library.
+    pub fn retargets(&self) -> &[RetargetBinding] {
+        &self.retargets
+    }
+
+    /// Checks that map `map` exists, drives rig `rig` and its source rig has clip `clip`.
+    fn validate_retarget(&self, rig: u32, map: usize, clip: usize) -> Result<(), EvalError> {
+        let binding = self.retargets.get(map).ok_or_else(|| EvalError::BadLayer {
+            reason: format!("retarget map {map}: {} are uploaded", self.retargets.len()),
+        })?;
+        if binding.target != rig {
+            return Err(EvalError::BadLayer {
+                reason: format!(
+                    "retarget map {map} drives rig {}, not {rig}",
+                    binding.target
+                ),
+            });
+        }
+        let clip_count = self
+            .rigs
+            .get(binding.source as usize)
+            .map_or(0, |r| r.clip_count);
+        if clip >= clip_count {
+            return Err(EvalError::NoSuchClip {
+                clip: clip as u32,
+                clip_count,
+            });
+        }
+        Ok(())
     }
 
     /// The bind group of pipeline group 0.
@@ -377,7 +420,9 @@ impl GpuLibrary {
                 });
             }
             let layer = record_layer.to_layer_at(record_layer.anchor);
-            if layer.clip as usize >= rig.clip_count {
+            if let Some((map, clip)) = record_layer.retarget() {
+                self.validate_retarget(record.rig, map, clip)?;
+            } else if layer.clip as usize >= rig.clip_count {
                 return Err(EvalError::NoSuchClip {
                     clip: layer.clip,
                     clip_count: rig.clip_count,

@@ -22,6 +22,7 @@ mod palette_segment;
 mod pipeline;
 mod readback;
 mod resident;
+mod retarget;
 mod scope;
 mod shader;
 mod shape;
@@ -41,6 +42,10 @@ pub use palette::{BoundsBuffer, Palette};
 pub use palette_segment::{PaletteSegment, locate_block};
 pub use pipeline::EvaluatePipeline;
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
+pub use retarget::{
+    RETARGET_ENTRY_VEC4S, RETARGET_NO_SOURCE, RETARGET_REFLECT, RETARGET_SOURCE_SCALE,
+    RETARGET_SOURCE_TRANSLATION, RetargetBinding, encode_entry, encode_table,
+};
 pub use scope::capture;
 pub use shader::{
     DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE,

@@ -5,7 +5,7 @@
 use super::shape::EvaluateShape;
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 13] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 14] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -15,6 +15,7 @@ pub const EVALUATE_SOURCES: [(&str, &str); 13] = [
         include_str!("../../wgsl/common/math.wgsl"),
     ),
     ("clock.wgsl", include_str!("../../wgsl/clock.wgsl")),
+    ("retarget.wgsl", include_str!("../../wgsl/retarget.wgsl")),
     ("sample.wgsl", include_str!("../../wgsl/sample.wgsl")),
     ("blend.wgsl", include_str!("../../wgsl/blend.wgsl")),
     ("morph.wgsl", include_str!("../../wgsl/morph.wgsl")),

@@ -6,9 +6,11 @@
 
 mod aabb;
 mod axis;
+mod mirror;
 
 pub use aabb::Aabb;
 pub use axis::Axis;
+pub use mirror::MirrorPlane;
 
 use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 

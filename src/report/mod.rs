@@ -14,9 +14,11 @@ use crate::math::Mat3x4Rows;
 
 mod baked;
 mod gpu_pose;
+mod retarget_pose;
 
 pub use baked::baked_pose_report;
 pub use gpu_pose::GpuPose;
+pub use retarget_pose::RetargetPose;
 
 /// A whole report. Matrices are 16 column-major numbers relative to the glTF scene root.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -328,13 +330,24 @@ pub fn pose_report(
     request: &PoseRequest,
     evaluator: &mut dyn PoseEvaluator,
 ) -> Result<PoseReport, PoseError> {
+    pose_report_from(asset, asset, request, evaluator)
+}
+
+/// [`pose_report`] with the animation taken from `clips` (the file a retargeting evaluator
+/// plays, [`RetargetPose`]): its index, name and duration come from there.
+pub fn pose_report_from(
+    asset: &RawAsset,
+    clips: &RawAsset,
+    request: &PoseRequest,
+    evaluator: &mut dyn PoseEvaluator,
+) -> Result<PoseReport, PoseError> {
     let frames: Vec<(Option<f32>, Vec<Layer>)> = match &request.clip {
         None => vec![(None, Vec::new())],
         Some((index, times)) => {
-            if *index >= asset.clips.len() {
+            if *index >= clips.clips.len() {
                 return Err(PoseError::NoSuchAnimation {
                     index: *index,
-                    count: asset.clips.len(),
+                    count: clips.clips.len(),
                 });
             }
             times
@@ -345,8 +358,8 @@ pub fn pose_report(
     };
     let animation = request.clip.as_ref().map(|(index, _)| AnimationRef {
         index: *index,
-        name: Some(asset.clips[*index].name.clone()).filter(|n| !n.is_empty()),
-        duration: asset.clips[*index].duration(),
+        name: Some(clips.clips[*index].name.clone()).filter(|n| !n.is_empty()),
+        duration: clips.clips[*index].duration(),
     });
     let mut skins = Vec::new();
     let mut skin_rigs = Vec::with_capacity(asset.skins.len());

@@ -414,3 +414,51 @@ fn pose_reads_baked_files_as_their_gltf_and_their_stored_compressed_clips() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("stores no compressed clips"), "{err}");
 }
+
+/// The world matrices of every frame of the first skin of `sinew pose args`.
+fn pose_worlds(args: &[&str]) -> Vec<Vec<[f32; 16]>> {
+    let report: PoseReport = serde_json::from_str(&common::run_sinew(args)).unwrap();
+    report.skins[0]
+        .frames
+        .iter()
+        .map(|f| f.world.clone())
+        .collect()
+}
+
+#[test]
+fn pose_clips_from_retargets_and_mirrors_and_names_bad_maps() {
+    let rig = humanoid_arg();
+    let pose = ["pose", &rig, "--anim", "1", "--times", "0.2,0.6"];
+    let plain = pose_worlds(&pose);
+    // The rig's own clip through a map onto itself is the plain pose.
+    let own = pose_worlds(&[&pose[..], &["--clips-from", &rig]].concat());
+    let mirrored = pose_worlds(&[&pose[..], &["--clips-from", &rig, "--mirror"]].concat());
+    let mut mirror_moved = false;
+    for (f, frame) in plain.iter().enumerate() {
+        for (j, m) in frame.iter().enumerate() {
+            common::assert_vec_close(&own[f][j], m, 1e-4, &format!("frame {f} joint {j}"));
+            // The mirrored pose puts some joint elsewhere (the walk is not symmetric in time).
+            mirror_moved |= m
+                .iter()
+                .zip(&mirrored[f][j])
+                .any(|(a, b)| (a - b).abs() > 1e-3);
+        }
+    }
+    assert!(mirror_moved, "the mirrored walk is the walk");
+
+    let text = common::run_sinew(["inspect", rig.as_str(), "--clips-from", rig.as_str()]);
+    assert!(text.contains("retarget onto rig \"Humanoid\""), "{text}");
+    assert!(text.contains("LeftUpperArm <- LeftUpperArm"), "{text}");
+    assert!(text.contains("target joints at rest (0)"), "{text}");
+
+    let map = common::repo().join("target/bad-retarget-map.json");
+    std::fs::write(&map, r#"{ "joints": { "Hips": "NoSuchJoint" } }"#).unwrap();
+    let map = map.to_str().unwrap();
+    let out = sinew(&[&pose[..], &["--clips-from", &rig, "--retarget-map", map]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("bad-retarget-map.json") && err.contains("NoSuchJoint"),
+        "{err}"
+    );
+}

@@ -236,3 +236,53 @@ fn crowd_dispatches_do_not_grow_with_the_character_count() {
     );
     assert!(small["dispatches_per_frame"].as_u64().unwrap() >= 1);
 }
+
+/// `--clips-from`: the humanoid crowd plays the Fox's clips, retargeted (a copy baked on load),
+/// on both backends.
+#[test]
+fn crowd_plays_another_files_clips_retargeted() {
+    if gpu().is_none() {
+        return;
+    }
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let fox = shared.join("gltf/Fox.glb");
+    let humanoid = common::repo().join("assets/humanoid.glb");
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("crowd-retargeted.png");
+    for backend in ["gpu", "cpu"] {
+        let report = crowd_json(&[
+            "--characters",
+            "30",
+            "--frames",
+            "3",
+            "--backend",
+            backend,
+            "--model",
+            humanoid.to_str().unwrap(),
+            "--clips-from",
+            fox.to_str().unwrap(),
+            "--out",
+            png.to_str().unwrap(),
+        ]);
+        assert_eq!(report["characters"], 30, "{report}");
+        assert!(png.is_file());
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args([
+            "crowd",
+            "--characters",
+            "2",
+            "--frames",
+            "1",
+            "--clips-from",
+        ])
+        .arg(common::repo().join("target/no-such-source.glb"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no-such-source.glb"), "{err}");
+}

@@ -13,6 +13,9 @@ const MAX_LAYERS: u32 = 4u;
 const NO_PARENT: u32 = 0xffffu;
 const LAYER_ADDITIVE: u32 = 0x80000000u;
 const LAYER_MASK: u32 = 0x00ffffffu;
+const LAYER_MIRROR: u32 = 0x40000000u;
+const LAYER_CLIP: u32 = 0xffffu;
+const LAYER_MAP_SHIFT: u32 = 16u;
 const LAYER_WRAP: u32 = 0x03000000u;
 const LAYER_WRAP_SHIFT: u32 = 24u;
 const TIME_WRAP_NONE: u32 = 0u;
@@ -59,12 +62,14 @@ struct Mat3x4Rows {
 
 // A layer as a function of the frame time (see `LayerRecord` in src/instance.rs).
 struct LayerRecord {
+    // Bits 0..=15: clip index; bits 16..=31: retarget map index + 1 (0: the rig's own clip).
     clip: u32,
     // Unwrapped clip time at `anchor`.
     time: f32,
     // Weight once faded in.
     weight: f32,
-    // Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: TIME_WRAP_*; bit 31: additive.
+    // Bits 0..=23: mask index + 1 (0 = no mask); bits 24..=25: TIME_WRAP_*; bit 30: mirror;
+    // bit 31: additive.
     flags: u32,
     anchor: f32,
     // Clip seconds per second of frame time.
@@ -177,12 +182,13 @@ struct JointDesc {
     pad: u32,
 }
 
-// Library-wide numbers. Mask m's weights start at `scalars[mask_offset + m * MAX_JOINTS]`.
+// Library-wide numbers. Mask m's weights start at `scalars[mask_offset + m * MAX_JOINTS]`;
+// the retarget table (wgsl/retarget.wgsl) at `key_values[retarget_offset]`.
 struct LibraryParams {
     rig_count: u32,
     mask_count: u32,
     mask_offset: u32,
-    pad: u32,
+    retarget_offset: u32,
 }
 
 // Group 0: the library, uploaded once.

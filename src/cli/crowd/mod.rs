@@ -277,6 +277,13 @@ pub struct CrowdArgs {
     /// How to read `--model`.
     #[command(flatten)]
     pub import: crate::cli::settings::ImportFlags,
+    /// Play this file's clips (its first rig's) on the model instead of its own, retargeted
+    /// (a retargeted copy baked when loading: `sinew::bake::retarget_rig`).
+    #[arg(long, value_name = "SOURCE")]
+    pub clips_from: Option<PathBuf>,
+    /// A JSON retarget map for `--clips-from` (see `sinew pose --retarget-map`).
+    #[arg(long, value_name = "MAP.json", requires = "clips_from")]
+    pub retarget_map: Option<PathBuf>,
     /// Which evaluator computes the poses: the GPU (event-driven, GPU-resident records) or the
     /// CPU (every character every frame).
     #[arg(long, value_enum, default_value_t = Backend::Gpu)]
@@ -341,7 +348,11 @@ impl CrowdArgs {
     pub fn run(&self) -> crate::cli::Result {
         let progress = super::progress::steps("crowd");
         progress.set_message("loading the rig");
-        let rig = load_rig(self.model.as_deref(), &self.import.settings())?;
+        let mut rig = load_rig(self.model.as_deref(), &self.import.settings())?;
+        if let Some(path) = &self.clips_from {
+            progress.set_message("retargeting the clips");
+            rig = self.retargeted(rig, path)?;
+        }
         progress.set_message("starting the GPU device");
         let context = GpuContext::new_headless()?;
         progress.finish_and_clear();
@@ -364,6 +375,31 @@ impl CrowdArgs {
             return super::print(&run.json(self, &context).to_string());
         }
         super::print(&run.table(self, &context, &model))
+    }
+}
+
+impl CrowdArgs {
+    /// `rig` playing the clips of `path`'s first rig through a retarget map.
+    fn retargeted(&self, rig: Rig, path: &Path) -> crate::cli::Result<Rig> {
+        let settings = self.import.settings();
+        let source = super::load_rigs(path, &settings)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| CliError::unusable(path, "it has no rig"))?;
+        if source.clips.clip_count() == 0 {
+            return Err(CliError::unusable(path, "the rig has no clips to play").into());
+        }
+        let user = self
+            .retarget_map
+            .as_deref()
+            .map(sinew::baked::retarget_map::UserMap::read)
+            .transpose()?;
+        let map = sinew::baked::retarget_map::RetargetMap::build(
+            &source.skeleton,
+            &rig.skeleton,
+            user.as_ref(),
+        )?;
+        Ok(sinew::bake::retarget_rig(&rig, &source, &map)?)
     }
 }
 

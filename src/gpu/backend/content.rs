@@ -5,10 +5,33 @@ use super::GpuBackend;
 use super::GpuLibrary;
 use crate::baked::Rig;
 use crate::error::GpuError;
+use crate::gpu::RetargetBinding;
 use crate::gpu::library::RigSummary;
 use crate::mask::JointMask;
 
 impl GpuBackend {
+    /// Uploads the library again with `retargets` (the rigs and masks it was built from, the
+    /// same as [`GpuBackend::update_rigs`] takes): layers name them by index
+    /// ([`crate::LayerRecord::retargeted`]). The exact-clip pipeline retargets; the compressed
+    /// one holds a retargeted layer's joints at rest.
+    pub fn set_retargets(
+        &mut self,
+        rigs: &[Rig],
+        masks: &[JointMask],
+        retargets: &[RetargetBinding],
+    ) -> Result<(), GpuError> {
+        self.update_rigs(rigs, masks)?;
+        self.library = GpuLibrary::new(
+            &self.device,
+            &self.pipeline,
+            rigs,
+            masks,
+            self.clips,
+            retargets,
+        )?;
+        Ok(())
+    }
+
     /// Uploads `rigs` and `masks` in place of the current ones, keeping the resident records,
     /// palette and bounds: for content streaming in (as [`crate::runtime::Animator::add_rig`]
     /// and [`crate::runtime::Animator::add_clips`] add it, pass the animator's rigs and masks).
@@ -52,7 +75,15 @@ impl GpuBackend {
             });
         }
         super::check_blocks(rigs, self.palette.paging())?;
-        let library = GpuLibrary::new(&self.device, &self.pipeline, rigs, masks, self.clips)?;
+        let retargets = self.library.retargets().to_vec();
+        let library = GpuLibrary::new(
+            &self.device,
+            &self.pipeline,
+            rigs,
+            masks,
+            self.clips,
+            &retargets,
+        )?;
         let old = self.library.rigs();
         let same = |(a, b): (&RigSummary, &RigSummary)| a.inverse_binds == b.inverse_binds;
         if let Some(i) = old.iter().zip(library.rigs()).position(|p| !same(p)) {

@@ -199,7 +199,7 @@ impl GpuBackend {
         } else {
             context.evaluate_pipeline()?
         };
-        let library = GpuLibrary::new(device, &pipeline, rigs, masks, options.clips)?;
+        let library = GpuLibrary::new(device, &pipeline, rigs, masks, options.clips, &[])?;
         let limits = device.limits();
         let max_binding = limits.max_storage_buffer_binding_size;
         let palette_binding = options

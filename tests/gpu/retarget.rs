@@ -1,0 +1,176 @@
+//! Retargeting in the kernel: an instance of one rig plays another rig's clip through a retarget
+//! map (and its mirror), and its palette is the CPU twin's (`sinew::cpu::retarget_pose`,
+//! propagation and skinning) for the same map.
+
+use glam::Affine3A;
+use sinew::baked::retarget_map::RetargetMap;
+use sinew::cpu::{local_to_model, retarget_pose, skin_palette};
+use sinew::gpu::RetargetBinding;
+use sinew::{GpuBackend, InstanceRecord, LayerRecord, Mat3x4Rows, Rig, Sqt};
+
+use super::fixtures::{gpu, load, repo_file, shared_file};
+
+/// The CPU palette of an instance of `target` playing `clip` of `source` through `map` at `time`.
+fn cpu_palette(
+    target: &Rig,
+    source: &Rig,
+    map: &RetargetMap,
+    clip: usize,
+    time: f32,
+) -> Vec<Mat3x4Rows> {
+    let n = target.joint_count();
+    let mut locals = vec![Sqt::IDENTITY; n];
+    retarget_pose(map, source, clip, time, &mut locals);
+    let mut models = vec![Affine3A::IDENTITY; n];
+    local_to_model(&target.skeleton, &Affine3A::IDENTITY, &locals, &mut models);
+    let mut palette = vec![Mat3x4Rows::default(); n];
+    skin_palette(&target.skeleton, &models, &mut palette);
+    palette
+}
+
+#[test]
+fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
+    let Some(ctx) = gpu() else { return };
+    let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
+    let mut rigs = load(&humanoid);
+    rigs.truncate(1);
+    // Pairs of (source, target) rigs: the humanoid onto itself (mirrored: a map with reflected
+    // samples), and the Fox and CesiumMan onto the humanoid where the shared assets are.
+    let mut pairs = vec![(0u32, 0u32)];
+    for name in ["Fox.glb", "CesiumMan.glb"] {
+        if let Some(path) = shared_file(name).filter(|p| p.is_file()) {
+            rigs.push(load(&path).remove(0));
+            pairs.push((rigs.len() as u32 - 1, 0));
+        }
+    }
+    let bindings: Vec<RetargetBinding> = pairs
+        .iter()
+        .map(|&(s, t)| {
+            let map =
+                RetargetMap::build(&rigs[s as usize].skeleton, &rigs[t as usize].skeleton, None)
+                    .unwrap();
+            RetargetBinding::new(&rigs, s, t, map).unwrap()
+        })
+        .collect();
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend.set_retargets(&rigs, &[], &bindings).unwrap();
+    let n = rigs[0].joint_count();
+    let mut records = Vec::new();
+    let mut expected = Vec::new();
+    for (m, b) in bindings.iter().enumerate() {
+        let source = &rigs[b.source as usize];
+        for clip in 0..source.clips.clip_count() {
+            for (mirror, map) in [(false, &b.map), (true, &b.mirrored)] {
+                let time = 0.37 * (clip + 1) as f32;
+                let mut layer = LayerRecord {
+                    clip: LayerRecord::retargeted(clip as u16, m as u16),
+                    time,
+                    ..LayerRecord::STILL
+                };
+                if mirror {
+                    layer.flags |= LayerRecord::MIRROR;
+                }
+                let mut record =
+                    InstanceRecord::new(0, (records.len() * n) as u32, &Affine3A::IDENTITY, &[])
+                        .unwrap();
+                record.layer_count = 1;
+                record.layers[0] = layer;
+                records.push(record);
+                expected.push((
+                    cpu_palette(&rigs[0], source, map, clip, time),
+                    format!("map {m} clip {clip} mirror {mirror}"),
+                ));
+            }
+        }
+    }
+    let len = (records.len() * n) as u32;
+    backend.reserve_palette(len).unwrap();
+    backend.evaluate_at(0.0, &records).unwrap();
+    let palette = backend.read_palette(0..len).unwrap();
+    let mut rest = vec![Affine3A::IDENTITY; n];
+    local_to_model(
+        &rigs[0].skeleton,
+        &Affine3A::IDENTITY,
+        rigs[0].skeleton.rest_pose(),
+        &mut rest,
+    );
+    let mut rest_palette = vec![Mat3x4Rows::default(); n];
+    skin_palette(&rigs[0].skeleton, &rest, &mut rest_palette);
+    let rest = rest_palette;
+    let mut differs_from_rest = 0;
+    for (i, (want, what)) in expected.iter().enumerate() {
+        let got = &palette[i * n..(i + 1) * n];
+        for j in 0..n {
+            for r in 0..3 {
+                for c in 0..4 {
+                    let (g, w) = (got[j].rows[r][c], want[j].rows[r][c]);
+                    assert!(
+                        (g - w).abs() < 2e-4,
+                        "{what} joint {j}: GPU {:?} CPU {:?}",
+                        got[j],
+                        want[j]
+                    );
+                }
+            }
+        }
+        let moved = |(a, b): (&Mat3x4Rows, &Mat3x4Rows)| {
+            (0..3).any(|r| (0..4).any(|c| (a.rows[r][c] - b.rows[r][c]).abs() > 1e-3))
+        };
+        if got.iter().zip(&rest).any(moved) {
+            differs_from_rest += 1;
+        }
+    }
+    // The clips move the target: the kernel did not just hold the rest pose.
+    assert!(
+        differs_from_rest * 2 > expected.len(),
+        "{differs_from_rest} of {}",
+        expected.len()
+    );
+    // A layer naming a map that does not exist is refused before upload.
+    let mut bad = records[0];
+    bad.layers[0].clip = LayerRecord::retargeted(0, bindings.len() as u16);
+    assert!(backend.evaluate_at(0.0, &[bad]).is_err());
+}
+
+#[test]
+fn root_motion_follows_a_retargeted_root() {
+    use super::root_motion::{assert_world_close, frame_times, root_motion_records, walker_rig};
+    let Some(ctx) = gpu() else { return };
+    let rig = walker_rig();
+    let rigs = [rig.clone()];
+    // The walker onto itself: every joint matched, the root's translation scaled by 1.
+    let map = RetargetMap::build(&rig.skeleton, &rig.skeleton, None).unwrap();
+    assert!((map.report().hip_ratio - 1.0).abs() < 1e-6);
+    let binding = RetargetBinding::new(&rigs, 0, 0, map).unwrap();
+    let plain = root_motion_records(&rig);
+    let mut records = plain.clone();
+    for r in &mut records {
+        for l in &mut r.layers {
+            l.clip = LayerRecord::retargeted(l.clip as u16, 0);
+        }
+    }
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend.set_retargets(&rigs, &[], &[binding]).unwrap();
+    let n = rig.joint_count() as u32;
+    backend
+        .reserve_palette(n * records.len() as u32 + 64)
+        .unwrap();
+    let slots: Vec<u32> = (0..records.len() as u32).collect();
+    let mut cpu = plain.clone();
+    let mut prev = None;
+    for &now in &frame_times(90) {
+        backend.evaluate_at(now, &records).unwrap();
+        for rec in &mut cpu {
+            sinew::cpu::advance_root_motion(&rig, rec, prev.unwrap_or(now), now);
+        }
+        prev = Some(now);
+    }
+    let worlds = backend.read_worlds(&slots).unwrap();
+    for (i, (g, c)) in worlds.iter().zip(&cpu).enumerate() {
+        assert_world_close(g, &c.world.to_affine(), &format!("record {i}"));
+    }
+    assert!(
+        cpu[0].world.to_affine().translation.length() > 1.0,
+        "the walk moved"
+    );
+}
