@@ -5,7 +5,7 @@
 use glam::Affine3A;
 use sinew::baked::retarget_map::RetargetMap;
 use sinew::cpu::{local_to_model, retarget_pose, skin_palette};
-use sinew::gpu::RetargetBinding;
+use sinew::gpu::{ClipFormat, GpuOptions, RetargetBinding};
 use sinew::{GpuBackend, InstanceRecord, LayerRecord, Mat3x4Rows, Rig, Sqt};
 
 use super::fixtures::{gpu, load, repo_file, shared_file};
@@ -52,6 +52,16 @@ fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
             RetargetBinding::new(&rigs, s, t, map).unwrap()
         })
         .collect();
+    // The compressed pipeline does not retarget: it refuses maps instead of posing at rest.
+    let options = GpuOptions {
+        clips: ClipFormat::Compressed {
+            budget: sinew::DEFAULT_ERROR_BUDGET,
+        },
+        ..GpuOptions::default()
+    };
+    let mut compressed = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let refused = compressed.set_retargets(&rigs, &[], &bindings).unwrap_err();
+    assert!(refused.to_string().contains("exact-clip"), "{refused}");
     let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
     backend.set_retargets(&rigs, &[], &bindings).unwrap();
     let n = rigs[0].joint_count();
