@@ -7,6 +7,8 @@ mod common;
 mod every_asset;
 #[path = "import/fbx.rs"]
 mod fbx;
+#[path = "import/fbx_blend_shapes.rs"]
+mod fbx_blend_shapes;
 #[path = "import/fbx_curves.rs"]
 mod fbx_curves;
 #[path = "import/fbx_materials.rs"]

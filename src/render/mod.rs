@@ -67,6 +67,7 @@ mod layout;
 mod materials;
 mod morph;
 mod paging;
+mod palette_windows;
 mod preskin;
 mod renderer;
 mod shader;
@@ -101,8 +102,9 @@ pub use layout::{
 };
 pub use materials::{MaterialParams, MaterialVertex};
 pub use morph::{morph_vertex, pack_deltas};
-pub(crate) use paging::{BindingLimits, paging_of};
-pub use paging::{
+pub(crate) use paging::BindingLimits;
+pub(crate) use palette_windows::paging_of;
+pub use palette_windows::{
     PalettePaging, PaletteWindow, palette_paging, palette_window_of, palette_windows,
 };
 pub use preskin::PRESKIN_WORKGROUP_SIZE;

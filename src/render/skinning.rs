@@ -7,7 +7,7 @@ use std::num::NonZeroU64;
 use glam::{Quat, Vec3, Vec4};
 
 use super::error::{RenderError, capture};
-use super::paging::PaletteWindow;
+use super::palette_windows::PaletteWindow;
 use crate::baked::MAX_INFLUENCES;
 use crate::gpu::{PaletteSegment, locate_block};
 use crate::math::Mat3x4Rows;

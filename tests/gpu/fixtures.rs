@@ -294,6 +294,24 @@ pub(crate) fn masks_for(rig: &Rig, rng: &mut Rng) -> Vec<JointMask> {
     vec![subtree, inverted, JointMask::uniform(sk, 0.5), random]
 }
 
+/// `count` instances of random `rigs` at random worlds, each with one random layer, or one or
+/// two when `two_layers`, unmasked: items for [`super::oracle::pack`].
+pub(crate) fn random_items(
+    rigs: &[Rig],
+    rng: &mut Rng,
+    count: usize,
+    two_layers: bool,
+) -> Vec<(u32, u32, Affine3A, Vec<sinew::Layer>)> {
+    (0..count)
+        .map(|_| {
+            let r = rng.below(rigs.len());
+            let layers = if two_layers { 1 + rng.below(2) } else { 1 };
+            let layers = random_layers(&rigs[r], rng, 0, 0, layers);
+            (r as u32, 0, rng.world(), layers)
+        })
+        .collect()
+}
+
 /// 1 to 4 random layers of `rig` (masks `mask_base..mask_base + mask_count`).
 pub(crate) fn random_layers(
     rig: &Rig,

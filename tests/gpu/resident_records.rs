@@ -6,7 +6,7 @@ use sinew::{GpuBackend, Layer, Rig, TimeWrap};
 
 use super::common::Rng;
 use super::fixtures::{
-    WRAPS, blend_rigs, crowd_rigs, gpu, random_layered_records, random_layers, synthetic_asset,
+    WRAPS, blend_rigs, crowd_rigs, gpu, random_items, random_layered_records, synthetic_asset,
 };
 use super::oracle::{assert_evaluated_matches_cpu, pack, palette_len};
 
@@ -108,13 +108,7 @@ fn resident_uploads_write_exactly_the_changed_records() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(5);
     let rigs = crowd_rigs();
-    let mut items = Vec::new();
-    for _ in 0..90 {
-        let r = rng.below(rigs.len());
-        let count = 1 + rng.below(2);
-        let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
-        items.push((r as u32, 0, rng.world(), layers));
-    }
+    let items = random_items(&rigs, &mut rng, 90, true);
     let mut records = pack(&rigs, &items);
     let options = GpuOptions {
         initial_palette_entries: 256,
@@ -171,13 +165,7 @@ fn asynchronous_bounds_reads_equal_the_blocking_reads_of_their_frame() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng(9);
     let rigs = crowd_rigs();
-    let items: Vec<_> = (0..40)
-        .map(|_| {
-            let r = rng.below(rigs.len());
-            let layers = random_layers(&rigs[r], &mut rng, 0, 0, 1);
-            (r as u32, 0, rng.world(), layers)
-        })
-        .collect();
+    let items = random_items(&rigs, &mut rng, 40, false);
     let mut records = pack(&rigs, &items);
     for rec in &mut records {
         rec.layers[0] = rec.layers[0].with_clock(0.0, 1.0, 1.5, TimeWrap::Loop, 1.0);

@@ -4,7 +4,7 @@ use sinew::gpu::GpuOptions;
 use sinew::{GpuBackend, TimeWrap};
 
 use super::common::Rng;
-use super::fixtures::{crowd_rigs, gpu, random_layers, shuffle};
+use super::fixtures::{crowd_rigs, gpu, random_items, shuffle};
 use super::oracle::{assert_backend_matches_cpu, assert_evaluated_matches_cpu, pack, palette_len};
 
 #[test]
@@ -18,13 +18,7 @@ fn palettes_and_records_larger_than_one_binding_are_evaluated_in_windows() {
         ..GpuOptions::default()
     };
     let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
-    let mut items = Vec::new();
-    for _ in 0..300 {
-        let r = rng.below(rigs.len());
-        let count = 1 + rng.below(2);
-        let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
-        items.push((r as u32, 0, rng.world(), layers));
-    }
+    let items = random_items(&rigs, &mut rng, 300, true);
     let mut records = pack(&rigs, &items);
     let len = palette_len(&rigs, &records);
     assert!(len * 48 > 4 * (64 << 10), "palette of {len} entries");
@@ -88,14 +82,7 @@ fn windowed_frames_whose_plans_change_every_frame_match_cpu() {
     let mut dispatches = 0;
     for frame in 0..12 {
         let count = 60 + rng.below(240);
-        let items: Vec<_> = (0..count)
-            .map(|_| {
-                let r = rng.below(rigs.len());
-                let count = 1 + rng.below(2);
-                let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
-                (r as u32, 0, rng.world(), layers)
-            })
-            .collect();
+        let items = random_items(&rigs, &mut rng, count, true);
         let mut records = pack(&rigs, &items);
         if frame % 4 != 3 {
             shuffle(&mut records, &mut rng);
@@ -129,13 +116,7 @@ fn a_palette_split_into_buffers_keeps_every_block() {
     };
     let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
     // A few records that fit the first window, evaluated while the palette is one buffer.
-    let items: Vec<_> = (0..40)
-        .map(|_| {
-            let r = rng.below(rigs.len());
-            let layers = random_layers(&rigs[r], &mut rng, 0, 0, 1);
-            (r as u32, 0, rng.world(), layers)
-        })
-        .collect();
+    let items = random_items(&rigs, &mut rng, 40, false);
     let records = pack(&rigs, &items);
     let len = palette_len(&rigs, &records) as u32;
     assert!(u64::from(len) * 48 < 64 << 10);
@@ -173,14 +154,7 @@ fn a_palette_split_into_buffers_keeps_every_block() {
     }
 
     // Many more records, across every buffer: GPU == CPU, and one dispatch per buffer at least.
-    let items: Vec<_> = (0..600)
-        .map(|_| {
-            let r = rng.below(rigs.len());
-            let count = 1 + rng.below(2);
-            let layers = random_layers(&rigs[r], &mut rng, 0, 0, count);
-            (r as u32, 0, rng.world(), layers)
-        })
-        .collect();
+    let items = random_items(&rigs, &mut rng, 600, true);
     let records = pack(&rigs, &items);
     backend
         .reserve_palette(palette_len(&rigs, &records) as u32)

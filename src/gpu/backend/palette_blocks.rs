@@ -68,13 +68,7 @@ impl GpuBackend {
     pub fn read_palette(&self, range: Range<u32>) -> Result<Vec<Mat3x4Rows>, GpuError> {
         let len = range.end.saturating_sub(range.start);
         let end = u64::from(range.start) + u64::from(len);
-        if end > u64::from(self.palette.capacity()) {
-            return Err(EvalError::OutputSize {
-                expected: end as usize,
-                found: self.palette.capacity() as usize,
-            }
-            .into());
-        }
+        self.check_palette_end(end)?;
         let segments = self.palette.segments();
         if len == 0 || locate_block(segments, range.start, u64::from(len)).is_ok() {
             let bytes = self.read(&[self.palette_range(range.start, len)?])?;
@@ -140,13 +134,7 @@ impl GpuBackend {
     /// lives in.
     pub(super) fn palette_range(&self, offset: u32, len: u32) -> Result<ReadRange<'_>, GpuError> {
         let end = u64::from(offset) + u64::from(len);
-        if end > u64::from(self.palette.capacity()) {
-            return Err(EvalError::OutputSize {
-                expected: end as usize,
-                found: self.palette.capacity() as usize,
-            }
-            .into());
-        }
+        self.check_palette_end(end)?;
         let segments = self.palette.segments();
         let (k, at) =
             locate_block(segments, offset, u64::from(len)).map_err(GpuError::Validation)?;
@@ -155,5 +143,17 @@ impl GpuBackend {
             offset: at * PALETTE_ENTRY_BYTES,
             size: u64::from(len) * PALETTE_ENTRY_BYTES,
         })
+    }
+
+    /// An error when palette entry `end` lies past the palette's capacity.
+    fn check_palette_end(&self, end: u64) -> Result<(), GpuError> {
+        if end > u64::from(self.palette.capacity()) {
+            return Err(EvalError::OutputSize {
+                expected: end as usize,
+                found: self.palette.capacity() as usize,
+            }
+            .into());
+        }
+        Ok(())
     }
 }
