@@ -42,6 +42,7 @@ mod motion;
 mod pace;
 mod parameters;
 mod persistence;
+mod phase_warp;
 mod playback;
 mod record_changes;
 mod registry;
@@ -73,13 +74,14 @@ pub use persistence::{
     AnimatorConfig, BaseConfig, BlendSpaceConfig, ControllerConfig, EventConfig, LayerConfig,
     MaskConfig, RootMotionConfig, StateMachineConfig,
 };
+pub use phase_warp::{MAX_WARP_MARKERS, PhaseWarp};
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
 pub use record_changes::RecordChanges;
 pub use root_motion::{RootMotion, RootTranslation};
 pub use schedule::Scheduling;
 pub use snapshot::{RuntimeSnapshot, SNAPSHOT_VERSION};
 pub use state_machine::{StateDef, StateMachine, StateMachineDef, StateMotion, TransitionDef};
-pub use sync_markers::{ClipMarkers, MarkerPhase, lowest_point};
+pub use sync_markers::{ClipMarkers, Following, MarkerPhase, lowest_point};
 pub use system::{
     Animated, Animator, EPOCH_SPAN, EvaluatedPose, RECORD_TIME_TOLERANCE, RECORD_WEIGHT_TOLERANCE,
 };

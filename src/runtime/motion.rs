@@ -11,8 +11,9 @@
 use glam::Vec2;
 
 use super::blend_space::{BlendSpace, MAX_BLEND_CLIPS};
+use super::phase_warp::PhaseWarp;
 use super::playback::Step;
-use super::sync_markers::ClipMarkers;
+use super::sync_markers::{ClipMarkers, MarkerPhase};
 use super::transition::MAX_FADES;
 use crate::instance::{Layer, LayerRecord};
 
@@ -46,6 +47,9 @@ pub struct Contribution {
     pub events: bool,
     /// How the share moves with a cross-fade, when it comes from one.
     pub fade: Option<FadeShare>,
+    /// Seconds the step's velocity holds (a clip of a blend space warped by sync markers
+    /// changes rate at the blend's next marker); infinite otherwise.
+    pub until: f32,
 }
 
 /// A contribution's place in a cross-fade: its fade entry's weight `alpha`, rising at `rate`
@@ -92,6 +96,7 @@ impl Contributions {
                 step: Step::still(0.0, 0.0, super::LoopMode::Loop),
                 events: false,
                 fade: None,
+                until: f32::INFINITY,
             }; MAX_CONTRIBUTIONS],
             len: 0,
         }
@@ -124,6 +129,11 @@ impl Contributions {
             if let Some(fade) = &mut c.fade {
                 fade.rate *= pace;
             }
+            c.until = if pace > 0.0 {
+                c.until / pace
+            } else {
+                f32::INFINITY
+            };
         }
     }
 
@@ -210,16 +220,13 @@ impl MotionContext<'_> {
     }
 
     /// The time on `to`'s timeline in phase with time `time` of `from`: by sync markers when
-    /// both are clips that have them ([`ClipMarkers`]), else at the same normalized time.
-    /// `None` when either names nothing or has no timeline.
+    /// both have them (clips with [`ClipMarkers`], blend spaces warped by them: [`PhaseWarp`]),
+    /// else at the same normalized time. `None` when either names nothing or has no timeline.
     pub fn in_phase(&self, from: &Motion, time: f32, to: &Motion) -> Option<f32> {
         let (from_period, _) = self.timeline(from)?;
         let (to_period, _) = self.timeline(to)?;
-        if let (Motion::Clip(a), Motion::Clip(b)) = (from, to)
-            && let (Some(a), Some(b)) =
-                (self.markers.get(*a as usize), self.markers.get(*b as usize))
-            && let Some(phase) = a.phase_at(time, from_period)
-            && let Some(t) = b.time_at(&phase, to_period)
+        if let Some(phase) = self.marker_phase(from, time, from_period)
+            && let Some(t) = self.marker_time(to, &phase, to_period)
         {
             return Some(t);
         }
@@ -227,6 +234,36 @@ impl MotionContext<'_> {
             return Some(0.0);
         }
         Some((time / from_period).rem_euclid(1.0) * to_period)
+    }
+
+    /// Where time `time` of `motion` (cycling every `period`) lies between its markers.
+    fn marker_phase(&self, motion: &Motion, time: f32, period: f32) -> Option<MarkerPhase> {
+        match *motion {
+            Motion::Clip(clip) => self.markers.get(clip as usize)?.phase_at(time, period),
+            Motion::BlendSpace { .. } => Some(self.warp(motion)?.marker_phase(time)),
+        }
+    }
+
+    /// The time of `motion` (cycling every `period`) at marker phase `phase`.
+    fn marker_time(&self, motion: &Motion, phase: &MarkerPhase, period: f32) -> Option<f32> {
+        match *motion {
+            Motion::Clip(clip) => self.markers.get(clip as usize)?.time_at(phase, period),
+            Motion::BlendSpace { .. } => self.warp(motion)?.phase_at(phase),
+        }
+    }
+
+    /// The marker warp of a blend space at its input, if it has one.
+    fn warp(&self, motion: &Motion) -> Option<PhaseWarp> {
+        let Motion::BlendSpace { space, input } = *motion else {
+            return None;
+        };
+        let space = self.spaces.get(space as usize)?;
+        PhaseWarp::new(
+            space.clips(),
+            &space.weights(input),
+            self.durations,
+            self.markers,
+        )
     }
 
     /// The timeline length of `motion` for its clock: a clip's duration, or 1 (normalized
@@ -291,6 +328,7 @@ impl MotionContext<'_> {
                     step,
                     events: true,
                     fade: share(1.0, 1.0),
+                    until: f32::INFINITY,
                 });
                 true
             }
@@ -303,6 +341,7 @@ impl MotionContext<'_> {
                     .iter()
                     .fold((u32::MAX, 0.0), |a, b| if b.1 > a.1 { b } else { a })
                     .0;
+                let warp = PhaseWarp::new(space.clips(), &weights, self.durations, self.markers);
                 let mut sum = 0.0;
                 for (clip, w) in weights.iter() {
                     let Some(d) = self.duration(clip) else {
@@ -312,13 +351,19 @@ impl MotionContext<'_> {
                     if weight * w > 0.0 {
                         sum += w;
                     }
+                    let (time, step, until) =
+                        match warp.as_ref().and_then(|warp| warp.clip_step(clip, &step)) {
+                            Some((step, until)) => (step.time_at(step.to), step, until),
+                            None => (time * d, step.scaled(d), f32::INFINITY),
+                        };
                     out.push(Contribution {
                         clip,
-                        time: time * d,
+                        time,
                         weight: weight * w,
-                        step: step.scaled(d),
+                        step,
                         events: clip == heaviest,
                         fade: share(w, sum),
+                        until,
                     });
                 }
                 true

@@ -89,9 +89,11 @@ pub struct TransitionDef {
     /// Normalized time in the source state before the transition may fire.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_time: Option<f32>,
-    /// Whether the target starts in phase with the source: from two clips with sync markers,
-    /// at the same point between the same markers ([`crate::runtime::ClipMarkers`]), else at
-    /// the source's normalized time. Off: the target starts at its beginning.
+    /// Whether the target starts in phase with the source: from two motions with sync markers
+    /// (clips, or blend spaces warped by them), at the same point between the same markers
+    /// ([`crate::runtime::ClipMarkers`]), else at the source's normalized time; two clips with
+    /// markers then stay in phase for the fade ([`crate::runtime::CrossFade::fade_to_in_phase`]).
+    /// Off: the target starts at its beginning.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sync: bool,
 }
@@ -480,7 +482,11 @@ impl StateMachine {
                 .in_phase(from, from_clock.time, &motion)
                 .unwrap_or(clock.time);
         }
-        self.fades.fade_to(motion, clock, duration);
+        if sync {
+            self.fades.fade_to_in_phase(motion, clock, duration);
+        } else {
+            self.fades.fade_to(motion, clock, duration);
+        }
         self.state = state;
         self.state_time = 0.0;
     }

@@ -114,6 +114,17 @@ pub struct MarkerPhase {
     pub fraction: f32,
 }
 
+impl FromIterator<(f32, u32)> for ClipMarkers {
+    /// Markers from `(time, name)` pairs in any order.
+    fn from_iter<I: IntoIterator<Item = (f32, u32)>>(pairs: I) -> Self {
+        let mut m = Self::default();
+        for (time, name) in pairs {
+            m.insert(time, name);
+        }
+        m
+    }
+}
+
 impl ClipMarkers {
     /// Adds marker `name` at `time` (a marker already at that time with that name is kept once).
     pub fn insert(&mut self, time: f32, name: u32) {
@@ -127,6 +138,11 @@ impl ClipMarkers {
     /// `(time, name)` of each marker, in time order.
     pub fn iter(&self) -> impl Iterator<Item = (f32, u32)> + '_ {
         self.markers.iter().copied()
+    }
+
+    /// `(time, name)` of each marker, in time order, as a slice.
+    pub fn as_slice(&self) -> &[(f32, u32)] {
+        &self.markers
     }
 
     /// Whether the clip has no markers.
@@ -159,6 +175,57 @@ impl ClipMarkers {
     /// fraction between its first pair of consecutive markers named `phase.last` then
     /// `phase.next`, or after its first marker named `phase.last`; `None` when it has neither.
     pub fn time_at(&self, phase: &MarkerPhase, period: f32) -> Option<f32> {
+        let (start, end) = self.span_of(phase, period)?;
+        let span = (end - start).rem_euclid(period);
+        let span = if span > 0.0 { span } else { period };
+        Some((start + phase.fraction * span).rem_euclid(period))
+    }
+}
+
+/// A clip's time held in phase with another's ([`ClipMarkers::follow`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Following {
+    /// The follower's time.
+    pub time: f32,
+    /// Follower seconds per leader second until the leader's next marker (the ratio of the
+    /// two spans between the markers).
+    pub ratio: f32,
+    /// Leader seconds to its next marker ahead.
+    pub ahead: f32,
+    /// Leader seconds back to its marker behind.
+    pub behind: f32,
+}
+
+impl ClipMarkers {
+    /// Where a clip with markers `follower` (cycling every `follower_period`) is when this
+    /// one (the leader, cycling every `period`) is at `t`, and how fast it goes on: `None`
+    /// when either lacks the markers.
+    pub fn follow(
+        &self,
+        t: f32,
+        period: f32,
+        follower: &ClipMarkers,
+        follower_period: f32,
+    ) -> Option<Following> {
+        let phase = self.phase_at(t, period)?;
+        let time = follower.time_at(&phase, follower_period)?;
+        let span = |m: &ClipMarkers, p: f32| {
+            let (start, end) = m.span_of(&phase, p)?;
+            let s = (end - start).rem_euclid(p);
+            Some(if s > 0.0 { s } else { p })
+        };
+        let (lead, follow) = (span(self, period)?, span(follower, follower_period)?);
+        Some(Following {
+            time,
+            ratio: follow / lead,
+            ahead: (1.0 - phase.fraction) * lead,
+            behind: phase.fraction * lead,
+        })
+    }
+
+    /// The times of the first pair of markers `phase.last` then `phase.next` (or the first
+    /// marker `phase.last` and the one after it).
+    fn span_of(&self, phase: &MarkerPhase, period: f32) -> Option<(f32, f32)> {
         let n = self.markers.len();
         if n == 0 || !is_cycle(period) {
             return None;
@@ -168,10 +235,7 @@ impl ClipMarkers {
             .clone()
             .find(|&i| self.markers[(i + 1) % n].1 == phase.next)
             .or_else(|| pairs.clone().next())?;
-        let start = self.markers[i].0;
-        let span = (self.markers[(i + 1) % n].0 - start).rem_euclid(period);
-        let span = if span > 0.0 { span } else { period };
-        Some((start + phase.fraction * span).rem_euclid(period))
+        Some((self.markers[i].0, self.markers[(i + 1) % n].0))
     }
 }
 
@@ -205,18 +269,14 @@ pub fn lowest_point(heights: &[f32], period: f32) -> Option<f32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const LEFT: u32 = 0;
-    const RIGHT: u32 = 1;
+    pub(crate) const LEFT: u32 = 0;
+    pub(crate) const RIGHT: u32 = 1;
 
-    fn markers(list: &[(f32, u32)]) -> ClipMarkers {
-        let mut m = ClipMarkers::default();
-        for &(t, name) in list {
-            m.insert(t, name);
-        }
-        m
+    pub(crate) fn markers(list: &[(f32, u32)]) -> ClipMarkers {
+        list.iter().copied().collect()
     }
 
     #[test]

@@ -23,11 +23,14 @@
 //!   of their weight (see [`crate::runtime::Contributions::limit`]); clip-to-clip fades never.
 
 use super::motion::{Contributions, Motion, MotionContext};
-use super::playback::{Clock, Step};
+use super::playback::{Clock, LoopMode, Step};
 use crate::instance::MAX_LAYERS;
 
 /// Most entries in a fade stack: one per layer, plus a fade waiting for room.
 pub const MAX_FADES: usize = MAX_LAYERS + 1;
+
+/// A `sync_until` of no change: finite, so that snapshots (JSON) can hold it.
+const NEVER: f32 = f32::MAX;
 
 /// One entry of the stack.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -45,6 +48,14 @@ struct Fade {
     fresh: bool,
     /// The rate its weight rose at in the last advance (0 while it waits).
     rising: f32,
+    /// Held in phase with the entry below by sync markers while both show
+    /// ([`CrossFade::fade_to_in_phase`]).
+    #[serde(default)]
+    sync: bool,
+    /// Seconds until the phase hold changes rates: the leader reaches a marker, or the lead
+    /// passes to the other clip ([`NEVER`]: no change).
+    #[serde(default)]
+    sync_until: f32,
 }
 
 /// This frame's clock steps of a stack's entries, from [`CrossFade::advance`].
@@ -77,6 +88,8 @@ impl CrossFade {
             rate: 0.0,
             fresh: true,
             rising: 0.0,
+            sync: false,
+            sync_until: NEVER,
         };
         Self {
             fades: [empty; MAX_FADES],
@@ -103,6 +116,8 @@ impl CrossFade {
                 rate: 0.0,
                 fresh: true,
                 rising: 0.0,
+                sync: false,
+                sync_until: NEVER,
             };
             self.len = 1;
             return;
@@ -115,6 +130,8 @@ impl CrossFade {
             rate: 1.0 / duration,
             fresh: true,
             rising: 1.0 / duration,
+            sync: false,
+            sync_until: NEVER,
         };
         let len = self.len as usize;
         if len > 0 && self.fades[len - 1].weight <= 0.0 {
@@ -129,6 +146,19 @@ impl CrossFade {
         }
         self.fades[self.len as usize] = fade;
         self.len += 1;
+    }
+
+    /// [`CrossFade::fade_to`], and while the two show, `motion` and the motion under it stay in
+    /// phase by their sync markers: the heavier leads, and the other's clock follows it from
+    /// marker to marker (two clips with markers; other motions only start in phase, from the
+    /// `clock` given).
+    pub fn fade_to_in_phase(&mut self, motion: Motion, clock: Clock, duration: f32) {
+        self.fade_to(motion, clock, duration);
+        if let Some(top) = self.top_mut()
+            && top.weight < 1.0
+        {
+            top.sync = true;
+        }
     }
 
     /// Number of entries on the stack (1 when not fading, 0 when empty).
@@ -202,6 +232,10 @@ impl CrossFade {
             needed > budget
         };
         let collapse_rate = if held { self.fades[top].rate } else { 0.0 };
+        let mut before = [0.0; MAX_FADES];
+        for (b, f) in before.iter_mut().zip(&self.fades[..self.len as usize]) {
+            *b = f.weight;
+        }
         for (i, f) in self.fades[..self.len as usize].iter_mut().enumerate() {
             if held && i == top {
                 f.rising = 0.0;
@@ -225,6 +259,7 @@ impl CrossFade {
             && full > 0
         {
             self.fades.copy_within(full..self.len as usize, 0);
+            before.copy_within(full..self.len as usize, 0);
             self.len -= full as u32;
         }
         for (f, step) in self.fades[..self.len as usize]
@@ -250,12 +285,88 @@ impl CrossFade {
                 None => Step::still(f.clock.time, 0.0, f.clock.mode),
             };
         }
+        self.hold_phases(ctx, &before, steps);
+    }
+
+    /// Keeps each synced entry and the one under it in phase: the follower's clock is set from
+    /// the leader's by their markers, and its step ends there at the rate the spans' ratio
+    /// gives. The lead passes to the incoming motion on the update after its weight (`before`
+    /// this update's advance) reaches one half, so that an update spanning many frames makes
+    /// the same choice as one per frame.
+    fn hold_phases(
+        &mut self,
+        ctx: &MotionContext,
+        before: &[f32; MAX_FADES],
+        steps: &mut FadeSteps,
+    ) {
+        let mut followed = [false; MAX_FADES];
+        for i in 1..self.len as usize {
+            let top = &self.fades[i];
+            if !top.sync {
+                continue;
+            }
+            let leads = before[i] >= 0.5 && !followed[i - 1];
+            let (lead, follow) = if leads { (i, i - 1) } else { (i - 1, i) };
+            let switch = if leads {
+                f32::INFINITY
+            } else if top.weight >= 0.5 {
+                0.0
+            } else if top.rising > 0.0 {
+                (0.5 - top.weight) / top.rising
+            } else {
+                f32::INFINITY
+            };
+            self.fades[i].sync_until = switch.min(NEVER);
+            let (l, f) = (self.fades[lead], self.fades[follow]);
+            let (Motion::Clip(lc), Motion::Clip(fc)) = (l.motion, f.motion) else {
+                continue;
+            };
+            if l.clock.mode != LoopMode::Loop || f.clock.mode != LoopMode::Loop {
+                continue;
+            }
+            let (Some(lp), Some(fp)) = (ctx.duration(lc), ctx.duration(fc)) else {
+                continue;
+            };
+            let (Some(lm), Some(fm)) = (ctx.markers.get(lc as usize), ctx.markers.get(fc as usize))
+            else {
+                continue;
+            };
+            let Some(held) = lm.follow(l.clock.time, lp, fm, fp) else {
+                continue;
+            };
+            let velocity = steps[lead].velocity;
+            let old = steps[follow];
+            let from = old.from;
+            let from_time = old.time_at(from);
+            let travel = if velocity >= 0.0 {
+                (held.time - from_time).rem_euclid(fp)
+            } else {
+                -(from_time - held.time).rem_euclid(fp)
+            };
+            steps[follow] = Step::new(from, from + travel, fp, f.clock.mode)
+                .with_travel(travel, velocity * held.ratio);
+            self.fades[follow].clock.time = held.time;
+            followed[follow] = true;
+            let marker = if velocity > 0.0 {
+                held.ahead / velocity
+            } else if velocity < 0.0 {
+                held.behind / -velocity
+            } else {
+                f32::INFINITY
+            };
+            self.fades[i].sync_until = switch.min(marker).min(NEVER);
+        }
     }
 
     /// Seconds until the stack needs an update: an entry's fade-in completes (and the entries
     /// under it are dropped), or a fade just started shows for the first time.
     pub fn next_change_in(&self) -> Option<f32> {
-        self.fades[..self.len as usize]
+        let fades = &self.fades[..self.len as usize];
+        let held = fades[1.min(fades.len())..]
+            .iter()
+            .filter(|f| f.sync && f.sync_until < NEVER)
+            .map(|f| f.sync_until);
+        fades
             .iter()
             .filter(|f| f.rising > 0.0 && f.weight < 1.0)
             // A fade that has not shown yet enters the record with its first step.
@@ -266,6 +377,7 @@ impl CrossFade {
                     (1.0 - f.weight) / f.rising
                 }
             })
+            .chain(held)
             .reduce(f32::min)
     }
 

@@ -88,6 +88,16 @@ pub(super) fn animate(
     let data = &cx.data[animated.rig as usize];
     let now = cx.now;
     let ctx = context(data);
+    // A blend input ramp's layers keep the normalized phase (`input_ramp.rs`): its entity's
+    // blend spaces are not warped by sync markers.
+    let ctx = if ramp.is_some() {
+        MotionContext {
+            markers: &[],
+            ..ctx
+        }
+    } else {
+        ctx
+    };
     let extra = layers.as_ref().map_or(0, |l| l.len());
     let budget = MAX_LAYERS - extra;
     let mut wake = f32::INFINITY;
@@ -137,6 +147,8 @@ pub(super) fn animate(
         base.rescale(pace);
     }
     for c in base.as_slice() {
+        // A clip warped by sync markers changes rate at the blend's next marker.
+        wake = wake.min(c.until);
         if c.events {
             let table = &data.events[c.clip as usize];
             events.fire(entity, c.clip, table, &c.step);
@@ -268,6 +280,7 @@ fn play(
         step,
         events: true,
         fade: None,
+        until: f32::INFINITY,
     });
     true
 }
