@@ -46,9 +46,9 @@ pub mod view;
 pub use bake::bake_rigs;
 pub use baked::ik::{AimConstraint, IkConstraint, IkTarget, Pole, RigIk, TwoBoneIk};
 pub use baked::{
-    ChannelCode, ChannelKind, ClipInfo, ClipLibrary, ClipSegment, CompressedClip, CompressedClips,
-    DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK, MeshMorph, MorphNode,
-    NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, ik,
+    ChannelCode, ChannelKind, ClipInfo, ClipLibrary, ClipMarker, ClipSegment, CompressedClip,
+    CompressedClips, DEFAULT_ERROR_BUDGET, MAX_JOINTS, MAX_MORPH_WEIGHTS, MAX_PALETTE_BLOCK,
+    MeshMorph, MorphNode, NO_PARENT, Rig, RigMorph, RigSkin, Skeleton, SkinnedMesh, TrackDesc, ik,
 };
 pub use cpu::{CpuBackend, FastCpuBackend};
 pub use error::{

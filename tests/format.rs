@@ -16,6 +16,8 @@ mod fuzz_corpus;
 mod inconsistent_data;
 #[path = "format/influences.rs"]
 mod influences;
+#[path = "format/markers.rs"]
+mod markers;
 #[path = "format/materials.rs"]
 mod materials;
 #[path = "format/morph_targets.rs"]

@@ -1,6 +1,8 @@
 //! Clip libraries baked from raw clips, and turned back into raw clips.
 
-use crate::baked::{Channel, ClipInfo, ClipLibrary, Interpolation, Skeleton, TrackDesc};
+use crate::baked::{
+    Channel, ClipInfo, ClipLibrary, ClipMarker, Interpolation, Skeleton, TrackDesc,
+};
 use crate::error::{ImportError, ImportErrorKind};
 use crate::import::{RawClip, RawTrack};
 
@@ -90,6 +92,7 @@ impl ClipLibrary {
             lib.clips.push(ClipInfo {
                 name: clip.name.clone(),
                 duration,
+                markers: checked_markers(&clip.markers, duration, c, file)?,
             });
         }
         Ok(lib)
@@ -128,12 +131,42 @@ impl ClipLibrary {
                     })
                     .collect(),
                 weights: Vec::new(),
+                markers: self.clips[c].markers.clone(),
             })
             .collect()
     }
 }
 
 /// Checks a clip's length: positive and finite. `animation` and `name` name the clip in errors.
+/// A clip's sync markers in time order, each named and within the clip.
+fn checked_markers(
+    markers: &[ClipMarker],
+    duration: f32,
+    animation: usize,
+    file: &str,
+) -> Result<Vec<ClipMarker>, ImportError> {
+    for (marker, m) in markers.iter().enumerate() {
+        let reason = if m.name.is_empty() {
+            "has no name"
+        } else if !(m.time.is_finite() && (0.0..=duration).contains(&m.time)) {
+            "is not within the clip"
+        } else {
+            continue;
+        };
+        return Err(ImportError::new(
+            file,
+            ImportErrorKind::SyncMarker {
+                animation,
+                marker,
+                reason,
+            },
+        ));
+    }
+    let mut sorted = markers.to_vec();
+    sorted.sort_by(|a, b| a.time.total_cmp(&b.time));
+    Ok(sorted)
+}
+
 pub(crate) fn check_duration(
     duration: f32,
     animation: usize,

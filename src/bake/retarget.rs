@@ -91,6 +91,7 @@ pub fn retarget_clips(rig: &Rig, source: &RawAsset) -> Result<(Rig, RetargetRepo
             name: clip.name.clone(),
             tracks,
             weights,
+            markers: clip.markers.clone(),
         });
     }
     let mut library =

@@ -55,6 +55,7 @@ pub fn retarget_rig(target: &Rig, source: &Rig, map: &RetargetMap) -> Result<Rig
             name: info.name.clone(),
             tracks,
             weights: Vec::new(),
+            markers: info.markers.clone(),
         });
     }
     let file = format!("{} retargeted from {}", target.name, source.name);

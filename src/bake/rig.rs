@@ -292,6 +292,7 @@ impl Rig {
                     })
                     .collect(),
                 weights: clip.weights.clone(),
+                markers: clip.markers.clone(),
             })
             .collect();
         // Durations come from the whole animation, not just the tracks this rig keeps.

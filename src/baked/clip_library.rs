@@ -28,6 +28,19 @@ pub struct ClipInfo {
     pub name: String,
     /// Length in seconds: the last key time of any of its tracks.
     pub duration: f32,
+    /// Its sync markers, in time order.
+    pub markers: Vec<ClipMarker>,
+}
+
+/// A named point of a clip's cycle (a foot touching down) that synced transitions and blend
+/// spaces align clips by (`sinew::runtime::ClipMarkers`); read from a glTF animation's
+/// `extras` (see `import/markers.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipMarker {
+    /// Seconds into the clip, within its duration.
+    pub time: f32,
+    /// The marker's name (`left`, `right`).
+    pub name: String,
 }
 
 /// Immutable clip storage of one skeleton. Channels a clip does not animate point at a shared

@@ -1,7 +1,7 @@
 //! The `.sinew` baked file format: rigs stored so that loading them needs no glTF parsing and
 //! is mostly a copy of flat arrays.
 //!
-//! # Layout (version 8)
+//! # Layout (version 9)
 //!
 //! All numbers are little-endian.
 //!
@@ -33,6 +33,7 @@
 //! | 8    | compressed clips | only for a rig with compressed clips: joint count, weight chunk count, clip, channel and data word counts, budget and max error (f32 bits); clip records (8 × u32: rate, duration as f32, frame count, channel offset, frame offset, frame words, segment offset, segment count); channel codes (2 × u32: code, bit offset with the rotation layout in its top 3 bits); data words (u32), as [`crate::baked::compressed`] describes |
 //!
 //! | 9    | materials | only for a rig whose meshes have a material: image, material, pixel byte and warning counts; image names; image sizes (4 × u32: width, height, 0, 0); pixels (u8: each image's `width × height` RGBA8 texels, rows top to bottom, image after image); material names; base colour factors (4 × f32); parameters (4 × f32: normal scale, alpha cutoff, 0, 0); flags (4 × u32: alpha mode 0 opaque / 1 mask / 2 blend, double-sided 0 or 1, warning count, 0); base colour and normal textures (4 × u32 each: image, `u32::MAX` none; sampler bits: linear magnification, linear minification, wrap u and v in two bits each (0 repeat, 1 mirrored, 2 clamp); UV set; 0); metallic-roughness factors (4 × f32: metallic, roughness, occlusion strength, 0; each in [0, 1]); emissive factors (4 × f32: rgb in [0, 1], 0); metallic-roughness, occlusion and emissive textures (4 × u32 each, as the base colour's); warnings (strings, material after material) |
+//! | 11   | markers  | only for a rig with clip sync markers: marker count; each marker's clip (u32), time (f32) and name (strings), clip after clip, each clip's in time order |
 //! | 10   | mesh surface | only for a mesh with a material, vertex colours or `TEXCOORD_1` (index = mesh number): material (index into section 9, `u32::MAX`: none), flags (bit 0: colours, bit 1: `TEXCOORD_1`), colour and uv1 counts; colours (4 × f32), uvs1 (2 × f32) |
 //!
 //! Images are stored as the decoded RGBA8 texels sinew draws, not the PNG or JPEG bytes of the
@@ -51,7 +52,8 @@
 //! and emissive in section 9 (version 6 materials load with glTF's defaults: metallic 1,
 //! roughness 1, no occlusion, no emission); version 8 lets a compressed channel store each
 //! component in fewer bits than its rate (bits 17..=28 of a channel code's bit offset, zero in
-//! older files). Version 1 to 7 files still load (see below).
+//! older files); version 9 adds section 11 (clips of older files have no markers). Version 1 to 8
+//! files still load (see below).
 //!
 //! Inside a body, counts are u32s at the start; every array, and every string table, starts at
 //! the next multiple of 16 from the section start. A string table is `count` u32 byte lengths
@@ -73,6 +75,7 @@ mod container;
 mod decode;
 mod encode;
 mod influences;
+mod markers;
 mod materials;
 mod morph;
 mod section;
@@ -90,7 +93,7 @@ use crate::error::{FormatError, FormatErrorKind};
 pub const MAGIC: [u8; 8] = *b"\x89SINEW\r\n";
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;

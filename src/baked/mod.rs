@@ -23,7 +23,7 @@ mod skeleton;
 mod skinned_mesh;
 
 pub use channel::{Channel, Interpolation};
-pub use clip_library::{ClipInfo, ClipLibrary, TrackDesc};
+pub use clip_library::{ClipInfo, ClipLibrary, ClipMarker, TrackDesc};
 pub use compressed::{
     ChannelCode, ChannelKind, ClipSegment, CompressedClip, CompressedClips, DEFAULT_ERROR_BUDGET,
     MAX_ERROR_BUDGET, MIN_ERROR_BUDGET, channel_kind,

@@ -179,6 +179,9 @@ struct MeshInfo {
 struct ClipInfo {
     name: String,
     duration: f32,
+    /// Sync markers as `(time, name)`, in time order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    markers: Vec<(f32, String)>,
     channels: Vec<ChannelInfo>,
 }
 
@@ -257,6 +260,11 @@ fn describe(rig: &Rig) -> RigInfo {
             .map(|(c, info)| ClipInfo {
                 name: info.name.clone(),
                 duration: info.duration,
+                markers: info
+                    .markers
+                    .iter()
+                    .map(|m| (m.time, m.name.clone()))
+                    .collect(),
                 channels: (0..skel.joint_count())
                     .flat_map(|j| Channel::ALL.map(|ch| (j, ch)))
                     .filter(|&(j, ch)| rig.clips.is_animated(c, j, ch))
@@ -460,6 +468,9 @@ fn write_rig(text: &mut String, rig: &Rig, info: &RigInfo) {
             c.duration,
             c.channels.len()
         );
+        for (time, name) in &c.markers {
+            let _ = writeln!(text, "    sync marker {name:?} at {time:.4} s");
+        }
         for ch in &c.channels {
             let _ = writeln!(
                 text,

@@ -203,6 +203,16 @@ pub enum ImportErrorKind {
         /// Clip name, possibly empty.
         name: String,
     },
+    /// A sync marker of an animation (its `extras`) is unnamed or outside the clip.
+    #[error("animation {animation}: sync marker {marker} {reason}")]
+    SyncMarker {
+        /// Clip (animation) index.
+        animation: usize,
+        /// Marker index, in file order.
+        marker: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// Two channels of one animation animate the same property of the same node.
     #[error("animation {animation}: two channels animate {channel} of {target}")]
     DuplicateChannel {

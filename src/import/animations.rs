@@ -9,6 +9,7 @@ use gltf::animation::Property;
 
 use super::accessor::{F32, Format, INT8_INT16, read_accessor};
 use super::document::Buffers;
+use super::markers::read_markers;
 use super::raw::{Channel, Interpolation, RawClip, RawTrack};
 use crate::error::ImportErrorKind;
 use crate::math::QUAT_EPSILON;
@@ -142,6 +143,7 @@ pub(crate) fn read_animations(
                 name,
                 tracks,
                 weights,
+                markers: read_markers(anim.extras().as_deref(), a)?,
             })
         })
         .collect()

@@ -12,6 +12,7 @@ mod correct;
 mod document;
 mod extensions;
 pub mod fbx;
+mod markers;
 mod materials;
 mod mesh_rules;
 mod meshes;
@@ -28,8 +29,8 @@ pub use extensions::{ExtensionHandling, ExtensionUse};
 pub use materials::{AlphaMode, Material, MaterialImage, Sampler, TextureRef, UvTransform, Wrap};
 pub use meshes::MAX_INFLUENCES;
 pub use raw::{
-    Channel, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget, RawNode,
-    RawSkin, RawTrack, RawWeightTrack,
+    Channel, ClipMarker, Interpolation, RawAsset, RawClip, RawMesh, RawMorphNode, RawMorphTarget,
+    RawNode, RawSkin, RawTrack, RawWeightTrack,
 };
 pub use settings::{Axis, Correction, ImportSettings, SettingsError};
 

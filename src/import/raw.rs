@@ -5,7 +5,7 @@
 use glam::{Mat4, Vec4};
 
 use super::extensions::ExtensionUse;
-pub use crate::baked::{Channel, Interpolation};
+pub use crate::baked::{Channel, ClipMarker, Interpolation};
 use crate::math::Sqt;
 
 /// A whole imported file: the scene's node forest and everything that animates it.
@@ -78,6 +78,8 @@ pub struct RawClip {
     pub tracks: Vec<RawTrack>,
     /// Its morph-target `weights` channels, one per animated mesh node.
     pub weights: Vec<RawWeightTrack>,
+    /// Its sync markers (from the glTF animation's `extras`), in any order.
+    pub markers: Vec<ClipMarker>,
 }
 
 impl RawClip {

@@ -7,16 +7,16 @@
 use std::ops::Range;
 
 use super::RuntimeError;
-use super::events::ClipEvents;
+use super::events::{ClipEvents, EventQueue};
 use super::registry::RigData;
-use super::sync_markers::ClipMarkers;
 use super::system::Animator;
 use crate::baked::{ClipLibrary, Rig};
 use crate::cpu::ClipSource;
 use crate::import::RawClip;
 
-/// The animator's per-rig data for `rig`: every clip must last a positive, finite time.
-pub(crate) fn rig_data(rig: &Rig) -> Result<RigData, RuntimeError> {
+/// The animator's per-rig data for `rig`: every clip must last a positive, finite time. The
+/// clips' baked sync markers come along, their names interned in `names`.
+pub(crate) fn rig_data(rig: &Rig, names: &mut EventQueue) -> Result<RigData, RuntimeError> {
     rig.check_parts()
         .map_err(|reason| RuntimeError::InvalidRig {
             rig: rig.name.clone(),
@@ -34,7 +34,17 @@ pub(crate) fn rig_data(rig: &Rig) -> Result<RigData, RuntimeError> {
     }
     Ok(RigData {
         events: vec![ClipEvents::default(); durations.len()],
-        markers: vec![ClipMarkers::default(); durations.len()],
+        markers: rig
+            .clips
+            .clips()
+            .iter()
+            .map(|c| {
+                c.markers
+                    .iter()
+                    .map(|m| (m.time, names.intern(&m.name)))
+                    .collect()
+            })
+            .collect(),
         durations,
         spaces: Vec::new(),
         root_frames: crate::cpu::RootFrame::table(rig),
@@ -50,7 +60,7 @@ impl Animator {
                 name: rig.name,
             });
         }
-        let data = rig_data(&rig)?;
+        let data = rig_data(&rig, &mut self.events)?;
         let index = self.backend.add_rig(rig)?;
         self.rigs.push(data);
         Ok(index)
@@ -90,7 +100,7 @@ impl Animator {
                 old.clips.clips()[c].name
             )));
         }
-        let mut data = rig_data(&rig)?;
+        let mut data = rig_data(&rig, &mut self.events)?;
         let name = rig.name.clone();
         let mut rig = rig;
         if self.clip_source() == ClipSource::Compressed && rig.compressed.is_none() {
@@ -104,8 +114,11 @@ impl Animator {
         for (new, old) in data.events.iter_mut().zip(current.events.drain(..)) {
             *new = old;
         }
+        // Markers set at run time join the new rig's baked ones.
         for (new, old) in data.markers.iter_mut().zip(current.markers.drain(..)) {
-            *new = old;
+            for (time, name) in old.iter() {
+                new.insert(time, name);
+            }
         }
         *current = data;
         Ok(())

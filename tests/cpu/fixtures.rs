@@ -41,6 +41,7 @@ impl Fixture {
             name: name.to_string(),
             tracks,
             weights: Vec::new(),
+            markers: Vec::new(),
         });
         (self.asset.clips.len() - 1) as u32
     }

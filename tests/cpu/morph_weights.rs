@@ -310,6 +310,7 @@ fn a_file_that_animates_only_morph_weights_bakes_a_node_rig_that_evaluates_them(
             target_count: 2,
             values: vec![0.0, 0.0, 1.0, 0.5],
         }],
+        markers: Vec::new(),
     });
     let rigs = bake_rigs(&f.asset).unwrap();
     assert_eq!(rigs.len(), 1, "one node rig over the animated node");

@@ -206,16 +206,19 @@ pub(crate) fn synthetic_asset(name: &str, parents: &[Option<usize>], offset: Vec
             name: "linear".into(),
             tracks: linear,
             weights: Vec::new(),
+            markers: Vec::new(),
         },
         RawClip {
             name: "step".into(),
             tracks: step,
             weights: Vec::new(),
+            markers: Vec::new(),
         },
         RawClip {
             name: "cubic".into(),
             tracks: cubic,
             weights: Vec::new(),
+            markers: Vec::new(),
         },
     ];
     let positions: Vec<[f32; 3]> = globals

@@ -63,6 +63,7 @@ pub(crate) fn walker_rig() -> Rig {
         name: name.to_string(),
         tracks,
         weights: Vec::new(),
+        markers: Vec::new(),
     };
     let clips = vec![
         clip(

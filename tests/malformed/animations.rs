@@ -167,3 +167,38 @@ fn two_channels_animating_a_node_outside_every_rig() {
         "body"
     );
 }
+
+#[test]
+fn sync_markers_come_from_an_animations_extras() {
+    let mut file = valid();
+    file.json["animations"][0]["extras"] = json!({
+        "sync_markers": [{"time": 0.5, "name": "right"}, {"time": 0.0, "name": "left"}],
+        "author": "anyone"
+    });
+    let asset = super::fixtures::import_ok("markers.gltf", &file.to_gltf());
+    let markers: Vec<(f32, &str)> = asset.clips[0]
+        .markers
+        .iter()
+        .map(|m| (m.time, m.name.as_str()))
+        .collect();
+    assert_eq!(markers, [(0.5, "right"), (0.0, "left")]);
+}
+
+#[test]
+fn malformed_sync_markers_are_errors_naming_the_animation() {
+    for extras in [
+        json!({"sync_markers": [{"time": "soon", "name": "left"}]}),
+        json!({"sync_markers": {"left": [0.1, null]}}),
+        json!({"markers": "left"}),
+    ] {
+        let mut file = valid();
+        file.json["animations"][0]["extras"] = extras.clone();
+        let err = import_error("bad-markers.gltf", &file.to_gltf());
+        assert_kind!(
+            err,
+            ImportErrorKind::SyncMarker { animation: 0, .. },
+            "animation 0",
+            "sync marker"
+        );
+    }
+}

@@ -54,6 +54,7 @@ pub(crate) fn clip(name: &str, tracks: Vec<RawTrack>) -> RawClip {
         name: name.to_string(),
         tracks,
         weights: Vec::new(),
+        markers: Vec::new(),
     }
 }
 

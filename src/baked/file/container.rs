@@ -45,6 +45,8 @@ pub(super) enum SectionKind {
     /// One skinned mesh's material, vertex colours and second UV set (only for a mesh with one
     /// of them; since version 6).
     MeshSurface = 10,
+    /// The rig's clip markers (only for a rig with some; since version 9).
+    Markers = 11,
 }
 
 impl SectionKind {
@@ -60,6 +62,7 @@ impl SectionKind {
             8 => Some(Self::Compressed),
             9 => Some(Self::Materials),
             10 => Some(Self::MeshSurface),
+            11 => Some(Self::Markers),
             _ => None,
         }
     }
@@ -128,6 +131,7 @@ impl fmt::Display for SectionId {
             SectionKind::Compressed => write!(f, "rig {} compressed clips", self.rig),
             SectionKind::Materials => write!(f, "rig {} materials", self.rig),
             SectionKind::MeshSurface => write!(f, "rig {} mesh {} surface", self.rig, self.index),
+            SectionKind::Markers => write!(f, "rig {} clip markers", self.rig),
         }
     }
 }

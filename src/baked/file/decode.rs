@@ -87,6 +87,7 @@ fn rig(table: &mut SectionTable<'_>, r: u32) -> Result<Rig, FormatErrorKind> {
     let morph = super::morph::decode_rig(table, r, &mut clips, &skeleton)?;
     let compressed = super::compressed::decode_rig(table, r, &clips)?;
     let materials = super::materials::decode_rig(table, r)?;
+    super::markers::decode_rig(table, r, &mut clips)?;
     // Not `with_capacity(mesh_count)`: the count is only trusted once every mesh section exists.
     let mut meshes = Vec::new();
     for m in 0..mesh_count {
@@ -172,7 +173,11 @@ fn clips(
         clips: names
             .into_iter()
             .zip(durations)
-            .map(|(name, duration)| ClipInfo { name, duration })
+            .map(|(name, duration)| ClipInfo {
+                name,
+                duration,
+                markers: Vec::new(),
+            })
             .collect(),
         tracks,
         times,

@@ -26,6 +26,7 @@ pub(super) fn sections(rigs: &[Rig]) -> Vec<Section> {
         out.extend(super::morph::rig_section(rig, r));
         out.extend(super::compressed::rig_section(rig.compressed.as_ref(), r));
         out.extend(super::materials::rig_section(rig, r));
+        out.extend(super::markers::rig_section(&rig.clips, r));
         let materials = super::materials::RigMaterials::of(rig);
         for (m, mesh) in rig.meshes.iter().enumerate() {
             out.push(Section {

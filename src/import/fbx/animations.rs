@@ -103,6 +103,7 @@ pub(super) fn read_clips(scene: &ufbx::Scene) -> Result<Vec<RawClip>, ImportErro
             name,
             tracks,
             weights: super::blend_shapes::weight_tracks(scene, &stack.anim, &baked, span),
+            markers: Vec::new(),
         });
     }
     Ok(clips)

@@ -171,8 +171,9 @@ impl Animator {
         make: fn(Vec<Rig>, Vec<crate::JointMask>) -> Result<CpuBackend, crate::error::EvalError>,
     ) -> Result<Self, RuntimeError> {
         let mut data = Vec::with_capacity(rigs.len());
+        let mut events = EventQueue::default();
         for rig in &rigs {
-            data.push(super::content::rig_data(rig)?);
+            data.push(super::content::rig_data(rig, &mut events)?);
         }
         Ok(Self {
             backend: make(rigs, Vec::new())?,
@@ -180,7 +181,7 @@ impl Animator {
             masks: Vec::new(),
             spaces: Vec::new(),
             machines: Vec::new(),
-            events: EventQueue::default(),
+            events,
             palette: PaletteAllocator::default(),
             tracked: Vec::new(),
             free_slots: Vec::new(),
