@@ -382,3 +382,59 @@ fn cpu_backend_keeps_the_previous_palette_when_asked() {
     cpu.keep_previous_palette(false);
     assert!(cpu.previous_palette().is_none());
 }
+
+/// The previous palette follows the palette's growth and its split into one buffer per window:
+/// blocks kept before the palette grew are copied with it, and after each frame every block's
+/// previous entries are the palette the frame before left, across a dozen buffers.
+#[test]
+fn previous_palette_follows_growth_into_windows() {
+    let Some(ctx) = gpu() else { return };
+    let rig = humanoid();
+    let rigs = [rig.clone()];
+    let options = GpuOptions {
+        initial_palette_entries: 256,
+        max_palette_binding: Some(64 << 10),
+        previous_palette: true,
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    let all: Vec<InstanceRecord> = (0..200)
+        .map(|s| playing(&rig, s, s as f32 * 0.5, 1.0, 0))
+        .collect();
+    let block_len = rig.ik_entry_offset() as u32;
+    let mut before: Option<(Vec<Mat3x4Rows>, usize)> = None;
+    for (frame, count) in [(0u32, 20usize), (1, 200), (2, 200)] {
+        let records = &all[..count];
+        let len = palette_len(&rigs, records);
+        backend.reserve_palette(len as u32).unwrap();
+        backend
+            .evaluate_at(0.1 + frame as f32 * 0.1, records)
+            .unwrap();
+        let segments = backend.previous_palette_segments().unwrap();
+        let sizes = |s: &[sinew::gpu::PaletteSegment]| {
+            s.iter()
+                .map(|s| (s.first_entry, s.entries()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(segments), sizes(backend.palette_segments()));
+        if let Some((palette, kept)) = &before {
+            for rec in &records[..*kept] {
+                let start = rec.palette_offset as usize;
+                let previous = backend
+                    .read_previous_palette(rec.palette_offset, block_len)
+                    .unwrap();
+                let what = format!("frame {frame}, block at {start}");
+                assert_blocks_close(
+                    &previous,
+                    &palette[start..start + block_len as usize],
+                    &what,
+                );
+            }
+        }
+        before = Some((backend.read_palette(0..len as u32).unwrap(), count));
+    }
+    assert!(
+        backend.palette_segments().len() >= 8,
+        "the palette spans several windows"
+    );
+}
