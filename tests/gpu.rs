@@ -33,6 +33,8 @@ mod input_ramps;
 mod lod;
 #[path = "gpu/morph_weights.rs"]
 mod morph_weights;
+#[path = "gpu/motion_vectors.rs"]
+mod motion_vectors;
 #[path = "gpu/oracle.rs"]
 mod oracle;
 #[path = "gpu/palette.rs"]

@@ -8,6 +8,7 @@ use std::mem::{offset_of, size_of};
 use sinew::gpu::layout::{FrameHeader, JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use sinew::gpu::{
     EvaluateShape, compressed_shader_source, evaluate_shader_source, lod_compact_shader_source,
+    previous_palette_shader_source,
 };
 use sinew::{Aabb, InstanceRecord, LayerRecord, Mat3x4Rows, TimeWrap, TrackDesc};
 
@@ -80,6 +81,48 @@ fn lod_compact_module_of(shape: EvaluateShape) {
         entries,
         [("lod_compact", [size, 1, 1]), ("lod_finalize", [1, 1, 1])]
     );
+}
+
+/// The modules keeping the previous palette validate and bind it in group 2 (the previous
+/// palette, then the stamps), with the two storage buffers beyond wgpu's default eight that
+/// `PREVIOUS_PALETTE_STORAGE_BUFFERS` states; the others keep nothing and bind no group 2.
+#[test]
+fn previous_palette_modules_validate_and_bind_group_two() {
+    for compressed in [false, true] {
+        let source = previous_palette_shader_source(EvaluateShape::NARROW, compressed);
+        assert!(source.contains("// ---- wgsl/previous_palette.wgsl"));
+        let module = parse_source(&source);
+        validate_with(
+            &module,
+            &source,
+            naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32,
+        );
+        let mut group2 = Vec::new();
+        let mut storage = 0;
+        for (_, v) in module.global_variables.iter() {
+            if matches!(v.space, naga::AddressSpace::Storage { .. }) {
+                storage += 1;
+            }
+            if let Some(b) = &v.binding
+                && b.group == 2
+            {
+                group2.push((b.binding, v.name.clone().unwrap_or_default()));
+            }
+        }
+        group2.sort();
+        assert_eq!(
+            group2,
+            [(0, "previous_palette".into()), (1, "evaluated_at".into())]
+        );
+        assert_eq!(storage, sinew::gpu::PREVIOUS_PALETTE_STORAGE_BUFFERS);
+    }
+    for source in [
+        evaluate_shader_source(EvaluateShape::NARROW),
+        compressed_shader_source(EvaluateShape::NARROW),
+    ] {
+        assert!(!source.contains("previous_palette: array"));
+        assert!(source.contains("fn keep_previous("));
+    }
 }
 
 #[test]

@@ -122,6 +122,10 @@ fn evaluate(
 fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
     let n = min(rig.joint_count, MAX_JOINTS);
 
+    // Motion vectors: the blocks' entries kept as the previous palette before they change
+    // (wgsl/previous_palette.wgsl; a no-op without GpuOptions::previous_palette).
+    keep_previous(rig, first, count, lane);
+
     // Stages 1 and 2: sample and blend each joint's layers, hold the root's motion if asked;
     // roots go under the world transform. Joints past an instance's `sampled` keep their rest
     // local transform (joint LOD).

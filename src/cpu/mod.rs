@@ -12,6 +12,7 @@ mod clock;
 pub mod fast;
 mod ik;
 mod morph;
+mod previous_palette;
 mod reads;
 mod root_frame;
 mod root_motion;
@@ -42,6 +43,7 @@ pub use morph::{
     blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,
     write_morph_weights_from,
 };
+pub use previous_palette::PreviousPalette;
 pub use root_frame::RootFrame;
 pub use root_motion::{
     advance_root_motion, advance_root_motion_from, layer_root_motion, move_world,
@@ -284,6 +286,10 @@ pub struct CpuBackend {
     reads: Vec<reads::RigReads>,
     /// Bytes read and joints evaluated by the last evaluation.
     last_reads: reads::ReadTally,
+    /// The previous palette of motion vectors, when kept ([`CpuBackend::keep_previous_palette`]).
+    previous: Option<PreviousPalette>,
+    /// Evaluations so far: the frame counter the previous palette's stamps count.
+    evaluations: u32,
 }
 
 impl CpuBackend {
@@ -302,6 +308,8 @@ impl CpuBackend {
             source: ClipSource::Exact,
             frame: FrameOrder::new(1),
             last_reads: reads::ReadTally::default(),
+            previous: None,
+            evaluations: 0,
         })
     }
 
@@ -417,6 +425,12 @@ impl CpuBackend {
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
+        if let Some(previous) = self.previous.as_mut() {
+            // Every record is evaluated: every block is kept.
+            let slots: Vec<u32> = (0..instances.len() as u32).collect();
+            previous.keep(&self.rigs, instances, &slots, self.evaluations, palette)?;
+        }
+        self.evaluations = self.evaluations.wrapping_add(1);
         let mut frame = std::mem::take(&mut self.frame);
         let result = frame.run(
             &self.rigs,
@@ -432,6 +446,24 @@ impl CpuBackend {
         result?;
         self.last_reads = self.frame_reads(now, instances);
         Ok(())
+    }
+
+    /// Keeps the previous palette for motion vectors from the next evaluation on (`false`:
+    /// drops it): the twin of [`crate::GpuOptions::previous_palette`] on a backend that
+    /// evaluates every record every frame, so every block is kept and stamped.
+    pub fn keep_previous_palette(&mut self, keep: bool) {
+        self.previous = keep.then(|| self.previous.take().unwrap_or_default());
+    }
+
+    /// The previous palette, when kept ([`CpuBackend::keep_previous_palette`]).
+    pub fn previous_palette(&self) -> Option<&PreviousPalette> {
+        self.previous.as_ref()
+    }
+
+    /// The stamp the last evaluation gave the slots it evaluated (its frame counter plus one,
+    /// as [`crate::GpuBackend::evaluated_stamp`]); 0 before any evaluation.
+    pub fn evaluated_stamp(&self) -> u32 {
+        self.evaluations
     }
 
     /// Bytes the last evaluation read from the rigs' baked arrays and the records per joint

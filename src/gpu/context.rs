@@ -21,6 +21,8 @@ pub struct GpuContext {
     pub adapter_info: wgpu::AdapterInfo,
     pipeline: OnceLock<Arc<EvaluatePipeline>>,
     compressed: OnceLock<Arc<EvaluatePipeline>>,
+    /// The pipelines keeping the previous palette: exact, compressed.
+    previous: [OnceLock<Arc<EvaluatePipeline>>; 2],
     shape: EvaluateShape,
     loss: DeviceLoss,
 }
@@ -73,6 +75,11 @@ impl GpuContext {
             .max_compute_workgroup_storage_size
             .min(EvaluateShape::WIDE_WORKGROUP_BYTES)
             .max(defaults.max_compute_workgroup_storage_size);
+        // The pipelines keeping the previous palette bind ten storage buffers, where offered.
+        required.max_storage_buffers_per_shader_stage = offered
+            .max_storage_buffers_per_shader_stage
+            .min(super::pipeline::PREVIOUS_PALETTE_STORAGE_BUFFERS)
+            .max(defaults.max_storage_buffers_per_shader_stage);
         // Timestamp queries time the evaluate pass where offered; nothing needs them.
         let desc = wgpu::DeviceDescriptor {
             label: Some("sinew device"),
@@ -92,6 +99,7 @@ impl GpuContext {
             adapter_info: adapter.get_info(),
             pipeline: OnceLock::new(),
             compressed: OnceLock::new(),
+            previous: Default::default(),
         })
     }
 
@@ -105,6 +113,7 @@ impl GpuContext {
             adapter_info: device.adapter_info(),
             pipeline: OnceLock::new(),
             compressed: OnceLock::new(),
+            previous: Default::default(),
             shape: EvaluateShape::for_limits(&device.limits()),
             loss: DeviceLoss::watch(device),
         }
@@ -133,6 +142,7 @@ impl GpuContext {
             self.shape = shape;
             self.pipeline = OnceLock::new();
             self.compressed = OnceLock::new();
+            self.previous = Default::default();
         }
         Ok(())
     }
@@ -160,6 +170,23 @@ impl GpuContext {
     /// The evaluate pipeline of compressed clips, compiled on first call.
     pub fn compressed_pipeline(&self) -> Result<Arc<EvaluatePipeline>, GpuError> {
         self.cached(&self.compressed, EvaluatePipeline::compressed)
+    }
+
+    /// The evaluate pipeline (of compressed clips with `compressed`) that keeps the previous
+    /// palette ([`crate::GpuOptions::previous_palette`]), compiled on first call.
+    pub fn previous_palette_pipeline(
+        &self,
+        compressed: bool,
+    ) -> Result<Arc<EvaluatePipeline>, GpuError> {
+        if compressed {
+            self.cached(&self.previous[1], |d, s| {
+                EvaluatePipeline::keeping_previous(d, s, true)
+            })
+        } else {
+            self.cached(&self.previous[0], |d, s| {
+                EvaluatePipeline::keeping_previous(d, s, false)
+            })
+        }
     }
 
     fn cached(

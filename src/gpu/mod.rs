@@ -20,6 +20,7 @@ mod lost;
 mod palette;
 mod palette_segment;
 mod pipeline;
+mod previous_palette;
 mod readback;
 mod resident;
 mod retarget;
@@ -40,7 +41,8 @@ pub use lost::DeviceLoss;
 pub(crate) use lost::refused_work;
 pub use palette::{BoundsBuffer, Palette};
 pub use palette_segment::{PaletteSegment, locate_block};
-pub use pipeline::EvaluatePipeline;
+pub use pipeline::{EvaluatePipeline, PREVIOUS_PALETTE_STORAGE_BUFFERS};
+pub use previous_palette::{PreviousPalette, STAMP_BYTES};
 pub use readback::{InstanceReadback, ReadRange, model_from_palette, read_ranges};
 pub use retarget::{
     RETARGET_ENTRY_VEC4S, RETARGET_NO_SOURCE, RETARGET_REFLECT, RETARGET_SOURCE_SCALE,
@@ -50,7 +52,7 @@ pub use scope::capture;
 pub use shader::{
     DECODE_SOURCE, EVALUATE_ENTRY_POINT, EVALUATE_SOURCES, EVALUATE_WORKGROUP_SIZE,
     LOD_COMPACT_SOURCES, LOD_COMPACT_WORKGROUP_SIZE, compressed_shader_source,
-    evaluate_shader_source, lod_compact_shader_source,
+    evaluate_shader_source, lod_compact_shader_source, previous_palette_shader_source,
 };
 pub use shape::EvaluateShape;
 pub use timer::PassTimer;

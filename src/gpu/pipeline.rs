@@ -8,7 +8,10 @@ use super::layout::{
     PALETTE_ENTRY_BYTES, RigDesc,
 };
 use super::scope::capture;
-use super::shader::{EVALUATE_ENTRY_POINT, compressed_shader_source, evaluate_shader_source};
+use super::shader::{
+    EVALUATE_ENTRY_POINT, compressed_shader_source, evaluate_shader_source,
+    previous_palette_shader_source,
+};
 use super::shape::EvaluateShape;
 use crate::baked::TrackDesc;
 use crate::error::GpuError;
@@ -22,6 +25,10 @@ pub struct EvaluatePipeline {
     /// Layout of group 1: dispatch header, instance records (read-write: root motion moves
     /// their worlds), palette, AABBs.
     pub frame_layout: wgpu::BindGroupLayout,
+    /// Layout of group 2 in the pipelines that keep the previous palette
+    /// ([`EvaluatePipeline::keeping_previous`]): the previous palette's window and the slots'
+    /// evaluated-at stamps (`wgsl/previous_palette.wgsl`).
+    pub previous_layout: Option<wgpu::BindGroupLayout>,
     /// The pipeline.
     pub pipeline: wgpu::ComputePipeline,
     /// Whether it samples compressed clips (`wgsl/decode.wgsl`) instead of key tracks.
@@ -29,6 +36,10 @@ pub struct EvaluatePipeline {
     /// How its workgroups group instances.
     pub shape: EvaluateShape,
 }
+
+/// Storage buffers the evaluate stage of a pipeline keeping the previous palette binds: the
+/// library's five, the frame's three, the previous palette and the stamps.
+pub const PREVIOUS_PALETTE_STORAGE_BUFFERS: u32 = 10;
 
 fn size(bytes: u64) -> Option<NonZeroU64> {
     NonZeroU64::new(bytes)
@@ -68,21 +79,36 @@ impl EvaluatePipeline {
     /// [`EvaluateShape::for_limits`]) and creates the pipeline. wgpu errors come back as
     /// [`GpuError::Validation`].
     pub fn new(device: &wgpu::Device, shape: EvaluateShape) -> Result<Self, GpuError> {
-        Self::build(device, shape, false)
+        Self::build(device, shape, false, false)
     }
 
     /// The pipeline of compressed clips: the same layouts, binding 3 of group 0 holding the
     /// clip words instead of track descriptors.
     pub fn compressed(device: &wgpu::Device, shape: EvaluateShape) -> Result<Self, GpuError> {
-        Self::build(device, shape, true)
+        Self::build(device, shape, true, false)
+    }
+
+    /// The pipeline (of compressed clips with `compressed`) that keeps the previous palette
+    /// for motion vectors: group 2 binds its window and the evaluated-at stamps. Its stage
+    /// reads and writes ten storage buffers
+    /// ([`PREVIOUS_PALETTE_STORAGE_BUFFERS`]), two more than wgpu's default limit.
+    pub fn keeping_previous(
+        device: &wgpu::Device,
+        shape: EvaluateShape,
+        compressed: bool,
+    ) -> Result<Self, GpuError> {
+        Self::build(device, shape, compressed, true)
     }
 
     fn build(
         device: &wgpu::Device,
         shape: EvaluateShape,
         compressed: bool,
+        previous: bool,
     ) -> Result<Self, GpuError> {
-        let source = if compressed {
+        let source = if previous {
+            previous_palette_shader_source(shape, compressed)
+        } else if compressed {
             compressed_shader_source(shape)
         } else {
             evaluate_shader_source(shape)
@@ -119,9 +145,19 @@ impl EvaluatePipeline {
                     read_write(3, AABB_BYTES),
                 ],
             });
+            let previous_layout = previous.then(|| {
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("sinew previous palette layout"),
+                    entries: &[read_write(0, PALETTE_ENTRY_BYTES), read_write(1, 4)],
+                })
+            });
             let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("sinew evaluate pipeline layout"),
-                bind_group_layouts: &[Some(&library_layout), Some(&frame_layout)],
+                bind_group_layouts: &[
+                    Some(&library_layout),
+                    Some(&frame_layout),
+                    previous_layout.as_ref(),
+                ],
                 immediate_size: 0,
             });
             let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -139,6 +175,7 @@ impl EvaluatePipeline {
             Self {
                 library_layout,
                 frame_layout,
+                previous_layout,
                 pipeline,
                 compressed,
                 shape,

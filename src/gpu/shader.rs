@@ -31,6 +31,18 @@ pub const EVALUATE_SOURCES: [(&str, &str); 14] = [
     ("evaluate.wgsl", include_str!("../../wgsl/evaluate.wgsl")),
 ];
 
+/// The previous palette of motion vectors (the pipelines of
+/// [`GpuOptions::previous_palette`](crate::GpuOptions::previous_palette)), before
+/// `evaluate.wgsl`.
+pub const PREVIOUS_PALETTE_SOURCE: (&str, &str) = (
+    "previous_palette.wgsl",
+    include_str!("../../wgsl/previous_palette.wgsl"),
+);
+
+/// What the other pipelines have in place of [`PREVIOUS_PALETTE_SOURCE`]: nothing kept.
+pub const NO_PREVIOUS_PALETTE: &str =
+    "fn keep_previous(rig: RigDesc, first: u32, count: u32, lane: u32) {}\n";
+
 /// The sample stage of the compressed-clip pipeline, in place of `sample.wgsl`.
 pub const DECODE_SOURCE: (&str, &str) = ("decode.wgsl", include_str!("../../wgsl/decode.wgsl"));
 
@@ -56,7 +68,7 @@ pub const LOD_COMPACT_WORKGROUP_SIZE: u32 = 64;
 /// slots for): its constants, then every file of [`LOD_COMPACT_SOURCES`], each preceded by a
 /// comment naming it.
 pub fn lod_compact_shader_source(shape: EvaluateShape) -> String {
-    assemble(&LOD_COMPACT_SOURCES, shape, false)
+    assemble(&LOD_COMPACT_SOURCES, shape, false, None)
 }
 
 /// Name of the evaluation entry point.
@@ -68,21 +80,45 @@ pub const EVALUATE_WORKGROUP_SIZE: u32 = 16;
 /// The whole evaluate module of `shape`: its constants, then every file of
 /// [`EVALUATE_SOURCES`], each preceded by a comment naming it.
 pub fn evaluate_shader_source(shape: EvaluateShape) -> String {
-    assemble(&EVALUATE_SOURCES, shape, false)
+    assemble(&EVALUATE_SOURCES, shape, false, Some(false))
 }
 
 /// The evaluate module of compressed clips: [`evaluate_shader_source`] with [`DECODE_SOURCE`]
 /// as its sample stage.
 pub fn compressed_shader_source(shape: EvaluateShape) -> String {
-    assemble(&EVALUATE_SOURCES, shape, true)
+    assemble(&EVALUATE_SOURCES, shape, true, Some(false))
+}
+
+/// The evaluate module of `shape` (of compressed clips with `compressed`) that keeps the
+/// previous palette: [`PREVIOUS_PALETTE_SOURCE`] before `evaluate.wgsl`.
+pub fn previous_palette_shader_source(shape: EvaluateShape, compressed: bool) -> String {
+    assemble(&EVALUATE_SOURCES, shape, compressed, Some(true))
 }
 
 /// `shape`'s constants, then `sources` concatenated, each preceded by a comment naming it;
-/// with `compressed`, [`DECODE_SOURCE`] stands in for `sample.wgsl`.
-fn assemble(sources: &[(&str, &str)], shape: EvaluateShape, compressed: bool) -> String {
+/// with `compressed`, [`DECODE_SOURCE`] stands in for `sample.wgsl`. `previous` (evaluate
+/// modules only): whether [`PREVIOUS_PALETTE_SOURCE`] or [`NO_PREVIOUS_PALETTE`] goes before
+/// `evaluate.wgsl`.
+fn assemble(
+    sources: &[(&str, &str)],
+    shape: EvaluateShape,
+    compressed: bool,
+    previous: Option<bool>,
+) -> String {
     let mut source = String::from("// ---- EvaluateShape (src/gpu/shape.rs) ----\n");
     source.push_str(&shape.wgsl());
     for &(name, text) in sources {
+        if name == "evaluate.wgsl" {
+            match previous {
+                Some(true) => {
+                    source.push_str("// ---- wgsl/previous_palette.wgsl ----\n");
+                    source.push_str(PREVIOUS_PALETTE_SOURCE.1);
+                    source.push('\n');
+                }
+                Some(false) => source.push_str(NO_PREVIOUS_PALETTE),
+                None => {}
+            }
+        }
         let (name, text) = if compressed && name == "sample.wgsl" {
             DECODE_SOURCE
         } else {

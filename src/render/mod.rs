@@ -66,6 +66,7 @@ mod error;
 mod layout;
 mod materials;
 mod morph;
+mod motion;
 mod paging;
 mod palette_windows;
 mod preskin;
@@ -102,6 +103,10 @@ pub use layout::{
 };
 pub use materials::{MaterialParams, MaterialVertex};
 pub use morph::{morph_vertex, pack_deltas};
+pub use motion::{
+    PREVIOUS_SKINNING_WGSL, previous_block, previous_palette_layout_entries,
+    previous_skinned_position, previous_skinning_wgsl, velocity_ndc,
+};
 pub(crate) use paging::BindingLimits;
 pub(crate) use palette_windows::paging_of;
 pub use palette_windows::{

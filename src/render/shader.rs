@@ -138,5 +138,13 @@ pub fn render_sources() -> Vec<(&'static str, String)> {
         ("preskin", preskin_source()),
         ("bones", bones_source()),
         ("skinning snippet", skinning_wgsl(0, 0)),
+        (
+            "skinning snippet with the previous palette",
+            format!(
+                "{}\n{}",
+                skinning_wgsl(0, 0),
+                super::motion::previous_skinning_wgsl(0, 1, 2)
+            ),
+        ),
     ]
 }

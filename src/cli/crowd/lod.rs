@@ -12,11 +12,14 @@ use crate::cli::Backend;
 impl CrowdArgs {
     /// The LOD flags need `--backend gpu`; a view fraction lies in 0..=1.
     pub fn check(&self) -> Result<(), clap::Error> {
-        if self.backend != Backend::Gpu && (self.uses_lod() || self.skip_culled) {
+        if self.backend != Backend::Gpu
+            && (self.uses_lod() || self.skip_culled || self.motion_vectors)
+        {
             return Err(crate::cli::usage_error(
                 "crowd",
                 ErrorKind::ArgumentConflict,
-                "--lod, --update-every, --skip-culled and --budget-ms apply to --backend gpu only",
+                "--lod, --update-every, --skip-culled, --budget-ms and --motion-vectors apply to \
+                 --backend gpu only",
             ));
         }
         if let Some(ms) = self.budget_ms

@@ -326,6 +326,11 @@ pub struct CrowdArgs {
     /// Needs `--backend gpu`.
     #[arg(long)]
     pub skip_culled: bool,
+    /// Keep the previous palette for motion vectors (`GpuOptions::previous_palette`): before
+    /// the kernel evaluates a character it copies the character's palette entries aside and
+    /// stamps its slot. Needs `--backend gpu`.
+    #[arg(long)]
+    pub motion_vectors: bool,
     /// Hold the GPU evaluation near this many milliseconds per frame: `--lod`'s policy with a
     /// closed loop on the evaluate pass's GPU time (timestamps) that moves the LOD distances
     /// and update rates (`LodBudget`). The report gives the target, the achieved median and the

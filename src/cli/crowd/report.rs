@@ -59,6 +59,7 @@ impl TimedRun {
             "lod": self.applied.lod,
             "update_every": self.applied.update_every,
             "skip_culled": self.applied.skip_culled,
+            "motion_vectors": self.applied.motion_vectors,
             "framed_characters": args.framed().min(characters),
             "characters_in_view": self.characters_in_view,
             "joints_per_second": self.joints_per_second(),
@@ -114,7 +115,7 @@ impl TimedRun {
             (false, false) => "off (no head or neck joint, or nothing to frame)",
         };
         table += &format!(
-            "  compute measured by {}\n  {:.1} M joints/s, {} dispatch(es) per frame, {:.1} bytes written per joint\n  {:.1} bytes of instance state uploaded per character per frame\n  look-at {look_at}; lod {}, update every {} frame(s), skip culled {}\n  wrote {}, drawn from {}'s last frame",
+            "  compute measured by {}\n  {:.1} M joints/s, {} dispatch(es) per frame, {:.1} bytes written per joint\n  {:.1} bytes of instance state uploaded per character per frame\n  look-at {look_at}; lod {}, update every {} frame(s), skip culled {}, motion vectors {}\n  wrote {}, drawn from {}'s last frame",
             self.compute_clock(),
             self.joints_per_second() / 1e6,
             self.dispatches,
@@ -123,6 +124,7 @@ impl TimedRun {
             on_off(self.applied.lod),
             self.applied.update_every,
             on_off(self.applied.skip_culled),
+            on_off(self.applied.motion_vectors),
             args.out.display(),
             self.evaluator.name(),
         );

@@ -81,6 +81,8 @@ pub(super) struct Applied {
     pub update_every: u32,
     /// Characters culled on the last frame skipped on the next.
     pub skip_culled: bool,
+    /// The kernel kept the previous palette (motion vectors).
+    pub motion_vectors: bool,
 }
 
 /// A crowd after its timed frames, with the evaluator that ran them and what it measured.
@@ -164,6 +166,7 @@ impl CrowdArgs {
                 };
                 let options = GpuOptions {
                     clips,
+                    previous_palette: self.motion_vectors,
                     ..GpuOptions::default()
                 };
                 let mut b = GpuBackend::with_options(
@@ -241,6 +244,7 @@ impl CrowdArgs {
             evaluated: Evaluated::Gpu,
             applied: Applied {
                 look_at,
+                motion_vectors: gpu.as_ref().is_some_and(|g| g.keeps_previous_palette()),
                 ..Applied::default()
             },
             times: StageTimes::default(),

@@ -119,12 +119,16 @@ impl GpuBackend {
                 headers: self.headers_generation,
                 palette: self.palette.generation(),
                 bounds: self.bounds.generation(),
+                previous: self.previous_generation(),
             };
             let group = match previous.get(k) {
-                Some((kept, group)) if *kept == key => group.clone(),
-                _ => self.frame_group(k, d, windowed)?,
+                Some((kept, group, keep)) if *kept == key => (group.clone(), keep.clone()),
+                _ => (
+                    self.frame_group(k, d, windowed)?,
+                    self.previous_group(d, windowed)?,
+                ),
             };
-            groups.push((key, group));
+            groups.push((key, group.0, group.1));
         }
         self.frame_groups = groups;
         Ok(())

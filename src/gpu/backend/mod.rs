@@ -6,6 +6,7 @@ mod buffers;
 mod content;
 mod lod;
 mod palette_blocks;
+mod previous;
 mod reads;
 mod records;
 mod traffic;
@@ -36,7 +37,7 @@ use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 pub use lod::SlotList;
 use lod::lod_header;
-use windows::{align_up, bounds_base, check_blocks, palette_paging};
+use windows::{align_up, bounds_base, check_blocks, check_storage_buffers, palette_paging};
 
 /// Settings of a [`GpuBackend`]; the defaults suit any device.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,6 +53,12 @@ pub struct GpuOptions {
     pub max_record_binding: Option<u64>,
     /// The clips the kernel samples: exact key tracks (the default) or compressed clips.
     pub clips: ClipFormat,
+    /// Keep the previous palette for motion vectors ([`GpuBackend::previous_palette_segments`],
+    /// [`GpuBackend::evaluated_at_buffer`]): before the kernel evaluates an instance it copies
+    /// the instance's joint and morph weight entries aside and stamps its slot. Off by default:
+    /// the buffers then do not exist and the kernel copies nothing. Needs ten storage buffers
+    /// per compute stage ([`crate::gpu::PREVIOUS_PALETTE_STORAGE_BUFFERS`]).
+    pub previous_palette: bool,
 }
 
 impl Default for GpuOptions {
@@ -61,6 +68,7 @@ impl Default for GpuOptions {
             max_palette_binding: None,
             max_record_binding: None,
             clips: ClipFormat::Exact,
+            previous_palette: false,
         }
     }
 }
@@ -103,6 +111,7 @@ struct FrameKey {
     headers: u64,
     palette: u64,
     bounds: u64,
+    previous: u64,
 }
 
 /// The GPU evaluator: uploaded rigs and masks, the palette and AABB buffers, and the
@@ -144,8 +153,11 @@ pub struct GpuBackend {
     staging: Option<wgpu::Buffer>,
     headers: Option<wgpu::Buffer>,
     headers_generation: u64,
-    /// The last evaluation's frame bind groups, one per dispatch, in plan order.
-    frame_groups: Vec<(FrameKey, wgpu::BindGroup)>,
+    /// The last evaluation's frame bind groups (and previous palette groups), one per
+    /// dispatch, in plan order.
+    frame_groups: Vec<(FrameKey, wgpu::BindGroup, Option<wgpu::BindGroup>)>,
+    /// The previous palette of motion vectors, when [`GpuOptions::previous_palette`] asks.
+    previous: Option<super::PreviousPalette>,
     max_binding: u64,
     /// Largest record binding (a multiple of the record size is used).
     record_binding: u64,
@@ -194,7 +206,10 @@ impl GpuBackend {
     ) -> Result<Self, GpuError> {
         crate::cpu::check_rigs(rigs)?;
         let device = &context.device;
-        let pipeline = if options.clips.is_compressed() {
+        let pipeline = if options.previous_palette {
+            check_storage_buffers(device)?;
+            context.previous_palette_pipeline(options.clips.is_compressed())?
+        } else if options.clips.is_compressed() {
             context.compressed_pipeline()?
         } else {
             context.evaluate_pipeline()?
@@ -212,6 +227,16 @@ impl GpuBackend {
         let offset_alignment = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
         let paging = palette_paging(&limits, palette_binding)?;
         check_blocks(rigs, paging)?;
+        let palette = Palette::new(
+            device,
+            &context.queue,
+            options.initial_palette_entries,
+            paging,
+        )?;
+        let previous = options
+            .previous_palette
+            .then(|| super::PreviousPalette::new(device, &context.queue, &palette))
+            .transpose()?;
         Ok(Self {
             device: device.clone(),
             queue: context.queue.clone(),
@@ -219,12 +244,7 @@ impl GpuBackend {
             pipeline,
             clips: options.clips,
             library,
-            palette: Palette::new(
-                device,
-                &context.queue,
-                options.initial_palette_entries,
-                paging,
-            )?,
+            palette,
             bounds: BoundsBuffer::new(device, 1024)?,
             table: ResidentTable::default(),
             records: None,
@@ -233,6 +253,7 @@ impl GpuBackend {
             headers: None,
             headers_generation: 0,
             frame_groups: Vec::new(),
+            previous,
             max_binding,
             record_binding,
             offset_alignment,
@@ -384,6 +405,7 @@ impl GpuBackend {
             self.lod_compact = Some(LodCompact::new(&self.device, &self.pipeline)?);
         }
         self.reserve_headers(plan.len() as u64)?;
+        self.follow_previous(slots)?;
         self.build_frame_groups(&plan, stride)?;
 
         // Staging: the dirty record bytes, range after range, then one header per dispatch.
@@ -463,16 +485,19 @@ impl GpuBackend {
                     label: Some("sinew evaluate pass"),
                     timestamp_writes: timer.map(|t| t.pass_writes()),
                 });
-                if let (Some(c), Some((_, group))) = (compact, frame_groups.first()) {
+                if let (Some(c), Some((_, group, _))) = (compact, frame_groups.first()) {
                     c.encode(&mut pass, group, slots, max_workgroups as u32);
                 }
                 pass.set_pipeline(&pipeline.pipeline);
                 pass.set_bind_group(0, library.bind_group(), &[]);
-                for (d, (_, group)) in plan.iter().zip(frame_groups) {
+                for (d, (_, group, previous)) in plan.iter().zip(frame_groups) {
                     let groups = u64::from(d.count.div_ceil(pipeline.shape.group_instances()));
                     let width = groups.min(max_workgroups).max(1);
                     let height = groups.div_ceil(width);
                     pass.set_bind_group(1, group, &[]);
+                    if let Some(previous) = previous {
+                        pass.set_bind_group(2, previous, &[]);
+                    }
                     match compact {
                         Some(c) => pass.dispatch_workgroups_indirect(c.args(), 0),
                         None => pass.dispatch_workgroups(width as u32, height as u32, 1),

@@ -55,3 +55,18 @@ pub(super) fn check_blocks(rigs: &[Rig], paging: PalettePaging) -> Result<(), Gp
         None => Ok(()),
     }
 }
+
+/// Refuses a device whose compute stages cannot bind the storage buffers of the pipeline
+/// keeping the previous palette ([`crate::gpu::PREVIOUS_PALETTE_STORAGE_BUFFERS`]).
+pub(super) fn check_storage_buffers(device: &wgpu::Device) -> Result<(), GpuError> {
+    let available = device.limits().max_storage_buffers_per_shader_stage;
+    let needed = crate::gpu::PREVIOUS_PALETTE_STORAGE_BUFFERS;
+    if available < needed {
+        return Err(GpuError::LimitExceeded {
+            limit: "max_storage_buffers_per_shader_stage",
+            needed: u64::from(needed),
+            available: u64::from(available),
+        });
+    }
+    Ok(())
+}
