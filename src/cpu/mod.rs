@@ -13,7 +13,11 @@ pub mod fast;
 mod ik;
 mod morph;
 mod reads;
+mod retarget;
 mod root_frame;
+
+pub(crate) use blend::blend_joint_with;
+pub(crate) use retarget::{LayerClips, playing_clips};
 mod root_motion;
 mod skin;
 
@@ -52,6 +56,7 @@ pub use skin::{skin_joint, skin_palette};
 
 use glam::Affine3A;
 
+use crate::baked::retarget_map::RetargetBinding;
 use crate::baked::{MAX_JOINTS, Rig};
 use crate::error::EvalError;
 use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
@@ -117,6 +122,32 @@ pub fn evaluate_pose_from(
     models: &mut [Affine3A],
     palette: &mut [Mat3x4Rows],
 ) -> Aabb {
+    evaluate_pose_with(
+        rig,
+        source,
+        masks,
+        layers,
+        &[],
+        flags,
+        world,
+        models,
+        palette,
+    )
+}
+
+/// [`evaluate_pose_from`] with layer `i` sampled from `clips[i]` (retargeted layers).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate_pose_with(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    clips: &[retarget::LayerClips],
+    flags: u32,
+    world: &Affine3A,
+    models: &mut [Affine3A],
+    palette: &mut [Mat3x4Rows],
+) -> Aabb {
     let skeleton = &rig.skeleton;
     let sampled = skeleton
         .lod_sampled_joints((flags & InstanceRecord::LOD_LEVEL) >> InstanceRecord::LOD_LEVEL_SHIFT);
@@ -125,7 +156,7 @@ pub fn evaluate_pose_from(
             rig,
             flags,
             j,
-            blend_joint_from(rig, source, masks, layers, j),
+            blend::blend_joint_with(rig, source, masks, layers, clips, j),
         ),
         false => skeleton.rest_pose()[j],
     };
@@ -198,6 +229,7 @@ impl FrameOrder {
         &mut self,
         rigs: &[Rig],
         masks: &[JointMask],
+        retargets: &[RetargetBinding],
         instances: &[InstanceRecord],
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
@@ -209,8 +241,14 @@ impl FrameOrder {
                 found: aabbs.len(),
             });
         }
-        self.checked
-            .order(rigs, masks, instances, palette.len(), &mut self.order)?;
+        self.checked.order(
+            rigs,
+            masks,
+            retargets,
+            instances,
+            palette.len(),
+            &mut self.order,
+        )?;
         if self.order.len() < instances.len() {
             aabbs.fill(Aabb::EMPTY);
         }
@@ -284,6 +322,8 @@ pub struct CpuBackend {
     reads: Vec<reads::RigReads>,
     /// Bytes read and joints evaluated by the last evaluation.
     last_reads: reads::ReadTally,
+    /// Retarget maps retargeted layers name ([`CpuBackend::set_retargets`]).
+    retargets: Vec<RetargetBinding>,
 }
 
 impl CpuBackend {
@@ -302,6 +342,7 @@ impl CpuBackend {
             source: ClipSource::Exact,
             frame: FrameOrder::new(1),
             last_reads: reads::ReadTally::default(),
+            retargets: Vec::new(),
         })
     }
 
@@ -346,7 +387,8 @@ impl CpuBackend {
                 rig: record.rig,
                 rig_count: self.rigs.len(),
             })?;
-        advance_root_motion_from(rig, self.source, record, prev, now);
+        let maps = (&self.rigs[..], &self.retargets[..]);
+        root_motion::advance_root_motion_with(maps, rig, self.source, record, prev, now);
         Ok(())
     }
 
@@ -421,6 +463,7 @@ impl CpuBackend {
         let result = frame.run(
             &self.rigs,
             &self.masks,
+            &self.retargets,
             instances,
             palette,
             aabbs,
@@ -492,9 +535,16 @@ impl CpuBackend {
     ) {
         let mut models = [Affine3A::IDENTITY; MAX_JOINTS];
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
+        let mut clips: retarget::RecordClips = Default::default();
         for (&i, aabb) in order.iter().zip(aabbs) {
             let rec = &instances[i as usize];
             let rig = &self.rigs[rec.rig as usize];
+            // Retargeted layers read their map's source rig (checked with the records).
+            let retargeted = !self.retargets.is_empty();
+            if retargeted {
+                let (rigs, maps) = (&self.rigs, &self.retargets);
+                retarget::record_clips(rigs, maps, rig, rec.used_layers(), &mut clips);
+            }
             let n = rig.joint_count();
             let entries = rig.palette_entries();
             let count = rec.used_layers().len();
@@ -502,11 +552,12 @@ impl CpuBackend {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;
-            *aabb = evaluate_pose_from(
+            *aabb = evaluate_pose_with(
                 rig,
                 self.source,
                 &self.masks,
                 &layers[..count],
+                if retargeted { &clips[..count] } else { &[] },
                 rec.flags,
                 &rec.world.to_affine(),
                 &mut models[..n],

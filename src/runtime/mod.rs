@@ -45,6 +45,7 @@ mod persistence;
 mod playback;
 mod record_changes;
 mod registry;
+mod retarget;
 mod root_motion;
 mod schedule;
 mod snapshot;
@@ -71,10 +72,11 @@ pub use parameters::{
 };
 pub use persistence::{
     AnimatorConfig, BaseConfig, BlendSpaceConfig, ControllerConfig, EventConfig, LayerConfig,
-    MaskConfig, RootMotionConfig, StateMachineConfig,
+    MaskConfig, RetargetConfig, RootMotionConfig, StateMachineConfig,
 };
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
 pub use record_changes::RecordChanges;
+pub use retarget::{MAX_RETARGET_MAPS, Retargeted};
 pub use root_motion::{RootMotion, RootTranslation};
 pub use schedule::Scheduling;
 pub use snapshot::{RuntimeSnapshot, SNAPSHOT_VERSION};

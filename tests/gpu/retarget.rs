@@ -2,7 +2,7 @@
 //! map (and its mirror), and its palette is the CPU twin's (`sinew::cpu::retarget_pose`,
 //! propagation and skinning) for the same map.
 
-use glam::Affine3A;
+use glam::{Affine3A, Vec3};
 use sinew::baked::retarget_map::RetargetMap;
 use sinew::cpu::{local_to_model, retarget_pose, skin_palette};
 use sinew::gpu::{ClipFormat, GpuOptions, RetargetBinding};
@@ -183,4 +183,210 @@ fn root_motion_follows_a_retargeted_root() {
         cpu[0].world.to_affine().translation.length() > 1.0,
         "the walk moved"
     );
+}
+
+/// The animator's retargeted entities (`Retargeted`) reach the kernel: their records, uploaded
+/// with the animator's maps in its order, pose as the CPU twin of the map (or its mirror) at
+/// the clip time the record gives.
+#[test]
+fn animator_entities_retarget_in_the_kernel() {
+    use hecs::World;
+    use sinew::runtime::{Animated, Animator, Playback, Retargeted, Transform};
+    let Some(ctx) = gpu() else { return };
+    let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
+    let mut rigs = load(&humanoid);
+    rigs.truncate(1);
+    // The humanoid onto itself, and the Fox onto the humanoid where the shared assets are.
+    let mut sources = vec![0usize];
+    if let Some(path) = shared_file("Fox.glb").filter(|p| p.is_file()) {
+        rigs.push(load(&path).remove(0));
+        sources.push(1);
+    }
+    let mut animator = Animator::new(rigs.clone()).unwrap();
+    let mut world = World::new();
+    let mut entities = Vec::new();
+    for &s in &sources {
+        let map = RetargetMap::build(&rigs[s].skeleton, &rigs[0].skeleton, None).unwrap();
+        let m = animator.add_retarget_map(s as u32, 0, map).unwrap();
+        for clip in 0..rigs[s].clips.clip_count() {
+            for mirror in [false, true] {
+                let through = match mirror {
+                    true => Retargeted::new(m).mirrored(),
+                    false => Retargeted::new(m),
+                };
+                let playback = Playback::new(clip as u32).with_speed(0.8 + 0.1 * clip as f32);
+                let e = world.spawn((Animated::new(0), Transform::IDENTITY, playback, through));
+                entities.push((e, s, m as usize, clip, mirror));
+            }
+        }
+    }
+    for _ in 0..7 {
+        animator.update(&mut world, 1.0 / 30.0).unwrap();
+    }
+    let bindings: Vec<RetargetBinding> = (animator.retarget_maps().iter())
+        .map(|m| RetargetBinding::new(animator.rigs(), m.source, m.target, m.map.clone()))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let (rigs, masks) = (animator.rigs(), animator.masks());
+    let mut backend = GpuBackend::new(ctx, rigs, masks).unwrap();
+    backend.set_retargets(rigs, masks, &bindings).unwrap();
+    let capacity = animator.palette().capacity();
+    backend.reserve_palette(capacity).unwrap();
+    let now = animator.frame_time();
+    backend.evaluate_at(now, animator.records()).unwrap();
+    let palette = backend.read_palette(0..capacity).unwrap();
+    let n = rigs[0].joint_count();
+    for (e, s, m, clip, mirror) in entities {
+        let rec = animator.record_of(&world, e).unwrap();
+        assert_eq!(rec.layers[0].retarget(), Some((m, clip)));
+        let time = rec.layers_at(now).next().unwrap().time;
+        let map = if mirror {
+            &bindings[m].mirrored
+        } else {
+            &bindings[m].map
+        };
+        let want = cpu_palette(&rigs[0], &rigs[s], map, clip, time);
+        let start = rec.palette_offset as usize;
+        for (j, (g, w)) in palette[start..start + n].iter().zip(&want).enumerate() {
+            let worst = (0..3)
+                .flat_map(|r| (0..4).map(move |c| (g.rows[r][c] - w.rows[r][c]).abs()))
+                .fold(0.0, f32::max);
+            assert!(
+                worst < 2e-4,
+                "source {s} clip {clip} mirror {mirror} joint {j}: GPU {g:?} CPU {w:?}"
+            );
+        }
+    }
+}
+
+/// The CPU backend reads the same maps (`CpuBackend::set_retargets`): on asset pairs (the
+/// humanoid mirrored onto itself, the Fox and CesiumMan onto the humanoid where the shared
+/// assets are), records with a retargeted layer (plain and mirrored) under a layer of the
+/// target's own clip evaluate to the GPU's palette and bounds, and root motion through the map
+/// moves their worlds as the kernel does.
+#[test]
+fn cpu_backend_retargets_as_the_kernel_does() {
+    use super::root_motion::{assert_world_close, frame_times};
+    use sinew::{Aabb, CpuBackend, TimeWrap};
+    let Some(ctx) = gpu() else { return };
+    let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
+    let mut rigs = load(&humanoid);
+    rigs.truncate(1);
+    let mut pairs = vec![0u32];
+    for name in ["Fox.glb", "CesiumMan.glb"] {
+        if let Some(path) = shared_file(name).filter(|p| p.is_file()) {
+            rigs.push(load(&path).remove(0));
+            pairs.push(rigs.len() as u32 - 1);
+        }
+    }
+    let bindings: Vec<RetargetBinding> = pairs
+        .iter()
+        .map(|&s| {
+            let map =
+                RetargetMap::build(&rigs[s as usize].skeleton, &rigs[0].skeleton, None).unwrap();
+            RetargetBinding::new(&rigs, s, 0, map).unwrap()
+        })
+        .collect();
+    let target = &rigs[0];
+    let entries = target.palette_entries() as u32;
+    let root = sinew::runtime::Animator::new(vec![target.clone()])
+        .unwrap()
+        .root_joint(0)
+        .unwrap() as u32;
+    let hold = root | InstanceRecord::HOLD_ROOT_XZ | InstanceRecord::HOLD_ROOT_YAW;
+    let mut records = Vec::new();
+    for (m, b) in bindings.iter().enumerate() {
+        let source = &rigs[b.source as usize];
+        for clip in 0..source.clips.clip_count() {
+            for mirror in [false, true] {
+                let period = source.clips.clips()[clip].duration.max(0.1);
+                let mut layer = LayerRecord {
+                    clip: LayerRecord::retargeted(clip as u16, m as u16),
+                    ..LayerRecord::STILL
+                }
+                .with_clock(0.1, 0.0, 1.1, TimeWrap::Loop, period);
+                if mirror {
+                    layer.flags |= LayerRecord::MIRROR;
+                }
+                let own = LayerRecord {
+                    clip: (clip % target.clips.clip_count()) as u32,
+                    weight: 0.3,
+                    ..LayerRecord::STILL
+                };
+                let offset = records.len() as u32 * entries;
+                let mut rec = InstanceRecord::new(0, offset, &Affine3A::IDENTITY, &[]).unwrap();
+                rec.flags = hold | InstanceRecord::gpu_root_motion(1);
+                rec.layer_count = 2;
+                rec.layers[..2].copy_from_slice(&[layer, own]);
+                records.push(rec);
+            }
+        }
+    }
+    let len = records.len() as u32 * entries;
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend.set_retargets(&rigs, &[], &bindings).unwrap();
+    backend.reserve_palette(len).unwrap();
+    let mut cpu = CpuBackend::new(rigs.clone(), Vec::new()).unwrap();
+    // Without the maps the CPU backend refuses the records (typed, no panic).
+    let mut palette = vec![Mat3x4Rows::IDENTITY; len as usize];
+    let mut bounds = vec![Aabb::EMPTY; records.len()];
+    let refused = cpu.evaluate_at(0.0, &records, &mut palette, &mut bounds);
+    assert!(refused.is_err(), "records naming maps the backend lacks");
+    cpu.set_retargets(&bindings).unwrap();
+    let slots: Vec<u32> = (0..records.len() as u32).collect();
+    let mut moved = records.clone();
+    let mut prev = None;
+    for &now in &frame_times(40) {
+        backend.evaluate_at(now, &records).unwrap();
+        for rec in &mut moved {
+            cpu.advance_root_motion(rec, prev.unwrap_or(now), now)
+                .unwrap();
+        }
+        prev = Some(now);
+    }
+    let worlds = backend.read_worlds(&slots).unwrap();
+    // Then the pose: the records without root motion, at the last frame time, on both.
+    let now = *frame_times(40).last().unwrap();
+    let placed: Vec<InstanceRecord> = records
+        .iter()
+        .map(|r| InstanceRecord {
+            flags: r.flags & !InstanceRecord::GPU_ROOT_MOTION,
+            ..*r
+        })
+        .collect();
+    backend.evaluate_at(now, &placed).unwrap();
+    cpu.evaluate_at(now, &placed, &mut palette, &mut bounds)
+        .unwrap();
+    let got = backend.read_palette(0..len).unwrap();
+    let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
+    let n = target.joint_count();
+    for (i, rec) in placed.iter().enumerate() {
+        let start = rec.palette_offset as usize;
+        for j in start..start + n {
+            let worst = (0..3)
+                .flat_map(|r| {
+                    (0..4).map(move |c| (got[j].rows[r][c] - palette[j].rows[r][c]).abs())
+                })
+                .fold(0.0, f32::max);
+            assert!(
+                worst < 2e-4,
+                "record {i} entry {j}: GPU {:?} CPU {:?}",
+                got[j],
+                palette[j]
+            );
+        }
+        let (g, c) = (&gpu_bounds[i], &bounds[i]);
+        for k in 0..3 {
+            assert!((g.min[k] - c.min[k]).abs() < 1e-3 && (g.max[k] - c.max[k]).abs() < 1e-3);
+        }
+    }
+    let mut travelled = 0;
+    for (i, (g, c)) in worlds.iter().zip(&moved).enumerate() {
+        let c = c.world.to_affine();
+        assert_world_close(g, &c, &format!("record {i}"));
+        if Vec3::from(c.translation).length() > 0.05 {
+            travelled += 1;
+        }
+    }
+    assert!(travelled > 0, "some retargeted root moved the world");
 }

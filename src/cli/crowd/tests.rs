@@ -32,7 +32,7 @@ fn crowd_args(flags: &[&str]) -> CrowdArgs {
 fn time(context: &GpuContext, flags: &[&str]) -> (CrowdArgs, TimedRun) {
     let args = crowd_args(flags);
     let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
-    let run = args.time_frames(context, rig).expect("timed frames"); // ok: unit test
+    let run = args.time_frames(context, rig, None).expect("timed frames"); // ok: unit test
     (args, run)
 }
 
@@ -234,7 +234,7 @@ fn records_written(steering: super::Steering, characters: usize, frames: usize) 
     let args = crowd_args(&[]);
     let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
     let scheduling = sinew::runtime::Scheduling::EventDriven;
-    let mut crowd = super::Crowd::new(rig, characters, scheduling, steering).expect("crowd"); // ok: unit test
+    let mut crowd = super::Crowd::new(rig, None, characters, scheduling, steering).expect("crowd"); // ok: unit test
     let mut written = 0;
     for _ in 0..frames {
         crowd.control().expect("control"); // ok: unit test
