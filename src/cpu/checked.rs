@@ -93,7 +93,7 @@ pub(crate) fn validate_record(
             });
         }
         let resolved = layer.to_layer_at(layer.anchor);
-        if check_retargeted(rigs, retargets, rig, std::slice::from_ref(layer))? {
+        if check_retargeted(rigs, retargets, rec.rig, std::slice::from_ref(layer))? {
             validate_layer_parts(rig, masks, &resolved)?;
         } else {
             validate_layers(rig, masks, &[resolved])?;

@@ -543,7 +543,7 @@ impl CpuBackend {
             let retargeted = !self.retargets.is_empty();
             if retargeted {
                 let (rigs, maps) = (&self.rigs, &self.retargets);
-                retarget::record_clips(rigs, maps, rig, rec.used_layers(), &mut clips);
+                retarget::record_clips(rigs, maps, rec.rig, rec.used_layers(), &mut clips);
             }
             let n = rig.joint_count();
             let entries = rig.palette_entries();

@@ -2,9 +2,9 @@
 //! `clip` names a map ([`LayerRecord::retargeted`]) samples the map's source rig and retargets
 //! per joint, as `wgsl/sample.wgsl` does with `wgsl/retarget.wgsl`; root motion reads the root
 //! through the map's entry, as `layer_channel` in `wgsl/root_motion.wgsl` does. A map fits a
-//! layer of an instance when it exists, its joint count is the instance rig's and its source
-//! rig has the layer's clip (the kernel's `layer_map_row`); a record naming one that does not is
-//! refused before evaluation ([`check_retargeted`]).
+//! layer of an instance when it exists, drives the instance's rig and its source rig has the
+//! layer's clip (as the GPU backend checks records before upload); a record naming one that does
+//! not is refused before evaluation ([`check_retargeted`]).
 
 use glam::Vec4;
 
@@ -38,7 +38,7 @@ pub(crate) type RecordClips<'a> = [LayerClips<'a>; MAX_LAYERS];
 fn mapped<'a>(
     rigs: &'a [Rig],
     retargets: &'a [RetargetBinding],
-    rig: &Rig,
+    rig_index: u32,
     layer: &LayerRecord,
 ) -> Option<Result<LayerClips<'a>, String>> {
     let (m, clip) = layer.retarget()?;
@@ -47,6 +47,15 @@ fn mapped<'a>(
             "a layer names retarget map {m}, {} are set",
             retargets.len()
         )));
+    };
+    if b.target != rig_index {
+        return Some(Err(format!(
+            "retarget map {m} drives rig {}, not {rig_index}",
+            b.target
+        )));
+    }
+    let Some(rig) = rigs.get(rig_index as usize) else {
+        return Some(Err(format!("no rig {rig_index}")));
     };
     let map = match layer.flags & LayerRecord::MIRROR {
         0 => &b.map,
@@ -78,21 +87,22 @@ pub(crate) fn playing_clips<'a>(
     rigs: &'a [Rig],
     retargets: &'a [RetargetBinding],
     rig: &Rig,
+    rig_index: u32,
     layer: &LayerRecord,
 ) -> Option<LayerClips<'a>> {
-    match mapped(rigs, retargets, rig, layer) {
+    match mapped(rigs, retargets, rig_index, layer) {
         None => ((layer.clip as usize) < rig.clips.clip_count()).then_some(LayerClips::Own),
         Some(Ok(clips)) => Some(clips),
         Some(Err(_)) => None,
     }
 }
 
-/// Checks that every retargeted layer of `layers` (of an instance of `rig`) names a map that
-/// fits it; returns whether any layer is retargeted.
+/// Checks that every retargeted layer of `layers` (of an instance of rig `rig`) names a map
+/// that fits it; returns whether any layer is retargeted.
 pub(crate) fn check_retargeted(
     rigs: &[Rig],
     retargets: &[RetargetBinding],
-    rig: &Rig,
+    rig: u32,
     layers: &[LayerRecord],
 ) -> Result<bool, EvalError> {
     let mut any = false;
@@ -111,7 +121,7 @@ pub(crate) fn check_retargeted(
 pub(crate) fn record_clips<'a>(
     rigs: &'a [Rig],
     retargets: &'a [RetargetBinding],
-    rig: &Rig,
+    rig: u32,
     layers: &[LayerRecord],
     out: &mut RecordClips<'a>,
 ) {

@@ -197,7 +197,7 @@ fn root_motion_delta_with(
     while k > 0 {
         k -= 1;
         let layer = &record.layers[k];
-        if let Some(clips) = playing_clips(maps.0, maps.1, rig, layer) {
+        if let Some(clips) = playing_clips(maps.0, maps.1, rig, record.rig, layer) {
             let w = layer_weight(layer, now).clamp(0.0, 1.0);
             let share = w * above;
             above *= 1.0 - w;

@@ -121,7 +121,7 @@ pub(crate) fn joint_model_with(
     let mut clips = [LayerClips::Own; MAX_LAYERS];
     let mut count = 0;
     for (held, layer) in record.used_layers().iter().zip(record.layers_at(now)) {
-        if let Some(from) = playing_clips(maps.0, maps.1, rig, held) {
+        if let Some(from) = playing_clips(maps.0, maps.1, rig, record.rig, held) {
             (layers[count], clips[count]) = (layer, from);
             count += 1;
         }

@@ -28,6 +28,12 @@ fn cpu_palette(
     palette
 }
 
+/// The largest difference between two palette entries' elements.
+fn max_difference(a: &Mat3x4Rows, b: &Mat3x4Rows) -> f32 {
+    let pairs = a.rows.iter().flatten().zip(b.rows.iter().flatten());
+    pairs.map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
 #[test]
 fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
     let Some(ctx) = gpu() else { return };
@@ -52,16 +58,6 @@ fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
             RetargetBinding::new(&rigs, s, t, map).unwrap()
         })
         .collect();
-    // The compressed pipeline does not retarget: it refuses maps instead of posing at rest.
-    let options = GpuOptions {
-        clips: ClipFormat::Compressed {
-            budget: sinew::DEFAULT_ERROR_BUDGET,
-        },
-        ..GpuOptions::default()
-    };
-    let mut compressed = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
-    let refused = compressed.set_retargets(&rigs, &[], &bindings).unwrap_err();
-    assert!(refused.to_string().contains("exact-clip"), "{refused}");
     let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
     backend.set_retargets(&rigs, &[], &bindings).unwrap();
     let n = rigs[0].joint_count();
@@ -248,9 +244,7 @@ fn animator_entities_retarget_in_the_kernel() {
         let want = cpu_palette(&rigs[0], &rigs[s], map, clip, time);
         let start = rec.palette_offset as usize;
         for (j, (g, w)) in palette[start..start + n].iter().zip(&want).enumerate() {
-            let worst = (0..3)
-                .flat_map(|r| (0..4).map(move |c| (g.rows[r][c] - w.rows[r][c]).abs()))
-                .fold(0.0, f32::max);
+            let worst = max_difference(g, w);
             assert!(
                 worst < 2e-4,
                 "source {s} clip {clip} mirror {mirror} joint {j}: GPU {g:?} CPU {w:?}"
@@ -266,9 +260,21 @@ fn animator_entities_retarget_in_the_kernel() {
 /// moves their worlds as the kernel does.
 #[test]
 fn cpu_backend_retargets_as_the_kernel_does() {
+    let Some(ctx) = gpu() else { return };
+    cpu_backend_against_kernel(ctx, false);
+}
+
+/// The same on compressed clips: the compressed pipeline decodes the source rig's compressed
+/// clips through the map (`wgsl/decode.wgsl`), as `CpuBackend::with_compressed` samples them.
+#[test]
+fn compressed_pipeline_retargets_as_the_cpu_backend_does() {
+    let Some(ctx) = gpu() else { return };
+    cpu_backend_against_kernel(ctx, true);
+}
+
+fn cpu_backend_against_kernel(ctx: &sinew::GpuContext, compressed: bool) {
     use super::root_motion::{assert_world_close, frame_times};
     use sinew::{Aabb, CpuBackend, TimeWrap};
-    let Some(ctx) = gpu() else { return };
     let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
     let mut rigs = load(&humanoid);
     rigs.truncate(1);
@@ -277,6 +283,12 @@ fn cpu_backend_retargets_as_the_kernel_does() {
         if let Some(path) = shared_file(name).filter(|p| p.is_file()) {
             rigs.push(load(&path).remove(0));
             pairs.push(rigs.len() as u32 - 1);
+        }
+    }
+    if compressed {
+        // Both backends then decode the same stored clips.
+        for rig in &mut rigs {
+            rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
         }
     }
     let bindings: Vec<RetargetBinding> = pairs
@@ -323,10 +335,22 @@ fn cpu_backend_retargets_as_the_kernel_does() {
         }
     }
     let len = records.len() as u32 * entries;
-    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    let options = GpuOptions {
+        clips: match compressed {
+            true => ClipFormat::Compressed {
+                budget: sinew::DEFAULT_ERROR_BUDGET,
+            },
+            false => ClipFormat::Exact,
+        },
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
     backend.set_retargets(&rigs, &[], &bindings).unwrap();
     backend.reserve_palette(len).unwrap();
-    let mut cpu = CpuBackend::new(rigs.clone(), Vec::new()).unwrap();
+    let mut cpu = match compressed {
+        true => CpuBackend::with_compressed(rigs.clone(), Vec::new()).unwrap(),
+        false => CpuBackend::new(rigs.clone(), Vec::new()).unwrap(),
+    };
     // Without the maps the CPU backend refuses the records (typed, no panic).
     let mut palette = vec![Mat3x4Rows::IDENTITY; len as usize];
     let mut bounds = vec![Aabb::EMPTY; records.len()];
@@ -363,14 +387,10 @@ fn cpu_backend_retargets_as_the_kernel_does() {
     for (i, rec) in placed.iter().enumerate() {
         let start = rec.palette_offset as usize;
         for j in start..start + n {
-            let worst = (0..3)
-                .flat_map(|r| {
-                    (0..4).map(move |c| (got[j].rows[r][c] - palette[j].rows[r][c]).abs())
-                })
-                .fold(0.0, f32::max);
+            let worst = max_difference(&got[j], &palette[j]);
             assert!(
                 worst < 2e-4,
-                "record {i} entry {j}: GPU {:?} CPU {:?}",
+                "compressed {compressed} record {i} entry {j}: GPU {:?} CPU {:?}",
                 got[j],
                 palette[j]
             );

@@ -325,9 +325,9 @@ pub struct CrowdArgs {
     #[command(flatten)]
     pub import: crate::cli::settings::ImportFlags,
     /// Play this file's clips (its first rig's) on the model instead of its own, retargeted:
-    /// per character in the GPU kernel through the uploaded map on the GPU backend with exact
-    /// clips; as a retargeted copy baked when loading (`sinew::bake::retarget_rig`) on the
-    /// others (compressed clips, the CPU evaluators).
+    /// per character in the GPU kernel through the uploaded map on the GPU backend (exact or
+    /// compressed clips); as a retargeted copy baked when loading (`sinew::bake::retarget_rig`)
+    /// on the CPU evaluators.
     #[arg(long, value_name = "SOURCE")]
     pub clips_from: Option<PathBuf>,
     /// A JSON retarget map for `--clips-from` (see `sinew pose --retarget-map`).
@@ -335,7 +335,7 @@ pub struct CrowdArgs {
     pub retarget_map: Option<PathBuf>,
     /// With `--clips-from`: every other character (odd characters in grid order, half the
     /// crowd) plays the clips mirrored across the model's X = 0 plane, left and right swapped,
-    /// in the kernel. Needs the GPU backend with exact clips (no `--resampled`).
+    /// in the kernel. Needs the GPU backend.
     #[arg(long, requires = "clips_from")]
     pub mirror: bool,
     /// Which evaluator computes the poses: the GPU (event-driven, GPU-resident records) or the
@@ -407,7 +407,11 @@ impl CrowdArgs {
         if let Some(path) = &self.clips_from {
             progress.set_message("retargeting the clips");
             let (source, map) = self.retarget_map(&rig, path)?;
-            if timed::Evaluator::of(self) == timed::Evaluator::GpuExact {
+            let evaluator = timed::Evaluator::of(self);
+            if matches!(
+                evaluator,
+                timed::Evaluator::GpuExact | timed::Evaluator::GpuCompressed
+            ) {
                 retarget = Some(KernelRetarget {
                     source,
                     map,
@@ -416,8 +420,7 @@ impl CrowdArgs {
             } else if self.mirror {
                 return Err(CliError::unusable(
                     path,
-                    "--mirror retargets in the GPU kernel: it needs --backend gpu without \
-                     --resampled",
+                    "--mirror retargets in the GPU kernel: it needs --backend gpu",
                 )
                 .into());
             } else {

@@ -183,6 +183,54 @@ fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
     }
 }
 
+/// `--clips-from` on the GPU backend: the humanoid plays its own clips through a map onto
+/// itself, every other character mirrored, retargeted per character in the kernel (exact and
+/// compressed); the drawn palette is the CPU backend's reading the animator's maps.
+#[test]
+fn retargeted_gpu_frames_are_the_cpu_backends_through_the_same_maps() {
+    let Some(context) = context() else { return };
+    for (flags, evaluator) in [
+        (&["--mirror"][..], Evaluator::GpuExact),
+        (&["--mirror", "--resampled"][..], Evaluator::GpuCompressed),
+    ] {
+        let args = crowd_args(&[&["--clips-from", "humanoid.glb"][..], flags].concat());
+        let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
+        let map =
+            sinew::baked::retarget_map::RetargetMap::build(&rig.skeleton, &rig.skeleton, None)
+                .expect("a map onto itself"); // ok: unit test
+        let retarget = super::KernelRetarget {
+            source: rig.clone(),
+            map,
+            mirror: true,
+        };
+        let run = args
+            .time_frames(&context, rig, Some(retarget))
+            .expect("timed frames"); // ok: unit test
+        assert_eq!(run.evaluator, evaluator);
+        let json = run.json(&args, &context);
+        assert_eq!(json["retargeting"], "kernel");
+        assert_eq!(json["mirrored_characters"], 6);
+        let (palette, records) = drawn(&run);
+        let live = records.iter().filter(|r| !r.is_empty());
+        assert!(
+            live.clone()
+                .all(|r| r.used_layers().iter().all(|l| l.retarget().is_some()))
+        );
+        let rigs = run.crowd.animator.rigs().to_vec();
+        let masks = run.crowd.animator.masks().to_vec();
+        let mut twin = match evaluator {
+            Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
+            _ => CpuBackend::new(rigs, masks),
+        }
+        .unwrap(); // ok: unit test
+        twin.set_retargets(run.crowd.animator.retarget_maps())
+            .unwrap(); // ok: unit test
+        let expected = evaluate_with(&mut twin, &run, &palette, &records);
+        let error = largest_difference(&palette, &expected);
+        assert!(error < 2e-4, "{flags:?}: {error}");
+    }
+}
+
 #[test]
 fn lod_flags_report_the_policy_the_kernel_applied() {
     let Some(context) = context() else { return };
