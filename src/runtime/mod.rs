@@ -72,11 +72,11 @@ pub use parameters::{
 };
 pub use persistence::{
     AnimatorConfig, BaseConfig, BlendSpaceConfig, ControllerConfig, EventConfig, LayerConfig,
-    MaskConfig, RetargetConfig, RootMotionConfig, StateMachineConfig,
+    MaskConfig, RootMotionConfig, StateMachineConfig,
 };
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
 pub use record_changes::RecordChanges;
-pub use retarget::{MAX_RETARGET_MAPS, Retargeted};
+pub use retarget::{MAX_RETARGET_MAPS, RetargetConfig, Retargeted};
 pub use root_motion::{RootMotion, RootTranslation};
 pub use schedule::Scheduling;
 pub use snapshot::{RuntimeSnapshot, SNAPSHOT_VERSION};

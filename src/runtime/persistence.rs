@@ -28,7 +28,7 @@ use super::layers::{ClipLayer, Layers, MaskSpec};
 use super::motion::Motion;
 use super::parameters::{ParamId, ParameterKind, Value};
 use super::playback::{Clock, LoopMode, Playback};
-use super::retarget::Retargeted;
+use super::retarget::{RetargetConfig, Retargeted};
 use super::root_motion::{RootMotion, RootTranslation};
 use super::state_machine::{StateMachine, StateMachineDef};
 use super::system::{Animated, Animator};
@@ -116,17 +116,6 @@ pub struct ControllerConfig {
     /// blend spaces and state machine are that rig's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retarget: Option<RetargetConfig>,
-}
-
-/// The rig an entity plays clips of, through the first retarget map registered from it to the
-/// entity's rig ([`crate::runtime::Animator::add_retarget_map`]), and whether mirrored.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RetargetConfig {
-    /// The source rig's name.
-    pub source: String,
-    /// Through the map's mirror.
-    #[serde(default)]
-    pub mirror: bool,
 }
 
 /// What an entity's base plays.
@@ -375,10 +364,7 @@ impl Animator {
                 entity: format!("{entity:?}"),
             })?;
         let motion = self.rig_ref(motion_index)?;
-        let retarget = retargeted.map(|r| RetargetConfig {
-            source: motion.name.clone(),
-            mirror: r.mirror,
-        });
+        let retarget = retargeted.map(|r| r.config(&motion.name));
         let clip_name = |clip: u32| {
             motion
                 .clips
@@ -510,28 +496,7 @@ impl Animator {
         }
         let rig = self.rig(&config.rig)?;
         // The components name clips, blend spaces and state machines of `motion`.
-        let (motion, retargeted) = match &config.retarget {
-            None => (rig, None),
-            Some(r) => {
-                let source = self.rig(&r.source)?;
-                let map = self
-                    .retarget_maps()
-                    .iter()
-                    .position(|m| m.source == source && m.target == rig)
-                    .ok_or_else(|| RuntimeError::InvalidRetargetMap {
-                        source_rig: r.source.clone(),
-                        target_rig: config.rig.clone(),
-                        reason: "no retarget map is registered between them".to_string(),
-                    })?;
-                let retargeted = Retargeted::new(map as u32);
-                let retargeted = if r.mirror {
-                    retargeted.mirrored()
-                } else {
-                    retargeted
-                };
-                (source, Some(retargeted))
-            }
-        };
+        let (motion, retargeted) = self.retargeted_from(rig, config.retarget.as_ref())?;
         let motion_name = self.rig_ref(motion)?.name.clone();
         let mut layers = Layers::new();
         for l in &config.layers {

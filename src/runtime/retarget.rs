@@ -43,6 +43,25 @@ impl Retargeted {
             ..self
         }
     }
+
+    /// Its controller configuration, its map's source rig being named `source`.
+    pub(crate) fn config(&self, source: &str) -> RetargetConfig {
+        RetargetConfig {
+            source: source.to_string(),
+            mirror: self.mirror,
+        }
+    }
+}
+
+/// The rig an entity plays clips of, through the first retarget map registered from it to the
+/// entity's rig ([`crate::runtime::Animator::add_retarget_map`]), and whether mirrored.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RetargetConfig {
+    /// The source rig's name.
+    pub source: String,
+    /// Through the map's mirror.
+    #[serde(default)]
+    pub mirror: bool,
 }
 
 /// Most retarget maps an animator holds: a record names one in 16 bits (map index + 1).
@@ -98,6 +117,36 @@ impl Animator {
     /// ([`crate::GpuBackend::set_retargets`], in this order).
     pub fn retarget_maps(&self) -> &[RetargetBinding] {
         self.backend.retargets()
+    }
+
+    /// The rig whose clips an entity of rig `rig` configured with `config` plays, and its
+    /// component: the first map registered from the named source rig to `rig`.
+    pub(crate) fn retargeted_from(
+        &self,
+        rig: u32,
+        config: Option<&RetargetConfig>,
+    ) -> Result<(u32, Option<Retargeted>), RuntimeError> {
+        let Some(r) = config else {
+            return Ok((rig, None));
+        };
+        let source = self.rig(&r.source)?;
+        let target = self.rig_ref(rig)?.name.clone();
+        let map = (self.retarget_maps().iter())
+            .position(|m| m.source == source && m.target == rig)
+            .ok_or_else(|| RuntimeError::InvalidRetargetMap {
+                source_rig: r.source.clone(),
+                target_rig: target,
+                reason: "no retarget map is registered between them".to_string(),
+            })?;
+        let retargeted = Retargeted::new(map as u32);
+        Ok((
+            source,
+            Some(if r.mirror {
+                retargeted.mirrored()
+            } else {
+                retargeted
+            }),
+        ))
     }
 
     /// The rig whose clips an entity of rig `rig` with `retargeted` plays: `rig` itself, or

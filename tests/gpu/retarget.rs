@@ -49,7 +49,7 @@ fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
             pairs.push((rigs.len() as u32 - 1, 0));
         }
     }
-    let bindings: Vec<RetargetBinding> = pairs
+    let mut bindings: Vec<RetargetBinding> = pairs
         .iter()
         .map(|&(s, t)| {
             let map =
@@ -58,6 +58,12 @@ fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
             RetargetBinding::new(&rigs, s, t, map).unwrap()
         })
         .collect();
+    // The humanoid onto itself again, mirrored across z = 0: the plane goes up with the row.
+    let map = RetargetMap::build(&rigs[0].skeleton, &rigs[0].skeleton, None).unwrap();
+    let z =
+        RetargetBinding::with_mirror_plane(&rigs, 0, 0, map, sinew::math::MirrorPlane::Z).unwrap();
+    assert_ne!(z.mirrored, bindings[0].mirrored);
+    bindings.push(z);
     let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
     backend.set_retargets(&rigs, &[], &bindings).unwrap();
     let n = rigs[0].joint_count();

@@ -18,14 +18,28 @@ pub struct RetargetBinding {
     pub target: u32,
     /// The map from `source`'s skeleton to `target`'s.
     pub map: RetargetMap,
-    /// Its mirror across the target's X = 0 plane.
+    /// Its mirror (across the target's X = 0 plane unless bound with
+    /// [`RetargetBinding::with_mirror_plane`]).
     pub mirrored: RetargetMap,
 }
 
 impl RetargetBinding {
-    /// Binds `map` from rig `source` to rig `target` of `rigs`, with its mirror. Fails when a
-    /// rig does not exist, the map does not fit their skeletons or its mirror is ambiguous.
+    /// Binds `map` from rig `source` to rig `target` of `rigs`, with its mirror across the
+    /// target's X = 0 plane. Fails when a rig does not exist, the map does not fit their
+    /// skeletons or its mirror is ambiguous.
     pub fn new(rigs: &[Rig], source: u32, target: u32, map: RetargetMap) -> Result<Self, GpuError> {
+        Self::with_mirror_plane(rigs, source, target, map, MirrorPlane::X)
+    }
+
+    /// [`RetargetBinding::new`] with the mirror across `plane` (a target whose left and right
+    /// lie along another model axis); the plane goes up with the mirror's row.
+    pub fn with_mirror_plane(
+        rigs: &[Rig],
+        source: u32,
+        target: u32,
+        map: RetargetMap,
+        plane: MirrorPlane,
+    ) -> Result<Self, GpuError> {
         let rig = |i: u32| {
             rigs.get(i as usize).ok_or_else(|| {
                 GpuError::Validation(format!("retarget map names rig {i}, {} exist", rigs.len()))
@@ -43,7 +57,7 @@ impl RetargetBinding {
             )));
         }
         let mirrored = map
-            .mirrored(&t.skeleton, MirrorPlane::X)
+            .mirrored(&t.skeleton, plane)
             .map_err(|e| GpuError::Validation(e.to_string()))?;
         Ok(Self {
             source,
