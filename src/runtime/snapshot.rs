@@ -4,11 +4,11 @@
 //! animated entity its components — clocks (time, speed, pause and the `f64` positions they
 //! accumulate in), cross-fades in flight, the state machine's current state, transition,
 //! state time and parameter values (pending triggers included), layers and their weight
-//! fades, root-motion accumulators and its [`Pace`]; and every [`Attachment`] (with the
-//! transform of an attached entity that is not animated).
+//! fades, root-motion accumulators, its [`Pace`] and its [`Retargeted`] map; and every
+//! [`Attachment`] (with the transform of an attached entity that is not animated).
 //!
 //! Restoring onto an animator with the same configuration (rigs, masks, blend spaces, state
-//! machines and events registered in the same order) continues every entity bitwise
+//! machines, events and retarget maps registered in the same order) continues every entity bitwise
 //! identically: the records and events after the restore are those of a run that was never
 //! saved. Rigs and state machines (and their current states) are saved by name and checked
 //! on restore; clips, masks and blend spaces by index, as the components hold them. Floats

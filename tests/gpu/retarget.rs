@@ -34,21 +34,28 @@ fn max_difference(a: &Mat3x4Rows, b: &Mat3x4Rows) -> f32 {
     pairs.map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
 
-#[test]
-fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
-    let Some(ctx) = gpu() else { return };
+/// The humanoid (rig 0, every pair's target), then the first rig of each of `shared` (the
+/// shared glTF assets) that is there: every rig is a source onto the humanoid, the humanoid
+/// onto itself included.
+fn humanoid_and_sources(shared: &[&str]) -> Vec<Rig> {
     let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
     let mut rigs = load(&humanoid);
     rigs.truncate(1);
-    // Pairs of (source, target) rigs: the humanoid onto itself (mirrored: a map with reflected
-    // samples), and the Fox and CesiumMan onto the humanoid where the shared assets are.
-    let mut pairs = vec![(0u32, 0u32)];
-    for name in ["Fox.glb", "CesiumMan.glb"] {
+    for name in shared {
         if let Some(path) = shared_file(name).filter(|p| p.is_file()) {
             rigs.push(load(&path).remove(0));
-            pairs.push((rigs.len() as u32 - 1, 0));
         }
     }
+    rigs
+}
+
+#[test]
+fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
+    let Some(ctx) = gpu() else { return };
+    // Pairs of (source, target) rigs: the humanoid onto itself (mirrored: a map with reflected
+    // samples), and the Fox and CesiumMan onto the humanoid where the shared assets are.
+    let rigs = humanoid_and_sources(&["Fox.glb", "CesiumMan.glb"]);
+    let pairs: Vec<(u32, u32)> = (0..rigs.len() as u32).map(|s| (s, 0)).collect();
     let mut bindings: Vec<RetargetBinding> = pairs
         .iter()
         .map(|&(s, t)| {
@@ -195,15 +202,9 @@ fn animator_entities_retarget_in_the_kernel() {
     use hecs::World;
     use sinew::runtime::{Animated, Animator, Playback, Retargeted, Transform};
     let Some(ctx) = gpu() else { return };
-    let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
-    let mut rigs = load(&humanoid);
-    rigs.truncate(1);
     // The humanoid onto itself, and the Fox onto the humanoid where the shared assets are.
-    let mut sources = vec![0usize];
-    if let Some(path) = shared_file("Fox.glb").filter(|p| p.is_file()) {
-        rigs.push(load(&path).remove(0));
-        sources.push(1);
-    }
+    let rigs = humanoid_and_sources(&["Fox.glb"]);
+    let sources: Vec<usize> = (0..rigs.len()).collect();
     let mut animator = Animator::new(rigs.clone()).unwrap();
     let mut world = World::new();
     let mut entities = Vec::new();
@@ -281,16 +282,8 @@ fn compressed_pipeline_retargets_as_the_cpu_backend_does() {
 fn cpu_backend_against_kernel(ctx: &sinew::GpuContext, compressed: bool) {
     use super::root_motion::{assert_world_close, frame_times};
     use sinew::{Aabb, CpuBackend, TimeWrap};
-    let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
-    let mut rigs = load(&humanoid);
-    rigs.truncate(1);
-    let mut pairs = vec![0u32];
-    for name in ["Fox.glb", "CesiumMan.glb"] {
-        if let Some(path) = shared_file(name).filter(|p| p.is_file()) {
-            rigs.push(load(&path).remove(0));
-            pairs.push(rigs.len() as u32 - 1);
-        }
-    }
+    let mut rigs = humanoid_and_sources(&["Fox.glb", "CesiumMan.glb"]);
+    let pairs: Vec<u32> = (0..rigs.len() as u32).collect();
     if compressed {
         // Both backends then decode the same stored clips.
         for rig in &mut rigs {

@@ -154,6 +154,21 @@ fn the_exact_cpu_frame_is_the_animators_output_with_the_heads_turned() {
     assert_heads_turned(&run, &palette, &records);
 }
 
+/// The CPU twin of the kernel that ran: exact keys, or the same compressed clips, reading the
+/// animator's retarget maps.
+fn kernel_twin(run: &TimedRun, evaluator: Evaluator) -> CpuBackend {
+    let rigs = run.crowd.animator.rigs().to_vec();
+    let masks = run.crowd.animator.masks().to_vec();
+    let mut twin = match evaluator {
+        Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
+        _ => CpuBackend::new(rigs, masks),
+    }
+    .unwrap(); // ok: unit test
+    twin.set_retargets(run.crowd.animator.retarget_maps())
+        .unwrap(); // ok: unit test
+    twin
+}
+
 #[test]
 fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
     let Some(context) = context() else { return };
@@ -169,14 +184,7 @@ fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
         assert_eq!(json["lod"], false);
         assert_eq!(json["update_every"], 1);
         let (palette, records) = drawn(&run);
-        let rigs = run.crowd.animator.rigs().to_vec();
-        let masks = run.crowd.animator.masks().to_vec();
-        // The CPU twin of the kernel that ran: exact keys, or the same compressed clips.
-        let mut twin = match evaluator {
-            Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
-            _ => CpuBackend::new(rigs, masks),
-        }
-        .unwrap(); // ok: unit test
+        let mut twin = kernel_twin(&run, evaluator);
         let expected = evaluate_with(&mut twin, &run, &palette, &records);
         let error = largest_difference(&palette, &expected);
         assert!(error < 2e-4, "{flags:?}: {error}");
@@ -216,15 +224,7 @@ fn retargeted_gpu_frames_are_the_cpu_backends_through_the_same_maps() {
             live.clone()
                 .all(|r| r.used_layers().iter().all(|l| l.retarget().is_some()))
         );
-        let rigs = run.crowd.animator.rigs().to_vec();
-        let masks = run.crowd.animator.masks().to_vec();
-        let mut twin = match evaluator {
-            Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
-            _ => CpuBackend::new(rigs, masks),
-        }
-        .unwrap(); // ok: unit test
-        twin.set_retargets(run.crowd.animator.retarget_maps())
-            .unwrap(); // ok: unit test
+        let mut twin = kernel_twin(&run, evaluator);
         let expected = evaluate_with(&mut twin, &run, &palette, &records);
         let error = largest_difference(&palette, &expected);
         assert!(error < 2e-4, "{flags:?}: {error}");
