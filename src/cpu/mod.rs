@@ -17,7 +17,7 @@ mod retarget;
 mod root_frame;
 
 pub(crate) use blend::blend_joint_with;
-pub(crate) use retarget::{LayerClips, playing_clips};
+pub(crate) use retarget::{LayerClips, layer_channel, playing_clips};
 mod root_motion;
 mod skin;
 
@@ -225,6 +225,7 @@ impl FrameOrder {
     /// Validates and orders `instances` ([`checked::order_records`], skipped when they are the last
     /// frame's: [`checked::CheckedRecords`]), evaluates them in parallel with
     /// [`split_across_cores`] and `chunk`, then scatters the AABBs back to record order.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
         rigs: &[Rig],

@@ -152,11 +152,10 @@ pub enum RuntimeError {
         component: &'static str,
     },
     /// An entity's component names a clip, mask, blend space, state machine or retarget map
-    /// that does not exist for the entity's rig, or asks a retargeted entity for root motion on
-    /// the CPU (the entity is skipped or plays nothing there).
+    /// that does not exist for the entity's rig (the entity is skipped or plays nothing there).
     #[error(
         "entity {entity} names a clip, mask, blend space, state machine or retarget map its rig \
-         does not have, or moves a retargeted rig by root motion on the CPU"
+         does not have"
     )]
     InvalidComponent {
         /// The entity, as hecs prints it.

@@ -16,11 +16,9 @@ use crate::instance::LayerRecord;
 /// state machine and event table the entity's base and layers name is then the map's source
 /// rig's; masks stay the entity's rig's.
 ///
-/// The CPU evaluation ([`Animator::evaluate_cpu`]) and attachments to the entity follow the
-/// map as the kernel does. Root motion on the CPU ([`crate::runtime::RootMotion`] without
-/// `on_gpu`) does not: the update reports [`RuntimeError::InvalidComponent`] (the entity plays,
-/// its transform stays); root motion on the GPU ([`crate::runtime::RootMotion::on_gpu`], or
-/// [`crate::CpuBackend::advance_root_motion`]) follows the map.
+/// The CPU evaluation ([`Animator::evaluate_cpu`]), attachments to the entity and root motion
+/// (on the CPU, through the map's entry for the root, or on the GPU) follow the map as the
+/// kernel does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Retargeted {
     /// Index from [`Animator::add_retarget_map`].

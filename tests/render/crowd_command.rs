@@ -238,8 +238,8 @@ fn crowd_dispatches_do_not_grow_with_the_character_count() {
 }
 
 /// `--clips-from`: the humanoid crowd plays the Fox's clips, retargeted per instance in the
-/// kernel on the GPU backend (half the crowd mirrored with `--mirror`) and through a copy baked
-/// on load on the CPU backend, which refuses `--mirror`.
+/// kernel on the GPU backend and in the CPU backend (half the crowd mirrored with `--mirror`),
+/// and through a copy baked on load on the fast CPU evaluator, which refuses `--mirror`.
 #[test]
 fn crowd_plays_another_files_clips_retargeted() {
     if gpu().is_none() {
@@ -254,6 +254,10 @@ fn crowd_plays_another_files_clips_retargeted() {
     std::fs::create_dir_all(&dir).unwrap();
     let png = dir.join("crowd-retargeted.png");
     let args = |backend: &'static str, mirror: bool| {
+        let (backend, resampled) = match backend {
+            "fast" => ("cpu", true),
+            other => (other, false),
+        };
         let mut args = vec![
             "--characters",
             "30",
@@ -271,12 +275,16 @@ fn crowd_plays_another_files_clips_retargeted() {
         if mirror {
             args.push("--mirror");
         }
+        if resampled {
+            args.push("--resampled");
+        }
         args
     };
     for (backend, mirror, retargeting, mirrored) in [
         ("gpu", false, "kernel", 0),
         ("gpu", true, "kernel", 15),
-        ("cpu", false, "baked", 0),
+        ("cpu", true, "cpu", 15),
+        ("fast", false, "baked", 0),
     ] {
         let report = crowd_json(&args(backend, mirror));
         assert_eq!(report["characters"], 30, "{report}");
@@ -286,7 +294,7 @@ fn crowd_plays_another_files_clips_retargeted() {
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
         .arg("crowd")
-        .args(args("cpu", true))
+        .args(args("fast", true))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -15,14 +15,15 @@ use sinew::{LayerRecord, Rig, Sqt};
 use super::fixtures::{DT, run, test_asset, test_rig, z_up_rig};
 
 /// The test rig (rig 0) and a source rig of the same skeleton named "source" whose clips are
-/// the test rig's without "idle", so its clip indices differ from the target's by one.
+/// the test rig's without "idle", so its clip indices differ from the target's by one; the map
+/// is the identity (every joint, translations included, as the source's).
 fn retarget_animator() -> (Animator, u32) {
     let mut asset = test_asset();
     asset.clips.remove(0);
     let mut source = Rig::from_skin(&asset, 0).unwrap();
     source.name = "source".to_string();
     let target = test_rig();
-    let map = RetargetMap::build(&source.skeleton, &target.skeleton, None).unwrap();
+    let map = RetargetMap::identity(&target.skeleton);
     let mut a = Animator::new(vec![target, source]).unwrap();
     let m = a.add_retarget_map(1, 0, map).unwrap();
     (a, m)
@@ -117,32 +118,44 @@ fn a_map_that_does_not_fit_is_refused_and_an_unknown_one_plays_rest() {
     }
 }
 
+/// Root motion on the CPU reads the root through the map, as the kernel does: through the
+/// identity map the entity travels as the source rig's own entity does, and through its mirror
+/// the same with X negated.
 #[test]
-fn root_motion_on_the_cpu_refuses_retargeted_entities() {
+fn root_motion_on_the_cpu_follows_the_map() {
     let (mut a, map) = retarget_animator();
     let mut world = World::new();
-    let walk = a.clip(1, "walk").unwrap();
+    let turn = a.clip(1, "turn").unwrap();
     let root = a.root_joint(0).unwrap();
-    let e = world.spawn((
-        Animated::new(0),
-        Transform::IDENTITY,
-        Playback::new(walk),
-        Retargeted::new(map),
-        RootMotion::new(root, RootTranslation::Xz, false),
-    ));
-    let err = a.update(&mut world, DT).unwrap_err();
+    let mut spawn = |rig: u32, through: Option<Retargeted>| {
+        let e = world.spawn((
+            Animated::new(rig),
+            Transform::IDENTITY,
+            Playback::new(turn).with_speed(0.9),
+            RootMotion::new(root, RootTranslation::Xz, true),
+        ));
+        if let Some(r) = through {
+            world.insert_one(e, r).unwrap();
+        }
+        e
+    };
+    let own = spawn(1, None);
+    let plain = spawn(0, Some(Retargeted::new(map)));
+    let mirrored = spawn(0, Some(Retargeted::new(map).mirrored()));
+    run(&mut a, &mut world, 50, DT);
+    let at = |e| *world.get::<&Transform>(e).unwrap();
+    let (own, plain, mirrored) = (at(own), at(plain), at(mirrored));
+    assert!(own.translation.length() > 0.5, "{own:?}");
     assert!(
-        matches!(err, RuntimeError::InvalidComponent { .. }),
-        "{err:?}"
+        plain.translation.abs_diff_eq(own.translation, 1e-5),
+        "{plain:?} {own:?}"
     );
-    // On the GPU the kernel follows the map: no error.
-    world
-        .insert_one(
-            e,
-            RootMotion::new(root, RootTranslation::Xz, false).on_gpu(),
-        )
-        .unwrap();
-    a.update(&mut world, DT).unwrap();
+    assert!(plain.rotation.abs_diff_eq(own.rotation, 1e-5));
+    let flipped = own.translation * glam::Vec3::new(-1.0, 1.0, 1.0);
+    assert!(
+        mirrored.translation.abs_diff_eq(flipped, 1e-5),
+        "{mirrored:?} {own:?}"
+    );
 }
 
 /// The animator's CPU evaluation and attachments follow the map: the pose is the CPU twin's

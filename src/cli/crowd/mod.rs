@@ -59,8 +59,9 @@ const TINTS: [[f32; 3]; 6] = [
     [0.80, 0.80, 0.80],
 ];
 
-/// `--clips-from` played through the GPU kernel: the source rig (rig 1 of the animator), the
-/// map from its skeleton to the model's, and whether every other character plays it mirrored.
+/// `--clips-from` played per character through the animator's map: the source rig (rig 1 of the
+/// animator), the map from its skeleton to the model's, and whether every other character
+/// plays it mirrored.
 pub(super) struct KernelRetarget {
     pub source: Rig,
     pub map: RetargetMap,
@@ -72,6 +73,8 @@ pub(super) struct KernelRetarget {
 pub(super) enum Retargeting {
     /// Per instance in the GPU kernel, through the uploaded map.
     Kernel,
+    /// Per instance in the CPU backend, through the animator's map.
+    Cpu,
     /// A retargeted copy of the clips baked when loading (`sinew::bake::retarget_rig`).
     Baked,
 }
@@ -80,6 +83,7 @@ impl Retargeting {
     pub(super) fn name(self) -> &'static str {
         match self {
             Self::Kernel => "kernel",
+            Self::Cpu => "cpu",
             Self::Baked => "baked",
         }
     }
@@ -325,9 +329,9 @@ pub struct CrowdArgs {
     #[command(flatten)]
     pub import: crate::cli::settings::ImportFlags,
     /// Play this file's clips (its first rig's) on the model instead of its own, retargeted:
-    /// per character in the GPU kernel through the uploaded map on the GPU backend (exact or
-    /// compressed clips); as a retargeted copy baked when loading (`sinew::bake::retarget_rig`)
-    /// on the CPU evaluators.
+    /// per character through the animator's map, in the GPU kernel (exact or compressed clips)
+    /// or the CPU backend; as a retargeted copy baked when loading (`sinew::bake::retarget_rig`)
+    /// on the fast CPU evaluator (`--backend cpu --resampled`).
     #[arg(long, value_name = "SOURCE")]
     pub clips_from: Option<PathBuf>,
     /// A JSON retarget map for `--clips-from` (see `sinew pose --retarget-map`).
@@ -335,7 +339,7 @@ pub struct CrowdArgs {
     pub retarget_map: Option<PathBuf>,
     /// With `--clips-from`: every other character (odd characters in grid order, half the
     /// crowd) plays the clips mirrored across the model's X = 0 plane, left and right swapped,
-    /// in the kernel. Needs the GPU backend.
+    /// per character. Not with `--backend cpu --resampled`.
     #[arg(long, requires = "clips_from")]
     pub mirror: bool,
     /// Which evaluator computes the poses: the GPU (event-driven, GPU-resident records) or the
@@ -407,11 +411,7 @@ impl CrowdArgs {
         if let Some(path) = &self.clips_from {
             progress.set_message("retargeting the clips");
             let (source, map) = self.retarget_map(&rig, path)?;
-            let evaluator = timed::Evaluator::of(self);
-            if matches!(
-                evaluator,
-                timed::Evaluator::GpuExact | timed::Evaluator::GpuCompressed
-            ) {
+            if timed::Evaluator::of(self) != timed::Evaluator::CpuFast {
                 retarget = Some(KernelRetarget {
                     source,
                     map,
@@ -420,7 +420,8 @@ impl CrowdArgs {
             } else if self.mirror {
                 return Err(CliError::unusable(
                     path,
-                    "--mirror retargets in the GPU kernel: it needs --backend gpu",
+                    "--mirror retargets per character: --resampled on the CPU plays a baked \
+                     copy of the clips",
                 )
                 .into());
             } else {

@@ -80,8 +80,8 @@ impl TimedRun {
             "bytes_uploaded_per_character": self.bytes_uploaded_per_character(),
             "compute_clock": self.compute_clock(),
             "look_at": self.applied.look_at,
-            // How --clips-from was played: "kernel" (per instance on the GPU), "baked" (a
-            // retargeted copy of the clips), or null.
+            // How --clips-from was played: "kernel" (per instance on the GPU), "cpu" (per
+            // instance in the CPU backend), "baked" (a retargeted copy of the clips), or null.
             "retargeting": self.retargeting.map(|r| r.name()),
             "mirrored_characters": self.mirrored_characters(),
             "budget": self.budget.map(|b| serde_json::json!({

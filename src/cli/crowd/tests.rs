@@ -191,15 +191,24 @@ fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
     }
 }
 
-/// `--clips-from` on the GPU backend: the humanoid plays its own clips through a map onto
-/// itself, every other character mirrored, retargeted per character in the kernel (exact and
-/// compressed); the drawn palette is the CPU backend's reading the animator's maps.
+/// `--clips-from`: the humanoid plays its own clips through a map onto itself, every other
+/// character mirrored, retargeted per character in the kernel (exact and compressed) or the
+/// animator's CPU backend; the drawn palette is the CPU backend's reading the animator's maps.
 #[test]
-fn retargeted_gpu_frames_are_the_cpu_backends_through_the_same_maps() {
+fn retargeted_frames_are_the_cpu_backends_through_the_same_maps() {
     let Some(context) = context() else { return };
-    for (flags, evaluator) in [
-        (&["--mirror"][..], Evaluator::GpuExact),
-        (&["--mirror", "--resampled"][..], Evaluator::GpuCompressed),
+    for (flags, evaluator, retargeting) in [
+        (&["--mirror"][..], Evaluator::GpuExact, "kernel"),
+        (
+            &["--mirror", "--resampled"][..],
+            Evaluator::GpuCompressed,
+            "kernel",
+        ),
+        (
+            &["--mirror", "--backend", "cpu"][..],
+            Evaluator::CpuExact,
+            "cpu",
+        ),
     ] {
         let args = crowd_args(&[&["--clips-from", "humanoid.glb"][..], flags].concat());
         let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
@@ -216,7 +225,7 @@ fn retargeted_gpu_frames_are_the_cpu_backends_through_the_same_maps() {
             .expect("timed frames"); // ok: unit test
         assert_eq!(run.evaluator, evaluator);
         let json = run.json(&args, &context);
-        assert_eq!(json["retargeting"], "kernel");
+        assert_eq!(json["retargeting"], retargeting);
         assert_eq!(json["mirrored_characters"], 6);
         let (palette, records) = drawn(&run);
         let live = records.iter().filter(|r| !r.is_empty());

@@ -152,6 +152,7 @@ impl CrowdArgs {
         let progress = crate::cli::progress::steps("crowd");
         progress.set_message(format!("spawning {characters} characters"));
         let retargeting = match (&retarget, &self.clips_from) {
+            (Some(_), _) if self.backend == Backend::Cpu => Some(Retargeting::Cpu),
             (Some(_), _) => Some(Retargeting::Kernel),
             (None, Some(_)) => Some(Retargeting::Baked),
             (None, None) => None,

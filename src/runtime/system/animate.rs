@@ -228,15 +228,19 @@ pub(super) fn animate(
         if root.is_on_gpu() {
             // The evaluator moves the record's world from the base layers' clocks.
             record.flags = root.record_flags(base_layers);
-        } else if retargeted.is_some() {
-            // The CPU twin of root motion samples the rig's own clips, not through a map.
-            invalid = true;
-            record.flags = root.flags();
         } else {
+            // A retargeted entity's root moves through its map's entry (the plain or mirror).
+            let through = retargeted.filter(|_| map_ok).and_then(|r| {
+                let b = cx.retargets.get(r.map as usize)?;
+                let map = if r.mirror { &b.mirrored } else { &b.map };
+                Some((map, cx.rigs.get(b.source as usize)?))
+            });
             root.apply(
                 rig,
                 cx.source,
-                &data.root_frames,
+                through,
+                // The root joint is the entity's rig's, and so is its frame.
+                &cx.data[animated.rig as usize].root_frames,
                 base.as_slice(),
                 transform,
             );
