@@ -31,6 +31,8 @@ mod persistence;
 mod playback;
 #[path = "runtime/poses.rs"]
 mod poses;
+#[path = "runtime/retargeted.rs"]
+mod retargeted;
 #[path = "runtime/root_motion.rs"]
 mod root_motion;
 #[path = "runtime/shipped_humanoid.rs"]

@@ -317,19 +317,42 @@ fn prepare_layers(rig: RigDesc, k: u32) {
         let layer = wg_layers[i];
         if layer.clip < rig.clip_count {
             wg_frames[i] = clip_frame(rig, layer.clip, layer.time);
+        } else if layer.map != NO_MAP {
+            // A retargeted layer decodes its map's source rig's clip.
+            wg_frames[i] = clip_frame(rigs[retarget_row(layer.map).x], layer.source_clip, layer.time);
         }
     }
 }
 
 // Joint `joint` of `rig` in resolved layer `layer` (its clip exists); `rest` is the joint's rest
-// pose, the value of its REST channels. The joint's rest mask says which those are, so only the
-// other channels' codes are read.
+// pose. A retargeted layer decodes the entry's source joint in its source rig's clip (from the
+// source joint's rest) and retargets it (wgsl/retarget.wgsl), as wgsl/sample.wgsl does.
 fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
-    // Retargeting samples exact clips only: here a retargeted layer holds the rest pose.
-    if wg_layers[layer].map != NO_MAP {
-        return rest;
+    let map = wg_layers[layer].map;
+    if map == NO_MAP {
+        return decode_joint(rig, wg_frames[layer], joint, rest);
     }
-    let frame = wg_frames[layer];
+    let row = retarget_row(map);
+    let entry = row.y + joint * RETARGET_ENTRY_VEC4S;
+    let source = retarget_source(entry);
+    var sample = Sqt(vec3<f32>(0.0), QUAT_IDENTITY, vec3<f32>(1.0));
+    if source != RETARGET_NO_SOURCE {
+        let source_rig = rigs[row.x];
+        let at = source_rig.joint_offset + source;
+        let source_rest = Sqt(
+            joints[at].rest_translation,
+            joints[at].rest_rotation,
+            joints[at].rest_scale,
+        );
+        sample = decode_joint(source_rig, wg_frames[layer], source, source_rest);
+    }
+    return retarget_sample(entry, row.w, sample);
+}
+
+// Joint `joint` of `rig` at clip position `frame`; `rest` is the joint's rest pose, the value of
+// its REST channels. The joint's rest mask says which those are, so only the other channels'
+// codes are read.
+fn decode_joint(rig: RigDesc, frame: ClipFrame, joint: u32, rest: Sqt) -> Sqt {
     let first = joint * 3u;
     let rests = clip_words[frame.rests + joint];
     var pose = rest;

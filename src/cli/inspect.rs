@@ -335,8 +335,22 @@ impl InspectArgs {
             extensions,
             rigs: rigs.iter().map(describe).collect(),
         };
+        let source = self.retarget.source(&self.import.settings())?;
+        let evaluator =
+            source.map(|s| sinew::report::RetargetPose::new(s.rig, s.user, self.retarget.mirror));
         if self.json {
-            return super::print(&serde_json::to_string_pretty(&inspection)?);
+            let mut value = serde_json::to_value(&inspection)?;
+            if let Some(evaluator) = &evaluator {
+                // One map per rig, from `--clips-from`'s first rig.
+                let maps = (rigs.iter())
+                    .map(|rig| {
+                        let map = evaluator.map_for(rig)?;
+                        Ok(super::retarget::map_json(rig, &map, self.retarget.mirror))
+                    })
+                    .collect::<super::Result<Vec<_>>>()?;
+                value["retarget"] = serde_json::Value::Array(maps);
+            }
+            return super::print(&serde_json::to_string_pretty(&value)?);
         }
         let mut text = String::new();
         let _ = writeln!(text, "{}", inspection.file);
@@ -350,9 +364,7 @@ impl InspectArgs {
         for (rig, info) in rigs.iter().zip(&inspection.rigs) {
             write_rig(&mut text, rig, info);
         }
-        if let Some(source) = self.retarget.source(&self.import.settings())? {
-            let evaluator =
-                sinew::report::RetargetPose::new(source.rig, source.user, self.retarget.mirror);
+        if let Some(evaluator) = &evaluator {
             for rig in &rigs {
                 let map = evaluator.map_for(rig)?;
                 super::retarget::describe_map(&mut text, rig, &map);

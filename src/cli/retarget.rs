@@ -54,6 +54,33 @@ impl RetargetFlags {
     }
 }
 
+/// How a target joint was matched, as the report names it.
+fn rule_name(rule: &MatchRule) -> String {
+    match rule {
+        MatchRule::User => "map".to_string(),
+        MatchRule::Humanoid(bone) => format!("humanoid {bone:?}"),
+        MatchRule::Name => "name".to_string(),
+    }
+}
+
+/// The map's report as JSON (what `describe_map` writes as text), for `inspect --json`.
+pub fn map_json(target: &Rig, map: &RetargetMap, mirror: bool) -> serde_json::Value {
+    let report = map.report();
+    serde_json::json!({
+        "rig": target.name,
+        "mirror": mirror,
+        "hips": report.hips.as_ref().map(|(t, s)| serde_json::json!({"target": t, "source": s})),
+        "root_translation_scale": report.hip_ratio,
+        "matched": report.matched.iter().map(|m| serde_json::json!({
+            "target": m.target,
+            "source": m.source,
+            "rule": rule_name(&m.rule),
+        })).collect::<Vec<_>>(),
+        "target_at_rest": report.unmatched_target,
+        "source_unused": report.unused_source,
+    })
+}
+
 /// The map's report as text: what each target joint plays and what did not match.
 pub fn describe_map(text: &mut String, target: &Rig, map: &RetargetMap) {
     let report = map.report();
@@ -66,11 +93,7 @@ pub fn describe_map(text: &mut String, target: &Rig, map: &RetargetMap) {
         );
     }
     for m in &report.matched {
-        let rule = match m.rule {
-            MatchRule::User => "map".to_string(),
-            MatchRule::Humanoid(bone) => format!("humanoid {bone:?}"),
-            MatchRule::Name => "name".to_string(),
-        };
+        let rule = rule_name(&m.rule);
         let _ = writeln!(text, "  {} <- {} ({rule})", m.target, m.source);
     }
     let _ = writeln!(

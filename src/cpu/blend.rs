@@ -3,7 +3,8 @@
 
 use glam::{Quat, Vec3};
 
-use super::clip_source::{ClipSource, sample_joint_from};
+use super::clip_source::ClipSource;
+use super::retarget::{LayerClips, sample_layer_joint};
 use super::root_frame::RootFrame;
 use crate::baked::Rig;
 use crate::error::EvalError;
@@ -25,30 +26,40 @@ pub fn validate_layers(rig: &Rig, masks: &[JointMask], layers: &[Layer]) -> Resu
                 clip_count: rig.clips.clip_count(),
             });
         }
-        if let Some(m) = layer.mask {
-            match masks.get(m as usize) {
-                Some(mask) if mask.weights.len() == rig.joint_count() && mask.is_valid() => {}
-                Some(mask) if mask.weights.len() == rig.joint_count() => {
-                    return Err(EvalError::BadLayer {
-                        reason: format!("mask {m} has a weight that is not a number from 0 to 1"),
-                    });
-                }
-                _ => {
-                    return Err(EvalError::NoSuchMask {
-                        mask: m,
-                        mask_count: masks.len(),
-                    });
-                }
+        validate_layer_parts(rig, masks, layer)?;
+    }
+    Ok(())
+}
+
+/// [`validate_layers`] for one layer, but for its clip (a retargeted layer's is another rig's).
+pub(crate) fn validate_layer_parts(
+    rig: &Rig,
+    masks: &[JointMask],
+    layer: &Layer,
+) -> Result<(), EvalError> {
+    if let Some(m) = layer.mask {
+        match masks.get(m as usize) {
+            Some(mask) if mask.weights.len() == rig.joint_count() && mask.is_valid() => {}
+            Some(mask) if mask.weights.len() == rig.joint_count() => {
+                return Err(EvalError::BadLayer {
+                    reason: format!("mask {m} has a weight that is not a number from 0 to 1"),
+                });
+            }
+            _ => {
+                return Err(EvalError::NoSuchMask {
+                    mask: m,
+                    mask_count: masks.len(),
+                });
             }
         }
-        if !layer.time.is_finite() || !layer.weight.is_finite() {
-            return Err(EvalError::BadLayer {
-                reason: format!(
-                    "clip {} has time {} weight {}",
-                    layer.clip, layer.time, layer.weight
-                ),
-            });
-        }
+    }
+    if !layer.time.is_finite() || !layer.weight.is_finite() {
+        return Err(EvalError::BadLayer {
+            reason: format!(
+                "clip {} has time {} weight {}",
+                layer.clip, layer.time, layer.weight
+            ),
+        });
     }
     Ok(())
 }
@@ -71,6 +82,20 @@ pub fn blend_joint_from(
     layers: &[Layer],
     joint: usize,
 ) -> Sqt {
+    blend_joint_with(rig, source, masks, layers, &[], joint)
+}
+
+/// [`blend_joint_from`] with layer `i` sampled from `clips[i]` (its own clip past the end of
+/// `clips`): retargeted layers read their map's source rig.
+#[inline]
+pub(crate) fn blend_joint_with(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    clips: &[LayerClips],
+    joint: usize,
+) -> Sqt {
     let rest = rig.skeleton.rest_pose()[joint];
     let weight =
         |layer: &Layer| layer.weight * layer.mask.map_or(1.0, |m| masks[m as usize].weights[joint]);
@@ -79,12 +104,13 @@ pub fn blend_joint_from(
         .rposition(|layer| layer.hides_lower(weight(layer)))
         .unwrap_or(0);
     let mut pose = rest;
-    for layer in &layers[first..] {
+    for (i, layer) in layers.iter().enumerate().skip(first) {
         let w = weight(layer);
         if w <= 0.0 {
             continue;
         }
-        let sample = sample_joint_from(rig, source, layer.clip as usize, joint, layer.time);
+        let from = clips.get(i).copied().unwrap_or_default();
+        let sample = sample_layer_joint(rig, source, from, layer.clip as usize, joint, layer.time);
         pose = match layer.mode {
             BlendMode::Override if w >= 1.0 => sample,
             BlendMode::Override => pose.blend_toward(&sample, w),

@@ -5,9 +5,12 @@
 //! order instead of checking every record again. Records carry their own clocks and fades, so
 //! a crowd's records change on events, not every frame; a changed frame is checked in full.
 
+use super::blend::validate_layer_parts;
+use super::retarget::check_retargeted;
 use super::validate_layers;
 use crate::MAX_LAYERS;
 use crate::baked::Rig;
+use crate::baked::retarget_map::RetargetBinding;
 use crate::error::EvalError;
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
@@ -31,6 +34,7 @@ impl CheckedRecords {
         &mut self,
         rigs: &[Rig],
         masks: &[JointMask],
+        retargets: &[RetargetBinding],
         instances: &[InstanceRecord],
         palette_len: usize,
         order: &mut Vec<u32>,
@@ -44,7 +48,7 @@ impl CheckedRecords {
             return Ok(());
         }
         self.valid = false;
-        order_records(rigs, masks, instances, palette_len, order)?;
+        order_records(rigs, masks, retargets, instances, palette_len, order)?;
         self.records.clear();
         self.records.extend_from_slice(instances);
         self.palette_len = palette_len;
@@ -59,11 +63,13 @@ impl CheckedRecords {
     }
 }
 
-/// Checks one record against `rigs` and `masks`: rig, layer count, clips, masks, finite
-/// numbers, palette range inside `palette_len`. Returns the palette range.
+/// Checks one record against `rigs`, `masks` and `retargets`: rig, layer count, clips (a
+/// retargeted layer's map and its source rig's clip), masks, finite numbers, palette range
+/// inside `palette_len`. Returns the palette range.
 pub(crate) fn validate_record(
     rigs: &[Rig],
     masks: &[JointMask],
+    retargets: &[RetargetBinding],
     rec: &InstanceRecord,
     palette_len: usize,
 ) -> Result<std::ops::Range<usize>, EvalError> {
@@ -86,7 +92,12 @@ pub(crate) fn validate_record(
                 ),
             });
         }
-        validate_layers(rig, masks, &[layer.to_layer_at(layer.anchor)])?;
+        let resolved = layer.to_layer_at(layer.anchor);
+        if check_retargeted(rigs, retargets, rec.rig, std::slice::from_ref(layer))? {
+            validate_layer_parts(rig, masks, &resolved)?;
+        } else {
+            validate_layers(rig, masks, &[resolved])?;
+        }
     }
     let start = rec.palette_offset as usize;
     let end = start + rig.palette_entries();
@@ -106,6 +117,7 @@ pub(crate) fn validate_record(
 pub(crate) fn order_records(
     rigs: &[Rig],
     masks: &[JointMask],
+    retargets: &[RetargetBinding],
     instances: &[InstanceRecord],
     palette_len: usize,
     order: &mut Vec<u32>,
@@ -120,7 +132,7 @@ pub(crate) fn order_records(
     }
     let mut end = 0;
     for &i in order.iter() {
-        let range = validate_record(rigs, masks, &instances[i as usize], palette_len)?;
+        let range = validate_record(rigs, masks, retargets, &instances[i as usize], palette_len)?;
         if range.start < end {
             return Err(EvalError::PaletteOverlap {
                 instance: i as usize,

@@ -14,7 +14,11 @@ mod ik;
 mod morph;
 mod previous_palette;
 mod reads;
+mod retarget;
 mod root_frame;
+
+pub(crate) use blend::blend_joint_with;
+pub(crate) use retarget::{LayerClips, layer_channel, playing_clips};
 mod root_motion;
 mod skin;
 
@@ -54,6 +58,7 @@ pub use skin::{skin_joint, skin_palette};
 
 use glam::Affine3A;
 
+use crate::baked::retarget_map::RetargetBinding;
 use crate::baked::{MAX_JOINTS, Rig};
 use crate::error::EvalError;
 use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
@@ -119,6 +124,32 @@ pub fn evaluate_pose_from(
     models: &mut [Affine3A],
     palette: &mut [Mat3x4Rows],
 ) -> Aabb {
+    evaluate_pose_with(
+        rig,
+        source,
+        masks,
+        layers,
+        &[],
+        flags,
+        world,
+        models,
+        palette,
+    )
+}
+
+/// [`evaluate_pose_from`] with layer `i` sampled from `clips[i]` (retargeted layers).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate_pose_with(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    clips: &[retarget::LayerClips],
+    flags: u32,
+    world: &Affine3A,
+    models: &mut [Affine3A],
+    palette: &mut [Mat3x4Rows],
+) -> Aabb {
     let skeleton = &rig.skeleton;
     let sampled = skeleton
         .lod_sampled_joints((flags & InstanceRecord::LOD_LEVEL) >> InstanceRecord::LOD_LEVEL_SHIFT);
@@ -127,7 +158,7 @@ pub fn evaluate_pose_from(
             rig,
             flags,
             j,
-            blend_joint_from(rig, source, masks, layers, j),
+            blend::blend_joint_with(rig, source, masks, layers, clips, j),
         ),
         false => skeleton.rest_pose()[j],
     };
@@ -196,10 +227,12 @@ impl FrameOrder {
     /// Validates and orders `instances` ([`checked::order_records`], skipped when they are the last
     /// frame's: [`checked::CheckedRecords`]), evaluates them in parallel with
     /// [`split_across_cores`] and `chunk`, then scatters the AABBs back to record order.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
         rigs: &[Rig],
         masks: &[JointMask],
+        retargets: &[RetargetBinding],
         instances: &[InstanceRecord],
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
@@ -211,8 +244,14 @@ impl FrameOrder {
                 found: aabbs.len(),
             });
         }
-        self.checked
-            .order(rigs, masks, instances, palette.len(), &mut self.order)?;
+        self.checked.order(
+            rigs,
+            masks,
+            retargets,
+            instances,
+            palette.len(),
+            &mut self.order,
+        )?;
         if self.order.len() < instances.len() {
             aabbs.fill(Aabb::EMPTY);
         }
@@ -290,6 +329,8 @@ pub struct CpuBackend {
     previous: Option<PreviousPalette>,
     /// Evaluations so far: the frame counter the previous palette's stamps count.
     evaluations: u32,
+    /// Retarget maps retargeted layers name ([`CpuBackend::set_retargets`]).
+    retargets: Vec<RetargetBinding>,
 }
 
 impl CpuBackend {
@@ -310,6 +351,7 @@ impl CpuBackend {
             last_reads: reads::ReadTally::default(),
             previous: None,
             evaluations: 0,
+            retargets: Vec::new(),
         })
     }
 
@@ -354,7 +396,8 @@ impl CpuBackend {
                 rig: record.rig,
                 rig_count: self.rigs.len(),
             })?;
-        advance_root_motion_from(rig, self.source, record, prev, now);
+        let maps = (&self.rigs[..], &self.retargets[..]);
+        root_motion::advance_root_motion_with(maps, rig, self.source, record, prev, now);
         Ok(())
     }
 
@@ -435,6 +478,7 @@ impl CpuBackend {
         let result = frame.run(
             &self.rigs,
             &self.masks,
+            &self.retargets,
             instances,
             palette,
             aabbs,
@@ -524,9 +568,16 @@ impl CpuBackend {
     ) {
         let mut models = [Affine3A::IDENTITY; MAX_JOINTS];
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
+        let mut clips: retarget::RecordClips = Default::default();
         for (&i, aabb) in order.iter().zip(aabbs) {
             let rec = &instances[i as usize];
             let rig = &self.rigs[rec.rig as usize];
+            // Retargeted layers read their map's source rig (checked with the records).
+            let retargeted = !self.retargets.is_empty();
+            if retargeted {
+                let (rigs, maps) = (&self.rigs, &self.retargets);
+                retarget::record_clips(rigs, maps, rec.rig, rec.used_layers(), &mut clips);
+            }
             let n = rig.joint_count();
             let entries = rig.palette_entries();
             let count = rec.used_layers().len();
@@ -534,11 +585,12 @@ impl CpuBackend {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;
-            *aabb = evaluate_pose_from(
+            *aabb = evaluate_pose_with(
                 rig,
                 self.source,
                 &self.masks,
                 &layers[..count],
+                if retargeted { &clips[..count] } else { &[] },
                 rec.flags,
                 &rec.world.to_affine(),
                 &mut models[..n],

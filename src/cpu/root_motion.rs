@@ -20,12 +20,16 @@
 //! samples them: the exact keys ([`advance_root_motion`]) or the compressed clips
 //! ([`advance_root_motion_from`] with [`ClipSource::Compressed`], what
 //! [`crate::CpuBackend::advance_root_motion`] of [`crate::CpuBackend::with_compressed`] runs).
+//! The CPU backend reads retargeted layers' roots through their maps, as the kernel does
+//! ([`crate::CpuBackend::set_retargets`]).
 
 use glam::{Quat, Vec3, Vec4};
 
 use super::clip_source::{ClipSource, sample_channel_from};
 use super::clock::{layer_unwrapped_time, layer_weight, wrap_time};
+use super::retarget::{LayerClips, layer_channel, playing_clips};
 use super::root_frame::RootFrame;
+use crate::baked::retarget_map::RetargetBinding;
 use crate::baked::{Channel, Rig};
 use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
 use crate::math::Mat3x4Rows;
@@ -104,6 +108,23 @@ pub fn layer_root_motion(
     now: f32,
     yaw: bool,
 ) -> Vec4 {
+    let clips = LayerClips::Own;
+    layer_root_motion_with(rig, source, clips, frame, layer, joint, prev, now, yaw)
+}
+
+/// [`layer_root_motion`] with the root's channels read from `clips` (through a retarget map).
+#[allow(clippy::too_many_arguments)]
+fn layer_root_motion_with(
+    rig: &Rig,
+    source: ClipSource,
+    clips: LayerClips,
+    frame: &RootFrame,
+    layer: &LayerRecord,
+    joint: usize,
+    prev: f32,
+    now: f32,
+    yaw: bool,
+) -> Vec4 {
     if layer.rate == 0.0 && layer.rate_gain == 0.0 {
         return Vec4::ZERO;
     }
@@ -112,31 +133,28 @@ pub fn layer_root_motion(
     if u_from == u_to {
         return Vec4::ZERO;
     }
+    let clip = layer.clip as usize;
+    let at =
+        |t: f32| layer_channel(rig, source, clips, clip, joint, Channel::Translation, t).truncate();
+    let yaw_at = |t: f32| {
+        let q = layer_channel(rig, source, clips, clip, joint, Channel::Rotation, t);
+        frame.model_yaw(Quat::from_vec4(q))
+    };
     let wrap = layer.wrap();
     let t_from = wrap_time(wrap, u_from, layer.period);
     let t_to = wrap_time(wrap, u_to, layer.period);
-    let mut translation = root_translation_from(rig, source, layer.clip, joint, t_to)
-        - root_translation_from(rig, source, layer.clip, joint, t_from);
+    let mut translation = at(t_to) - at(t_from);
     let mut turn = 0.0;
     if yaw {
-        turn = short_angle(
-            root_yaw_from(rig, source, frame, layer.clip, joint, t_to)
-                - root_yaw_from(rig, source, frame, layer.clip, joint, t_from),
-        );
+        turn = short_angle(yaw_at(t_to) - yaw_at(t_from));
     }
     // A zero-length clip (a pose) has no cycles to count, and moves nothing across them.
     if wrap == TimeWrap::Loop && layer.period > 0.0 {
         let wraps = (u_to / layer.period).floor() - (u_from / layer.period).floor();
         if wraps != 0.0 {
-            let end = root_translation_from(rig, source, layer.clip, joint, layer.period);
-            let start = root_translation_from(rig, source, layer.clip, joint, 0.0);
-            translation += (end - start) * wraps;
+            translation += (at(layer.period) - at(0.0)) * wraps;
             if yaw {
-                let cycle = short_angle(
-                    root_yaw_from(rig, source, frame, layer.clip, joint, layer.period)
-                        - root_yaw_from(rig, source, frame, layer.clip, joint, 0.0),
-                );
-                turn += cycle * wraps;
+                turn += short_angle(yaw_at(layer.period) - yaw_at(0.0)) * wraps;
             }
         }
     }
@@ -147,6 +165,19 @@ pub fn layer_root_motion(
 /// model space (`xyz`, model Y zeroed unless the whole translation is held, all zero when none
 /// is) and yaw about model +Y (`w`, 0 unless held), the root's tracks sampled from `source`.
 pub fn root_motion_delta(
+    rig: &Rig,
+    source: ClipSource,
+    record: &InstanceRecord,
+    prev: f32,
+    now: f32,
+) -> Vec4 {
+    root_motion_delta_with((&[], &[]), rig, source, record, prev, now)
+}
+
+/// [`root_motion_delta`] with retargeted layers read through `maps` (the backend's rigs and
+/// retarget maps), as the kernel reads them.
+fn root_motion_delta_with(
+    maps: (&[Rig], &[RetargetBinding]),
     rig: &Rig,
     source: ClipSource,
     record: &InstanceRecord,
@@ -166,13 +197,14 @@ pub fn root_motion_delta(
     while k > 0 {
         k -= 1;
         let layer = &record.layers[k];
-        if (layer.clip as usize) < rig.clips.clips().len() {
+        if let Some(clips) = playing_clips(maps.0, maps.1, rig, record.rig, layer) {
             let w = layer_weight(layer, now).clamp(0.0, 1.0);
             let share = w * above;
             above *= 1.0 - w;
             if share > 0.0 {
+                let (f, l) = (&frame, layer);
                 motion +=
-                    layer_root_motion(rig, source, &frame, layer, joint, prev, now, yaw) * share;
+                    layer_root_motion_with(rig, source, clips, f, l, joint, prev, now, yaw) * share;
             }
         }
     }
@@ -222,6 +254,19 @@ pub fn advance_root_motion_from(
     prev: f32,
     now: f32,
 ) {
+    advance_root_motion_with((&[], &[]), rig, source, record, prev, now);
+}
+
+/// [`advance_root_motion_from`] with retargeted layers read through `maps` (the backend's rigs
+/// and retarget maps): the CPU backend's twin of the kernel's root motion.
+pub(crate) fn advance_root_motion_with(
+    maps: (&[Rig], &[RetargetBinding]),
+    rig: &Rig,
+    source: ClipSource,
+    record: &mut InstanceRecord,
+    prev: f32,
+    now: f32,
+) {
     let flags = record.flags;
     if flags & InstanceRecord::GPU_ROOT_MOTION == 0 {
         return;
@@ -230,7 +275,7 @@ pub fn advance_root_motion_from(
         record.flags = flags & !InstanceRecord::WORLD_PLACED;
         return;
     }
-    let delta = root_motion_delta(rig, source, record, prev, now);
+    let delta = root_motion_delta_with(maps, rig, source, record, prev, now);
     if delta == Vec4::ZERO {
         return;
     }

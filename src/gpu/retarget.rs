@@ -2,57 +2,9 @@
 //! entries that `wgsl/retarget.wgsl` reads from the key values (the table starts at
 //! `LibraryParams::retarget_offset`).
 
-use crate::baked::Rig;
-use crate::baked::retarget_map::{RetargetEntry, RetargetMap, Translation};
+pub use crate::baked::retarget_map::RetargetBinding;
+use crate::baked::retarget_map::{RetargetEntry, Translation};
 use crate::error::GpuError;
-use crate::math::MirrorPlane;
-
-/// A retarget map uploaded with the library: layers of instances of rig `target` name it
-/// ([`crate::LayerRecord::retargeted`]) to play clips of rig `source` through `map`, or through
-/// its mirror (with [`crate::LayerRecord::MIRROR`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RetargetBinding {
-    /// The rig whose clips are played (index in the library's rigs).
-    pub source: u32,
-    /// The rig that plays them.
-    pub target: u32,
-    /// The map from `source`'s skeleton to `target`'s.
-    pub map: RetargetMap,
-    /// Its mirror across the target's X = 0 plane.
-    pub mirrored: RetargetMap,
-}
-
-impl RetargetBinding {
-    /// Binds `map` from rig `source` to rig `target` of `rigs`, with its mirror. Fails when a
-    /// rig does not exist, the map does not fit their skeletons or its mirror is ambiguous.
-    pub fn new(rigs: &[Rig], source: u32, target: u32, map: RetargetMap) -> Result<Self, GpuError> {
-        let rig = |i: u32| {
-            rigs.get(i as usize).ok_or_else(|| {
-                GpuError::Validation(format!("retarget map names rig {i}, {} exist", rigs.len()))
-            })
-        };
-        let (s, t) = (rig(source)?, rig(target)?);
-        if map.entries().len() != t.joint_count() || map.source_joint_count() != s.joint_count() {
-            return Err(GpuError::Validation(format!(
-                "retarget map from rig {source} to rig {target}: its joint counts ({} to {}) are \
-                 not the rigs' ({} to {})",
-                map.source_joint_count(),
-                map.entries().len(),
-                s.joint_count(),
-                t.joint_count()
-            )));
-        }
-        let mirrored = map
-            .mirrored(&t.skeleton, MirrorPlane::X)
-            .map_err(|e| GpuError::Validation(e.to_string()))?;
-        Ok(Self {
-            source,
-            target,
-            map,
-            mirrored,
-        })
-    }
-}
 
 /// Vec4s of one entry.
 pub const RETARGET_ENTRY_VEC4S: usize = 4;

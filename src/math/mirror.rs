@@ -12,6 +12,10 @@ pub struct MirrorPlane(pub u8);
 impl MirrorPlane {
     /// The plane x = 0 (a biped facing ±Z).
     pub const X: Self = Self(0);
+    /// The plane y = 0.
+    pub const Y: Self = Self(1);
+    /// The plane z = 0 (a biped facing ±X).
+    pub const Z: Self = Self(2);
 
     /// `v` with its component along the plane's normal negated.
     #[inline]

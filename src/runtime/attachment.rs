@@ -12,8 +12,9 @@
 use glam::{Affine3A, Quat, Vec3};
 use hecs::Entity;
 
+use crate::baked::retarget_map::RetargetBinding;
 use crate::baked::{MAX_JOINTS, NO_PARENT, Rig};
-use crate::cpu::{blend_joint, hold_root};
+use crate::cpu::{ClipSource, LayerClips, blend_joint_with, hold_root, playing_clips};
 use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
 
@@ -80,13 +81,14 @@ impl Attachment {
     /// Computes the world matrix from the target's record at frame time `now`.
     pub(crate) fn solve(
         &mut self,
+        maps: (&[Rig], &[RetargetBinding]),
         rig: &Rig,
         masks: &[JointMask],
         record: &InstanceRecord,
         now: f32,
         joint: usize,
     ) -> Affine3A {
-        let model = joint_model(rig, masks, record, now, joint);
+        let model = joint_model_with(maps, rig, masks, record, now, joint);
         self.world = model
             * Affine3A::from_rotation_translation(self.offset_rotation, self.offset_translation);
         self.world
@@ -102,13 +104,29 @@ pub fn joint_model(
     now: f32,
     joint: usize,
 ) -> Affine3A {
+    joint_model_with((&[], &[]), rig, masks, record, now, joint)
+}
+
+/// [`joint_model`] with retargeted layers read through `maps` (the animator's rigs and retarget
+/// maps); a layer whose clip or map does not exist is left out.
+pub(crate) fn joint_model_with(
+    maps: (&[Rig], &[RetargetBinding]),
+    rig: &Rig,
+    masks: &[JointMask],
+    record: &InstanceRecord,
+    now: f32,
+    joint: usize,
+) -> Affine3A {
     let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
+    let mut clips = [LayerClips::Own; MAX_LAYERS];
     let mut count = 0;
-    for (slot, layer) in layers.iter_mut().zip(record.layers_at(now)) {
-        *slot = layer;
-        count += 1;
+    for (held, layer) in record.used_layers().iter().zip(record.layers_at(now)) {
+        if let Some(from) = playing_clips(maps.0, maps.1, rig, record.rig, held) {
+            (layers[count], clips[count]) = (layer, from);
+            count += 1;
+        }
     }
-    let layers = &layers[..count];
+    let (layers, clips) = (&layers[..count], &clips[..count]);
     let parents = rig.skeleton.parents();
     let mut chain = [0u16; MAX_JOINTS];
     let mut depth = 0;
@@ -125,7 +143,8 @@ pub fn joint_model(
     let mut model = record.world.to_affine();
     for &j in chain[..depth].iter().rev() {
         let j = j as usize;
-        let local = hold_root(rig, record.flags, j, blend_joint(rig, masks, layers, j));
+        let local = blend_joint_with(rig, ClipSource::Exact, masks, layers, clips, j);
+        let local = hold_root(rig, record.flags, j, local);
         model *= local.to_affine();
     }
     model

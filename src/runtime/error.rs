@@ -151,14 +151,25 @@ pub enum RuntimeError {
         /// The component that was needed.
         component: &'static str,
     },
-    /// An entity's component names a clip, mask, blend space or state machine that does not
-    /// exist for the entity's rig (the entity is skipped or plays nothing there).
+    /// An entity's component names a clip, mask, blend space, state machine or retarget map
+    /// that does not exist for the entity's rig (the entity is skipped or plays nothing there).
     #[error(
-        "entity {entity} names a clip, mask, blend space or state machine its rig does not have"
+        "entity {entity} names a clip, mask, blend space, state machine or retarget map its rig \
+         does not have"
     )]
     InvalidComponent {
         /// The entity, as hecs prints it.
         entity: String,
+    },
+    /// A retarget map that does not fit its rigs ([`crate::runtime::Animator::add_retarget_map`]).
+    #[error("retarget map from rig {source_rig} to rig {target_rig}: {reason}")]
+    InvalidRetargetMap {
+        /// The source rig's name.
+        source_rig: String,
+        /// The target rig's name.
+        target_rig: String,
+        /// What does not fit.
+        reason: String,
     },
     /// The palette would outgrow `u32` entries.
     #[error("the palette would exceed u32::MAX entries")]

@@ -6,7 +6,8 @@
 //! - [`AnimatorConfig`]: what is registered in an [`Animator`] — masks (by joint names),
 //!   stand-alone blend spaces, state machine definitions and clip events;
 //! - [`ControllerConfig`]: one entity's controller — its rig, its base (a clip, a blend space or
-//!   a state machine with its parameter values), its extra layers and its root motion.
+//!   a state machine with its parameter values), its extra layers, its root motion and the rig
+//!   it plays clips of through a retarget map ([`super::Retargeted`]).
 //!
 //! These documents hold configuration only: a controller applied from one starts afresh (clock
 //! times at 0, no fades in flight, the initial state). The runtime *state* — clock times, fades
@@ -27,6 +28,7 @@ use super::layers::{ClipLayer, Layers, MaskSpec};
 use super::motion::Motion;
 use super::parameters::{ParamId, ParameterKind, Value};
 use super::playback::{Clock, LoopMode, Playback};
+use super::retarget::{RetargetConfig, Retargeted};
 use super::root_motion::{RootMotion, RootTranslation};
 use super::state_machine::{StateMachine, StateMachineDef};
 use super::system::{Animated, Animator};
@@ -110,6 +112,10 @@ pub struct ControllerConfig {
     /// Root motion, if extracted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_motion: Option<RootMotionConfig>,
+    /// Clips played from another rig through a retarget map: the base's and layers' clips,
+    /// blend spaces and state machine are that rig's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retarget: Option<RetargetConfig>,
 }
 
 /// What an entity's base plays.
@@ -350,13 +356,23 @@ impl Animator {
             .map_err(|_| missing("Animated"))?
             .rig;
         let rig = self.rig_ref(rig_index)?;
+        let retargeted = world.get::<&Retargeted>(entity).ok().map(|r| *r);
+        // The rig whose clips the components name.
+        let motion_index = self
+            .motion_rig(rig_index, retargeted.as_ref())
+            .ok_or_else(|| RuntimeError::InvalidComponent {
+                entity: format!("{entity:?}"),
+            })?;
+        let motion = self.rig_ref(motion_index)?;
+        let retarget = retargeted.map(|r| r.config(&motion.name));
         let clip_name = |clip: u32| {
-            rig.clips
+            motion
+                .clips
                 .clips()
                 .get(clip as usize)
                 .map(|c| c.name.clone())
                 .ok_or_else(|| RuntimeError::UnknownClip {
-                    rig: rig.name.clone(),
+                    rig: motion.name.clone(),
                     clip: format!("#{clip}"),
                 })
         };
@@ -388,7 +404,7 @@ impl Animator {
                     let named = self
                         .spaces
                         .iter()
-                        .find(|s| s.rig == rig_index && s.index == *space)
+                        .find(|s| s.rig == motion_index && s.index == *space)
                         .ok_or_else(|| RuntimeError::BadBlendSpace {
                             reason: format!("blend space #{space} has no name to save"),
                         })?;
@@ -460,6 +476,7 @@ impl Animator {
             base,
             layers,
             root_motion,
+            retarget,
         })
     }
 
@@ -478,9 +495,12 @@ impl Animator {
             });
         }
         let rig = self.rig(&config.rig)?;
+        // The components name clips, blend spaces and state machines of `motion`.
+        let (motion, retargeted) = self.retargeted_from(rig, config.retarget.as_ref())?;
+        let motion_name = self.rig_ref(motion)?.name.clone();
         let mut layers = Layers::new();
         for l in &config.layers {
-            let mut layer = ClipLayer::new(self.clip(rig, &l.clip)?)
+            let mut layer = ClipLayer::new(self.clip(motion, &l.clip)?)
                 .with_weight(l.weight)
                 .with_speed(l.speed)
                 .with_loop_mode(l.mode);
@@ -508,12 +528,12 @@ impl Animator {
         let base = match &config.base {
             BaseConfig::Rest => Base::Rest,
             BaseConfig::Clip { clip, speed, mode } => Base::Playback(
-                Playback::new(self.clip(rig, clip)?)
+                Playback::new(self.clip(motion, clip)?)
                     .with_speed(*speed)
                     .with_mode(*mode),
             ),
             BaseConfig::CrossFade { clip, speed, mode } => Base::Fades(Box::new(
-                CrossFade::playing(Motion::Clip(self.clip(rig, clip)?), clock(*speed, *mode)),
+                CrossFade::playing(Motion::Clip(self.clip(motion, clip)?), clock(*speed, *mode)),
             )),
             BaseConfig::BlendSpace {
                 space,
@@ -524,9 +544,9 @@ impl Animator {
                 let named = self
                     .spaces
                     .iter()
-                    .find(|s| s.name == *space && s.rig == rig)
+                    .find(|s| s.name == *space && s.rig == motion)
                     .ok_or_else(|| RuntimeError::BadBlendSpace {
-                        reason: format!("no blend space named {space:?} for rig {:?}", config.rig),
+                        reason: format!("no blend space named {space:?} for rig {motion_name:?}"),
                     })?;
                 Base::Fades(Box::new(CrossFade::playing(
                     Motion::BlendSpace {
@@ -561,6 +581,7 @@ impl Animator {
         let _ = world.remove_one::<StateMachine>(entity);
         let _ = world.remove_one::<Layers>(entity);
         let _ = world.remove_one::<RootMotion>(entity);
+        let _ = world.remove_one::<Retargeted>(entity);
         let inserted = |result: Result<(), hecs::NoSuchEntity>| {
             result.map_err(|_| RuntimeError::NoSuchEntity {
                 entity: format!("{entity:?}"),
@@ -582,6 +603,9 @@ impl Animator {
         }
         if let Some(root) = root {
             inserted(world.insert_one(entity, root))?;
+        }
+        if let Some(r) = retargeted {
+            inserted(world.insert_one(entity, r))?;
         }
         Ok(())
     }

@@ -38,7 +38,8 @@ use super::playback::Step;
 use super::transform::Transform;
 use crate::Channel;
 use crate::baked::Rig;
-use crate::cpu::{ClipSource, RootFrame, sample_channel_from};
+use crate::baked::retarget_map::RetargetMap;
+use crate::cpu::{ClipSource, LayerClips, RootFrame, layer_channel};
 use crate::instance::InstanceRecord;
 
 /// Which parts of the root joint's translation become entity motion.
@@ -140,6 +141,7 @@ impl RootMotion {
         &mut self,
         rig: &Rig,
         source: ClipSource,
+        through: Option<(&RetargetMap, &Rig)>,
         frames: &[RootFrame],
         contributions: &[Contribution],
         transform: &mut Transform,
@@ -157,9 +159,20 @@ impl RootMotion {
             if c.step.is_still() {
                 continue;
             }
+            // A retargeted entity's contributions are clips of its map's source rig, read
+            // through the map's entry for the root (as the kernel's root motion reads them).
+            let clips = match through {
+                Some((map, from)) => LayerClips::Mapped {
+                    map,
+                    source: from,
+                    clip: c.clip as usize,
+                },
+                None => LayerClips::Own,
+            };
             let at = Root {
                 rig,
                 source,
+                clips,
                 clip: c.clip,
                 joint,
             };
@@ -186,6 +199,8 @@ impl RootMotion {
 struct Root<'a> {
     rig: &'a Rig,
     source: ClipSource,
+    /// The rig's own clip, or a source rig's through a retarget map.
+    clips: LayerClips<'a>,
     clip: u32,
     joint: usize,
 }
@@ -196,7 +211,7 @@ impl Root<'_> {
     fn translation(&self, time: f32) -> Vec3 {
         let (clip, joint) = (self.clip as usize, self.joint);
         let t = Channel::Translation;
-        sample_channel_from(self.rig, self.source, clip, joint, t, time).truncate()
+        layer_channel(self.rig, self.source, self.clips, clip, joint, t, time).truncate()
     }
 
     /// Root yaw (radians about model +Y) at `time`.
@@ -204,7 +219,7 @@ impl Root<'_> {
     fn yaw(&self, frame: &RootFrame, time: f32) -> f32 {
         let (clip, joint) = (self.clip as usize, self.joint);
         let r = Channel::Rotation;
-        let q = sample_channel_from(self.rig, self.source, clip, joint, r, time);
+        let q = layer_channel(self.rig, self.source, self.clips, clip, joint, r, time);
         frame.model_yaw(Quat::from_vec4(q))
     }
 

@@ -4,11 +4,11 @@
 //! animated entity its components — clocks (time, speed, pause and the `f64` positions they
 //! accumulate in), cross-fades in flight, the state machine's current state, transition,
 //! state time and parameter values (pending triggers included), layers and their weight
-//! fades, root-motion accumulators and its [`Pace`]; and every [`Attachment`] (with the
-//! transform of an attached entity that is not animated).
+//! fades, root-motion accumulators, its [`Pace`] and its [`Retargeted`] map; and every
+//! [`Attachment`] (with the transform of an attached entity that is not animated).
 //!
 //! Restoring onto an animator with the same configuration (rigs, masks, blend spaces, state
-//! machines and events registered in the same order) continues every entity bitwise
+//! machines, events and retarget maps registered in the same order) continues every entity bitwise
 //! identically: the records and events after the restore are those of a run that was never
 //! saved. Rigs and state machines (and their current states) are saved by name and checked
 //! on restore; clips, masks and blend spaces by index, as the components hold them. Floats
@@ -28,6 +28,7 @@ use super::input_ramp::BlendInputRamp;
 use super::layers::Layers;
 use super::pace::Pace;
 use super::playback::Playback;
+use super::retarget::Retargeted;
 use super::root_motion::RootMotion;
 use super::state_machine::StateMachine;
 use super::system::{Animated, Animator, AnimatorState, Scheduled};
@@ -96,6 +97,8 @@ struct EntityState {
     pace: Option<Pace>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     input_ramp: Option<BlendInputRamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retargeted: Option<Retargeted>,
 }
 
 /// A state machine component with its definition and current state by name.
@@ -178,6 +181,7 @@ impl Animator {
             Option<&RootMotion>,
             Option<&Pace>,
             Option<&BlendInputRamp>,
+            Option<&Retargeted>,
         )>();
         for (
             entity,
@@ -191,6 +195,7 @@ impl Animator {
             root,
             pace,
             ramp,
+            retargeted,
         ) in query.iter()
         {
             let rig = self.rig_ref(animated.rig)?.name.clone();
@@ -224,6 +229,7 @@ impl Animator {
                 root_motion: root.copied(),
                 pace: pace.copied(),
                 input_ramp: ramp.copied(),
+                retargeted: retargeted.copied(),
             });
         }
         let attachments = world
@@ -307,6 +313,7 @@ impl Animator {
                 put(world, r.entity, s.root_motion);
                 put(world, r.entity, s.pace);
                 put(world, r.entity, s.input_ramp);
+                put(world, r.entity, s.retargeted);
                 if let Some(a) = attachment_of(r.entity) {
                     put(world, r.entity, Some(a));
                 }
@@ -324,6 +331,7 @@ impl Animator {
                 add(&mut b, s.root_motion);
                 add(&mut b, s.pace);
                 add(&mut b, s.input_ramp);
+                add(&mut b, s.retargeted);
                 add(&mut b, attachment_of(r.entity));
                 world.spawn_at(r.entity, b.build());
             }
@@ -358,6 +366,15 @@ impl Animator {
         };
         let rig = self.rig(&s.rig).map_err(|e| bad(e.to_string()))?;
         let joints = self.rigs()[rig as usize].skeleton.joint_count();
+        // The rig whose clips the entity's components name.
+        let motion = self.motion_rig(rig, s.retargeted.as_ref());
+        if motion.is_none() {
+            return Err(bad(format!(
+                "retarget map #{} is not registered for rig {:?}",
+                s.retargeted.map_or(0, |r| r.map),
+                s.rig
+            )));
+        }
         if let Some(root) = &s.root_motion
             && root.joint as usize >= joints
         {
@@ -380,7 +397,7 @@ impl Animator {
                         c.machine()
                     )));
                 }
-                if self.machine_ref(id)?.rig != rig {
+                if Some(self.machine_ref(id)?.rig) != motion {
                     return Err(bad(format!(
                         "state machine {:?} is not for rig {:?}",
                         m.name, s.rig

@@ -2,7 +2,7 @@
 //! map (and its mirror), and its palette is the CPU twin's (`sinew::cpu::retarget_pose`,
 //! propagation and skinning) for the same map.
 
-use glam::Affine3A;
+use glam::{Affine3A, Vec3};
 use sinew::baked::retarget_map::RetargetMap;
 use sinew::cpu::{local_to_model, retarget_pose, skin_palette};
 use sinew::gpu::{ClipFormat, GpuOptions, RetargetBinding};
@@ -28,22 +28,35 @@ fn cpu_palette(
     palette
 }
 
-#[test]
-fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
-    let Some(ctx) = gpu() else { return };
+/// The largest difference between two palette entries' elements.
+fn max_difference(a: &Mat3x4Rows, b: &Mat3x4Rows) -> f32 {
+    let pairs = a.rows.iter().flatten().zip(b.rows.iter().flatten());
+    pairs.map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+/// The humanoid (rig 0, every pair's target), then the first rig of each of `shared` (the
+/// shared glTF assets) that is there: every rig is a source onto the humanoid, the humanoid
+/// onto itself included.
+fn humanoid_and_sources(shared: &[&str]) -> Vec<Rig> {
     let humanoid = repo_file("humanoid.glb").expect("assets/humanoid.glb");
     let mut rigs = load(&humanoid);
     rigs.truncate(1);
-    // Pairs of (source, target) rigs: the humanoid onto itself (mirrored: a map with reflected
-    // samples), and the Fox and CesiumMan onto the humanoid where the shared assets are.
-    let mut pairs = vec![(0u32, 0u32)];
-    for name in ["Fox.glb", "CesiumMan.glb"] {
+    for name in shared {
         if let Some(path) = shared_file(name).filter(|p| p.is_file()) {
             rigs.push(load(&path).remove(0));
-            pairs.push((rigs.len() as u32 - 1, 0));
         }
     }
-    let bindings: Vec<RetargetBinding> = pairs
+    rigs
+}
+
+#[test]
+fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
+    let Some(ctx) = gpu() else { return };
+    // Pairs of (source, target) rigs: the humanoid onto itself (mirrored: a map with reflected
+    // samples), and the Fox and CesiumMan onto the humanoid where the shared assets are.
+    let rigs = humanoid_and_sources(&["Fox.glb", "CesiumMan.glb"]);
+    let pairs: Vec<(u32, u32)> = (0..rigs.len() as u32).map(|s| (s, 0)).collect();
+    let mut bindings: Vec<RetargetBinding> = pairs
         .iter()
         .map(|&(s, t)| {
             let map =
@@ -52,16 +65,12 @@ fn retargeted_and_mirrored_layers_match_the_cpu_twin() {
             RetargetBinding::new(&rigs, s, t, map).unwrap()
         })
         .collect();
-    // The compressed pipeline does not retarget: it refuses maps instead of posing at rest.
-    let options = GpuOptions {
-        clips: ClipFormat::Compressed {
-            budget: sinew::DEFAULT_ERROR_BUDGET,
-        },
-        ..GpuOptions::default()
-    };
-    let mut compressed = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
-    let refused = compressed.set_retargets(&rigs, &[], &bindings).unwrap_err();
-    assert!(refused.to_string().contains("exact-clip"), "{refused}");
+    // The humanoid onto itself again, mirrored across z = 0: the plane goes up with the row.
+    let map = RetargetMap::build(&rigs[0].skeleton, &rigs[0].skeleton, None).unwrap();
+    let z =
+        RetargetBinding::with_mirror_plane(&rigs, 0, 0, map, sinew::math::MirrorPlane::Z).unwrap();
+    assert_ne!(z.mirrored, bindings[0].mirrored);
+    bindings.push(z);
     let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
     backend.set_retargets(&rigs, &[], &bindings).unwrap();
     let n = rigs[0].joint_count();
@@ -183,4 +192,220 @@ fn root_motion_follows_a_retargeted_root() {
         cpu[0].world.to_affine().translation.length() > 1.0,
         "the walk moved"
     );
+}
+
+/// The animator's retargeted entities (`Retargeted`) reach the kernel: their records, uploaded
+/// with the animator's maps in its order, pose as the CPU twin of the map (or its mirror) at
+/// the clip time the record gives.
+#[test]
+fn animator_entities_retarget_in_the_kernel() {
+    use hecs::World;
+    use sinew::runtime::{Animated, Animator, Playback, Retargeted, Transform};
+    let Some(ctx) = gpu() else { return };
+    // The humanoid onto itself, and the Fox onto the humanoid where the shared assets are.
+    let rigs = humanoid_and_sources(&["Fox.glb"]);
+    let sources: Vec<usize> = (0..rigs.len()).collect();
+    let mut animator = Animator::new(rigs.clone()).unwrap();
+    let mut world = World::new();
+    let mut entities = Vec::new();
+    for &s in &sources {
+        let map = RetargetMap::build(&rigs[s].skeleton, &rigs[0].skeleton, None).unwrap();
+        let m = animator.add_retarget_map(s as u32, 0, map).unwrap();
+        for clip in 0..rigs[s].clips.clip_count() {
+            for mirror in [false, true] {
+                let through = match mirror {
+                    true => Retargeted::new(m).mirrored(),
+                    false => Retargeted::new(m),
+                };
+                let playback = Playback::new(clip as u32).with_speed(0.8 + 0.1 * clip as f32);
+                let e = world.spawn((Animated::new(0), Transform::IDENTITY, playback, through));
+                entities.push((e, s, m as usize, clip, mirror));
+            }
+        }
+    }
+    for _ in 0..7 {
+        animator.update(&mut world, 1.0 / 30.0).unwrap();
+    }
+    let bindings: Vec<RetargetBinding> = (animator.retarget_maps().iter())
+        .map(|m| RetargetBinding::new(animator.rigs(), m.source, m.target, m.map.clone()))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let (rigs, masks) = (animator.rigs(), animator.masks());
+    let mut backend = GpuBackend::new(ctx, rigs, masks).unwrap();
+    backend.set_retargets(rigs, masks, &bindings).unwrap();
+    let capacity = animator.palette().capacity();
+    backend.reserve_palette(capacity).unwrap();
+    let now = animator.frame_time();
+    backend.evaluate_at(now, animator.records()).unwrap();
+    let palette = backend.read_palette(0..capacity).unwrap();
+    let n = rigs[0].joint_count();
+    for (e, s, m, clip, mirror) in entities {
+        let rec = animator.record_of(&world, e).unwrap();
+        assert_eq!(rec.layers[0].retarget(), Some((m, clip)));
+        let time = rec.layers_at(now).next().unwrap().time;
+        let map = if mirror {
+            &bindings[m].mirrored
+        } else {
+            &bindings[m].map
+        };
+        let want = cpu_palette(&rigs[0], &rigs[s], map, clip, time);
+        let start = rec.palette_offset as usize;
+        for (j, (g, w)) in palette[start..start + n].iter().zip(&want).enumerate() {
+            let worst = max_difference(g, w);
+            assert!(
+                worst < 2e-4,
+                "source {s} clip {clip} mirror {mirror} joint {j}: GPU {g:?} CPU {w:?}"
+            );
+        }
+    }
+}
+
+/// The CPU backend reads the same maps (`CpuBackend::set_retargets`): on asset pairs (the
+/// humanoid mirrored onto itself, the Fox and CesiumMan onto the humanoid where the shared
+/// assets are), records with a retargeted layer (plain and mirrored) under a layer of the
+/// target's own clip evaluate to the GPU's palette and bounds, and root motion through the map
+/// moves their worlds as the kernel does.
+#[test]
+fn cpu_backend_retargets_as_the_kernel_does() {
+    let Some(ctx) = gpu() else { return };
+    cpu_backend_against_kernel(ctx, false);
+}
+
+/// The same on compressed clips: the compressed pipeline decodes the source rig's compressed
+/// clips through the map (`wgsl/decode.wgsl`), as `CpuBackend::with_compressed` samples them.
+#[test]
+fn compressed_pipeline_retargets_as_the_cpu_backend_does() {
+    let Some(ctx) = gpu() else { return };
+    cpu_backend_against_kernel(ctx, true);
+}
+
+fn cpu_backend_against_kernel(ctx: &sinew::GpuContext, compressed: bool) {
+    use super::root_motion::{assert_world_close, frame_times};
+    use sinew::{Aabb, CpuBackend, TimeWrap};
+    let mut rigs = humanoid_and_sources(&["Fox.glb", "CesiumMan.glb"]);
+    let pairs: Vec<u32> = (0..rigs.len() as u32).collect();
+    if compressed {
+        // Both backends then decode the same stored clips.
+        for rig in &mut rigs {
+            rig.compress(sinew::DEFAULT_ERROR_BUDGET).unwrap();
+        }
+    }
+    let bindings: Vec<RetargetBinding> = pairs
+        .iter()
+        .map(|&s| {
+            let map =
+                RetargetMap::build(&rigs[s as usize].skeleton, &rigs[0].skeleton, None).unwrap();
+            RetargetBinding::new(&rigs, s, 0, map).unwrap()
+        })
+        .collect();
+    let target = &rigs[0];
+    let entries = target.palette_entries() as u32;
+    let root = sinew::runtime::Animator::new(vec![target.clone()])
+        .unwrap()
+        .root_joint(0)
+        .unwrap() as u32;
+    let hold = root | InstanceRecord::HOLD_ROOT_XZ | InstanceRecord::HOLD_ROOT_YAW;
+    let mut records = Vec::new();
+    for (m, b) in bindings.iter().enumerate() {
+        let source = &rigs[b.source as usize];
+        for clip in 0..source.clips.clip_count() {
+            for mirror in [false, true] {
+                let period = source.clips.clips()[clip].duration.max(0.1);
+                let mut layer = LayerRecord {
+                    clip: LayerRecord::retargeted(clip as u16, m as u16),
+                    ..LayerRecord::STILL
+                }
+                .with_clock(0.1, 0.0, 1.1, TimeWrap::Loop, period);
+                if mirror {
+                    layer.flags |= LayerRecord::MIRROR;
+                }
+                let own = LayerRecord {
+                    clip: (clip % target.clips.clip_count()) as u32,
+                    weight: 0.3,
+                    ..LayerRecord::STILL
+                };
+                let offset = records.len() as u32 * entries;
+                let mut rec = InstanceRecord::new(0, offset, &Affine3A::IDENTITY, &[]).unwrap();
+                rec.flags = hold | InstanceRecord::gpu_root_motion(1);
+                rec.layer_count = 2;
+                rec.layers[..2].copy_from_slice(&[layer, own]);
+                records.push(rec);
+            }
+        }
+    }
+    let len = records.len() as u32 * entries;
+    let options = GpuOptions {
+        clips: match compressed {
+            true => ClipFormat::Compressed {
+                budget: sinew::DEFAULT_ERROR_BUDGET,
+            },
+            false => ClipFormat::Exact,
+        },
+        ..GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, &rigs, &[], options).unwrap();
+    backend.set_retargets(&rigs, &[], &bindings).unwrap();
+    backend.reserve_palette(len).unwrap();
+    let mut cpu = match compressed {
+        true => CpuBackend::with_compressed(rigs.clone(), Vec::new()).unwrap(),
+        false => CpuBackend::new(rigs.clone(), Vec::new()).unwrap(),
+    };
+    // Without the maps the CPU backend refuses the records (typed, no panic).
+    let mut palette = vec![Mat3x4Rows::IDENTITY; len as usize];
+    let mut bounds = vec![Aabb::EMPTY; records.len()];
+    let refused = cpu.evaluate_at(0.0, &records, &mut palette, &mut bounds);
+    assert!(refused.is_err(), "records naming maps the backend lacks");
+    cpu.set_retargets(&bindings).unwrap();
+    let slots: Vec<u32> = (0..records.len() as u32).collect();
+    let mut moved = records.clone();
+    let mut prev = None;
+    for &now in &frame_times(40) {
+        backend.evaluate_at(now, &records).unwrap();
+        for rec in &mut moved {
+            cpu.advance_root_motion(rec, prev.unwrap_or(now), now)
+                .unwrap();
+        }
+        prev = Some(now);
+    }
+    let worlds = backend.read_worlds(&slots).unwrap();
+    // Then the pose: the records without root motion, at the last frame time, on both.
+    let now = *frame_times(40).last().unwrap();
+    let placed: Vec<InstanceRecord> = records
+        .iter()
+        .map(|r| InstanceRecord {
+            flags: r.flags & !InstanceRecord::GPU_ROOT_MOTION,
+            ..*r
+        })
+        .collect();
+    backend.evaluate_at(now, &placed).unwrap();
+    cpu.evaluate_at(now, &placed, &mut palette, &mut bounds)
+        .unwrap();
+    let got = backend.read_palette(0..len).unwrap();
+    let gpu_bounds = backend.read_bounds(0..records.len()).unwrap();
+    let n = target.joint_count();
+    for (i, rec) in placed.iter().enumerate() {
+        let start = rec.palette_offset as usize;
+        for j in start..start + n {
+            let worst = max_difference(&got[j], &palette[j]);
+            assert!(
+                worst < 2e-4,
+                "compressed {compressed} record {i} entry {j}: GPU {:?} CPU {:?}",
+                got[j],
+                palette[j]
+            );
+        }
+        let (g, c) = (&gpu_bounds[i], &bounds[i]);
+        for k in 0..3 {
+            assert!((g.min[k] - c.min[k]).abs() < 1e-3 && (g.max[k] - c.max[k]).abs() < 1e-3);
+        }
+    }
+    let mut travelled = 0;
+    for (i, (g, c)) in worlds.iter().zip(&moved).enumerate() {
+        let c = c.world.to_affine();
+        assert_world_close(g, &c, &format!("record {i}"));
+        if Vec3::from(c.translation).length() > 0.05 {
+            travelled += 1;
+        }
+    }
+    assert!(travelled > 0, "some retargeted root moved the world");
 }

@@ -450,6 +450,26 @@ fn pose_clips_from_retargets_and_mirrors_and_names_bad_maps() {
     assert!(text.contains("retarget onto rig \"Humanoid\""), "{text}");
     assert!(text.contains("LeftUpperArm <- LeftUpperArm"), "{text}");
     assert!(text.contains("target joints at rest (0)"), "{text}");
+    // `--json` carries the same map, per rig.
+    let json = common::run_sinew([
+        "inspect",
+        rig.as_str(),
+        "--json",
+        "--clips-from",
+        rig.as_str(),
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let maps = json["retarget"].as_array().expect("a retarget array");
+    assert_eq!(maps.len(), json["rigs"].as_array().unwrap().len(), "{json}");
+    assert_eq!(maps[0]["rig"], "Humanoid", "{json}");
+    assert_eq!(maps[0]["target_at_rest"].as_array().unwrap().len(), 0);
+    assert!(
+        maps[0]["matched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["target"] == "LeftUpperArm" && m["source"] == "LeftUpperArm")
+    );
 
     let map = common::repo().join("target/bad-retarget-map.json");
     std::fs::write(&map, r#"{ "joints": { "Hips": "NoSuchJoint" } }"#).unwrap();

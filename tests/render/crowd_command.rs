@@ -237,8 +237,9 @@ fn crowd_dispatches_do_not_grow_with_the_character_count() {
     assert!(small["dispatches_per_frame"].as_u64().unwrap() >= 1);
 }
 
-/// `--clips-from`: the humanoid crowd plays the Fox's clips, retargeted (a copy baked on load),
-/// on both backends.
+/// `--clips-from`: the humanoid crowd plays the Fox's clips, retargeted per instance in the
+/// kernel on the GPU backend and in the CPU backend (half the crowd mirrored with `--mirror`),
+/// and through a copy baked on load on the fast CPU evaluator, which refuses `--mirror`.
 #[test]
 fn crowd_plays_another_files_clips_retargeted() {
     if gpu().is_none() {
@@ -252,8 +253,12 @@ fn crowd_plays_another_files_clips_retargeted() {
     let dir = common::repo().join("target/render-tests");
     std::fs::create_dir_all(&dir).unwrap();
     let png = dir.join("crowd-retargeted.png");
-    for backend in ["gpu", "cpu"] {
-        let report = crowd_json(&[
+    let args = |backend: &'static str, mirror: bool| {
+        let (backend, resampled) = match backend {
+            "fast" => ("cpu", true),
+            other => (other, false),
+        };
+        let mut args = vec![
             "--characters",
             "30",
             "--frames",
@@ -266,10 +271,35 @@ fn crowd_plays_another_files_clips_retargeted() {
             fox.to_str().unwrap(),
             "--out",
             png.to_str().unwrap(),
-        ]);
+        ];
+        if mirror {
+            args.push("--mirror");
+        }
+        if resampled {
+            args.push("--resampled");
+        }
+        args
+    };
+    for (backend, mirror, retargeting, mirrored) in [
+        ("gpu", false, "kernel", 0),
+        ("gpu", true, "kernel", 15),
+        ("cpu", true, "cpu", 15),
+        ("fast", false, "baked", 0),
+    ] {
+        let report = crowd_json(&args(backend, mirror));
         assert_eq!(report["characters"], 30, "{report}");
+        assert_eq!(report["retargeting"], retargeting, "{report}");
+        assert_eq!(report["mirrored_characters"], mirrored, "{report}");
         assert!(png.is_file());
     }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .arg("crowd")
+        .args(args("fast", true))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--mirror"), "{err}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
         .args([
             "crowd",

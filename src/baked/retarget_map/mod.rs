@@ -8,6 +8,7 @@
 //! ([`RetargetMap::mirrored`]) is an entry table of the same form.
 
 mod apply;
+mod binding;
 mod humanoid;
 mod mirror;
 mod names;
@@ -15,6 +16,7 @@ mod rest;
 mod user_map;
 
 pub use apply::{retarget_pose, retarget_sample};
+pub use binding::RetargetBinding;
 pub use humanoid::{HumanoidBone, find_bones};
 pub use mirror::mirror_partners;
 pub use names::{JointName, Side};

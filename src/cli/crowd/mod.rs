@@ -9,9 +9,10 @@ use std::time::Instant;
 use clap::Args;
 use glam::Vec3;
 use hecs::World;
+use sinew::baked::retarget_map::RetargetMap;
 use sinew::runtime::{
-    Animated, Animator, ClipLayer, Layers, MaskSpec, RecordChanges, RootMotion, RootTranslation,
-    Scheduling, StateMachine, Transform, Value,
+    Animated, Animator, ClipLayer, Layers, MaskSpec, RecordChanges, Retargeted, RootMotion,
+    RootTranslation, Scheduling, StateMachine, Transform, Value,
 };
 use sinew::{GpuBackend, GpuContext, IkTarget, Rig};
 
@@ -58,6 +59,36 @@ const TINTS: [[f32; 3]; 6] = [
     [0.80, 0.80, 0.80],
 ];
 
+/// `--clips-from` played per character through the animator's map: the source rig (rig 1 of the
+/// animator), the map from its skeleton to the model's, and whether every other character
+/// plays it mirrored.
+pub(super) struct KernelRetarget {
+    pub source: Rig,
+    pub map: RetargetMap,
+    pub mirror: bool,
+}
+
+/// How `--clips-from` reached the characters, for the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Retargeting {
+    /// Per instance in the GPU kernel, through the uploaded map.
+    Kernel,
+    /// Per instance in the CPU backend, through the animator's map.
+    Cpu,
+    /// A retargeted copy of the clips baked when loading (`sinew::bake::retarget_rig`).
+    Baked,
+}
+
+impl Retargeting {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Self::Kernel => "kernel",
+            Self::Cpu => "cpu",
+            Self::Baked => "baked",
+        }
+    }
+}
+
 /// The simulated crowd: rig, animator, world, the characters and their pace plan.
 struct Crowd {
     animator: Animator,
@@ -79,6 +110,7 @@ struct Crowd {
 impl Crowd {
     fn new(
         rig: Rig,
+        retarget: Option<KernelRetarget>,
         characters: usize,
         scheduling: Scheduling,
         steering: Steering,
@@ -106,14 +138,24 @@ impl Crowd {
             };
             extent * 1.6
         };
-        let wave = rig.clips.find_clip("wave");
+        // The clips played are the source rig's when retargeted in the kernel (rig 1).
+        let clips_rig = retarget.as_ref().map_or(&rig, |r| &r.source);
+        let wave = clips_rig.clips.find_clip("wave");
         let upper_body = ["Spine", "Spine1", "spine", "b_Spine01_02"]
             .into_iter()
             .find(|j| rig.skeleton.find_joint(j).is_some());
-        let machine_def = locomotion(&rig);
-        let mut animator = Animator::new(vec![rig])?;
+        let machine_def = locomotion(clips_rig);
+        let (rigs, map, mirror) = match retarget {
+            Some(r) => (vec![rig, r.source], Some(r.map), r.mirror),
+            None => (vec![rig], None, false),
+        };
+        let mut animator = Animator::new(rigs)?;
         animator.set_scheduling(scheduling);
-        let machine = animator.add_state_machine(0, &machine_def)?;
+        let (motion, map) = match map {
+            Some(map) => (1, Some(animator.add_retarget_map(1, 0, map)?)),
+            None => (0, None),
+        };
+        let machine = animator.add_state_machine(motion, &machine_def)?;
         let gait = match steering {
             Steering::Machine => 0,
             _ => {
@@ -121,7 +163,7 @@ impl Crowd {
                     file: machine_def.name.clone(),
                     reason: "--steering needs clips for idle, walk and run".to_string(),
                 })?;
-                animator.add_blend_space(0, "gait", &def)?
+                animator.add_blend_space(motion, "gait", &def)?
             }
         };
         let wave_layer = match (wave, upper_body) {
@@ -158,10 +200,19 @@ impl Crowd {
                     world.spawn((placed.0, placed.1, placed.2, state_machine))
                 }
                 _ => {
-                    let gait = animator.blend_space_fade(0, gait, glam::Vec2::ZERO)?;
+                    let gait = animator.blend_space_fade(motion, gait, glam::Vec2::ZERO)?;
                     world.spawn((placed.0, placed.1, placed.2, gait))
                 }
             };
+            if let Some(map) = map {
+                // `--mirror`: every other character plays the clips mirrored.
+                let through = Retargeted::new(map);
+                let through = match mirror && i % 2 == 1 {
+                    true => through.mirrored(),
+                    false => through,
+                };
+                world.insert_one(entity, through)?;
+            }
             if let (Some(layer), true) = (wave_layer, i % 3 == 0) {
                 let layers = Layers::from_layers(&[layer])?;
                 world.insert_one(entity, layers)?;
@@ -277,13 +328,20 @@ pub struct CrowdArgs {
     /// How to read `--model`.
     #[command(flatten)]
     pub import: crate::cli::settings::ImportFlags,
-    /// Play this file's clips (its first rig's) on the model instead of its own, retargeted
-    /// (a retargeted copy baked when loading: `sinew::bake::retarget_rig`).
+    /// Play this file's clips (its first rig's) on the model instead of its own, retargeted:
+    /// per character through the animator's map, in the GPU kernel (exact or compressed clips)
+    /// or the CPU backend; as a retargeted copy baked when loading (`sinew::bake::retarget_rig`)
+    /// on the fast CPU evaluator (`--backend cpu --resampled`).
     #[arg(long, value_name = "SOURCE")]
     pub clips_from: Option<PathBuf>,
     /// A JSON retarget map for `--clips-from` (see `sinew pose --retarget-map`).
     #[arg(long, value_name = "MAP.json", requires = "clips_from")]
     pub retarget_map: Option<PathBuf>,
+    /// With `--clips-from`: every other character (odd characters in grid order, half the
+    /// crowd) plays the clips mirrored across the model's X = 0 plane, left and right swapped,
+    /// per character. Not with `--backend cpu --resampled`.
+    #[arg(long, requires = "clips_from")]
+    pub mirror: bool,
     /// Which evaluator computes the poses: the GPU (event-driven, GPU-resident records) or the
     /// CPU (every character every frame).
     #[arg(long, value_enum, default_value_t = Backend::Gpu)]
@@ -354,14 +412,31 @@ impl CrowdArgs {
         let progress = super::progress::steps("crowd");
         progress.set_message("loading the rig");
         let mut rig = load_rig(self.model.as_deref(), &self.import.settings())?;
+        let mut retarget = None;
         if let Some(path) = &self.clips_from {
             progress.set_message("retargeting the clips");
-            rig = self.retargeted(rig, path)?;
+            let (source, map) = self.retarget_map(&rig, path)?;
+            if timed::Evaluator::of(self) != timed::Evaluator::CpuFast {
+                retarget = Some(KernelRetarget {
+                    source,
+                    map,
+                    mirror: self.mirror,
+                });
+            } else if self.mirror {
+                return Err(CliError::unusable(
+                    path,
+                    "--mirror retargets per character: --resampled on the CPU plays a baked \
+                     copy of the clips",
+                )
+                .into());
+            } else {
+                rig = sinew::bake::retarget_rig(&rig, &source, &map)?;
+            }
         }
         progress.set_message("starting the GPU device");
         let context = GpuContext::new_headless()?;
         progress.finish_and_clear();
-        let mut run = self.time_frames(&context, rig)?;
+        let mut run = self.time_frames(&context, rig, retarget)?;
 
         let progress = super::progress::steps("crowd");
         progress.set_message(format!(
@@ -384,8 +459,8 @@ impl CrowdArgs {
 }
 
 impl CrowdArgs {
-    /// `rig` playing the clips of `path`'s first rig through a retarget map.
-    fn retargeted(&self, rig: Rig, path: &Path) -> crate::cli::Result<Rig> {
+    /// The first rig of `path` and the retarget map from its skeleton to `rig`'s.
+    fn retarget_map(&self, rig: &Rig, path: &Path) -> crate::cli::Result<(Rig, RetargetMap)> {
         let settings = self.import.settings();
         let source = super::load_rigs(path, &settings)?
             .into_iter()
@@ -399,12 +474,8 @@ impl CrowdArgs {
             .as_deref()
             .map(sinew::baked::retarget_map::UserMap::read)
             .transpose()?;
-        let map = sinew::baked::retarget_map::RetargetMap::build(
-            &source.skeleton,
-            &rig.skeleton,
-            user.as_ref(),
-        )?;
-        Ok(sinew::bake::retarget_rig(&rig, &source, &map)?)
+        let map = RetargetMap::build(&source.skeleton, &rig.skeleton, user.as_ref())?;
+        Ok((source, map))
     }
 }
 

@@ -2,6 +2,7 @@
 //! ran and what it applied.
 
 use sinew::GpuContext;
+use sinew::runtime::Retargeted;
 
 use super::CrowdArgs;
 use super::timed::TimedRun;
@@ -24,6 +25,14 @@ impl TimedRun {
     fn bytes_uploaded_per_character(&self) -> f64 {
         let frames = self.times.frame.len().max(1);
         self.uploaded_bytes as f64 / (frames * self.crowd.characters.len().max(1)) as f64
+    }
+
+    /// Characters playing their clips through a mirrored map.
+    fn mirrored_characters(&self) -> usize {
+        let world = &self.crowd.world;
+        (self.crowd.characters.iter())
+            .filter(|&&e| world.get::<&Retargeted>(e).is_ok_and(|r| r.mirror))
+            .count()
     }
 
     fn compute_clock(&self) -> &'static str {
@@ -72,6 +81,10 @@ impl TimedRun {
             "bytes_uploaded_per_character": self.bytes_uploaded_per_character(),
             "compute_clock": self.compute_clock(),
             "look_at": self.applied.look_at,
+            // How --clips-from was played: "kernel" (per instance on the GPU), "cpu" (per
+            // instance in the CPU backend), "baked" (a retargeted copy of the clips), or null.
+            "retargeting": self.retargeting.map(|r| r.name()),
+            "mirrored_characters": self.mirrored_characters(),
             "budget": self.budget.map(|b| serde_json::json!({
                 "target_ms": b.target_ms,
                 // The evaluate pass's median over the second half of the timed frames.
@@ -128,6 +141,16 @@ impl TimedRun {
             args.out.display(),
             self.evaluator.name(),
         );
+        if let Some(r) = self.retargeting {
+            table += &format!(
+                "\n  clips from {} retargeted: {}, {} character(s) mirrored",
+                args.clips_from
+                    .as_deref()
+                    .map_or_else(String::new, |p| p.display().to_string()),
+                r.name(),
+                self.mirrored_characters()
+            );
+        }
         if let Some(b) = &self.budget {
             table += &match b.timestamps {
                 true => format!(

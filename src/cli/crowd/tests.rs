@@ -32,7 +32,7 @@ fn crowd_args(flags: &[&str]) -> CrowdArgs {
 fn time(context: &GpuContext, flags: &[&str]) -> (CrowdArgs, TimedRun) {
     let args = crowd_args(flags);
     let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
-    let run = args.time_frames(context, rig).expect("timed frames"); // ok: unit test
+    let run = args.time_frames(context, rig, None).expect("timed frames"); // ok: unit test
     (args, run)
 }
 
@@ -154,6 +154,21 @@ fn the_exact_cpu_frame_is_the_animators_output_with_the_heads_turned() {
     assert_heads_turned(&run, &palette, &records);
 }
 
+/// The CPU twin of the kernel that ran: exact keys, or the same compressed clips, reading the
+/// animator's retarget maps.
+fn kernel_twin(run: &TimedRun, evaluator: Evaluator) -> CpuBackend {
+    let rigs = run.crowd.animator.rigs().to_vec();
+    let masks = run.crowd.animator.masks().to_vec();
+    let mut twin = match evaluator {
+        Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
+        _ => CpuBackend::new(rigs, masks),
+    }
+    .unwrap(); // ok: unit test
+    twin.set_retargets(run.crowd.animator.retarget_maps())
+        .unwrap(); // ok: unit test
+    twin
+}
+
 #[test]
 fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
     let Some(context) = context() else { return };
@@ -169,14 +184,56 @@ fn gpu_frames_are_the_kernels_output_for_exact_and_compressed_clips() {
         assert_eq!(json["lod"], false);
         assert_eq!(json["update_every"], 1);
         let (palette, records) = drawn(&run);
-        let rigs = run.crowd.animator.rigs().to_vec();
-        let masks = run.crowd.animator.masks().to_vec();
-        // The CPU twin of the kernel that ran: exact keys, or the same compressed clips.
-        let mut twin = match evaluator {
-            Evaluator::GpuCompressed => CpuBackend::with_compressed(rigs, masks),
-            _ => CpuBackend::new(rigs, masks),
-        }
-        .unwrap(); // ok: unit test
+        let mut twin = kernel_twin(&run, evaluator);
+        let expected = evaluate_with(&mut twin, &run, &palette, &records);
+        let error = largest_difference(&palette, &expected);
+        assert!(error < 2e-4, "{flags:?}: {error}");
+    }
+}
+
+/// `--clips-from`: the humanoid plays its own clips through a map onto itself, every other
+/// character mirrored, retargeted per character in the kernel (exact and compressed) or the
+/// animator's CPU backend; the drawn palette is the CPU backend's reading the animator's maps.
+#[test]
+fn retargeted_frames_are_the_cpu_backends_through_the_same_maps() {
+    let Some(context) = context() else { return };
+    for (flags, evaluator, retargeting) in [
+        (&["--mirror"][..], Evaluator::GpuExact, "kernel"),
+        (
+            &["--mirror", "--resampled"][..],
+            Evaluator::GpuCompressed,
+            "kernel",
+        ),
+        (
+            &["--mirror", "--backend", "cpu"][..],
+            Evaluator::CpuExact,
+            "cpu",
+        ),
+    ] {
+        let args = crowd_args(&[&["--clips-from", "humanoid.glb"][..], flags].concat());
+        let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
+        let map =
+            sinew::baked::retarget_map::RetargetMap::build(&rig.skeleton, &rig.skeleton, None)
+                .expect("a map onto itself"); // ok: unit test
+        let retarget = super::KernelRetarget {
+            source: rig.clone(),
+            map,
+            mirror: true,
+        };
+        let run = args
+            .time_frames(&context, rig, Some(retarget))
+            .expect("timed frames"); // ok: unit test
+        assert_eq!(run.evaluator, evaluator);
+        let json = run.json(&args, &context);
+        assert_eq!(json["retargeting"], retargeting);
+        assert_eq!(json["mirrored_characters"], 6);
+        let (palette, records) = drawn(&run);
+        let live = records.iter().filter(|r| !r.is_empty());
+        assert!(
+            live.clone()
+                .all(|r| r.used_layers().iter().all(|l| l.retarget().is_some()))
+        );
+        let mut twin = kernel_twin(&run, evaluator);
         let expected = evaluate_with(&mut twin, &run, &palette, &records);
         let error = largest_difference(&palette, &expected);
         assert!(error < 2e-4, "{flags:?}: {error}");
@@ -234,7 +291,7 @@ fn records_written(steering: super::Steering, characters: usize, frames: usize) 
     let args = crowd_args(&[]);
     let rig = load_rig(None, &args.import.settings()).expect("the built-in rig"); // ok: unit test
     let scheduling = sinew::runtime::Scheduling::EventDriven;
-    let mut crowd = super::Crowd::new(rig, characters, scheduling, steering).expect("crowd"); // ok: unit test
+    let mut crowd = super::Crowd::new(rig, None, characters, scheduling, steering).expect("crowd"); // ok: unit test
     let mut written = 0;
     for _ in 0..frames {
         crowd.control().expect("control"); // ok: unit test

@@ -5,14 +5,14 @@
 
 use std::time::Instant;
 
-use sinew::gpu::{ClipFormat, GpuOptions};
+use sinew::gpu::{ClipFormat, GpuOptions, RetargetBinding};
 use sinew::runtime::Scheduling;
 use sinew::{Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, Rig};
 
 use super::motion::head_look_at;
 use super::render::{self, FrameCull, FramePalette, Painter};
 use super::times::{StageTimes, median_p90, ms_since};
-use super::{Crowd, CrowdArgs, DT, PRE_ROLL_UPDATES};
+use super::{Crowd, CrowdArgs, DT, KernelRetarget, PRE_ROLL_UPDATES, Retargeting};
 use crate::cli::Backend;
 
 /// The evaluator a crowd runs on: one per combination of `--backend` and `--resampled`.
@@ -106,6 +106,8 @@ pub(super) struct TimedRun {
     pub characters_in_view: Option<usize>,
     /// What `--budget-ms` held.
     pub budget: Option<BudgetReport>,
+    /// How `--clips-from` was played.
+    pub retargeting: Option<Retargeting>,
 }
 
 /// The GPU-time budget's outcome: its target, the evaluate pass's median GPU time over the
@@ -130,6 +132,7 @@ impl CrowdArgs {
         &self,
         context: &GpuContext,
         mut rig: Rig,
+        retarget: Option<KernelRetarget>,
     ) -> crate::cli::Result<TimedRun> {
         let characters = self.characters as usize;
         let frames = self.frames as usize;
@@ -150,7 +153,13 @@ impl CrowdArgs {
         };
         let progress = crate::cli::progress::steps("crowd");
         progress.set_message(format!("spawning {characters} characters"));
-        let mut crowd = Crowd::new(rig.clone(), characters, scheduling, self.steering)?;
+        let retargeting = match (&retarget, &self.clips_from) {
+            (Some(_), _) if self.backend == Backend::Cpu => Some(Retargeting::Cpu),
+            (Some(_), _) => Some(Retargeting::Kernel),
+            (None, Some(_)) => Some(Retargeting::Baked),
+            (None, None) => None,
+        };
+        let mut crowd = Crowd::new(rig.clone(), retarget, characters, scheduling, self.steering)?;
         for _ in 0..PRE_ROLL_UPDATES {
             crowd.control()?;
         }
@@ -169,12 +178,17 @@ impl CrowdArgs {
                     previous_palette: self.motion_vectors,
                     ..GpuOptions::default()
                 };
-                let mut b = GpuBackend::with_options(
-                    context,
-                    std::slice::from_ref(&rig),
-                    crowd.animator.masks(),
-                    options,
-                )?;
+                let (rigs, masks) = (crowd.animator.rigs(), crowd.animator.masks());
+                let mut b = GpuBackend::with_options(context, rigs, masks, options)?;
+                // The animator's retarget maps, in its order: records name them by index.
+                let maps = crowd.animator.retarget_maps();
+                if !maps.is_empty() {
+                    let bindings = maps
+                        .iter()
+                        .map(|m| RetargetBinding::new(rigs, m.source, m.target, m.map.clone()))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    b.set_retargets(rigs, masks, &bindings)?;
+                }
                 b.reserve_palette(crowd.animator.palette().capacity())?;
                 // Every character's record, then a first dispatch, which compiles the pipeline
                 // (lazily, on software drivers): untimed.
@@ -255,6 +269,7 @@ impl CrowdArgs {
             gpu_timestamps,
             characters_in_view: None,
             budget: None,
+            retargeting,
         };
         // `--frames-out`: every timed frame drawn (untimed) from the evaluator's output.
         let mut movie = match self.frames_out.as_deref() {

@@ -219,7 +219,7 @@ impl FastCpuBackend {
             palette_offset: 0,
             ..*record
         };
-        let range = super::validate_record(&self.rigs, &self.masks, &at_zero, palette.len())?;
+        let range = super::validate_record(&self.rigs, &self.masks, &[], &at_zero, palette.len())?;
         let joint_count = self.rigs[record.rig as usize].joint_count();
         if models.len() < joint_count {
             return Err(EvalError::OutputSize {
@@ -274,6 +274,7 @@ impl FastCpuBackend {
         let result = frame.run(
             &self.rigs,
             &self.masks,
+            &[],
             instances,
             palette,
             aabbs,

@@ -12,23 +12,14 @@ use crate::mask::JointMask;
 impl GpuBackend {
     /// Uploads the library again with `retargets` (the rigs and masks it was built from, the
     /// same as [`GpuBackend::update_rigs`] takes): layers name them by index
-    /// ([`crate::LayerRecord::retargeted`]). Only the exact-clip pipeline retargets: a backend
-    /// on compressed clips refuses maps ([`crate::EvalError::BadLayer`]) rather than hold a
-    /// retargeted layer's joints at rest.
+    /// ([`crate::LayerRecord::retargeted`]). Both pipelines retarget: the compressed one
+    /// decodes the map's source rig's compressed clips (`wgsl/decode.wgsl`).
     pub fn set_retargets(
         &mut self,
         rigs: &[Rig],
         masks: &[JointMask],
         retargets: &[RetargetBinding],
     ) -> Result<(), GpuError> {
-        if self.clips.is_compressed() && !retargets.is_empty() {
-            return Err(crate::EvalError::BadLayer {
-                reason: "retarget maps need the exact-clip pipeline (ClipFormat::Exact); the \
-                         compressed one does not retarget"
-                    .to_string(),
-            }
-            .into());
-        }
         self.update_rigs(rigs, masks)?;
         self.library = GpuLibrary::new(
             &self.device,

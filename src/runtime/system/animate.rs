@@ -6,6 +6,7 @@ use hecs::Entity;
 
 use super::Animated;
 use crate::baked::Rig;
+use crate::baked::retarget_map::RetargetBinding;
 use crate::cpu::ClipSource;
 use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS};
 use crate::math::Mat3x4Rows;
@@ -17,6 +18,7 @@ use crate::runtime::motion::{Contribution, Contributions, MotionContext, clock_o
 use crate::runtime::pace::Pace;
 use crate::runtime::playback::{LoopMode, Playback, Step};
 use crate::runtime::registry::{MaskEntry, RigData, context};
+use crate::runtime::retarget::{Retargeted, motion_rig, retarget_layers};
 use crate::runtime::root_motion::RootMotion;
 use crate::runtime::schedule::next_crossing_in;
 use crate::runtime::state_machine::{CompiledMachine, StateMachine};
@@ -33,6 +35,7 @@ pub(super) type Components<'a> = (
     Option<&'a mut RootMotion>,
     Option<&'a Pace>,
     Option<&'a mut BlendInputRamp>,
+    Option<&'a Retargeted>,
 );
 
 /// What every entity's update reads.
@@ -43,6 +46,8 @@ pub(super) struct FrameContext<'a> {
     pub(super) data: &'a [RigData],
     pub(super) masks: &'a [MaskEntry],
     pub(super) machines: &'a [CompiledMachine],
+    /// The registered retarget maps.
+    pub(super) retargets: &'a [RetargetBinding],
     /// The frame time records are anchored at.
     pub(super) now: f32,
 }
@@ -74,7 +79,7 @@ pub(super) fn animate(
     base: &mut Contributions,
 ) -> EntityUpdate {
     let dt = dt64 as f32;
-    let (mut transform, playback, fades, machine, layers, root, pace, mut ramp) = parts;
+    let (mut transform, playback, fades, machine, layers, root, pace, mut ramp, retargeted) = parts;
     // Clocks, fades and wake-ups below run on the entity's own time: its pace scales the step,
     // and rates per entity second become rates per animator second.
     let pace = pace.map_or(1.0, Pace::rate);
@@ -85,7 +90,12 @@ pub(super) fn animate(
     };
     let per_second = |step: &Step| step.with_travel(step.travel, step.velocity * pace);
     let rig = &cx.rigs[animated.rig as usize];
-    let data = &cx.data[animated.rig as usize];
+    // A retargeted entity's motion names clips of its map's source rig (`retarget.rs`).
+    let (motion, map_ok) = match motion_rig(cx.retargets, animated.rig, retargeted) {
+        Some(r) if (r as usize) < cx.data.len() => (r, true),
+        _ => (animated.rig, false),
+    };
+    let data = &cx.data[motion as usize];
     let now = cx.now;
     let ctx = context(data);
     // A blend input ramp's layers keep the normalized phase (`input_ramp.rs`): its entity's
@@ -108,7 +118,7 @@ pub(super) fn animate(
     base.clear();
     let valid = if let Some(sm) = machine {
         match cx.machines.get(sm.machine() as usize) {
-            Some(m) if m.rig == animated.rig => {
+            Some(m) if m.rig == motion && map_ok => {
                 let valid = sm.update(m, &ctx, dt64, recent, budget, base);
                 wake = wake.min(sm.next_change_in(m).unwrap_or(f32::INFINITY));
                 valid
@@ -140,7 +150,11 @@ pub(super) fn animate(
     } else {
         true
     };
-    let mut invalid = !valid;
+    if !map_ok {
+        // No map to play through: the rest pose.
+        base.clear();
+    }
+    let mut invalid = !valid || !map_ok;
     base.limit(budget);
     wake = in_animator_seconds(wake, pace);
     if pace != 1.0 {
@@ -181,7 +195,7 @@ pub(super) fn animate(
                     .get(m as usize)
                     .is_some_and(|e| e.rig == animated.rig)
             });
-            let Some(duration) = ctx.duration(clip).filter(|_| mask_ok) else {
+            let Some(duration) = ctx.duration(clip).filter(|_| mask_ok && map_ok) else {
                 invalid = true;
                 continue;
             };
@@ -217,6 +231,9 @@ pub(super) fn animate(
         }
     }
     record.layer_count = count as u32;
+    if let Some(r) = retargeted.filter(|_| map_ok) {
+        invalid |= !retarget_layers(&mut record.layers[..count], r);
+    }
 
     // Root motion, then the world transform.
     if let (Some(root), Some(transform)) = (root, transform.as_deref_mut()) {
@@ -224,10 +241,18 @@ pub(super) fn animate(
             // The evaluator moves the record's world from the base layers' clocks.
             record.flags = root.record_flags(base_layers);
         } else {
+            // A retargeted entity's root moves through its map's entry (the plain or mirror).
+            let through = retargeted.filter(|_| map_ok).and_then(|r| {
+                let b = cx.retargets.get(r.map as usize)?;
+                let map = if r.mirror { &b.mirrored } else { &b.map };
+                Some((map, cx.rigs.get(b.source as usize)?))
+            });
             root.apply(
                 rig,
                 cx.source,
-                &data.root_frames,
+                through,
+                // The root joint is the entity's rig's, and so is its frame.
+                &cx.data[animated.rig as usize].root_frames,
                 base.as_slice(),
                 transform,
             );

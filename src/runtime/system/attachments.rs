@@ -34,7 +34,9 @@ impl Animator {
                 continue;
             };
             let now = self.frame_time();
-            let world_matrix = attachment.solve(rig, self.backend.masks(), &record, now, joint);
+            let maps = (self.backend.rigs(), self.backend.retargets());
+            let masks = self.backend.masks();
+            let world_matrix = attachment.solve(maps, rig, masks, &record, now, joint);
             if let Some(transform) = transform {
                 *transform = Transform::from_affine(&world_matrix);
             }

@@ -16,6 +16,7 @@ use crate::runtime::layers::Layers;
 use crate::runtime::motion::Contributions;
 use crate::runtime::pace::Pace;
 use crate::runtime::playback::Playback;
+use crate::runtime::retarget::Retargeted;
 use crate::runtime::root_motion::RootMotion;
 use crate::runtime::schedule::Scheduling;
 use crate::runtime::state_machine::StateMachine;
@@ -101,6 +102,7 @@ impl Animator {
             data,
             masks,
             machines,
+            retargets: backend.retargets(),
             now,
         };
         // New entities first (in the order found), then the due ones by slot.
@@ -220,6 +222,7 @@ impl Animator {
             data: &self.rigs,
             masks: &self.masks,
             machines: &self.machines,
+            retargets: self.backend.retargets(),
             now,
         };
         let mut base = Contributions::new();
@@ -305,11 +308,12 @@ struct Owned {
     root: Option<RootMotion>,
     pace: Option<Pace>,
     ramp: Option<BlendInputRamp>,
+    retargeted: Option<Retargeted>,
 }
 
 impl Owned {
     fn copy(parts: Components<'_>) -> Self {
-        let (transform, playback, fades, machine, layers, root, pace, ramp) = parts;
+        let (transform, playback, fades, machine, layers, root, pace, ramp, retargeted) = parts;
         Self {
             transform: transform.copied(),
             playback: playback.copied(),
@@ -319,6 +323,7 @@ impl Owned {
             root: root.copied(),
             pace: pace.copied(),
             ramp: ramp.copied(),
+            retargeted: retargeted.copied(),
         }
     }
 
@@ -332,6 +337,7 @@ impl Owned {
             self.root.as_mut(),
             self.pace.as_ref(),
             self.ramp.as_mut(),
+            self.retargeted.as_ref(),
         )
     }
 
@@ -341,7 +347,7 @@ impl Owned {
                 *to = from;
             }
         }
-        let (transform, playback, fades, machine, layers, root, _, ramp) = parts;
+        let (transform, playback, fades, machine, layers, root, _, ramp, _) = parts;
         put(transform, self.transform);
         put(playback, self.playback);
         put(fades, self.fades);

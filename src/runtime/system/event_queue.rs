@@ -8,6 +8,7 @@ use crate::runtime::RuntimeError;
 use crate::runtime::events::Event;
 use crate::runtime::playback::Playback;
 use crate::runtime::registry::no_entity;
+use crate::runtime::retarget::{Retargeted, motion_rig};
 
 impl Animator {
     /// Number of events waiting in the queue.
@@ -30,22 +31,29 @@ impl Animator {
         fire_events: bool,
     ) -> Result<(), RuntimeError> {
         self.catch_up(world, entity);
-        let (animated, playback) = world
-            .query_one_mut::<(&Animated, &mut Playback)>(entity)
+        let (animated, playback, retargeted) = world
+            .query_one_mut::<(&Animated, &mut Playback, Option<&Retargeted>)>(entity)
             .map_err(|_| no_entity(entity, "Animated and Playback"))?;
-        let data =
-            self.rigs
-                .get(animated.rig as usize)
-                .ok_or_else(|| RuntimeError::UnknownRig {
-                    rig: format!("#{}", animated.rig),
-                })?;
+        // A retargeted entity's clip is its map's source rig's.
+        let rig =
+            motion_rig(self.backend.retargets(), animated.rig, retargeted).ok_or_else(|| {
+                RuntimeError::InvalidComponent {
+                    entity: format!("{entity:?}"),
+                }
+            })?;
+        let data = self
+            .rigs
+            .get(rig as usize)
+            .ok_or_else(|| RuntimeError::UnknownRig {
+                rig: format!("#{rig}"),
+            })?;
         let clip = playback.clip;
         let duration =
             *data
                 .durations
                 .get(clip as usize)
                 .ok_or_else(|| RuntimeError::UnknownClip {
-                    rig: format!("#{}", animated.rig),
+                    rig: format!("#{rig}"),
                     clip: format!("#{clip}"),
                 })?;
         let step = playback.clock.scrub(duration, time);

@@ -73,6 +73,7 @@ impl Animator {
                 data,
                 masks,
                 machines,
+                retargets: backend.retargets(),
                 now,
             };
             let step = f64::from(dt);
