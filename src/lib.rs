@@ -32,6 +32,7 @@ pub mod cpu;
 mod error;
 pub mod gpu;
 pub mod import;
+mod inertialization;
 mod instance;
 mod layer_reads;
 pub mod lod;
@@ -59,6 +60,10 @@ pub use gpu::{GpuBackend, GpuContext};
 pub use import::{
     Axis, Channel, ImportSettings, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes,
     import_bytes_with, import_file, import_file_with,
+};
+pub use inertialization::{
+    INERTIAL_JOINT_VEC4S, INERTIAL_SERIAL_MAX, INERTIAL_TAG, INERTIAL_VELOCITY_STEP,
+    Inertialization, inertial_block_entries,
 };
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use lod::{LodPolicy, UpdateRate};

@@ -329,7 +329,20 @@ fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
     if wg_layers[layer].map != NO_MAP {
         return rest;
     }
-    let frame = wg_frames[layer];
+    return decode_joint(rig, wg_frames[layer], joint, rest);
+}
+
+// Joint `joint` of `rig` in the resolved layer `l` (its clip exists), its frame position found
+// here (an inertialized transition's capture, at other times than the frame's).
+fn sample_frame_layer_joint(rig: RigDesc, l: FrameLayer, joint: u32, rest: Sqt) -> Sqt {
+    if l.map != NO_MAP {
+        return rest;
+    }
+    return decode_joint(rig, clip_frame(rig, l.clip, l.time), joint, rest);
+}
+
+// Joint `joint` of `rig` at clip position `frame`.
+fn decode_joint(rig: RigDesc, frame: ClipFrame, joint: u32, rest: Sqt) -> Sqt {
     let first = joint * 3u;
     let rests = clip_words[frame.rests + joint];
     var pose = rest;

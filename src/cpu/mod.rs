@@ -11,6 +11,7 @@ mod clip_source;
 mod clock;
 pub mod fast;
 mod ik;
+mod inertial;
 mod morph;
 mod reads;
 mod root_frame;
@@ -37,6 +38,10 @@ pub use fast::FastCpuBackend;
 pub use ik::{
     IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_constraints, solve_ik,
     two_bone_corrections,
+};
+pub use inertial::{
+    InertialView, InertialWords, JointOffset, capture_inertialization, capture_joint, decayed,
+    inertial_decay, joint_offset, quat_exp, quat_log,
 };
 pub use morph::{
     blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,
@@ -117,16 +122,37 @@ pub fn evaluate_pose_from(
     models: &mut [Affine3A],
     palette: &mut [Mat3x4Rows],
 ) -> Aabb {
+    evaluate_pose_inertial(
+        rig, source, masks, layers, flags, None, world, models, palette,
+    )
+}
+
+/// [`evaluate_pose_from`] with an inertialized transition's offsets (`inertial`) added to each
+/// sampled joint's blended pose before root-motion removal.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_pose_inertial(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    flags: u32,
+    inertial: Option<&InertialView>,
+    world: &Affine3A,
+    models: &mut [Affine3A],
+    palette: &mut [Mat3x4Rows],
+) -> Aabb {
     let skeleton = &rig.skeleton;
     let sampled = skeleton
         .lod_sampled_joints((flags & InstanceRecord::LOD_LEVEL) >> InstanceRecord::LOD_LEVEL_SHIFT);
     let local_pose = |j: usize| match j < sampled {
-        true => hold_root(
-            rig,
-            flags,
-            j,
-            blend_joint_from(rig, source, masks, layers, j),
-        ),
+        true => {
+            let pose = blend_joint_from(rig, source, masks, layers, j);
+            let pose = match inertial {
+                Some(view) => view.apply(j, &pose),
+                None => pose,
+            };
+            hold_root(rig, flags, j, pose)
+        }
         false => skeleton.rest_pose()[j],
     };
     let mut aabb = Aabb::EMPTY;
@@ -284,6 +310,11 @@ pub struct CpuBackend {
     reads: Vec<reads::RigReads>,
     /// Bytes read and joints evaluated by the last evaluation.
     last_reads: reads::ReadTally,
+    /// This frame's inertialization blocks, copied out of the palette after their capture
+    /// (the parallel evaluation holds the palette in disjoint pieces).
+    inertial: Vec<InertialWords>,
+    /// Per record, where its block starts in `inertial` (`u32::MAX`: none).
+    inertial_at: Vec<u32>,
 }
 
 impl CpuBackend {
@@ -302,6 +333,8 @@ impl CpuBackend {
             source: ClipSource::Exact,
             frame: FrameOrder::new(1),
             last_reads: reads::ReadTally::default(),
+            inertial: Vec::new(),
+            inertial_at: Vec::new(),
         })
     }
 
@@ -417,6 +450,7 @@ impl CpuBackend {
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
+        self.capture_inertial(instances, palette)?;
         let mut frame = std::mem::take(&mut self.frame);
         let result = frame.run(
             &self.rigs,
@@ -456,6 +490,41 @@ impl CpuBackend {
     /// Joints past a record's LOD level are counted as sampled. 0 before any evaluation.
     pub fn bytes_read_per_joint(&self) -> f64 {
         self.last_reads.per_joint()
+    }
+
+    /// Captures the inertialized transitions of `instances` whose blocks in `palette` do not
+    /// hold them yet ([`capture_inertialization`]), each record checked first, and copies every
+    /// inertialized record's block for the evaluation.
+    fn capture_inertial(
+        &mut self,
+        instances: &[InstanceRecord],
+        palette: &mut [Mat3x4Rows],
+    ) -> Result<(), EvalError> {
+        self.inertial.clear();
+        self.inertial_at.clear();
+        for (i, rec) in instances.iter().enumerate() {
+            let Some(t) = rec.inertialization().filter(|_| !rec.is_empty()) else {
+                continue;
+            };
+            validate_record(&self.rigs, &self.masks, rec, palette.len())?;
+            let rig = &self.rigs[rec.rig as usize];
+            let range = t.block as usize..t.block_end(rig.joint_count()) as usize;
+            let words: &mut [InertialWords] = bytemuck::cast_slice_mut(&mut palette[range]);
+            capture_inertialization(rig, self.source, &self.masks, rec, words);
+            if self.inertial_at.len() < instances.len() {
+                self.inertial_at.resize(instances.len(), u32::MAX);
+            }
+            self.inertial_at[i] = self.inertial.len() as u32;
+            self.inertial.extend_from_slice(words);
+        }
+        Ok(())
+    }
+
+    /// Record `i`'s inertialization at frame time `now`, if it has one still decaying.
+    fn inertial_view(&self, i: usize, rec: &InstanceRecord, now: f32) -> Option<InertialView<'_>> {
+        let t = rec.inertialization()?;
+        let at = *self.inertial_at.get(i)? as usize;
+        InertialView::of(&t, self.inertial.get(at..)?, now)
     }
 
     /// Bytes read and joints evaluated evaluating the (validated) `instances` at `now`.
@@ -502,12 +571,14 @@ impl CpuBackend {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;
-            *aabb = evaluate_pose_from(
+            let inertial = self.inertial_view(i as usize, rec, now);
+            *aabb = evaluate_pose_inertial(
                 rig,
                 self.source,
                 &self.masks,
                 &layers[..count],
                 rec.flags,
+                inertial.as_ref(),
                 &rec.world.to_affine(),
                 &mut models[..n],
                 &mut palette[start..start + entries],
