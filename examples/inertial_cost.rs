@@ -2,7 +2,8 @@
 //! all in transition all the time (each starts a new one every `DURATION`, staggered so that a
 //! share of them starts on every frame), evaluated as cross-fades (two layers sampled per
 //! joint) and as inertialized transitions (one layer, plus the capture on a transition's first
-//! frame), frames interleaved so that each mode sees the same machine. Prints the joints each
+//! frame), and playing one clip without a transition (the floor), frames interleaved so that
+//! each mode sees the same machine. Prints the joints each
 //! mode samples per transitioning character per frame, the GPU evaluate pass time (timestamp
 //! queries, where the adapter has them) and the CPU backend's time per frame.
 //!
@@ -31,7 +32,8 @@ fn frames_per_transition() -> usize {
 }
 
 /// Character `i`'s record at frame `frame` in `mode` (0: cross-fade, 1: inertialized): in a
-/// transition from `from` to `to` that started at its last start frame.
+/// transition from `from` to `to` that started at its last start frame; mode 2 plays `to`
+/// alone (no transition: the floor).
 /// Character `i`'s inertialization block starts at entry `blocks_from + i × (1 + 2n)`.
 fn record(
     mode: usize,
@@ -53,6 +55,11 @@ fn record(
         l
     };
     let mut rec = InstanceRecord::new(0, (i * n) as u32, &Affine3A::IDENTITY, &[]).unwrap(); // ok: no layers
+    if mode == 2 {
+        rec.layer_count = 1;
+        rec.layers[0] = layer(to, 0.0);
+        return rec;
+    }
     if mode == 0 {
         rec.layer_count = 2;
         rec.layers[0] = layer(from, 0.0);
@@ -102,16 +109,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         2 * n,
         n as f64 * (1.0 + 4.0 / per as f64)
     );
-    let names = ["cross-fade", "inertialized"];
+    let names = ["cross-fade", "inertialized", "no transition"];
     match GpuContext::new_headless() {
         Ok(context) => {
             let mut backends = [
                 GpuBackend::new(&context, &rigs, &[])?,
                 GpuBackend::new(&context, &rigs, &[])?,
+                GpuBackend::new(&context, &rigs, &[])?,
             ];
-            let timed = backends[0].enable_timing()? && backends[1].enable_timing()?;
-            let mut gpu_ms = [0.0f64; 2];
-            let mut wall = [Duration::ZERO; 2];
+            let mut timed = true;
+            for b in &mut backends {
+                timed &= b.enable_timing()?;
+            }
+            let mut gpu_ms = [0.0f64; 3];
+            let mut wall = [Duration::ZERO; 3];
             for b in &mut backends {
                 b.reserve_palette((characters * (3 * n + 1)) as u32)?;
             }
@@ -133,16 +144,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "GPU {} ({characters} characters, {frames} frames per mode, interleaved)",
                 context.adapter_info.name
             );
-            for m in 0..2 {
+            for m in 0..3 {
                 let pass = if timed {
                     format!("{:.3} ms evaluate pass", gpu_ms[m] / frames as f64)
                 } else {
                     "no timestamp queries".into()
                 };
                 println!(
-                    "{:>13}: {pass}, {:.3} ms per frame with upload and wait",
+                    "{:>13}: {pass}, {:.3} ms per frame with upload and wait ({:.3}× cross-fade)",
                     names[m],
-                    wall[m].as_secs_f64() * 1e3 / frames as f64
+                    wall[m].as_secs_f64() * 1e3 / frames as f64,
+                    gpu_ms[0] / gpu_ms[m]
                 );
             }
         }
@@ -151,10 +163,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut cpus = [
         CpuBackend::new(rigs.clone(), Vec::new())?,
         CpuBackend::new(rigs.clone(), Vec::new())?,
+        CpuBackend::new(rigs.clone(), Vec::new())?,
     ];
     let mut palette = vec![Mat3x4Rows::IDENTITY; cpu_characters * (3 * n + 1)];
     let mut boxes = vec![Aabb::EMPTY; cpu_characters];
-    let mut spent = [Duration::ZERO; 2];
+    let mut spent = [Duration::ZERO; 3];
     for frame in per..per + frames + 2 {
         for (m, cpu) in cpus.iter_mut().enumerate() {
             let recs: Vec<_> = (0..cpu_characters)
@@ -171,7 +184,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "CPU backend ({cpu_characters} characters, {} threads, {frames} frames per mode, interleaved)",
         std::thread::available_parallelism().map_or(1, |p| p.get())
     );
-    for m in 0..2 {
+    for m in 0..3 {
         println!(
             "{:>13}: {:.3} ms per frame ({:.3}× cross-fade)",
             names[m],
