@@ -62,8 +62,8 @@ pub use import::{
     import_bytes_with, import_file, import_file_with,
 };
 pub use inertialization::{
-    INERTIAL_JOINT_VEC4S, INERTIAL_SERIAL_MAX, INERTIAL_TAG, INERTIAL_VELOCITY_STEP,
-    Inertialization, inertial_block_entries,
+    INERTIAL_HEADER_VEC4S, INERTIAL_JOINT_VEC4S, INERTIAL_SERIAL_MAX, INERTIAL_TAG,
+    INERTIAL_VELOCITY_STEP, Inertialization, inertial_block_entries,
 };
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use lod::{LodPolicy, UpdateRate};
