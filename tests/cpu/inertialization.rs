@@ -4,8 +4,8 @@
 use glam::Affine3A;
 use sinew::cpu::{decayed, inertial_decay};
 use sinew::{
-    CpuBackend, Inertialization, InstanceRecord, Layer, LayerRecord, Mat3x4Rows, Rig, TimeWrap,
-    inertial_block_entries,
+    CpuBackend, InertialTransitions, Inertialization, InstanceRecord, Layer, LayerRecord,
+    Mat3x4Rows, PaletteAllocator, Rig, TimeWrap, inertial_block_entries,
 };
 
 use super::fixtures::{Fixture, at, hold, linear, qv, rz, xyz};
@@ -260,4 +260,54 @@ fn interrupting_an_inertialized_transition_is_continuous() {
         .unwrap();
     let pop = max_diff(&now, &pose(&mut fresh, &unchained, t1));
     assert!(pop > 1e-2, "an unchained interruption jumps by only {pop}");
+}
+
+#[test]
+fn inertial_transitions_chain_an_interruption_and_free_their_blocks() {
+    let rig = swing_rig();
+    let n = rig.joint_count();
+    let mut palette = PaletteAllocator::with_capacity(0);
+    let own = palette.allocate(rig.palette_entries() as u32).unwrap();
+    assert_eq!(own.offset, 0, "the records' palette block");
+    let mut transitions = InertialTransitions::new();
+    let (t0, t1) = (0.5, 0.7);
+    let a = record(&[playing(&rig, 0, 0.2, 0.0)]);
+    let b = record(&[playing(&rig, 1, 0.1, t0)]);
+    let first = transitions.start(&mut palette, &a, b, n, t0, 0.5);
+    let t = first.inertialization().expect("inertialized");
+    assert!(!t.chained);
+    assert_eq!(first.outgoing_layers(), &a.layers[..1]);
+    let c = record(&[playing(&rig, 2, 0.6, t1)]);
+    let second = transitions.start(&mut palette, &first, c, n, t1, 0.5);
+    let t2 = second.inertialization().expect("inertialized");
+    assert!(t2.chained, "an interruption while the offset decays chains");
+    assert_eq!((t2.block, t2.serial), (t.block, t.serial + 1));
+    assert_eq!(second.outgoing_layers(), &b.layers[..1]);
+    let mut twin = Twin::new(&rig);
+    twin.palette
+        .resize(palette.capacity() as usize, Mat3x4Rows::IDENTITY);
+    pose(&mut twin, &first, t0);
+    let before = pose(&mut twin, &first, t1);
+    let jump = max_diff(&before, &pose(&mut twin, &second, t1));
+    assert!(jump < 1e-4, "position jumps by {jump} at the interruption");
+    // Kept while decaying; its block freed once done.
+    assert_eq!(
+        transitions.finish(&mut palette, second, n, t1 + 0.2),
+        second
+    );
+    let done = transitions.finish(&mut palette, second, n, t1 + 0.6);
+    assert!(done.inertialization().is_none());
+    assert_eq!(done.used_layers(), c.used_layers());
+    assert_eq!(palette.used(), own.len);
+    // A transition from an empty record, or one whose layers do not fit, cuts.
+    let cut = transitions.start(&mut palette, &InstanceRecord::EMPTY, c, n, 2.0, 0.5);
+    assert!(cut.inertialization().is_none());
+    let wide = record(&[playing(&rig, 0, 0.0, 0.0); 3]);
+    assert!(
+        transitions
+            .start(&mut palette, &wide, c, n, 2.0, 0.5)
+            .inertialization()
+            .is_none()
+    );
+    assert_eq!(palette.used(), own.len);
 }
