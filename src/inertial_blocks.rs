@@ -61,7 +61,9 @@ impl InertialTransitions {
         let Some(block) = block else {
             return incoming;
         };
-        self.serial = Inertialization::next_serial(self.serial);
+        // A reused block's header holds its last serial: take one past both.
+        let last = previous.map_or(0, |p| p.serial);
+        self.serial = Inertialization::next_serial(self.serial.max(last));
         let transition = Inertialization {
             block,
             serial: self.serial,
@@ -74,6 +76,56 @@ impl InertialTransitions {
         incoming
             .inertialized(outgoing, transition)
             .unwrap_or(incoming)
+    }
+
+    /// `rec`, the new record of an instance whose record was `held` (`held_joints` and
+    /// `joints`: their rigs' joint counts): a request
+    /// ([`InstanceRecord::with_inertial_request`]) starts a transition from `held`
+    /// ([`InertialTransitions::start`]); a record without one keeps `held`'s inertialization
+    /// (its outgoing layers and descriptor) while the offset decays and the layers fit, and
+    /// otherwise `held`'s block is freed.
+    pub(crate) fn update(
+        &mut self,
+        palette: &mut PaletteAllocator,
+        held: &InstanceRecord,
+        rec: InstanceRecord,
+        joints: (usize, usize),
+        now: f32,
+    ) -> InstanceRecord {
+        let (held_joints, joints) = joints;
+        let same_rig = !held.is_empty() && held.rig == rec.rig;
+        if let Some(duration) = rec.inertial_request() {
+            if !same_rig {
+                self.release(palette, held, held_joints);
+                return rec.without_inertialization();
+            }
+            return self.start(palette, held, rec, joints, now, duration);
+        }
+        let Some(h) = held.inertialization().filter(|_| !held.is_empty()) else {
+            return rec;
+        };
+        let outgoing = held.outgoing_layers();
+        if same_rig
+            && now - h.start < h.duration
+            && rec.used_layers().len() + outgoing.len() < MAX_LAYERS
+            && let Ok(kept) = rec.without_inertialization().inertialized(outgoing, h)
+        {
+            return kept;
+        }
+        palette.free(block_of(&h, held_joints));
+        rec.without_inertialization()
+    }
+
+    /// Frees the block of `held` (of a rig of `joints` joints), if it is inertialized.
+    pub(crate) fn release(
+        &mut self,
+        palette: &mut PaletteAllocator,
+        held: &InstanceRecord,
+        joints: usize,
+    ) {
+        if let Some(h) = held.inertialization().filter(|_| !held.is_empty()) {
+            palette.free(block_of(&h, joints));
+        }
     }
 
     /// `rec` without its inertialization once the offset has decayed at frame time `now`, its

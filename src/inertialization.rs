@@ -215,6 +215,33 @@ impl InstanceRecord {
         &self.layers[start..end]
     }
 
+    /// The record asking for an inertialized transition over `duration` seconds from the
+    /// record its instance held (a descriptor of serial 0, which the animator turns into the
+    /// transition before the record leaves it), where its layers leave room for one outgoing
+    /// layer and the descriptor; unchanged otherwise (a cut).
+    pub(crate) fn with_inertial_request(mut self, duration: f32) -> Self {
+        if self.used_layers().len() + 2 <= MAX_LAYERS {
+            let request = Inertialization {
+                block: 0,
+                serial: 0,
+                start: 0.0,
+                duration,
+                outgoing: 0,
+                chained: false,
+            };
+            self.layers[MAX_LAYERS - 1] = request.to_layer();
+            self.flags |= Self::INERTIAL;
+        }
+        self
+    }
+
+    /// The duration a request of [`InstanceRecord::with_inertial_request`] asks for.
+    pub(crate) fn inertial_request(&self) -> Option<f32> {
+        self.inertialization()
+            .filter(|t| t.serial == 0)
+            .map(|t| t.duration)
+    }
+
     /// The same record without its inertialization (the incoming layers cut in).
     pub fn without_inertialization(mut self) -> Self {
         if self.flags & Self::INERTIAL != 0 {
