@@ -3,7 +3,9 @@
 //! chained when interrupted, their blocks freed once decayed.
 
 use hecs::World;
-use sinew::runtime::{Animated, Animator, Clock, CrossFade, Motion, Transform, Value};
+use sinew::runtime::{
+    Animated, Animator, AnimatorConfig, Clock, CrossFade, Motion, RuntimeSnapshot, Transform, Value,
+};
 use sinew::{CpuBackend, InstanceRecord, Mat3x4Rows};
 
 use super::fixtures::{
@@ -143,4 +145,52 @@ fn an_interrupted_inertialized_state_machine_transition_chains() {
     let pop = jump(&mut a, &world, c, &held[1], &blocks);
     assert!(smooth < 1e-4, "the interruption moves the pose by {smooth}");
     assert!(pop > 1e-2, "a cut moves it by only {pop}");
+}
+
+#[test]
+fn inertialized_transitions_are_kept_by_the_configuration_and_snapshots() {
+    let mut def = locomotion();
+    def.transitions[0] = def.transitions[0].clone().inertialize();
+    let mut a = animator();
+    let machine = a.add_state_machine(0, &def).unwrap();
+    let config = a.config().to_json().unwrap();
+    assert!(config.contains("\"inertialized\": true"), "{config}");
+    let mut b = animator();
+    b.load_config(&AnimatorConfig::from_json(&config).unwrap())
+        .unwrap();
+    let loaded = b.state_machine_def(machine).unwrap();
+    assert!(loaded.transitions[0].inertialized);
+    assert!(!loaded.transitions[1].inertialized);
+
+    // Saved mid-transition: the restored animator holds the same inertialized record, and its
+    // pose continues as the original's.
+    let mut world = World::new();
+    let sm = a.state_machine(machine).unwrap();
+    let e = world.spawn((Animated::new(0), Transform::IDENTITY, sm));
+    run(&mut a, &mut world, 10, DT);
+    set(&a, &mut world, e, "speed", Value::Float(1.0));
+    a.update(&mut world, DT).unwrap();
+    let held = *a.record_of(&world, e).unwrap();
+    assert!(held.inertialization().is_some());
+    let json = a.save_state(&world).unwrap().to_json().unwrap();
+    let mut c = animator();
+    c.load_config(&a.config()).unwrap();
+    let mut restored = World::new();
+    c.restore_state(&mut restored, &RuntimeSnapshot::from_json(&json).unwrap())
+        .unwrap();
+    let e2 = restored
+        .query::<(hecs::Entity, &Animated)>()
+        .iter()
+        .next()
+        .unwrap()
+        .0;
+    assert_eq!(*c.record_of(&restored, e2).unwrap(), held);
+    run(&mut a, &mut world, 3, DT);
+    run(&mut c, &mut restored, 3, DT);
+    let (p, q) = (palette(&mut a, &world, e), palette(&mut c, &restored, e2));
+    assert!(
+        distance(&p, &q) < 1e-5,
+        "restored pose differs by {}",
+        distance(&p, &q)
+    );
 }
