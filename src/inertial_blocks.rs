@@ -26,6 +26,16 @@ impl InertialTransitions {
         Self { serial: 0 }
     }
 
+    /// Serials continuing after `serial` (a restored animator's).
+    pub(crate) const fn from_serial(serial: u32) -> Self {
+        Self { serial }
+    }
+
+    /// The last serial handed out (0: none).
+    pub(crate) const fn serial(&self) -> u32 {
+        self.serial
+    }
+
     /// `incoming` (the instance's record with its new layers) inertialized from `held` (the
     /// record it had) from frame time `now` over `duration` seconds; `joints`: its rig's joint
     /// count. The outgoing layers are `held`'s used layers; where `held` is inertialized its
