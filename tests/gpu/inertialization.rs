@@ -158,3 +158,82 @@ fn inertialized_transitions_match_the_cpu_twin_through_an_interruption() {
         evaluate_both(&mut backend, &mut cpu, &rigs, &chained, now, "chained");
     }
 }
+
+/// The animator's inertialized transitions (blocks from its palette allocator, event-driven
+/// records kept resident) evaluate on the GPU as on its own CPU backend: the start, an
+/// interruption (chained) and the end.
+#[test]
+fn animator_inertialized_transitions_match_its_cpu_evaluation() {
+    let Some(ctx) = gpu() else { return };
+    let Some(path) = super::fixtures::repo_file("humanoid.glb") else {
+        return;
+    };
+    let rigs = super::fixtures::load(&path);
+    let clips: Vec<String> = rigs[0]
+        .clips
+        .clips()
+        .iter()
+        .map(|c| c.name.clone())
+        .take(3)
+        .collect();
+    let mut a = sinew::runtime::Animator::new(vec![rigs[0].clone()]).unwrap();
+    a.set_scheduling(sinew::runtime::Scheduling::EventDriven);
+    let mut world = hecs::World::new();
+    let entities: Vec<hecs::Entity> = (0..5)
+        .map(|i| {
+            let place = glam::Vec3::new(i as f32, 0.0, 0.0);
+            world.spawn((
+                sinew::runtime::Animated::new(0),
+                sinew::runtime::Transform::from_translation(place),
+                a.cross_fade(0, &clips[0]).unwrap(),
+            ))
+        })
+        .collect();
+    let mut backend = GpuBackend::new(ctx, &a.rigs().to_vec(), &[]).unwrap();
+    let dt = 1.0 / 60.0;
+    let to = |a: &sinew::runtime::Animator, k: usize| {
+        sinew::runtime::Motion::Clip(a.clip(0, &clips[k % clips.len()]).unwrap())
+    };
+    for frame in 0..40 {
+        // Every entity starts an inertialized transition at frame 5; some are interrupted.
+        for (i, e) in entities.iter().enumerate() {
+            let k = match frame {
+                5 => Some(1),
+                12 if i % 2 == 0 => Some(2),
+                30 if i == 1 => Some(0),
+                _ => None,
+            };
+            if let Some(k) = k {
+                let motion = to(&a, k);
+                world
+                    .get::<&mut sinew::runtime::CrossFade>(*e)
+                    .unwrap()
+                    .inertialize_to(motion, sinew::runtime::Clock::default(), 0.25);
+                a.touch(*e);
+            }
+        }
+        a.update(&mut world, dt).unwrap();
+        backend.reserve_palette(a.palette().capacity()).unwrap();
+        backend.set_slot_count(a.slot_records().len() as u32);
+        for &slot in a.changed_slots() {
+            backend
+                .set_record(slot, &a.slot_records()[slot as usize])
+                .unwrap();
+        }
+        backend.evaluate_resident(a.frame_time()).unwrap();
+        if frame == 12 {
+            let chained = (a.slot_records().iter())
+                .filter(|r| r.inertialization().is_some_and(|t| t.chained));
+            assert_eq!(chained.count(), 3, "the interrupted ones chain");
+        }
+        let records = a.slot_records().to_vec();
+        let cpu = a.evaluate_cpu().unwrap().palette.to_vec();
+        assert_palettes_match(
+            &mut backend,
+            a.rigs(),
+            &records,
+            &cpu,
+            &format!("frame {frame}"),
+        );
+    }
+}
