@@ -189,7 +189,7 @@ fn animator_inertialized_transitions_match_its_cpu_evaluation() {
             ))
         })
         .collect();
-    let mut backend = GpuBackend::new(ctx, &a.rigs().to_vec(), &[]).unwrap();
+    let mut backend = GpuBackend::new(ctx, a.rigs(), &[]).unwrap();
     let dt = 1.0 / 60.0;
     let to = |a: &sinew::runtime::Animator, k: usize| {
         sinew::runtime::Motion::Clip(a.clip(0, &clips[k % clips.len()]).unwrap())
