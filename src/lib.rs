@@ -32,6 +32,8 @@ pub mod cpu;
 mod error;
 pub mod gpu;
 pub mod import;
+mod inertial_blocks;
+mod inertialization;
 mod instance;
 mod layer_reads;
 pub mod lod;
@@ -59,6 +61,11 @@ pub use gpu::{GpuBackend, GpuContext};
 pub use import::{
     Axis, Channel, ImportSettings, Interpolation, MAX_INFLUENCES, RawAsset, import_bytes,
     import_bytes_with, import_file, import_file_with,
+};
+pub use inertial_blocks::InertialTransitions;
+pub use inertialization::{
+    INERTIAL_HEADER_VEC4S, INERTIAL_JOINT_VEC4S, INERTIAL_SERIAL_MAX, INERTIAL_TAG,
+    INERTIAL_VELOCITY_STEP, Inertialization, inertial_block_entries,
 };
 pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, TimeWrap};
 pub use lod::{LodPolicy, UpdateRate};

@@ -23,6 +23,8 @@ mod eight_influences;
 mod fixtures;
 #[path = "cpu/ik.rs"]
 mod ik;
+#[path = "cpu/inertialization.rs"]
+mod inertialization;
 #[path = "cpu/lod.rs"]
 mod lod;
 #[path = "cpu/masks.rs"]

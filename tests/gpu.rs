@@ -27,6 +27,8 @@ mod every_asset;
 mod fixtures;
 #[path = "gpu/ik.rs"]
 mod ik;
+#[path = "gpu/inertialization.rs"]
+mod inertialization;
 #[path = "gpu/input_ramps.rs"]
 mod input_ramps;
 #[path = "gpu/lod.rs"]

@@ -19,6 +19,8 @@ mod events;
 mod fixtures;
 #[path = "runtime/gpu_records.rs"]
 mod gpu_records;
+#[path = "runtime/inertialized.rs"]
+mod inertialized;
 #[path = "runtime/input_ramps.rs"]
 mod input_ramps;
 #[path = "runtime/layers.rs"]

@@ -530,6 +530,20 @@ fn constants_match_rust() {
             "{name}"
         );
     }
+    assert_eq!(constant("INERTIAL"), InstanceRecord::INERTIAL);
+    assert_eq!(
+        constant("INERTIAL_JOINT_VEC4S"),
+        sinew::INERTIAL_JOINT_VEC4S
+    );
+    assert_eq!(
+        constant("INERTIAL_HEADER_VEC4S"),
+        sinew::INERTIAL_HEADER_VEC4S
+    );
+    assert_eq!(
+        float("INERTIAL_VELOCITY_STEP"),
+        sinew::INERTIAL_VELOCITY_STEP
+    );
+    assert_eq!(float("INERTIAL_TAG"), sinew::INERTIAL_TAG);
     assert_eq!(constant("ROOT_JOINT"), InstanceRecord::ROOT_JOINT);
     assert_eq!(constant("HOLD_ROOT_XZ"), InstanceRecord::HOLD_ROOT_XZ);
     assert_eq!(constant("HOLD_ROOT_XYZ"), InstanceRecord::HOLD_ROOT_XYZ);

@@ -46,24 +46,29 @@ var<workgroup> wg_layer_count: array<u32, GROUP_INSTANCES>;
 // src/instance.rs.
 fn resolve_layers(k: u32, slot: u32) {
     let count = min(records[slot].layer_count, MAX_LAYERS);
+    let rig = rigs[records[slot].rig];
     for (var i = 0u; i < count; i++) {
-        let layer = records[slot].layers[i];
-        var clip = layer.clip;
-        var map = NO_MAP;
-        if (layer.clip >> LAYER_MAP_SHIFT) != 0u {
-            clip = RETARGETED_CLIP;
-            map = layer_map_row(layer, rigs[records[slot].rig]);
-        }
-        wg_layers[k * MAX_LAYERS + i] = FrameLayer(
-            clip,
-            layer.flags,
-            layer_time(layer, header.time),
-            layer_weight(layer, header.time),
-            layer.clip & LAYER_CLIP,
-            map,
-        );
+        wg_layers[k * MAX_LAYERS + i] = frame_layer(records[slot].layers[i], rig, header.time);
     }
     wg_layer_count[k] = count;
+}
+
+// `layer` of an instance of `rig` resolved at frame time `now`.
+fn frame_layer(layer: LayerRecord, rig: RigDesc, now: f32) -> FrameLayer {
+    var clip = layer.clip;
+    var map = NO_MAP;
+    if (layer.clip >> LAYER_MAP_SHIFT) != 0u {
+        clip = RETARGETED_CLIP;
+        map = layer_map_row(layer, rig);
+    }
+    return FrameLayer(
+        clip,
+        layer.flags,
+        layer_time(layer, now),
+        layer_weight(layer, now),
+        layer.clip & LAYER_CLIP,
+        map,
+    );
 }
 
 // Whether a resolved layer plays a clip: one of `rig`'s, or a source rig's through a map.

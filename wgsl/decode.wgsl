@@ -332,6 +332,13 @@ fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
     if map == NO_MAP {
         return decode_joint(rig, wg_frames[layer], joint, rest);
     }
+    return retarget_decoded(map, joint, wg_frames[layer]);
+}
+
+// Joint `joint` of the target rig in a layer retargeted through `map`, at `frame` of the source
+// rig's clip: the entry's source joint decoded (from the source joint's rest) and retargeted
+// (wgsl/retarget.wgsl), as wgsl/sample.wgsl does.
+fn retarget_decoded(map: u32, joint: u32, frame: ClipFrame) -> Sqt {
     let row = retarget_row(map);
     let entry = row.y + joint * RETARGET_ENTRY_VEC4S;
     let source = retarget_source(entry);
@@ -344,9 +351,19 @@ fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
             joints[at].rest_rotation,
             joints[at].rest_scale,
         );
-        sample = decode_joint(source_rig, wg_frames[layer], source, source_rest);
+        sample = decode_joint(source_rig, frame, source, source_rest);
     }
     return retarget_sample(entry, row.w, sample);
+}
+
+// Joint `joint` of `rig` in the resolved layer `l` (its clip exists), its frame position found
+// here (an inertialized transition's capture, at other times than the frame's).
+fn sample_frame_layer_joint(rig: RigDesc, l: FrameLayer, joint: u32, rest: Sqt) -> Sqt {
+    if l.map == NO_MAP {
+        return decode_joint(rig, clip_frame(rig, l.clip, l.time), joint, rest);
+    }
+    let source_rig = rigs[retarget_row(l.map).x];
+    return retarget_decoded(l.map, joint, clip_frame(source_rig, l.source_clip, l.time));
 }
 
 // Joint `joint` of `rig` at clip position `frame`; `rest` is the joint's rest pose, the value of

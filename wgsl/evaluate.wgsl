@@ -93,6 +93,7 @@ fn evaluate(
                     wg_writable[k] = block_writable(rigs[rig_index], k);
                     resolve_layers(k, slot);
                     prepare_layers(rigs[rig_index], k);
+                    inertial_begin(k, slot, rigs[rig_index]);
                     bounds_begin(k);
                 }
             } else {
@@ -135,13 +136,19 @@ fn evaluate_pass(rig: RigDesc, first: u32, count: u32, lane: u32) {
         for (var p = 0u; p < count; p++) {
             let k = first + p;
             var local = rest;
+            inertial_capture(rig, k, j, rest);
             if j < lod_sampled(rig, wg_lod[k]) {
-                local = hold_root(rig, rest, wg_flags[k], j, blend_joint(rig, k, j, rest));
+                let pose = inertial_joint(k, j, blend_joint(rig, k, j, rest));
+                local = hold_root(rig, rest, wg_flags[k], j, pose);
             }
             begin_model(parent, p * n + j, sqt_to_affine(local), wg_world[k]);
         }
     }
     workgroupBarrier();
+    // Stage 2d: the headers of blocks captured this frame, after every joint's capture.
+    if lane < count {
+        inertial_finish(first + lane);
+    }
 
     // Stage 3: one depth level at a time (level 0, the roots, is done), every instance of the
     // pass at once.

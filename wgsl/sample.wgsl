@@ -94,7 +94,11 @@ fn prepare_layers(rig: RigDesc, k: u32) {}
 // pose (unused here: exact clips have a track for every channel). A retargeted layer samples
 // the entry's source joint in its source rig's clip and retargets it (wgsl/retarget.wgsl).
 fn sample_layer_joint(rig: RigDesc, layer: u32, joint: u32, rest: Sqt) -> Sqt {
-    let l = wg_layers[layer];
+    return sample_frame_layer_joint(rig, wg_layers[layer], joint, rest);
+}
+
+// Joint `joint` of `rig` in the resolved layer `l` (its clip exists).
+fn sample_frame_layer_joint(rig: RigDesc, l: FrameLayer, joint: u32, rest: Sqt) -> Sqt {
     if l.map == NO_MAP {
         return sample_joint(rig, l.clip, joint, l.time);
     }

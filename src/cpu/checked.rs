@@ -12,6 +12,7 @@ use crate::MAX_LAYERS;
 use crate::baked::Rig;
 use crate::baked::retarget_map::RetargetBinding;
 use crate::error::EvalError;
+use crate::inertialization::Inertialization;
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
 
@@ -99,6 +100,16 @@ pub(crate) fn validate_record(
             validate_layers(rig, masks, &[resolved])?;
         }
     }
+    if let Some(t) = rec.inertialization() {
+        validate_inertialization(rig, masks, rec, &t)?;
+        let end = t.block_end(rig.joint_count());
+        if end > palette_len as u64 {
+            return Err(EvalError::OutputSize {
+                expected: end as usize,
+                found: palette_len,
+            });
+        }
+    }
     let start = rec.palette_offset as usize;
     let end = start + rig.palette_entries();
     if end > palette_len {
@@ -108,6 +119,28 @@ pub(crate) fn validate_record(
         });
     }
     Ok(start..end)
+}
+
+/// Checks an inertialized record's descriptor and outgoing layers, which its capture samples.
+fn validate_inertialization(
+    rig: &Rig,
+    masks: &[JointMask],
+    rec: &InstanceRecord,
+    t: &Inertialization,
+) -> Result<(), EvalError> {
+    t.check(rec, rig.joint_count())?;
+    for layer in rec.outgoing_layers() {
+        if !layer.is_well_formed() {
+            return Err(EvalError::BadLayer {
+                reason: format!(
+                    "outgoing clip {} has a clock or fade that is not finite",
+                    layer.clip
+                ),
+            });
+        }
+        validate_layers(rig, masks, &[layer.to_layer_at(layer.anchor)])?;
+    }
+    Ok(())
 }
 
 /// Fills `order` with the indices of the records ascending by palette offset, leaving out

@@ -11,6 +11,7 @@ mod clip_source;
 mod clock;
 pub mod fast;
 mod ik;
+mod inertial;
 mod morph;
 mod previous_palette;
 mod reads;
@@ -42,6 +43,11 @@ pub use fast::FastCpuBackend;
 pub use ik::{
     IK_EPSILON, aim_correction, rotation_about, rotation_arc, solve_constraints, solve_ik,
     two_bone_corrections,
+};
+use inertial::capture_inertialization_with;
+pub use inertial::{
+    InertialView, InertialWords, JointOffset, capture_inertialization, capture_joint, decayed,
+    inertial_decay, joint_offset, quat_exp, quat_log,
 };
 pub use morph::{
     blend_weight_chunk, blend_weight_chunk_from, morph_weights, write_morph_weights,
@@ -131,13 +137,42 @@ pub fn evaluate_pose_from(
         layers,
         &[],
         flags,
+        None,
         world,
         models,
         palette,
     )
 }
 
-/// [`evaluate_pose_from`] with layer `i` sampled from `clips[i]` (retargeted layers).
+/// [`evaluate_pose_from`] with an inertialized transition's offsets (`inertial`) added to each
+/// sampled joint's blended pose before root-motion removal.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_pose_inertial(
+    rig: &Rig,
+    source: ClipSource,
+    masks: &[JointMask],
+    layers: &[Layer],
+    flags: u32,
+    inertial: Option<&InertialView>,
+    world: &Affine3A,
+    models: &mut [Affine3A],
+    palette: &mut [Mat3x4Rows],
+) -> Aabb {
+    evaluate_pose_with(
+        rig,
+        source,
+        masks,
+        layers,
+        &[],
+        flags,
+        inertial,
+        world,
+        models,
+        palette,
+    )
+}
+
+/// [`evaluate_pose_inertial`] with layer `i` sampled from `clips[i]` (retargeted layers).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_pose_with(
     rig: &Rig,
@@ -146,6 +181,7 @@ pub(crate) fn evaluate_pose_with(
     layers: &[Layer],
     clips: &[retarget::LayerClips],
     flags: u32,
+    inertial: Option<&InertialView>,
     world: &Affine3A,
     models: &mut [Affine3A],
     palette: &mut [Mat3x4Rows],
@@ -154,12 +190,14 @@ pub(crate) fn evaluate_pose_with(
     let sampled = skeleton
         .lod_sampled_joints((flags & InstanceRecord::LOD_LEVEL) >> InstanceRecord::LOD_LEVEL_SHIFT);
     let local_pose = |j: usize| match j < sampled {
-        true => hold_root(
-            rig,
-            flags,
-            j,
-            blend::blend_joint_with(rig, source, masks, layers, clips, j),
-        ),
+        true => {
+            let pose = blend::blend_joint_with(rig, source, masks, layers, clips, j);
+            let pose = match inertial {
+                Some(view) => view.apply(j, &pose),
+                None => pose,
+            };
+            hold_root(rig, flags, j, pose)
+        }
         false => skeleton.rest_pose()[j],
     };
     let mut aabb = Aabb::EMPTY;
@@ -331,6 +369,11 @@ pub struct CpuBackend {
     evaluations: u32,
     /// Retarget maps retargeted layers name ([`CpuBackend::set_retargets`]).
     retargets: Vec<RetargetBinding>,
+    /// This frame's inertialization blocks, copied out of the palette after their capture
+    /// (the parallel evaluation holds the palette in disjoint pieces).
+    inertial: Vec<InertialWords>,
+    /// Per record, where its block starts in `inertial` (`u32::MAX`: none).
+    inertial_at: Vec<u32>,
 }
 
 impl CpuBackend {
@@ -352,6 +395,8 @@ impl CpuBackend {
             previous: None,
             evaluations: 0,
             retargets: Vec::new(),
+            inertial: Vec::new(),
+            inertial_at: Vec::new(),
         })
     }
 
@@ -474,6 +519,7 @@ impl CpuBackend {
             previous.keep(&self.rigs, instances, &slots, self.evaluations, palette)?;
         }
         self.evaluations = self.evaluations.wrapping_add(1);
+        self.capture_inertial(instances, palette)?;
         let mut frame = std::mem::take(&mut self.frame);
         let result = frame.run(
             &self.rigs,
@@ -534,6 +580,52 @@ impl CpuBackend {
         self.last_reads.per_joint()
     }
 
+    /// Captures the inertialized transitions of `instances` whose blocks in `palette` do not
+    /// hold them yet ([`capture_inertialization`]), each record checked first, and copies every
+    /// inertialized record's block for the evaluation.
+    fn capture_inertial(
+        &mut self,
+        instances: &[InstanceRecord],
+        palette: &mut [Mat3x4Rows],
+    ) -> Result<(), EvalError> {
+        self.inertial.clear();
+        self.inertial_at.clear();
+        for (i, rec) in instances.iter().enumerate() {
+            let Some(t) = rec.inertialization().filter(|_| !rec.is_empty()) else {
+                continue;
+            };
+            validate_record(&self.rigs, &self.masks, &self.retargets, rec, palette.len())?;
+            let rig = &self.rigs[rec.rig as usize];
+            let range = t.block as usize..t.block_end(rig.joint_count()) as usize;
+            let words: &mut [InertialWords] = bytemuck::cast_slice_mut(&mut palette[range]);
+            // Retargeted layers, outgoing or incoming, read their map's source rig.
+            let (mut outgoing, mut incoming): (retarget::RecordClips, retarget::RecordClips) =
+                Default::default();
+            let clips: [&[retarget::LayerClips]; 2] = if self.retargets.is_empty() {
+                [&[], &[]]
+            } else {
+                let (rigs, maps) = (&self.rigs, &self.retargets);
+                retarget::record_clips(rigs, maps, rec.rig, rec.outgoing_layers(), &mut outgoing);
+                retarget::record_clips(rigs, maps, rec.rig, rec.used_layers(), &mut incoming);
+                [&outgoing[..], &incoming[..]]
+            };
+            capture_inertialization_with(rig, self.source, &self.masks, rec, clips, words);
+            if self.inertial_at.len() < instances.len() {
+                self.inertial_at.resize(instances.len(), u32::MAX);
+            }
+            self.inertial_at[i] = self.inertial.len() as u32;
+            self.inertial.extend_from_slice(words);
+        }
+        Ok(())
+    }
+
+    /// Record `i`'s inertialization at frame time `now`, if it has one still decaying.
+    fn inertial_view(&self, i: usize, rec: &InstanceRecord, now: f32) -> Option<InertialView<'_>> {
+        let t = rec.inertialization()?;
+        let at = *self.inertial_at.get(i)? as usize;
+        InertialView::of(&t, self.inertial.get(at..)?, now)
+    }
+
     /// Bytes read and joints evaluated evaluating the (validated) `instances` at `now`.
     fn frame_reads(&self, now: f32, instances: &[InstanceRecord]) -> reads::ReadTally {
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
@@ -585,6 +677,7 @@ impl CpuBackend {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;
+            let inertial = self.inertial_view(i as usize, rec, now);
             *aabb = evaluate_pose_with(
                 rig,
                 self.source,
@@ -592,6 +685,7 @@ impl CpuBackend {
                 &layers[..count],
                 if retargeted { &clips[..count] } else { &[] },
                 rec.flags,
+                inertial.as_ref(),
                 &rec.world.to_affine(),
                 &mut models[..n],
                 &mut palette[start..start + entries],

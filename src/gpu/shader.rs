@@ -5,7 +5,7 @@
 use super::shape::EvaluateShape;
 
 /// The WGSL files of the evaluate module, in the order they are concatenated.
-pub const EVALUATE_SOURCES: [(&str, &str); 14] = [
+pub const EVALUATE_SOURCES: [(&str, &str); 15] = [
     (
         "common/layout.wgsl",
         include_str!("../../wgsl/common/layout.wgsl"),
@@ -18,6 +18,7 @@ pub const EVALUATE_SOURCES: [(&str, &str); 14] = [
     ("retarget.wgsl", include_str!("../../wgsl/retarget.wgsl")),
     ("sample.wgsl", include_str!("../../wgsl/sample.wgsl")),
     ("blend.wgsl", include_str!("../../wgsl/blend.wgsl")),
+    ("inertial.wgsl", include_str!("../../wgsl/inertial.wgsl")),
     ("morph.wgsl", include_str!("../../wgsl/morph.wgsl")),
     (
         "root_motion.wgsl",

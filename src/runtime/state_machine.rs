@@ -96,6 +96,11 @@ pub struct TransitionDef {
     /// Off: the target starts at its beginning.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sync: bool,
+    /// Whether the transition is inertialized instead of cross-faded: it cuts to the target and
+    /// the pose it leaves decays into it over `duration` ([`crate::Inertialization`]), so only
+    /// the target is sampled.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inertialized: bool,
 }
 
 impl StateMachineDef {
@@ -150,6 +155,7 @@ impl TransitionDef {
             conditions: Vec::new(),
             exit_time: None,
             sync: false,
+            inertialized: false,
         }
     }
 
@@ -183,6 +189,13 @@ impl TransitionDef {
     /// ([`TransitionDef::sync`]).
     pub fn synced(mut self) -> Self {
         self.sync = true;
+        self
+    }
+
+    /// The same transition inertialized over its duration instead of cross-faded
+    /// ([`TransitionDef::inertialized`]).
+    pub fn inertialize(mut self) -> Self {
+        self.inertialized = true;
         self
     }
 }
@@ -220,6 +233,7 @@ struct CompiledTransition {
     /// Negative when the transition has no exit time.
     exit_time: f32,
     sync: bool,
+    inertialized: bool,
 }
 
 impl CompiledMachine {
@@ -323,6 +337,7 @@ impl CompiledMachine {
                 conditions: (first, conditions.len() as u32),
                 exit_time,
                 sync: t.sync,
+                inertialized: t.inertialized,
             });
         }
         let mut candidate_ranges = Vec::with_capacity(states.len());
@@ -447,6 +462,11 @@ impl StateMachine {
     /// The parameters, to set.
     pub fn params_mut(&mut self) -> &mut Parameters {
         &mut self.params
+    }
+
+    /// The duration of an inertialized transition the machine started since the last call.
+    pub(crate) fn take_inertialization(&mut self) -> Option<f32> {
+        self.fades.take_inertialization()
     }
 
     /// The cross-fade stack the machine drives.
@@ -581,9 +601,14 @@ impl StateMachine {
             for trigger in conditions.iter().filter_map(CompiledCondition::trigger) {
                 self.params.consume(trigger);
             }
-            self.enter(m, ctx, tr.to, tr.duration, tr.sync);
-            if tr.duration > 0.0 {
-                self.transition = t;
+            if tr.inertialized {
+                self.enter(m, ctx, tr.to, 0.0, tr.sync);
+                self.fades.inertialize_to_current(tr.duration);
+            } else {
+                self.enter(m, ctx, tr.to, tr.duration, tr.sync);
+                if tr.duration > 0.0 {
+                    self.transition = t;
+                }
             }
             break;
         }

@@ -69,6 +69,9 @@ pub struct CrossFade {
     #[serde(deserialize_with = "super::snapshot::at_most::<_, _, MAX_FADES>")]
     len: u32,
     fades: [Fade; MAX_FADES],
+    /// An inertialized transition started since the last record: its duration (0: none).
+    #[serde(default)]
+    inertialize: f32,
 }
 
 impl Default for CrossFade {
@@ -94,6 +97,7 @@ impl CrossFade {
         Self {
             fades: [empty; MAX_FADES],
             len: 0,
+            inertialize: 0.0,
         }
     }
 
@@ -159,6 +163,34 @@ impl CrossFade {
         {
             top.sync = true;
         }
+    }
+
+    /// Cuts to `motion` on `clock` with an inertialized transition over `duration` seconds
+    /// (the new kind beside the cross-fade, [`crate::Inertialization`]): the record the entity
+    /// gets next keeps the pose it had, whatever was playing, as an offset that decays to zero
+    /// while only `motion` is sampled. 0 or less is a plain cut. Where the record's layers do
+    /// not leave room (the incoming and outgoing layers and a descriptor in
+    /// [`crate::MAX_LAYERS`] slots) it is a cut too.
+    pub fn inertialize_to(&mut self, motion: Motion, clock: Clock, duration: f32) {
+        self.fade_to(motion, clock, 0.0);
+        self.inertialize = if duration.is_finite() && duration > 0.0 {
+            duration
+        } else {
+            0.0
+        };
+    }
+
+    /// Marks the cut just made as an inertialized transition over `duration` seconds.
+    pub(crate) fn inertialize_to_current(&mut self, duration: f32) {
+        if let Some((motion, clock)) = self.current().map(|(m, c)| (*m, *c)) {
+            self.inertialize_to(motion, clock, duration);
+        }
+    }
+
+    /// The duration of an inertialized transition started since the last call, if any.
+    pub(crate) fn take_inertialization(&mut self) -> Option<f32> {
+        let d = std::mem::take(&mut self.inertialize);
+        (d > 0.0).then_some(d)
     }
 
     /// Number of entries on the stack (1 when not fading, 0 when empty).

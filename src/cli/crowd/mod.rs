@@ -144,7 +144,12 @@ impl Crowd {
         let upper_body = ["Spine", "Spine1", "spine", "b_Spine01_02"]
             .into_iter()
             .find(|j| rig.skeleton.find_joint(j).is_some());
-        let machine_def = locomotion(clips_rig);
+        let mut machine_def = locomotion(clips_rig);
+        if steering == Steering::Inertialized {
+            for t in &mut machine_def.transitions {
+                t.inertialized = true;
+            }
+        }
         let (rigs, map, mirror) = match retarget {
             Some(r) => (vec![rig, r.source], Some(r.map), r.mirror),
             None => (vec![rig], None, false),
@@ -157,7 +162,7 @@ impl Crowd {
         };
         let machine = animator.add_state_machine(motion, &machine_def)?;
         let gait = match steering {
-            Steering::Machine => 0,
+            Steering::Machine | Steering::Inertialized => 0,
             _ => {
                 let def = steering::gait(&machine_def).ok_or_else(|| CliError::Unusable {
                     file: machine_def.name.clone(),
@@ -195,7 +200,7 @@ impl Crowd {
                 root_motion,
             );
             let entity = match steering {
-                Steering::Machine => {
+                Steering::Machine | Steering::Inertialized => {
                     let state_machine: StateMachine = animator.state_machine(machine)?;
                     world.spawn((placed.0, placed.1, placed.2, state_machine))
                 }
@@ -284,7 +289,7 @@ impl Crowd {
         paces.due(*clock, |c, speed| {
             let entity = characters[c as usize];
             match steering {
-                Steering::Machine => {
+                Steering::Machine | Steering::Inertialized => {
                     animator.set_parameter(world, entity, "speed", Value::Float(f64::from(speed)))
                 }
                 Steering::Ramps => steering::ramp_to(animator, world, entity, *gait, speed),
@@ -399,9 +404,10 @@ pub struct CrowdArgs {
     /// 24 characters]; the rest extend out of view.
     #[arg(long, value_name = "F")]
     pub view_fraction: Option<f64>,
-    /// How characters change pace: the locomotion state machine's cross-fades (machine), or
-    /// a gait blend space's input moving to the new speed, given as a ramp (ramps: a record
-    /// per region of the space crossed) or set every frame (frames).
+    /// How characters change pace: the locomotion state machine's cross-fades (machine) or
+    /// inertialized transitions (inertialized: one clip sampled per character, the pose left
+    /// decaying into it), or a gait blend space's input moving to the new speed, given as a
+    /// ramp (ramps: a record per region of the space crossed) or set every frame (frames).
     #[arg(long, value_enum, default_value_t = Steering::Machine)]
     pub steering: Steering,
 }

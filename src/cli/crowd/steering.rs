@@ -1,4 +1,5 @@
-//! How the crowd's characters change pace: the locomotion state machine's cross-fades, or a
+//! How the crowd's characters change pace: the locomotion state machine's cross-fades (or
+//! inertialized transitions), or a
 //! gait blend space (idle, walk and run at their paces' speeds) whose input moves smoothly to
 //! the new speed, given as a ramp (one record per region of the space crossed) or set every
 //! frame (a record per frame while it moves).
@@ -19,6 +20,9 @@ pub enum Steering {
     /// The locomotion state machine: a cross-fade to the pace's clip.
     #[default]
     Machine,
+    /// The locomotion state machine with inertialized transitions: a cut to the pace's clip,
+    /// the pose it leaves decaying into it.
+    Inertialized,
     /// The gait blend space's input, as a ramp to the new speed.
     Ramps,
     /// The gait blend space's input, set every frame until it reaches the new speed.

@@ -313,3 +313,17 @@ fn ramped_steering_writes_a_record_per_region_where_inputs_set_each_frame_write_
         "ramps wrote {ramps} records, inputs set each frame {by_frame}"
     );
 }
+
+#[test]
+fn inertialized_steering_writes_fewer_records_than_cross_fades() {
+    let (characters, frames) = (40, 600);
+    let fades = records_written(super::Steering::Machine, characters, frames);
+    let inertialized = records_written(super::Steering::Inertialized, characters, frames);
+    // Ten seconds: every character changes pace two to six times, through one or two
+    // transitions. A cross-fade writes its start and its end; an inertialized transition its
+    // start (its end changes no pose; the next one may fire at the following update).
+    assert!(
+        inertialized * 4 < fades * 3,
+        "inertialized transitions wrote {inertialized} records, cross-fades {fades}"
+    );
+}

@@ -23,6 +23,17 @@ impl GpuBackend {
     pub(super) fn validate_one(&self, rec: &InstanceRecord) -> Result<usize, GpuError> {
         let rig = self.library.validate(rec)?;
         let n = rig.joint_count;
+        if let Some(t) = rec.inertialization() {
+            t.check(rec, n)?;
+            let end = t.block_end(n);
+            if end > u64::from(self.palette.capacity()) {
+                return Err(EvalError::OutputSize {
+                    expected: end as usize,
+                    found: self.palette.capacity() as usize,
+                }
+                .into());
+            }
+        }
         let end = rec.palette_offset as usize + rig.palette_entries;
         let capacity = self.palette.capacity() as usize;
         if end > capacity {

@@ -116,10 +116,13 @@ pub(super) fn animate(
 
     // Base.
     base.clear();
+    // An inertialized transition the base started: the record asks the animator for it.
+    let mut inertialize = None;
     let valid = if let Some(sm) = machine {
         match cx.machines.get(sm.machine() as usize) {
             Some(m) if m.rig == motion && map_ok => {
                 let valid = sm.update(m, &ctx, dt64, recent, budget, base);
+                inertialize = sm.take_inertialization();
                 wake = wake.min(sm.next_change_in(m).unwrap_or(f32::INFINITY));
                 valid
             }
@@ -136,6 +139,7 @@ pub(super) fn animate(
             r.hold_phase(fades);
         }
         let valid = fades.contribute(&ctx, &steps, base);
+        inertialize = fades.take_inertialization();
         if let Some(r) = ramp {
             if let Some(space) = ctx.spaces.get(r.space as usize) {
                 let out = &mut ramped.0[..budget];
@@ -263,6 +267,9 @@ pub(super) fn animate(
     }
     if let Some(transform) = transform {
         record.world = Mat3x4Rows::from_affine(&transform.to_affine());
+    }
+    if let Some(duration) = inertialize {
+        record = record.with_inertial_request(duration);
     }
     if dt <= 0.0 && wake.is_finite() {
         // No rate is known yet: look again next update.

@@ -100,6 +100,8 @@ pub struct Animator {
     pub(crate) machines: Vec<CompiledMachine>,
     pub(crate) events: EventQueue,
     palette: PaletteAllocator,
+    /// Serials and blocks of inertialized transitions (blocks come from `palette`).
+    inertial: crate::InertialTransitions,
     tracked: Vec<Tracked>,
     free_slots: Vec<u32>,
     frame: u32,
@@ -183,6 +185,7 @@ impl Animator {
             machines: Vec::new(),
             events,
             palette: PaletteAllocator::default(),
+            inertial: crate::InertialTransitions::new(),
             tracked: Vec::new(),
             free_slots: Vec::new(),
             frame: 0,

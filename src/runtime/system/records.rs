@@ -7,7 +7,7 @@ use hecs::{Entity, World};
 
 use super::{Animated, Animator};
 use crate::cpu::{layer_rate, layer_time, layer_weight};
-use crate::instance::{InstanceRecord, LayerRecord, TimeWrap};
+use crate::instance::{InstanceRecord, LayerRecord, MAX_LAYERS, TimeWrap};
 use crate::runtime::input_ramp::ramp_area;
 
 /// Frame times are `f32` seconds since an epoch; the epoch moves forward (and every record is
@@ -119,6 +119,17 @@ impl Animator {
             for layer in rec.layers.iter_mut().take(rec.layer_count as usize) {
                 *layer = reanchored(layer, shift);
             }
+            if let Some(mut t) = rec.inertialization() {
+                // The descriptor's start and the outgoing layers move to the new epoch too.
+                t.start = (f64::from(t.start) - shift) as f32;
+                let mut outgoing = [LayerRecord::STILL; MAX_LAYERS];
+                let n = rec.outgoing_layers().len();
+                for (out, layer) in outgoing.iter_mut().zip(rec.outgoing_layers()) {
+                    *out = reanchored(layer, shift);
+                }
+                let plain = rec.without_inertialization();
+                *rec = plain.inertialized(&outgoing[..n], t).unwrap_or(plain);
+            }
             self.changed.push(slot as u32);
         }
     }
@@ -133,8 +144,16 @@ impl Animator {
             self.slot_records
                 .resize(self.tracked.len(), InstanceRecord::EMPTY);
         }
+        let rigs = self.backend.rigs();
+        let joints =
+            |rec: &InstanceRecord| rigs.get(rec.rig as usize).map_or(0, |r| r.joint_count());
         for (rec, &slot) in self.records.iter_mut().zip(&self.record_slots) {
             let held = &mut self.slot_records[slot as usize];
+            // Inertialized transitions: started from the held record, kept while decaying.
+            let counts = (joints(held), joints(rec));
+            *rec = self
+                .inertial
+                .update(&mut self.palette, held, *rec, counts, now);
             if same_motion(held, rec, now) {
                 *rec = *held;
             } else {
@@ -148,6 +167,9 @@ impl Animator {
         for slot in self.freed.drain(..) {
             let t = &self.tracked[slot as usize];
             if !t.live && !self.slot_records[slot as usize].is_empty() {
+                let held = self.slot_records[slot as usize];
+                self.inertial
+                    .release(&mut self.palette, &held, joints(&held));
                 self.slot_records[slot as usize] = InstanceRecord::EMPTY;
                 self.changed.push(slot);
             }

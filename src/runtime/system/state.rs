@@ -27,6 +27,9 @@ pub(crate) struct AnimatorState {
     tracked: Vec<TrackedState>,
     free_slots: Vec<u32>,
     palette: PaletteAllocator,
+    /// The last serial of an inertialized transition (0 in snapshots from before them).
+    #[serde(default)]
+    inertial_serial: u32,
     /// The last update's records, as the `u32` words of each [`InstanceRecord`].
     records: Vec<u32>,
     record_entities: Vec<u64>,
@@ -101,6 +104,7 @@ impl Animator {
                 .collect(),
             free_slots: self.free_slots.clone(),
             palette: self.palette.clone(),
+            inertial_serial: self.inertial.serial(),
             records: words(&self.records),
             record_entities: self.record_entities.iter().map(bits).collect(),
             record_slots: self.record_slots.clone(),
@@ -225,6 +229,7 @@ impl Animator {
         self.tracked = tracked;
         self.free_slots = s.free_slots.clone();
         self.palette = s.palette.clone();
+        self.inertial = crate::InertialTransitions::from_serial(s.inertial_serial);
         self.records = records;
         self.record_entities = record_entities;
         self.record_slots = s.record_slots.clone();
