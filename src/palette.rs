@@ -81,12 +81,18 @@ impl PaletteAllocator {
             self.live.insert(block.offset, len);
             return Some(block);
         }
-        // Grow: extend the trailing free range (if it touches the end) or start a new one.
+        self.grow_for(len)?;
+        self.allocate(len)
+    }
+
+    /// Grows the capacity (at least doubling) so that the trailing free range holds `len`
+    /// entries: extends it (if it touches the end) or starts a new one. `None` past `u32::MAX`.
+    fn grow_for(&mut self, len: u32) -> Option<()> {
         let tail = match self.free.last() {
             Some(f) if f.end() == self.capacity => f.len,
             _ => 0,
         };
-        let needed = self.capacity.checked_add(len - tail)?;
+        let needed = self.capacity.checked_add(len.saturating_sub(tail))?;
         let new_capacity = needed.max(self.capacity.saturating_mul(2)).max(64);
         let added = PaletteBlock {
             offset: self.capacity,
@@ -94,7 +100,52 @@ impl PaletteAllocator {
         };
         self.capacity = new_capacity;
         self.insert_free(added);
-        self.allocate(len)
+        Some(())
+    }
+
+    /// Allocates `len` entries lying whole within entries `range` (first fit there), growing the
+    /// capacity when the range reaches past it and no free range fits. `None` when no room can
+    /// be had inside `range`.
+    pub fn allocate_within(
+        &mut self,
+        len: u32,
+        range: std::ops::Range<u32>,
+    ) -> Option<PaletteBlock> {
+        let fits = |f: &PaletteBlock| {
+            let start = f.offset.max(range.start);
+            let end = f.end().min(range.end);
+            (end > start && end - start >= len).then_some(start)
+        };
+        let Some((i, start)) = self
+            .free
+            .iter()
+            .enumerate()
+            .find_map(|(i, f)| fits(f).map(|s| (i, s)))
+        else {
+            if self.capacity >= range.end {
+                return None;
+            }
+            // Grow as `allocate` does, then look again: the new tail lies in the range.
+            self.grow_for(len)?;
+            return self.allocate_within(len, range);
+        };
+        let f = self.free.remove(i);
+        let block = PaletteBlock { offset: start, len };
+        if start > f.offset {
+            self.insert_free(PaletteBlock {
+                offset: f.offset,
+                len: start - f.offset,
+            });
+        }
+        if block.end() < f.end() {
+            self.insert_free(PaletteBlock {
+                offset: block.end(),
+                len: f.end() - block.end(),
+            });
+        }
+        self.used += len;
+        self.live.insert(start, len);
+        Some(block)
     }
 
     /// Whether `block` is one live allocation.
@@ -230,6 +281,28 @@ mod tests {
         assert!(!a.free(forged));
         assert!(a.free(second));
         assert_eq!(a.used(), 0);
+    }
+
+    #[test]
+    fn blocks_within_a_range_lie_whole_inside_it() {
+        let mut a = PaletteAllocator::default();
+        let first = a.allocate(100).unwrap(); // ok: unit test
+        a.allocate(200).unwrap(); // ok: unit test
+        assert!(a.free(first));
+        // The hole at 0..100 is outside 150..400; the block goes after the live one.
+        let b = a.allocate_within(50, 150..400).unwrap(); // ok: unit test
+        assert!(b.offset >= 300 && b.end() <= 400, "{b:?}");
+        // Inside the hole, split from its middle.
+        let c = a.allocate_within(30, 40..90).unwrap(); // ok: unit test
+        assert_eq!(c.offset, 40);
+        a.check().unwrap(); // ok: unit test
+        // No room in a full range, even by growing.
+        assert_eq!(a.allocate_within(80, 100..150), None);
+        // Past the capacity: the palette grows into the range.
+        let far = a.capacity() + 1000;
+        let d = a.allocate_within(64, far..far + 64).unwrap(); // ok: unit test
+        assert_eq!(d.offset, far);
+        a.check().unwrap(); // ok: unit test
     }
 
     #[test]

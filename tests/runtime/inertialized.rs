@@ -194,3 +194,91 @@ fn inertialized_transitions_are_kept_by_the_configuration_and_snapshots() {
         distance(&p, &q)
     );
 }
+
+/// Each character's palette offset and its inertialization block's entries, for 24 characters
+/// spawned together of which those `kept` stay, all inertializing at once, with the animator
+/// placing blocks in palette `windows` (`stride`, `entries`) or anywhere.
+fn windowed_blocks(
+    windows: Option<(u32, u32)>,
+    kept: impl Fn(usize) -> bool,
+) -> Vec<(u32, Option<(u32, u32)>)> {
+    let mut a = animator();
+    if let Some((stride, entries)) = windows {
+        a.set_palette_windows(stride, entries);
+    }
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let spawned: Vec<_> = (0..24)
+        .map(|_| {
+            world.spawn((
+                Animated::new(0),
+                Transform::IDENTITY,
+                a.cross_fade(0, "idle").unwrap(),
+            ))
+        })
+        .collect();
+    run(&mut a, &mut world, 2, DT);
+    let mut characters = Vec::new();
+    for (i, e) in spawned.into_iter().enumerate() {
+        if kept(i) {
+            characters.push(e);
+        } else {
+            world.despawn(e).unwrap();
+        }
+    }
+    run(&mut a, &mut world, 2, DT);
+    for &e in &characters {
+        world.get::<&mut CrossFade>(e).unwrap().inertialize_to(
+            Motion::Clip(walk),
+            Clock::default(),
+            0.3,
+        );
+    }
+    a.update(&mut world, DT).unwrap();
+    let len = sinew::inertial_block_entries(a.rigs()[0].joint_count() as u32);
+    characters
+        .iter()
+        .map(|&e| {
+            let rec = record(&a, &world, e);
+            let block = rec.inertialization().map(|t| (t.block, t.block + len));
+            (rec.palette_offset, block)
+        })
+        .collect()
+}
+
+#[test]
+fn inertialization_blocks_lie_in_their_instances_palette_window() {
+    let entries = animator().rigs()[0].palette_entries() as u32;
+    // Windows of six characters' blocks, starting every four.
+    let (stride, window) = (4 * entries, 6 * entries);
+    let outside = |own: u32, (start, end): (u32, u32)| {
+        let first = own / stride * stride;
+        start < first || end > first + window
+    };
+    // Placed anywhere, blocks land after every character's: outside most windows, where a
+    // kernel binding the palette in windows cannot read them.
+    let anywhere = windowed_blocks(None, |_| true);
+    let strays = anywhere
+        .iter()
+        .filter(|&&(own, block)| outside(own, block.unwrap()))
+        .count();
+    assert!(strays > 12, "{strays} of {}", anywhere.len());
+    // In windows packed with characters, a transition without room in its window is a cut.
+    let packed = windowed_blocks(Some((stride, window)), |_| true);
+    let placed: Vec<_> = packed
+        .iter()
+        .filter_map(|&(own, b)| Some((own, b?)))
+        .collect();
+    assert!(placed.len() < packed.len(), "{packed:?}");
+    // With room left in every window (one character of four stays), every block finds it.
+    let sparse = windowed_blocks(Some((stride, window)), |i| i % 4 == 0);
+    assert_eq!(sparse.len(), 6);
+    let checked = placed.iter().map(|&(o, b)| (o, Some(b)));
+    for (own, block) in checked.chain(sparse.iter().copied()) {
+        let block = block.expect("room in the window: an inertialized transition");
+        assert!(
+            !outside(own, block),
+            "block {block:?} of the character at {own} is outside its window"
+        );
+    }
+}

@@ -190,6 +190,11 @@ impl CrowdArgs {
                     b.set_retargets(rigs, masks, &bindings)?;
                 }
                 b.reserve_palette(crowd.animator.palette().capacity())?;
+                // Inertialization blocks where the kernel reads them: in their instance's window.
+                let paging = b.palette_paging();
+                crowd
+                    .animator
+                    .set_palette_windows(paging.stride, paging.window_entries);
                 // Every character's record, then a first dispatch, which compiles the pipeline
                 // (lazily, on software drivers): untimed.
                 for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {

@@ -62,6 +62,13 @@ impl GpuBackend {
         self.palette.segments()
     }
 
+    /// The windows the palette is bound in, fixed by the device's limits: a block is read
+    /// only from the window it starts in (an animator places inertialization blocks by them,
+    /// [`crate::runtime::Animator::set_palette_windows`]).
+    pub fn palette_paging(&self) -> crate::render::PalettePaging {
+        self.palette.paging()
+    }
+
     /// Reads palette entries `range` back. A range across several of the palette's buffers
     /// reads each resident instance's block from the buffer its block lives in, and other
     /// entries from the buffer of the window they fall in.

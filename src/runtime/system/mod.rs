@@ -223,6 +223,14 @@ impl Animator {
         self.backend.masks()
     }
 
+    /// Places inertialization blocks inside the palette window each instance's block starts
+    /// in (windows every `stride` entries, `entries` long: [`crate::GpuBackend::palette_paging`]),
+    /// which is where a GPU evaluator binding the palette in several windows reads them. Without
+    /// it they go anywhere in the palette, which suits a palette bound whole.
+    pub fn set_palette_windows(&mut self, stride: u32, entries: u32) {
+        self.inertial.set_palette_windows(stride, entries);
+    }
+
     /// Chooses which entities [`Animator::update`] updates (see [`Scheduling`]).
     pub fn set_scheduling(&mut self, scheduling: Scheduling) {
         self.scheduling = scheduling;
