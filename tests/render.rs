@@ -50,6 +50,8 @@ mod render_command;
 mod skinning;
 #[path = "render/texture_transform.rs"]
 mod texture_transform;
+#[path = "render/velocity.rs"]
+mod velocity;
 #[path = "render/view.rs"]
 mod view;
 #[path = "render/wireframe.rs"]
