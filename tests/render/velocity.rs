@@ -10,9 +10,10 @@ use glam::{Affine3A, Mat4, Vec2, Vec3, Vec4};
 use sinew::gpu::GpuOptions;
 use sinew::lod::UpdateRate;
 use sinew::render::{
-    Camera, STAGE_FOV_Y, STAGE_VIEW_DIRECTION, Scene, SkinnedBatch, SkinnedBatchDesc,
-    SkinnedInstance, VelocityBatch, VelocityPass, VelocityTarget, previous_block,
-    previous_skinned_position, skin_vertex_linear, velocity_ndc, velocity_of_vertex,
+    Camera, RenderTarget, STAGE_FOV_Y, STAGE_VIEW_DIRECTION, Scene, SkinnedBatch, SkinnedBatchDesc,
+    SkinnedInstance, SkinningMode, Stage, StageCharacter, StageDesc, StageView, VelocityBatch,
+    VelocityPass, VelocityTarget, previous_block, previous_skinned_position, skin_vertex_linear,
+    velocity_ndc, velocity_of_vertex,
 };
 use sinew::{Aabb, GpuBackend, InstanceRecord, Layer, Mat3x4Rows, Rig, TimeWrap};
 
@@ -46,7 +47,14 @@ struct Drawn {
 /// Evaluates `record` at each of `times` on a backend keeping the previous palette, draws the
 /// frame after the last, then the velocity pass with the frame's camera and, as last frame's,
 /// the camera moved by `camera_shift` (world units).
-fn draw(gpu: &Gpu, rig: &Rig, record: &InstanceRecord, times: &[f32], camera_shift: Vec3) -> Drawn {
+fn draw(
+    gpu: &Gpu,
+    rig: &Rig,
+    record: &InstanceRecord,
+    times: &[f32],
+    camera_shift: Vec3,
+    via_stage: bool,
+) -> Drawn {
     let options = GpuOptions {
         previous_palette: true,
         ..GpuOptions::default()
@@ -109,22 +117,71 @@ fn draw(gpu: &Gpu, rig: &Rig, record: &InstanceRecord, times: &[f32], camera_shi
 
     let pass = VelocityPass::new(gpu.device(), &gpu.renderer);
     let target = VelocityTarget::new(gpu.device(), SIZE, SIZE).unwrap();
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    pass.encode(
-        gpu.device(),
-        &mut encoder,
-        &target,
-        view_proj,
-        previous_view_proj,
-        &[VelocityBatch {
+    let previous_segments = backend.previous_palette_segments().unwrap();
+    let stamps = backend.evaluated_at_buffer().unwrap();
+    let encode = |batches: &[VelocityBatch<'_>]| {
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        let matrices = (view_proj, previous_view_proj);
+        pass.encode(
+            gpu.device(),
+            &mut encoder,
+            &target,
+            matrices.0,
+            matrices.1,
+            batches,
+        )
+        .unwrap();
+        gpu.queue().submit([encoder.finish()]);
+    };
+    match via_stage {
+        false => encode(&[VelocityBatch {
             batch: &batch,
-            previous: backend.previous_palette_segments().unwrap(),
-            stamps: backend.evaluated_at_buffer().unwrap(),
+            previous: previous_segments,
+            stamps,
             stamp,
-        }],
-    )
-    .unwrap();
-    gpu.queue().submit([encoder.finish()]);
+        }]),
+        true => {
+            // The same character on a stage, drawn as `sinew render` draws it.
+            let character = StageCharacter {
+                rig: 0,
+                palette_offset: 0,
+                aabb_index: 0,
+                tint: [1.0; 3],
+            };
+            let stage = Stage::new(
+                gpu.device(),
+                gpu.queue(),
+                &gpu.renderer,
+                &StageDesc {
+                    rigs: std::slice::from_ref(rig),
+                    characters: &[character],
+                    palette: backend.palette_segments(),
+                    aabbs: backend.bounds_buffer(),
+                    max_bone_overlays: 0,
+                    materials: false,
+                },
+            )
+            .unwrap();
+            let frame = RenderTarget::new(gpu.device(), &gpu.renderer, SIZE, SIZE, 512).unwrap();
+            let view = StageView {
+                camera,
+                bones: false,
+                skinning: SkinningMode::Linear,
+                wireframe: false,
+            };
+            stage
+                .render(
+                    gpu.device(),
+                    gpu.queue(),
+                    &gpu.renderer,
+                    &frame,
+                    &view,
+                    None,
+                )
+                .unwrap();
+            encode(&stage.velocity_batches(previous_segments, stamps, stamp));
+        }
+    }
     Drawn {
         texels: target.read(gpu.device(), gpu.queue()).unwrap(),
         view_proj,
@@ -149,11 +206,11 @@ fn a_pose_that_does_not_change_leaves_zero_velocity() {
     let shift = Vec3::new(0.05, 0.0, 0.0);
     // Rate 0: evaluated every frame, the same pose.
     let still = playing(&rig, 0.0, 0);
-    let drawn = draw(gpu, &rig, &still, &[0.2, 0.4], Vec3::ZERO);
+    let drawn = draw(gpu, &rig, &still, &[0.2, 0.4], Vec3::ZERO, false);
     assert!(drawn.evaluated);
     let max = largest(&drawn.texels);
     assert!(max < 1e-4, "a still character's velocity reaches {max}");
-    let moved = draw(gpu, &rig, &still, &[0.2, 0.4], shift);
+    let moved = draw(gpu, &rig, &still, &[0.2, 0.4], shift, false);
     let count = covered(&moved.texels);
     assert!(count > 200, "the character covers {count} texels");
 
@@ -165,13 +222,13 @@ fn a_pose_that_does_not_change_leaves_zero_velocity() {
             (playing(&rig, 1.0, flags), phase)
         })
         .find_map(|(rec, _)| {
-            let drawn = draw(gpu, &rig, &rec, &[0.2, 0.5], Vec3::ZERO);
+            let drawn = draw(gpu, &rig, &rec, &[0.2, 0.5], Vec3::ZERO, false);
             (!drawn.evaluated).then_some((rec, drawn))
         });
     let (rec, drawn) = skipped.expect("one phase skips the second frame");
     let max = largest(&drawn.texels);
     assert!(max < 1e-4, "a skipped character's velocity reaches {max}");
-    let moved = draw(gpu, &rig, &rec, &[0.2, 0.5], shift);
+    let moved = draw(gpu, &rig, &rec, &[0.2, 0.5], shift, false);
     let count = covered(&moved.texels);
     assert!(count > 200, "the skipped character covers {count} texels");
 }
@@ -315,38 +372,48 @@ fn compare(got: &[Vec2], want: &[Option<Vec2>]) -> (usize, usize, (f32, Vec2, Ve
 fn a_moving_pose_gives_the_cpu_finite_difference() {
     let Some(gpu) = gpu() else { return };
     let rig = humanoid();
-    let drawn = draw(gpu, &rig, &playing(&rig, 1.0, 0), &[0.2, 0.6], Vec3::ZERO);
-    assert!(drawn.evaluated);
-    let character = (&drawn.current[..], &drawn.previous[..]);
-    let want = cpu_velocity(&rig, &[character], drawn.view_proj, drawn.view_proj);
-    let (compared, matched, worst, mean_speed) = compare(&drawn.texels, &want);
-    // The vertex twin: the character moves.
-    let mesh = &rig.meshes[0];
-    let vertex_speed = (0..mesh.vertex_count())
-        .map(|v| {
-            let p = Vec3::from(mesh.positions[v]);
-            let vp = drawn.view_proj;
-            let (j, w) = (mesh.joints[v], mesh.weights[v]);
-            velocity_of_vertex(&drawn.current, &drawn.previous, j, w, p, vp, vp).length()
-        })
-        .sum::<f32>()
-        / mesh.vertex_count() as f32;
-    assert!(
-        vertex_speed > 5e-3,
-        "the vertices move ({vertex_speed} NDC per frame)"
-    );
-    eprintln!(
-        "velocity: {matched} of {compared} texels match, mean speed {mean_speed}, worst {worst:?}"
-    );
-    assert!(compared > 2000, "{compared} texels compared");
-    assert!(
-        mean_speed > 5e-3,
-        "the character moves ({mean_speed} NDC per frame)"
-    );
-    assert!(
-        matched * 1000 >= compared * 999,
-        "{matched} of {compared} texels match the CPU velocity; worst (off, got, want) {worst:?}"
-    );
+    // A batch of sinew's renderer, and a stage.
+    for via_stage in [false, true] {
+        let drawn = draw(
+            gpu,
+            &rig,
+            &playing(&rig, 1.0, 0),
+            &[0.2, 0.6],
+            Vec3::ZERO,
+            via_stage,
+        );
+        assert!(drawn.evaluated);
+        let character = (&drawn.current[..], &drawn.previous[..]);
+        let want = cpu_velocity(&rig, &[character], drawn.view_proj, drawn.view_proj);
+        let (compared, matched, worst, mean_speed) = compare(&drawn.texels, &want);
+        // The vertex twin: the character moves.
+        let mesh = &rig.meshes[0];
+        let vertex_speed = (0..mesh.vertex_count())
+            .map(|v| {
+                let p = Vec3::from(mesh.positions[v]);
+                let vp = drawn.view_proj;
+                let (j, w) = (mesh.joints[v], mesh.weights[v]);
+                velocity_of_vertex(&drawn.current, &drawn.previous, j, w, p, vp, vp).length()
+            })
+            .sum::<f32>()
+            / mesh.vertex_count() as f32;
+        assert!(
+            vertex_speed > 5e-3,
+            "the vertices move ({vertex_speed} NDC per frame)"
+        );
+        eprintln!(
+            "velocity (stage: {via_stage}): {matched} of {compared} texels match, mean speed {mean_speed}, worst {worst:?}"
+        );
+        assert!(compared > 2000, "{compared} texels compared");
+        assert!(
+            mean_speed > 5e-3,
+            "the character moves ({mean_speed} NDC per frame)"
+        );
+        assert!(
+            matched * 1000 >= compared * 999,
+            "stage: {via_stage}: {matched} of {compared} texels match the CPU velocity; worst (off, got, want) {worst:?}"
+        );
+    }
 }
 
 /// Resident slots before the crowd's in [`paged_velocity_matches_the_cpu_twin`]: more boxes than
