@@ -1,7 +1,8 @@
 //! The render passes: a reference image of the default rig, Fox.glb's silhouette against its
 //! animated AABB, GPU culling (the camera's and the light's lists) against the CPU frustum test,
 //! the shadow of a character outside the view, dual-quaternion against linear skinning,
-//! pre-skinning against CPU skinning, the bone overlay, and input errors; and all of these on
+//! pre-skinning against CPU skinning, the bone overlay, the velocity target against its CPU twin,
+//! and input errors; and all of these on
 //! buffers larger than one storage binding (a renderer and a GPU evaluator with a small
 //! binding limit, so a few hundred characters span many windows), against one page.
 //!
@@ -50,6 +51,8 @@ mod render_command;
 mod skinning;
 #[path = "render/texture_transform.rs"]
 mod texture_transform;
+#[path = "render/velocity.rs"]
+mod velocity;
 #[path = "render/view.rs"]
 mod view;
 #[path = "render/wireframe.rs"]

@@ -149,8 +149,26 @@ pub fn read_texture_rgba8(
             ));
         }
     };
+    let mut pixels = read_texture_rows(device, queue, texture, 4)?;
+    if bgra {
+        for p in pixels.chunks_exact_mut(4) {
+            p.swap(0, 2);
+        }
+    }
+    RgbaImage::new(texture.width(), texture.height(), pixels)
+}
+
+/// Copies a texture (`COPY_SRC` usage) of `texel_bytes` bytes per texel to the CPU, rows
+/// packed: a copy into a MAP_READ buffer whose rows are padded to 256 bytes, then the padding
+/// removed.
+pub(crate) fn read_texture_rows(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    texel_bytes: u32,
+) -> Result<Vec<u8>, RenderError> {
     let (width, height) = (texture.width(), texture.height());
-    let row = width * 4;
+    let row = width * texel_bytes;
     let padded =
         row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let size = u64::from(padded) * u64::from(height);
@@ -193,12 +211,7 @@ pub fn read_texture_rgba8(
     for r in bytes.chunks_exact(padded as usize) {
         pixels.extend_from_slice(&r[..row as usize]);
     }
-    if bgra {
-        for p in pixels.chunks_exact_mut(4) {
-            p.swap(0, 2);
-        }
-    }
-    RgbaImage::new(width, height, pixels)
+    Ok(pixels)
 }
 
 /// Copies `size` bytes from `offset` of `buffer` (which needs `COPY_SRC`) to the CPU. `offset`

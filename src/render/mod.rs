@@ -81,6 +81,7 @@ mod target;
 mod timestamps;
 mod upload;
 mod util;
+mod velocity;
 mod wire_pass;
 
 pub use crate::gpu::{PaletteSegment, locate_block};
@@ -116,7 +117,7 @@ pub use preskin::PRESKIN_WORKGROUP_SIZE;
 pub use renderer::{Renderer, RendererOptions, Scene};
 pub use shader::{
     MORPH_WGSL, SKINNING_WGSL, bones_source, cull_source, layout_source, preskin_source,
-    render_sources, skinned_source, skinning_wgsl, sort_source, static_source,
+    render_sources, skinned_source, skinning_wgsl, sort_source, static_source, velocity_source,
 };
 pub use skinning::{
     DualQuat, MIN_WEIGHT_SUM, PALETTE_ENTRY_SIZE, Skinned, SkinningMode, create_palette_bind_group,
@@ -132,4 +133,8 @@ pub use static_pass::{StaticMesh, StaticMeshDesc};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget, SHADOW_FORMAT};
 pub use timestamps::{SCENE_STAGES, SceneTimestamps};
 pub use upload::{create_aabb_buffer, create_palette_buffer, write_aabbs, write_palette};
+pub use velocity::{
+    VELOCITY_FORMAT, VelocityBatch, VelocityParams, VelocityPass, VelocityTarget,
+    velocity_of_vertex,
+};
 pub use wire_pass::wire_indices;

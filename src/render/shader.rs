@@ -30,6 +30,7 @@ const SORT_WGSL: &str = include_str!("../../wgsl/render/sort.wgsl");
 const PRESKIN_WGSL: &str = include_str!("../../wgsl/render/preskin.wgsl");
 const BONES_WGSL: &str = include_str!("../../wgsl/render/bones.wgsl");
 const WIRE_WGSL: &str = include_str!("../../wgsl/render/wire.wgsl");
+const VELOCITY_WGSL: &str = include_str!("../../wgsl/render/velocity.wgsl");
 
 /// [`SKINNING_WGSL`] preceded by the palette's declaration at `@group(group) @binding(binding)`:
 ///
@@ -79,6 +80,19 @@ pub fn skinned_source() -> String {
         ("wgsl/render/skinned.wgsl", SKINNED_WGSL),
         ("wgsl/render/material.wgsl", MATERIAL_WGSL),
         ("wgsl/render/wire.wgsl", WIRE_WGSL),
+    ])
+}
+
+/// The velocity pass module: the skinned pass's module, then the previous palette (group 3,
+/// bindings 0 and 1) and velocity.
+pub fn velocity_source() -> String {
+    assemble(&[
+        ("skinned pass module", &skinned_source()),
+        (
+            "sinew previous palette bindings and previous skinning",
+            &super::motion::previous_skinning_wgsl(3, 0, 1),
+        ),
+        ("wgsl/render/velocity.wgsl", VELOCITY_WGSL),
     ])
 }
 
@@ -132,6 +146,7 @@ pub fn bones_source() -> String {
 pub fn render_sources() -> Vec<(&'static str, String)> {
     vec![
         ("skinned", skinned_source()),
+        ("velocity", velocity_source()),
         ("static", static_source()),
         ("cull", cull_source()),
         ("sort", sort_source()),

@@ -14,6 +14,7 @@ use super::skinning::SkinningMode;
 use super::static_pass::StaticMesh;
 use super::target::RenderTarget;
 use super::timestamps::SceneTimestamps;
+use super::velocity::VelocityBatch;
 use crate::baked::Rig;
 use crate::gpu::PaletteSegment;
 use crate::math::Aabb;
@@ -250,5 +251,27 @@ impl Stage {
             ..self.scene(view, &batches, &statics, &bones)
         };
         renderer.render(device, queue, target, &scene)
+    }
+
+    /// The stage's batches for a [`VelocityPass`](super::VelocityPass) encoded after
+    /// [`Stage::render`]: the previous palette parallel to the stage's palette
+    /// ([`GpuBackend::previous_palette_segments`](crate::GpuBackend::previous_palette_segments)),
+    /// the stamps and the last evaluation's stamp. The characters' `aabb_index` must be their
+    /// resident slots.
+    pub fn velocity_batches<'a>(
+        &'a self,
+        previous: &'a [PaletteSegment],
+        stamps: &'a wgpu::Buffer,
+        stamp: u32,
+    ) -> Vec<VelocityBatch<'a>> {
+        self.batches
+            .iter()
+            .map(|batch| VelocityBatch {
+                batch,
+                previous,
+                stamps,
+                stamp,
+            })
+            .collect()
     }
 }

@@ -21,10 +21,10 @@ use super::fixtures::{
 };
 
 /// Characters of the paged crowd: their palette (656 KB) spans ten [`fixtures::PAGED_BINDING`] windows.
-const PAGED_CROWD: usize = 240;
+pub(crate) const PAGED_CROWD: usize = 240;
 
 /// [`PAGED_CROWD`] humanoids in rows of 20, each with its own clip, phase and heading.
-fn crowd_poses(rig: &Rig) -> Vec<(u32, f32, Affine3A)> {
+pub(crate) fn crowd_poses(rig: &Rig) -> Vec<(u32, f32, Affine3A)> {
     let clips = rig.clips.clip_count() as u32;
     (0..PAGED_CROWD)
         .map(|i| {
@@ -40,7 +40,7 @@ fn crowd_poses(rig: &Rig) -> Vec<(u32, f32, Affine3A)> {
 
 /// A camera on the middle of the front rows: the rest of the crowd lies beside the view and
 /// beyond its far plane.
-fn crowd_camera() -> Camera {
+pub(crate) fn crowd_camera() -> Camera {
     Camera::look_at(
         Vec3::new(0.0, 2.5, 5.0),
         Vec3::new(0.0, 0.8, -3.0),

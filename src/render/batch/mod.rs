@@ -13,6 +13,7 @@ mod blend_order;
 mod mesh;
 mod pages;
 mod reads;
+mod velocity;
 mod wire;
 
 use self::mesh::{MeshGpu, upload_mesh, validate_mesh};
