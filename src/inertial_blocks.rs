@@ -34,7 +34,7 @@ impl InertialTransitions {
 
     /// Serials continuing after `serial` (a restored animator's), blocks placed as `self`
     /// places them.
-    pub(crate) const fn from_serial(&self, serial: u32) -> Self {
+    pub(crate) const fn continuing_from(&self, serial: u32) -> Self {
         Self {
             serial,
             windows: self.windows,

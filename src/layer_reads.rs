@@ -1,9 +1,11 @@
 //! The sampling reads of an instance's layers, which both backends' read counts share
 //! ([`crate::gpu::RigReads`] and the CPU backend's tally): at each joint, the layers from the
 //! topmost one that hides those under it ([`Layer::hides_lower`]) up, each masked one's mask
-//! weight, and the channels of each one weighted above 0.
+//! weight, and the channels of each one weighted above 0. A layer played through a retarget
+//! map costs, at each target joint, the map's entry and its source joint's channels in the
+//! source rig's clip ([`LayerReads::through_map`]).
 
-use crate::instance::Layer;
+use crate::instance::{Layer, LayerRecord};
 use crate::mask::JointMask;
 
 /// Bytes of a mask weight.
@@ -41,10 +43,61 @@ impl LayerReads {
         }
     }
 
+    /// The costs of sampling this (source) rig's clips through a retarget map onto a rig whose
+    /// own costs are `target`: at target joint `j`, `entry` bytes and, where `sources[j]`
+    /// names one, that source joint's channels; weight chunks are not sampled through a map.
+    pub(crate) fn through_map(
+        &self,
+        target: &LayerReads,
+        sources: &[Option<usize>],
+        entry: u64,
+    ) -> Self {
+        let chunks = target.mask_joints.len() - target.joints;
+        let clips = self
+            .clips
+            .iter()
+            .map(|costs| {
+                let joint = |s: &Option<usize>| {
+                    entry + s.filter(|&j| j < self.joints).map_or(0, |j| costs[j])
+                };
+                let joints = (0..target.joints).map(|j| sources.get(j).map_or(0, joint));
+                joints.chain(std::iter::repeat_n(0, chunks)).collect()
+            })
+            .collect();
+        let mut through = Self::new(target.joints, clips, Vec::new());
+        through.mask_joints.clone_from(&target.mask_joints);
+        through
+    }
+
+    /// The costs of `layer`'s clip, per entry, and their joint and chunk totals: this rig's,
+    /// or for a layer played through retarget map `m`, `maps(m)`'s; `None` for a clip or map
+    /// that does not exist.
+    fn costs<'a>(
+        &'a self,
+        layer: &Layer,
+        maps: &impl Fn(usize) -> Option<&'a LayerReads>,
+    ) -> Option<(&'a [u64], (u64, u64))> {
+        let (reads, clip) = match layer.clip >> LayerRecord::MAP_SHIFT {
+            0 => (self, layer.clip as usize),
+            m => (
+                maps(m as usize - 1)?,
+                (layer.clip & LayerRecord::CLIP) as usize,
+            ),
+        };
+        Some((reads.clips.get(clip)?, *reads.totals.get(clip)?))
+    }
+
     /// Bytes sampling `layers` (resolved at the frame time, bottom first) reads with mask
-    /// weights `masks`. Weight chunks sample every layer: only joints skip hidden ones.
-    pub(crate) fn bytes(&self, layers: &[Layer], masks: &[JointMask]) -> u64 {
-        let known = |l: &Layer| (l.clip as usize) < self.clips.len();
+    /// weights `masks`, a layer played through retarget map `m` costing what `maps(m)` says.
+    /// Weight chunks sample every layer: only joints skip hidden ones.
+    pub(crate) fn bytes<'a>(
+        &'a self,
+        layers: &[Layer],
+        masks: &[JointMask],
+        maps: impl Fn(usize) -> Option<&'a LayerReads>,
+    ) -> u64 {
+        let costs = |l: &Layer| self.costs(l, &maps);
+        let known = |l: &Layer| costs(l).is_some();
         let mut bytes = 0;
         if layers.iter().all(|l| l.mask.is_none()) {
             // One weight per layer: the same layers show at every joint.
@@ -53,8 +106,7 @@ impl LayerReads {
                 .rposition(|l| known(l) && l.hides_lower(l.weight))
                 .unwrap_or(0);
             for (i, l) in layers.iter().enumerate() {
-                if known(l) && l.weight > 0.0 {
-                    let (joints, chunks) = self.totals[l.clip as usize];
+                if let Some((_, (joints, chunks))) = costs(l).filter(|_| l.weight > 0.0) {
                     bytes += chunks + if i >= first { joints } else { 0 };
                 }
             }
@@ -77,8 +129,8 @@ impl LayerReads {
             let mut sample = |l: &Layer| {
                 let (w, read) = weight(l, e);
                 bytes += read;
-                if known(l) && w > 0.0 {
-                    bytes += self.clips[l.clip as usize][e];
+                if let Some((entries, _)) = costs(l).filter(|_| w > 0.0) {
+                    bytes += entries[e];
                 }
                 known(l) && l.hides_lower(w)
             };
@@ -111,17 +163,17 @@ mod tests {
         let reads = LayerReads::new(2, vec![vec![10, 20, 5], vec![1, 2, 3]], vec![1]);
         let base = Layer::clip(0, 0.0);
         let top = Layer::clip(1, 0.0);
-        assert_eq!(reads.bytes(&[base], &[]), 35);
+        assert_eq!(reads.bytes(&[base], &[], |_| None), 35);
         // The top layer hides the base at both joints; the chunk samples both.
-        assert_eq!(reads.bytes(&[base, top], &[]), 1 + 2 + 3 + 5);
+        assert_eq!(reads.bytes(&[base, top], &[], |_| None), 1 + 2 + 3 + 5);
         // Below full weight, or additive, nothing is hidden.
         let half = Layer { weight: 0.5, ..top };
-        assert_eq!(reads.bytes(&[base, half], &[]), 35 + 6);
+        assert_eq!(reads.bytes(&[base, half], &[], |_| None), 35 + 6);
         let add = Layer {
             mode: BlendMode::Additive,
             ..top
         };
-        assert_eq!(reads.bytes(&[base, add], &[]), 35 + 6);
+        assert_eq!(reads.bytes(&[base, add], &[], |_| None), 35 + 6);
         // A mask of joint 1 only: joint 0 samples the base alone, joint 1 the top alone; each
         // entry reads the top layer's mask weight (the chunk's is joint 1's).
         let masks = [JointMask {
@@ -132,8 +184,32 @@ mod tests {
             ..top
         };
         assert_eq!(
-            reads.bytes(&[base, masked], &masks),
+            reads.bytes(&[base, masked], &masks, |_| None),
             3 * 4 + 10 + 2 + (5 + 3)
         );
+    }
+
+    #[test]
+    fn a_layer_through_a_map_costs_its_entries_and_source_joints() {
+        // The source: two joints, clip 0 costing 10 / 20; the target: three joints and a
+        // chunk, clip 0 costing 1 / 2 / 3 / 4.
+        let source = LayerReads::new(2, vec![vec![10, 20]], Vec::new());
+        let target = LayerReads::new(3, vec![vec![1, 2, 3, 4]], vec![0]);
+        let through = source.through_map(&target, &[Some(1), None, Some(0)], 8);
+        let maps = |m: usize| (m == 0).then_some(&through);
+        let retargeted = Layer::clip(crate::LayerRecord::retargeted(0, 0), 0.0);
+        // Each target joint its entry and its source joint's channels; no weight chunk.
+        assert_eq!(
+            target.bytes(&[retargeted], &[], maps),
+            (8 + 20) + 8 + (8 + 10)
+        );
+        // Under the target's own clip at half weight, both are read; an unknown map nothing.
+        let own = Layer {
+            weight: 0.5,
+            ..Layer::clip(0, 0.0)
+        };
+        assert_eq!(target.bytes(&[retargeted, own], &[], maps), 54 + 10);
+        let stray = Layer::clip(crate::LayerRecord::retargeted(0, 3), 0.0);
+        assert_eq!(target.bytes(&[stray], &[], maps), 0);
     }
 }

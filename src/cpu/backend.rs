@@ -230,7 +230,9 @@ impl CpuBackend {
     ///   SQT (48), inverse bind (64) and joint bounds (32).
     /// - layer: an unmasked layer with weight above 0 samples every joint and weight chunk; a
     ///   masked one reads each joint's and chunk's mask weight (4) and samples those weighted
-    ///   above 0.
+    ///   above 0. A layer played through a retarget map reads at each target joint the map's
+    ///   entry (`size_of::<RetargetEntry>()`) and its source joint's channels in the source
+    ///   rig's clip; its weight chunks are not sampled.
     /// - channel, exact: track descriptor (16), the first and last key times (8, the clamp
     ///   checks), the key pair the uniform-spacing guess hits (8: counted as a hit, never the
     ///   binary search), and the key values read (16 each: 1 STEP, 2 LINEAR, 4 CUBICSPLINE);
@@ -295,6 +297,20 @@ impl CpuBackend {
     fn frame_reads(&self, now: f32, instances: &[InstanceRecord]) -> reads::ReadTally {
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
         let (mut bytes, mut joints) = (0, 0);
+        // What each retarget map's layers read (maps whose rigs are gone read nothing).
+        let maps: Vec<_> = self
+            .retargets
+            .iter()
+            .map(|b| {
+                match (
+                    self.reads.get(b.source as usize),
+                    self.reads.get(b.target as usize),
+                ) {
+                    (Some(source), Some(target)) => source.through_map(target, &b.map),
+                    _ => Default::default(),
+                }
+            })
+            .collect();
         for rec in instances.iter().filter(|r| !r.is_empty()) {
             let (Some(reads), Some(rig)) = (
                 self.reads.get(rec.rig as usize),
@@ -306,7 +322,7 @@ impl CpuBackend {
             for (slot, layer) in layers.iter_mut().zip(rec.layers_at(now)) {
                 *slot = layer;
             }
-            bytes += reads.instance_bytes(&self.masks, &layers[..count]);
+            bytes += reads.instance_bytes(&self.masks, &layers[..count], &maps);
             joints += rig.joint_count() as u64;
         }
         reads::ReadTally { bytes, joints }

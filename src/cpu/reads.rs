@@ -5,6 +5,7 @@
 
 use glam::{Affine3A, Vec4};
 
+use crate::baked::retarget_map::{RetargetEntry, RetargetMap};
 use crate::baked::{ChannelCode, CompressedClip, CompressedClips, Interpolation, Rig, TrackDesc};
 use crate::cpu::ClipSource;
 use crate::instance::{InstanceRecord, Layer};
@@ -138,9 +139,23 @@ impl RigReads {
     /// Bytes one instance reads evaluating `layers` (at the frame time) with mask weights
     /// `masks`: each joint samples the layers from the topmost that hides the rest up
     /// ([`LayerReads`]); a masked layer reads the mask weight of each joint and chunk it
-    /// reaches and samples those weighted above 0.
-    pub(crate) fn instance_bytes(&self, masks: &[crate::JointMask], layers: &[Layer]) -> u64 {
-        self.instance + self.sampling.bytes(layers, masks)
+    /// reaches and samples those weighted above 0;
+    /// a layer played through retarget map `m` costs what `maps[m]` says.
+    pub(crate) fn instance_bytes(
+        &self,
+        masks: &[crate::JointMask],
+        layers: &[Layer],
+        maps: &[LayerReads],
+    ) -> u64 {
+        self.instance + self.sampling.bytes(layers, masks, |m| maps.get(m))
+    }
+
+    /// What this (source) rig's clips cost played through `map` onto a rig read as `target`:
+    /// at each target joint the map's entry and its source joint's channels.
+    pub(crate) fn through_map(&self, target: &RigReads, map: &RetargetMap) -> LayerReads {
+        let sources = map.source_joints();
+        let entry = size_of::<RetargetEntry>() as u64;
+        self.sampling.through_map(&target.sampling, &sources, entry)
     }
 }
 

@@ -13,7 +13,7 @@ use super::layout::{JointDesc, LibraryParams, RigDesc, RootFrameDesc};
 use super::pipeline::EvaluatePipeline;
 use super::retarget::{RetargetBinding, encode_table};
 use super::scope::capture;
-use super::traffic::RigReads;
+use super::traffic::{MapReads, RigReads};
 use crate::baked::{MAX_JOINTS, Rig, TrackDesc};
 use crate::cpu::RootFrame;
 use crate::error::{EvalError, GpuError};
@@ -50,6 +50,8 @@ pub struct GpuLibrary {
     bind_group: wgpu::BindGroup,
     bytes: u64,
     retargets: Vec<RetargetBinding>,
+    /// Per retarget map, what a layer played through it reads.
+    map_reads: Vec<MapReads>,
 }
 
 /// The arrays of the library, before upload.
@@ -316,6 +318,16 @@ impl GpuLibrary {
                     entries: &entries,
                 })
             })?;
+        let map_reads = retargets
+            .iter()
+            .map(|b| {
+                let reads = |r: u32| data.reads.get(r as usize);
+                match (reads(b.source), reads(b.target)) {
+                    (Some(source), Some(target)) => source.through_map(target, &b.map),
+                    _ => MapReads::default(),
+                }
+            })
+            .collect();
         Ok(Self {
             rigs: rigs
                 .iter()
@@ -335,7 +347,13 @@ impl GpuLibrary {
             bind_group,
             bytes,
             retargets: retargets.to_vec(),
+            map_reads,
         })
+    }
+
+    /// What a layer played through each uploaded retarget map reads ([`MapReads`]).
+    pub(crate) fn map_reads(&self) -> &[MapReads] {
+        &self.map_reads
     }
 
     /// The retarget maps uploaded with the library.

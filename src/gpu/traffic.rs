@@ -9,6 +9,7 @@
 //! bind, bounds: see wgsl/evaluate.wgsl) once per pass.
 
 use crate::baked::ik::IK_VEC4S;
+use crate::baked::retarget_map::RetargetMap;
 use crate::baked::{ChannelCode, CompressedClips, Interpolation, Rig, TrackDesc};
 use crate::gpu::layout::{ROOT_FRAME_VEC4S, RigDesc};
 use crate::instance::{InstanceRecord, Layer, LayerRecord, MAX_LAYERS};
@@ -33,6 +34,29 @@ const CLIP_DESC: u64 = 7 * WORD;
 const JOINT_FIXED: u64 = 3 * VEC4 + 3 * VEC4;
 /// Per joint with vertices: its two bounds corners (vec3 each).
 const JOINT_BOUNDS: u64 = 2 * 3 * WORD;
+/// Per target joint of a layer played through a retarget map: the entry (four vec4), whose
+/// last row `retarget_source` reads first.
+const RETARGET_ENTRY: u64 = 5 * VEC4;
+/// Per layer played through a retarget map: the table's row count and the map's row, and the
+/// source rig's descriptor.
+const RETARGET_LAYER: u64 = 2 * VEC4 + size_of::<RigDesc>() as u64;
+
+/// A clip's compressed segments' start times (empty without) and its duration.
+type ClipSegments = (Vec<f32>, f32);
+
+/// What a layer played through one retarget map reads beyond its layer record, in bytes:
+/// the source rig's clips costed at the target's joints ([`RigReads::through_map`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct MapReads {
+    /// Per source clip: its segments' start times and duration (the source rig's).
+    segments: Vec<(Vec<f32>, f32)>,
+    /// Per source clip, per target joint then weight chunk: the entry and the source joint's
+    /// channels.
+    sampling: LayerReads,
+    /// Per source clip, per target joint: its translation and rotation sampled once by root
+    /// motion, through the entry.
+    root_motion: Vec<Vec<[u32; 2]>>,
+}
 
 /// What the kernel reads for one uploaded rig, in bytes.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -99,6 +123,21 @@ fn channel_bytes(code: ChannelCode, constant_words: u64, stored: u64) -> u64 {
     let span = u64::from(code.first_bit() % 32) + record;
     let words = span.div_ceil(32);
     2 * WORD + ranges + frames * words * WORD
+}
+
+/// Bytes a lane reads finding the segment of clip `clip` (of a rig whose clips' segments are
+/// `segments`) at clip time `time`: see [`RigReads::segment_bytes`].
+fn segment_bytes(segments: &[ClipSegments], clip: usize, time: f32) -> u64 {
+    let Some((starts, duration)) = segments.get(clip) else {
+        return 0;
+    };
+    if starts.is_empty() {
+        return 0;
+    }
+    let t = time.max(0.0).min(*duration);
+    let later = starts.iter().skip(1).position(|&s| t < s);
+    let compared = later.map_or(starts.len() - 1, |i| i + 1);
+    (1 + compared as u64 + 4) * WORD
 }
 
 impl RigReads {
@@ -224,20 +263,36 @@ impl RigReads {
     /// clip descriptor: the table's offset, the starts its scan compares (from segment 1 to the
     /// first later than the time) and the segment's four words; 0 without segments.
     pub fn segment_bytes(&self, clip: usize, time: f32) -> u64 {
-        let Some((starts, duration)) = self.segments.get(clip) else {
-            return 0;
-        };
-        if starts.is_empty() {
-            return 0;
+        segment_bytes(&self.segments, clip, time)
+    }
+
+    /// What this (source) rig's clips read played through `map` onto a rig read as `target`.
+    pub(crate) fn through_map(&self, target: &RigReads, map: &RetargetMap) -> MapReads {
+        let sources = map.source_joints();
+        let root_motion = self
+            .root_motion
+            .iter()
+            .map(|joints| {
+                let entry = RETARGET_ENTRY as u32;
+                let source = |s: &Option<usize>| s.and_then(|j| joints.get(j)).copied();
+                sources
+                    .iter()
+                    .map(|s| source(s).unwrap_or([0, 0]).map(|c| c + entry))
+                    .collect()
+            })
+            .collect();
+        MapReads {
+            segments: self.segments.clone(),
+            sampling: self
+                .sampling
+                .through_map(&target.sampling, &sources, RETARGET_ENTRY),
+            root_motion,
         }
-        let t = time.max(0.0).min(*duration);
-        let later = starts.iter().skip(1).position(|&s| t < s);
-        let compared = later.map_or(starts.len() - 1, |i| i + 1);
-        (1 + compared as u64 + 4) * WORD
     }
 
     /// Bytes the kernel reads evaluating `record` at frame time `now` after the previous
-    /// evaluation at `prev`, with `masks` the uploaded masks, beside its pass's
+    /// evaluation at `prev`, with `masks` the uploaded masks and `maps` what the uploaded
+    /// retarget maps' layers read ([`MapReads`]), beside its pass's
     /// [`RigReads::pass`]. Each joint samples the layers from the topmost that hides the rest
     /// up ([`LayerReads`]); masked layers read the mask weight of each joint and chunk they
     /// reach, and sample those whose weighted mask is above 0. Root motion samples the root at
@@ -247,6 +302,7 @@ impl RigReads {
         &self,
         record: &InstanceRecord,
         masks: &[JointMask],
+        maps: &[MapReads],
         now: f32,
         prev: f32,
     ) -> u64 {
@@ -255,9 +311,14 @@ impl RigReads {
         let used = record.used_layers();
         for (layer, layer_record) in layers.iter_mut().zip(used) {
             *layer = layer_record.to_layer_at(now);
-            bytes += self.layer + self.segment_bytes(layer.clip as usize, layer.time);
+            bytes += self.layer
+                + match self.clip_reads(layer_record, maps) {
+                    Some((segments, clip, map)) => map + segment_bytes(segments, clip, layer.time),
+                    None => 0,
+                };
         }
-        bytes += self.sampling.bytes(&layers[..used.len()], masks);
+        let through = |m: usize| maps.get(m).map(|r| &r.sampling);
+        bytes += self.sampling.bytes(&layers[..used.len()], masks, through);
         if record.flags & InstanceRecord::GPU_ROOT_MOTION != 0
             && record.flags & InstanceRecord::WORLD_PLACED == 0
         {
@@ -275,7 +336,13 @@ impl RigReads {
             let mut above = 1.0f32;
             for layer_record in record.used_layers().iter().take(base).rev() {
                 bytes += LAYER;
-                let per_joint = self.root_motion.get(layer_record.clip as usize);
+                let Some((segments, clip, map)) = self.clip_reads(layer_record, maps) else {
+                    continue;
+                };
+                let per_joint = match layer_record.retarget() {
+                    Some((m, _)) => maps.get(m).and_then(|r| r.root_motion.get(clip)),
+                    None => self.root_motion.get(clip),
+                };
                 let Some([t, r]) = per_joint.and_then(|c| c.get(root)).copied() else {
                     continue;
                 };
@@ -283,16 +350,31 @@ impl RigReads {
                 let share = w * above;
                 above *= 1.0 - w;
                 if share > 0.0 && prev != now && layer_record.rate != 0.0 {
-                    let clip = layer_record.clip as usize;
-                    let ends = self.segment_bytes(clip, layer_record.to_layer_at(prev).time)
-                        + self.segment_bytes(clip, layer_record.to_layer_at(now).time);
+                    let ends = segment_bytes(segments, clip, layer_record.to_layer_at(prev).time)
+                        + segment_bytes(segments, clip, layer_record.to_layer_at(now).time);
                     let channels = if yaw { 2 } else { 1 };
-                    bytes +=
-                        2 * u64::from(t) + if yaw { 2 * u64::from(r) } else { 0 } + channels * ends;
+                    bytes += map
+                        + 2 * u64::from(t)
+                        + if yaw { 2 * u64::from(r) } else { 0 }
+                        + channels * ends;
                 }
             }
         }
         bytes
+    }
+
+    /// The segments of the clips `layer` plays, its clip among them and what reaching them
+    /// reads beyond the layer record: this rig's, or for a layer played through a retarget
+    /// map, the map's source rig's and [`RETARGET_LAYER`]. `None` for a map not uploaded.
+    fn clip_reads<'a>(
+        &'a self,
+        layer: &LayerRecord,
+        maps: &'a [MapReads],
+    ) -> Option<(&'a [ClipSegments], usize, u64)> {
+        Some(match layer.retarget() {
+            None => (&self.segments[..], layer.clip as usize, 0),
+            Some((m, clip)) => (&maps.get(m)?.segments[..], clip, RETARGET_LAYER),
+        })
     }
 }
 

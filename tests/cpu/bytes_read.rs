@@ -41,9 +41,8 @@ fn assert_reads_of_one_and_two_layers(
     }
 }
 
-#[test]
-fn bytes_read_per_joint_is_the_hand_count_of_one_and_two_layers() {
-    use sinew::bake::TrackDesc;
+/// One joint whose translation moves along X over two seconds of linear keys.
+fn one_joint_walk() -> Rig {
     let mut f = Fixture::new();
     let j = f.node("J", None, at([0.0; 3]));
     f.clip(
@@ -55,7 +54,13 @@ fn bytes_read_per_joint_is_the_hand_count_of_one_and_two_layers() {
             &[xyz(0.0, 0.0, 0.0), xyz(1.0, 0.0, 0.0), xyz(2.0, 0.0, 0.0)],
         )],
     );
-    let rig = f.node_rig();
+    f.node_rig()
+}
+
+#[test]
+fn bytes_read_per_joint_is_the_hand_count_of_one_and_two_layers() {
+    use sinew::bake::TrackDesc;
+    let rig = one_joint_walk();
     let mut backend = CpuBackend::new(vec![rig.clone()], Vec::new()).unwrap();
     assert_eq!(backend.bytes_read_per_joint(), 0.0);
     let desc = size_of::<TrackDesc>();
@@ -77,4 +82,40 @@ fn bytes_read_per_joint_counts_compressed_constants() {
     let head = size_of::<CompressedClip>() + size_of::<ChannelCode>();
     let layer = 3 * head + (3 + 4 + 3) * 4;
     assert_reads_of_one_and_two_layers(&mut backend, &rig, 0.0, instance, layer);
+}
+
+#[test]
+fn a_layer_played_through_a_retarget_map_reads_its_entries_and_the_source_channels() {
+    use sinew::baked::retarget_map::{RetargetEntry, RetargetMap};
+    use sinew::gpu::RetargetBinding;
+    use sinew::{LayerRecord, TimeWrap};
+    let rig = one_joint_walk();
+    let rigs = vec![rig.clone(), rig.clone()];
+    let map = RetargetMap::identity(&rig.skeleton);
+    let binding = RetargetBinding::new(&rigs, 1, 0, map).unwrap();
+    let mut backend = CpuBackend::new(rigs, Vec::new()).unwrap();
+    backend.set_retargets(&[binding]).unwrap();
+    let evaluate = |backend: &mut CpuBackend, layers: &[LayerRecord]| {
+        let mut record = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
+        record.layer_count = layers.len() as u32;
+        record.layers[..layers.len()].copy_from_slice(layers);
+        let mut palette = vec![Mat3x4Rows::IDENTITY; rig.palette_entries()];
+        backend
+            .evaluate(&[record], &mut palette, &mut [Aabb::EMPTY])
+            .unwrap();
+        backend.bytes_read_per_joint()
+    };
+    let own = LayerRecord::STILL.with_clock(0.5, 0.0, 1.0, TimeWrap::Clamp, 2.0);
+    let through = LayerRecord {
+        clip: LayerRecord::retargeted(0, 0),
+        ..own
+    };
+    let entry = size_of::<RetargetEntry>() as f64;
+    // The one joint: the same channels of the source's clip, and the map's entry.
+    let one = evaluate(&mut backend, &[own]);
+    assert_eq!(evaluate(&mut backend, &[through]), one + entry);
+    // Under the own clip at half weight: both layers sampled.
+    let half = LayerRecord { weight: 0.5, ..own };
+    let two = evaluate(&mut backend, &[own, half]);
+    assert_eq!(evaluate(&mut backend, &[through, half]), two + entry);
 }

@@ -409,3 +409,37 @@ fn cpu_backend_against_kernel(ctx: &sinew::GpuContext, compressed: bool) {
     }
     assert!(travelled > 0, "some retargeted root moved the world");
 }
+
+/// The kernel's read count of a layer played through a retarget map: the humanoid onto itself
+/// through the identity map reads what its own clip reads, plus the map's row and the source
+/// rig's descriptor once and an entry per joint.
+#[test]
+fn a_retargeted_layer_reads_its_map_entries_beside_the_source_channels() {
+    let Some(ctx) = gpu() else { return };
+    let rigs = humanoid_and_sources(&[]);
+    let rigs = vec![rigs[0].clone(), rigs[0].clone()];
+    let rig = &rigs[0];
+    assert_eq!(rig.clips.weight_chunk_count(), 0, "no weights to leave out");
+    let map = RetargetMap::identity(&rig.skeleton);
+    let binding = RetargetBinding::new(&rigs, 1, 0, map).unwrap();
+    let mut backend = GpuBackend::new(ctx, &rigs, &[]).unwrap();
+    backend.set_retargets(&rigs, &[], &[binding]).unwrap();
+    backend.set_read_counting(true);
+    let mut read = |clip: u32| {
+        let layer = LayerRecord {
+            clip,
+            time: 0.4,
+            ..LayerRecord::STILL
+        };
+        let mut rec = InstanceRecord::new(0, 0, &Affine3A::IDENTITY, &[]).unwrap();
+        rec.layer_count = 1;
+        rec.layers[0] = layer;
+        backend.evaluate(&[rec]).unwrap();
+        backend.last_frame().bytes_read.unwrap()
+    };
+    let own = read(0);
+    let through = read(LayerRecord::retargeted(0, 0));
+    // The row count and row (32), the source rig's descriptor (64); per joint, the entry's
+    // four rows and its last row again (80).
+    assert_eq!(through, own + 96 + 80 * rig.joint_count() as u64);
+}

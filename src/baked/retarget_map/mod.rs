@@ -273,6 +273,14 @@ impl RetargetMap {
         }
     }
 
+    /// Per target joint, the source joint that drives it (`None`: a constant pose).
+    pub fn source_joints(&self) -> Vec<Option<usize>> {
+        self.entries
+            .iter()
+            .map(|e| e.source.map(usize::from))
+            .collect()
+    }
+
     /// One entry per target joint.
     pub fn entries(&self) -> &[RetargetEntry] {
         &self.entries

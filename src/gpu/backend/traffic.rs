@@ -35,6 +35,10 @@ impl GpuBackend {
     ///   channels at both frame ends, each with its clip's segment scan there.
     /// - layer: its record (48), with compressed clips its clip descriptor (24); a masked layer
     ///   reads the mask weight of every joint and chunk (4) and samples those weighted above 0.
+    ///   A layer played through a retarget map also reads the table's row count and the map's
+    ///   row (32) and the source rig's descriptor (64), and at each target joint the entry (80:
+    ///   its last row twice) and its source joint's channels in the source rig's clip (with
+    ///   that clip's segment scan); its weight chunks are not sampled.
     /// - channel, exact: track descriptor (16), first and last key times (8), the guessed key
     ///   pair (16) and interval (8), the key values interpolation reads (16 each: 1 STEP, 2
     ///   LINEAR, 4 CUBICSPLINE); one key: descriptor, one time, one value.
@@ -70,6 +74,7 @@ impl GpuBackend {
     pub(super) fn frame_reads(&self, now: f32, prev: f32) -> u64 {
         let rigs = self.library.rigs();
         let masks = self.library.masks();
+        let maps = self.library.map_reads();
         let shape = self.pipeline.shape;
         let pass_joints = shape.pass_joints() as usize;
         let mut bytes = 0;
@@ -96,7 +101,7 @@ impl GpuBackend {
                         Some((r.rig, 1))
                     }
                 };
-                bytes += rig.reads.record_bytes(r, masks, now, prev);
+                bytes += rig.reads.record_bytes(r, masks, maps, now, prev);
             }
         }
         bytes
