@@ -12,9 +12,6 @@ use crate::palette::{PaletteAllocator, PaletteBlock};
 #[derive(Clone, Debug)]
 pub struct InertialTransitions {
     serial: u32,
-    /// The palette's binding windows (`stride`, `entries`), when the GPU evaluator binds it
-    /// in several ([`InertialTransitions::set_palette_windows`]).
-    windows: Option<(u32, u32)>,
 }
 
 impl Default for InertialTransitions {
@@ -26,27 +23,12 @@ impl Default for InertialTransitions {
 impl InertialTransitions {
     /// No transition started yet.
     pub const fn new() -> Self {
-        Self {
-            serial: 0,
-            windows: None,
-        }
+        Self { serial: 0 }
     }
 
-    /// Serials continuing after `serial` (a restored animator's), blocks placed as `self`
-    /// places them.
-    pub(crate) const fn continuing_from(&self, serial: u32) -> Self {
-        Self {
-            serial,
-            windows: self.windows,
-        }
-    }
-
-    /// Places each new block inside the palette window the instance's own block starts in:
-    /// windows start every `stride` entries and hold `entries` (a GPU evaluator's
-    /// `PalettePaging`), and the kernel reads a block only from the window it binds for the
-    /// instance. Where that window has no room, the transition is a cut.
-    pub fn set_palette_windows(&mut self, stride: u32, entries: u32) {
-        self.windows = (stride > 0 && entries >= stride).then_some((stride, entries));
+    /// Serials continuing after `serial` (a restored animator's).
+    pub(crate) const fn from_serial(serial: u32) -> Self {
+        Self { serial }
     }
 
     /// The last serial handed out (0: none).
@@ -80,15 +62,15 @@ impl InertialTransitions {
             }
             return incoming;
         }
-        let len = inertial_block_entries(joints as u32);
-        let block = match (previous, self.windows) {
-            (Some(p), _) => Some(p.block),
-            (None, None) => palette.allocate(len).map(|b| b.offset),
-            (None, Some((stride, entries))) => {
-                let start = incoming.palette_offset / stride * stride;
-                let end = start.saturating_add(entries);
-                palette.allocate_within(len, start..end).map(|b| b.offset)
-            }
+        let block = match previous {
+            Some(p) => Some(p.block),
+            // In the instance's palette window, where a windowed palette binds it.
+            None => palette
+                .allocate_beside(
+                    inertial_block_entries(joints as u32),
+                    incoming.palette_offset,
+                )
+                .map(|b| b.offset),
         };
         let Some(block) = block else {
             return incoming;

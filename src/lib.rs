@@ -71,5 +71,5 @@ pub use instance::{BlendMode, InstanceRecord, Layer, LayerRecord, MAX_LAYERS, Ti
 pub use lod::{LodPolicy, UpdateRate};
 pub use mask::JointMask;
 pub use math::{Aabb, Mat3x4Rows, Sqt};
-pub use palette::{PaletteAllocator, PaletteBlock};
+pub use palette::{PaletteAllocator, PaletteBlock, PaletteWindows};
 pub use report::GpuPose;

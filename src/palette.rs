@@ -28,6 +28,58 @@ pub struct PaletteAllocator {
     live: std::collections::BTreeMap<u32, u32>,
     capacity: u32,
     used: u32,
+    /// The windows a GPU evaluator binds the palette in, when blocks are placed by them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    windows: Option<PaletteWindows>,
+}
+
+/// The windows a GPU evaluator binds a palette larger than one binding in (a
+/// [`crate::render::PalettePaging`]), and the entries at the end of each window's stride kept
+/// free of instance blocks for blocks placed beside one ([`PaletteAllocator::allocate_beside`]:
+/// inertialization blocks, which the kernel reads in the instance's window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PaletteWindows {
+    stride: u32,
+    entries: u32,
+    reserve: u32,
+}
+
+impl PaletteWindows {
+    /// Windows of `paging`, the last `reserve` entries of each stride (at most half of it)
+    /// kept for blocks placed beside an instance's. `None` when `paging` is no paging: a
+    /// stride of 0, or windows shorter than their stride.
+    pub fn new(paging: crate::render::PalettePaging, reserve: u32) -> Option<Self> {
+        let (stride, entries) = (paging.stride, paging.window_entries);
+        (stride > 0 && entries >= stride).then_some(Self {
+            stride,
+            entries,
+            reserve: reserve.min(stride / 2),
+        })
+    }
+
+    /// The window an instance block starting at `offset` is read from, as entries.
+    fn window_of(&self, offset: u32) -> std::ops::Range<u32> {
+        let start = offset / self.stride * self.stride;
+        start..start.saturating_add(self.entries)
+    }
+
+    /// The first start in free range `free` of `len` entries lying in the part of one stride
+    /// that instance blocks may take (its first `stride - reserve` entries).
+    fn first_instance_fit(&self, free: &PaletteBlock, len: u32) -> Option<u32> {
+        let part = self.stride - self.reserve;
+        let mut start = free.offset;
+        loop {
+            let window = start / self.stride * self.stride;
+            let end = start.checked_add(len)?;
+            if end > free.end() {
+                return None;
+            }
+            if end <= window.saturating_add(part) {
+                return Some(start);
+            }
+            start = window.checked_add(self.stride)?;
+        }
+    }
 }
 
 impl PaletteAllocator {
@@ -45,6 +97,7 @@ impl PaletteAllocator {
             live: std::collections::BTreeMap::new(),
             capacity,
             used: 0,
+            windows: None,
         }
     }
 
@@ -64,25 +117,65 @@ impl PaletteAllocator {
     }
 
     /// Allocates `len` entries, first fit; grows the capacity (at least doubling) when no free
-    /// range fits. Returns `None` only when the palette would exceed `u32::MAX` entries.
+    /// range fits. Returns `None` only when the palette would exceed `u32::MAX` entries. With
+    /// [`PaletteAllocator::set_windows`], a block up to a window's stride less its reserve
+    /// lies outside every window's reserve.
     pub fn allocate(&mut self, len: u32) -> Option<PaletteBlock> {
-        if let Some(i) = self.free.iter().position(|f| f.len >= len) {
-            let f = &mut self.free[i];
-            let block = PaletteBlock {
-                offset: f.offset,
-                len,
-            };
-            f.offset += len;
-            f.len -= len;
-            if f.len == 0 {
-                self.free.remove(i);
-            }
-            self.used += len;
-            self.live.insert(block.offset, len);
-            return Some(block);
+        let windows = self.windows.filter(|w| len <= w.stride - w.reserve);
+        let fit = match windows {
+            None => (self.free.iter().enumerate())
+                .find(|(_, f)| f.len >= len)
+                .map(|(i, f)| (i, f.offset)),
+            Some(w) => (self.free.iter().enumerate())
+                .find_map(|(i, f)| w.first_instance_fit(f, len).map(|start| (i, start))),
+        };
+        if let Some((i, start)) = fit {
+            return Some(self.take(i, start, len));
         }
         self.grow_for(len)?;
         self.allocate(len)
+    }
+
+    /// Places blocks by `windows` from now on ([`PaletteWindows`]; `None`: anywhere). Blocks
+    /// already placed stay where they are.
+    pub fn set_windows(&mut self, windows: Option<PaletteWindows>) {
+        self.windows = windows;
+    }
+
+    /// The windows blocks are placed by.
+    pub fn windows(&self) -> Option<PaletteWindows> {
+        self.windows
+    }
+
+    /// Allocates `len` entries for the instance whose block starts at `offset`: inside that
+    /// block's window with [`PaletteAllocator::set_windows`] (`None` when the window has no
+    /// room), anywhere first fit without.
+    pub fn allocate_beside(&mut self, len: u32, offset: u32) -> Option<PaletteBlock> {
+        match self.windows {
+            None => self.allocate(len),
+            Some(w) => self.allocate_within(len, w.window_of(offset)),
+        }
+    }
+
+    /// Entries `start..start + len` of free range `i`, which holds them, taken live.
+    fn take(&mut self, i: usize, start: u32, len: u32) -> PaletteBlock {
+        let f = self.free.remove(i);
+        let block = PaletteBlock { offset: start, len };
+        if start > f.offset {
+            self.insert_free(PaletteBlock {
+                offset: f.offset,
+                len: start - f.offset,
+            });
+        }
+        if block.end() < f.end() {
+            self.insert_free(PaletteBlock {
+                offset: block.end(),
+                len: f.end() - block.end(),
+            });
+        }
+        self.used += len;
+        self.live.insert(start, len);
+        block
     }
 
     /// Grows the capacity (at least doubling) so that the trailing free range holds `len`
@@ -129,23 +222,7 @@ impl PaletteAllocator {
             self.grow_for(len)?;
             return self.allocate_within(len, range);
         };
-        let f = self.free.remove(i);
-        let block = PaletteBlock { offset: start, len };
-        if start > f.offset {
-            self.insert_free(PaletteBlock {
-                offset: f.offset,
-                len: start - f.offset,
-            });
-        }
-        if block.end() < f.end() {
-            self.insert_free(PaletteBlock {
-                offset: block.end(),
-                len: f.end() - block.end(),
-            });
-        }
-        self.used += len;
-        self.live.insert(start, len);
-        Some(block)
+        Some(self.take(i, start, len))
     }
 
     /// Whether `block` is one live allocation.
@@ -303,6 +380,42 @@ mod tests {
         let d = a.allocate_within(64, far..far + 64).unwrap(); // ok: unit test
         assert_eq!(d.offset, far);
         a.check().unwrap(); // ok: unit test
+    }
+
+    #[test]
+    fn windowed_instance_blocks_keep_out_of_the_reserve_and_beside_blocks_keep_in_the_window() {
+        let paging = crate::render::PalettePaging {
+            window_entries: 150,
+            stride: 100,
+        };
+        let windows = PaletteWindows::new(paging, 30).unwrap(); // ok: unit test
+        let mut a = PaletteAllocator::default();
+        a.set_windows(Some(windows));
+        // Blocks of 20: three per window's first 70 entries, never across into the reserve.
+        let blocks: Vec<_> = (0..9).map(|_| a.allocate(20).unwrap()).collect(); // ok: unit test
+        for b in &blocks {
+            assert!(b.offset % 100 + b.len <= 70, "{b:?}");
+        }
+        assert_eq!(blocks[3].offset, 100);
+        // A block beside the instance at 120 lies in its window, 100..250, first fit: after the
+        // stride's last instance block, into the reserve.
+        let beside = a.allocate_beside(25, 120).unwrap(); // ok: unit test
+        assert_eq!(beside.offset, 160);
+        assert_eq!(a.allocate_beside(15, 140).map(|b| b.offset), Some(185));
+        // The window reaches into the next stride's instance blocks: full there, no room.
+        assert_eq!(a.allocate_beside(15, 140), None);
+        a.check().unwrap(); // ok: unit test
+        // Without windows, first fit anywhere.
+        a.set_windows(None);
+        assert_eq!(a.allocate(10).map(|b| b.offset), Some(60));
+        // A reserve past half the stride is held at half.
+        let half = PaletteWindows::new(paging, 90).unwrap(); // ok: unit test
+        assert_eq!(half.reserve, 50);
+        let no_paging = crate::render::PalettePaging {
+            window_entries: 50,
+            stride: 100,
+        };
+        assert_eq!(PaletteWindows::new(no_paging, 0), None);
     }
 
     #[test]

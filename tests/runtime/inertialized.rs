@@ -195,20 +195,27 @@ fn inertialized_transitions_are_kept_by_the_configuration_and_snapshots() {
     );
 }
 
-/// Each character's palette offset and its inertialization block's entries, for 24 characters
-/// spawned together of which those `kept` stay, all inertializing at once, with the animator
-/// placing blocks in palette `windows` (`stride`, `entries`) or anywhere.
-fn windowed_blocks(
-    windows: Option<(u32, u32)>,
-    kept: impl Fn(usize) -> bool,
-) -> Vec<(u32, Option<(u32, u32)>)> {
+/// Palette windows every `stride` entries, `entries` long, `reserve` kept for inertialization.
+type Windows = (u32, u32, u32);
+/// A character's palette offset and, when it was told to transition, its inertialization
+/// block's entries (`None`: a cut).
+type Placed = (u32, Option<Option<(u32, u32)>>);
+
+/// The palette offsets of 24 characters spawned together and, for those `transitioning` (all
+/// inertializing at once), their inertialization blocks' entries (`None`: a cut), with the
+/// animator placing blocks by palette `windows` or anywhere.
+fn windowed_blocks(windows: Option<Windows>, transitioning: impl Fn(usize) -> bool) -> Vec<Placed> {
     let mut a = animator();
-    if let Some((stride, entries)) = windows {
-        a.set_palette_windows(stride, entries);
-    }
+    a.set_palette_windows(windows.and_then(|(stride, window_entries, reserve)| {
+        let paging = sinew::render::PalettePaging {
+            window_entries,
+            stride,
+        };
+        sinew::PaletteWindows::new(paging, reserve)
+    }));
     let mut world = World::new();
     let walk = clip_id(&a, "walk");
-    let spawned: Vec<_> = (0..24)
+    let characters: Vec<_> = (0..24)
         .map(|_| {
             world.spawn((
                 Animated::new(0),
@@ -218,30 +225,24 @@ fn windowed_blocks(
         })
         .collect();
     run(&mut a, &mut world, 2, DT);
-    let mut characters = Vec::new();
-    for (i, e) in spawned.into_iter().enumerate() {
-        if kept(i) {
-            characters.push(e);
-        } else {
-            world.despawn(e).unwrap();
+    for (i, &e) in characters.iter().enumerate() {
+        if transitioning(i) {
+            world.get::<&mut CrossFade>(e).unwrap().inertialize_to(
+                Motion::Clip(walk),
+                Clock::default(),
+                0.3,
+            );
         }
-    }
-    run(&mut a, &mut world, 2, DT);
-    for &e in &characters {
-        world.get::<&mut CrossFade>(e).unwrap().inertialize_to(
-            Motion::Clip(walk),
-            Clock::default(),
-            0.3,
-        );
     }
     a.update(&mut world, DT).unwrap();
     let len = sinew::inertial_block_entries(a.rigs()[0].joint_count() as u32);
     characters
         .iter()
-        .map(|&e| {
+        .enumerate()
+        .map(|(i, &e)| {
             let rec = record(&a, &world, e);
             let block = rec.inertialization().map(|t| (t.block, t.block + len));
-            (rec.palette_offset, block)
+            (rec.palette_offset, transitioning(i).then_some(block))
         })
         .collect()
 }
@@ -249,33 +250,45 @@ fn windowed_blocks(
 #[test]
 fn inertialization_blocks_lie_in_their_instances_palette_window() {
     let entries = animator().rigs()[0].palette_entries() as u32;
-    // Windows of six characters' blocks, starting every four.
-    let (stride, window) = (4 * entries, 6 * entries);
+    // Windows of twelve characters' blocks starting every eight, four kept for inertialization.
+    let (stride, window, reserve) = (8 * entries, 12 * entries, 4 * entries);
     let outside = |own: u32, (start, end): (u32, u32)| {
         let first = own / stride * stride;
         start < first || end > first + window
     };
+    let blocks = |placed: &[Placed]| -> Vec<(u32, Option<(u32, u32)>)> {
+        placed
+            .iter()
+            .filter_map(|&(own, b)| Some((own, b?)))
+            .collect()
+    };
     // Placed anywhere, blocks land after every character's: outside most windows, where a
     // kernel binding the palette in windows cannot read them.
-    let anywhere = windowed_blocks(None, |_| true);
+    let anywhere = blocks(&windowed_blocks(None, |_| true));
     let strays = anywhere
         .iter()
         .filter(|&&(own, block)| outside(own, block.unwrap()))
         .count();
     assert!(strays > 12, "{strays} of {}", anywhere.len());
-    // In windows packed with characters, a transition without room in its window is a cut.
-    let packed = windowed_blocks(Some((stride, window)), |_| true);
-    let placed: Vec<_> = packed
-        .iter()
-        .filter_map(|&(own, b)| Some((own, b?)))
-        .collect();
-    assert!(placed.len() < packed.len(), "{packed:?}");
-    // With room left in every window (one character of four stays), every block finds it.
-    let sparse = windowed_blocks(Some((stride, window)), |i| i % 4 == 0);
-    assert_eq!(sparse.len(), 6);
-    let checked = placed.iter().map(|&(o, b)| (o, Some(b)));
-    for (own, block) in checked.chain(sparse.iter().copied()) {
-        let block = block.expect("room in the window: an inertialized transition");
+    // In windows packed with characters (nothing reserved), a transition without room in its
+    // window is a cut.
+    let packed = blocks(&windowed_blocks(Some((stride, window, 0)), |_| true));
+    let placed = packed.iter().filter(|(_, b)| b.is_some()).count();
+    assert!(placed < packed.len(), "{packed:?}");
+    // With a reserve, characters' blocks keep out of it and a quarter of them in transition
+    // all find room there, in their own window.
+    let reserved = windowed_blocks(Some((stride, window, reserve)), |i| i % 4 == 0);
+    for &(own, _) in &reserved {
+        assert!(
+            own % stride + entries <= stride - reserve,
+            "a character at {own}"
+        );
+    }
+    let reserved = blocks(&reserved);
+    assert_eq!(reserved.len(), 6);
+    assert!(reserved.iter().all(|(_, b)| b.is_some()), "{reserved:?}");
+    for (own, block) in packed.into_iter().chain(reserved) {
+        let Some(block) = block else { continue };
         assert!(
             !outside(own, block),
             "block {block:?} of the character at {own} is outside its window"

@@ -7,10 +7,14 @@ use std::time::Instant;
 
 use sinew::gpu::{ClipFormat, GpuOptions, RetargetBinding};
 use sinew::runtime::Scheduling;
-use sinew::{Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, Rig};
+use sinew::{
+    Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, PaletteWindows,
+    Rig,
+};
 
 use super::motion::head_look_at;
 use super::render::{self, FrameCull, FramePalette, Painter};
+use super::steering::Steering;
 use super::times::{StageTimes, median_p90, ms_since};
 use super::{Crowd, CrowdArgs, DT, KernelRetarget, PRE_ROLL_UPDATES, Retargeting};
 use crate::cli::Backend;
@@ -160,6 +164,15 @@ impl CrowdArgs {
             (None, None) => None,
         };
         let mut crowd = Crowd::new(rig.clone(), retarget, characters, scheduling, self.steering)?;
+        let on_gpu = matches!(evaluator, Evaluator::GpuExact | Evaluator::GpuCompressed);
+        if self.steering == Steering::Inertialized && on_gpu {
+            // Inertialization blocks where the kernel reads them, in their character's palette
+            // window, with a third of each window kept for them (a quarter of its characters in
+            // transition at once) should the palette need several.
+            let paging = sinew::render::palette_paging(&context.device.limits())?;
+            let windows = PaletteWindows::new(paging, paging.stride / 3);
+            crowd.animator.set_palette_windows(windows);
+        }
         for _ in 0..PRE_ROLL_UPDATES {
             crowd.control()?;
         }
@@ -190,11 +203,6 @@ impl CrowdArgs {
                     b.set_retargets(rigs, masks, &bindings)?;
                 }
                 b.reserve_palette(crowd.animator.palette().capacity())?;
-                // Inertialization blocks where the kernel reads them: in their instance's window.
-                let paging = b.palette_paging();
-                crowd
-                    .animator
-                    .set_palette_windows(paging.stride, paging.window_entries);
                 // Every character's record, then a first dispatch, which compiles the pipeline
                 // (lazily, on software drivers): untimed.
                 for (slot, record) in (0u32..).zip(crowd.animator.slot_records()) {

@@ -223,12 +223,15 @@ impl Animator {
         self.backend.masks()
     }
 
-    /// Places inertialization blocks inside the palette window each instance's block starts
-    /// in (windows every `stride` entries, `entries` long: [`crate::GpuBackend::palette_paging`]),
-    /// which is where a GPU evaluator binding the palette in several windows reads them. Without
-    /// it they go anywhere in the palette, which suits a palette bound whole.
-    pub fn set_palette_windows(&mut self, stride: u32, entries: u32) {
-        self.inertial.set_palette_windows(stride, entries);
+    /// Places palette blocks by the windows a GPU evaluator binds the palette in
+    /// ([`crate::PaletteWindows`], from [`crate::GpuBackend::palette_paging`] or
+    /// [`crate::render::palette_paging`]): each inertialization block inside its instance's
+    /// window, where the kernel reads it, and instance blocks outside every window's reserve,
+    /// which keeps room there for them. Set before the entities are first updated: blocks
+    /// already placed stay. Without it blocks go anywhere, which suits a palette bound whole;
+    /// with a windowed palette, an inertialized transition whose window has no room is a cut.
+    pub fn set_palette_windows(&mut self, windows: Option<crate::PaletteWindows>) {
+        self.palette.set_windows(windows);
     }
 
     /// Chooses which entities [`Animator::update`] updates (see [`Scheduling`]).

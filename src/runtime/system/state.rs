@@ -229,7 +229,7 @@ impl Animator {
         self.tracked = tracked;
         self.free_slots = s.free_slots.clone();
         self.palette = s.palette.clone();
-        self.inertial = self.inertial.continuing_from(s.inertial_serial);
+        self.inertial = crate::InertialTransitions::from_serial(s.inertial_serial);
         self.records = records;
         self.record_entities = record_entities;
         self.record_slots = s.record_slots.clone();
