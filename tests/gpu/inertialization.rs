@@ -165,6 +165,21 @@ fn inertialized_transitions_match_the_cpu_twin_through_an_interruption() {
 #[test]
 fn animator_inertialized_transitions_match_its_cpu_evaluation() {
     let Some(ctx) = gpu() else { return };
+    animator_against_its_cpu_evaluation(ctx, None);
+}
+
+/// The same in a palette bound in several windows, the animator told them: every block lies
+/// in its character's window, where the kernel reads it (a block outside it would be a cut on
+/// the GPU while the CPU inertializes).
+#[test]
+fn animator_inertialization_in_a_windowed_palette_matches_its_cpu_evaluation() {
+    let Some(ctx) = gpu() else { return };
+    animator_against_its_cpu_evaluation(ctx, Some(64 << 10));
+}
+
+/// Five characters (forty in palette windows of `binding` bytes) through inertialized
+/// transitions, an interruption and their end, GPU against the animator's CPU evaluation.
+fn animator_against_its_cpu_evaluation(ctx: &sinew::GpuContext, binding: Option<u64>) {
     let Some(path) = super::fixtures::repo_file("humanoid.glb") else {
         return;
     };
@@ -179,7 +194,17 @@ fn animator_inertialized_transitions_match_its_cpu_evaluation() {
     let mut a = sinew::runtime::Animator::new(vec![rigs[0].clone()]).unwrap();
     a.set_scheduling(sinew::runtime::Scheduling::EventDriven);
     let mut world = hecs::World::new();
-    let entities: Vec<hecs::Entity> = (0..5)
+    let options = sinew::gpu::GpuOptions {
+        max_palette_binding: binding,
+        ..sinew::gpu::GpuOptions::default()
+    };
+    let mut backend = GpuBackend::with_options(ctx, a.rigs(), &[], options).unwrap();
+    let paging = backend.palette_paging();
+    if binding.is_some() {
+        a.set_palette_windows(sinew::PaletteWindows::new(paging, paging.stride / 2));
+    }
+    let count = if binding.is_some() { 40 } else { 5 };
+    let entities: Vec<hecs::Entity> = (0..count)
         .map(|i| {
             let place = glam::Vec3::new(i as f32, 0.0, 0.0);
             world.spawn((
@@ -189,7 +214,6 @@ fn animator_inertialized_transitions_match_its_cpu_evaluation() {
             ))
         })
         .collect();
-    let mut backend = GpuBackend::new(ctx, a.rigs(), &[]).unwrap();
     let dt = 1.0 / 60.0;
     let to = |a: &sinew::runtime::Animator, k: usize| {
         sinew::runtime::Motion::Clip(a.clip(0, &clips[k % clips.len()]).unwrap())
@@ -224,7 +248,19 @@ fn animator_inertialized_transitions_match_its_cpu_evaluation() {
         if frame == 12 {
             let chained = (a.slot_records().iter())
                 .filter(|r| r.inertialization().is_some_and(|t| t.chained));
-            assert_eq!(chained.count(), 3, "the interrupted ones chain");
+            if binding.is_none() {
+                assert_eq!(chained.count(), 3, "the interrupted ones chain");
+            } else {
+                assert!(chained.count() > 1, "interrupted ones chain");
+            }
+        }
+        if frame == 6 && binding.is_some() {
+            // Transitions in several windows.
+            let windows: std::collections::BTreeSet<u32> = (a.slot_records().iter())
+                .filter(|r| r.inertialization().is_some())
+                .map(|r| r.palette_offset / paging.stride)
+                .collect();
+            assert!(windows.len() > 1, "{windows:?}");
         }
         let records = a.slot_records().to_vec();
         let cpu = a.evaluate_cpu().unwrap().palette.to_vec();
