@@ -4,7 +4,8 @@
 //! **by name** (so they survive re-baking a rig):
 //!
 //! - [`AnimatorConfig`]: what is registered in an [`Animator`] — masks (by joint names),
-//!   stand-alone blend spaces, state machine definitions and clip events;
+//!   stand-alone blend spaces, state machine definitions, clip events and sync markers, and
+//!   retarget maps (by joint names, with the corrections they were built with);
 //! - [`ControllerConfig`]: one entity's controller — its rig, its base (a clip, a blend space or
 //!   a state machine with its parameter values), its extra layers, its root motion and the rig
 //!   it plays clips of through a retarget map ([`super::Retargeted`]).
@@ -28,7 +29,7 @@ use super::layers::{ClipLayer, Layers, MaskSpec};
 use super::motion::Motion;
 use super::parameters::{ParamId, ParameterKind, Value};
 use super::playback::{Clock, LoopMode, Playback};
-use super::retarget::{RetargetConfig, Retargeted};
+use super::retarget::{RetargetConfig, RetargetMapConfig, Retargeted};
 use super::root_motion::{RootMotion, RootTranslation};
 use super::state_machine::{StateMachine, StateMachineDef};
 use super::system::{Animated, Animator};
@@ -54,6 +55,9 @@ pub struct AnimatorConfig {
     /// Clip sync markers (an event's fields: clip, time, name).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sync_markers: Vec<EventConfig>,
+    /// Retarget maps, in registration order (records and controllers name them by it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retarget_maps: Vec<RetargetMapConfig>,
 }
 
 /// A mask and the rig it is for.
@@ -312,11 +316,13 @@ impl Animator {
                     },
                 })
                 .collect(),
+            retarget_maps: self.retarget_map_configs(),
         }
     }
 
-    /// Registers everything in `config`: masks, blend spaces, state machines, then events. Stops
-    /// at the first invalid entry (those before it stay registered).
+    /// Registers everything in `config`: masks, blend spaces, state machines, events, sync
+    /// markers, then retarget maps (after those already registered). Stops at the first invalid
+    /// entry (those before it stay registered).
     pub fn load_config(&mut self, config: &AnimatorConfig) -> Result<(), RuntimeError> {
         for m in &config.masks {
             let rig = self.rig(&m.rig)?;
@@ -337,6 +343,9 @@ impl Animator {
         for m in &config.sync_markers {
             let rig = self.rig(&m.rig)?;
             self.add_sync_marker(rig, &m.event.clip, m.event.time, &m.event.name)?;
+        }
+        for m in &config.retarget_maps {
+            self.load_retarget_map(m)?;
         }
         Ok(())
     }

@@ -7,7 +7,7 @@
 
 use super::RuntimeError;
 use super::system::Animator;
-use crate::baked::retarget_map::{RetargetBinding, RetargetMap};
+use crate::baked::retarget_map::{RetargetBinding, RetargetMap, SavedEntry};
 use crate::instance::LayerRecord;
 
 /// Plays an entity's motion from another rig's clips: through retarget map `map` of its
@@ -62,6 +62,18 @@ pub struct RetargetConfig {
     pub mirror: bool,
 }
 
+/// A registered retarget map in an [`crate::runtime::AnimatorConfig`]: its rigs by name, its
+/// entries by joint name with the corrections it was built with ([`RetargetMap::saved`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RetargetMapConfig {
+    /// The source rig's name.
+    pub source: String,
+    /// The target rig's name.
+    pub target: String,
+    /// One entry per target joint.
+    pub joints: Vec<SavedEntry>,
+}
+
 /// Most retarget maps an animator holds: a record names one in 16 bits (map index + 1).
 pub const MAX_RETARGET_MAPS: usize = 0xfffe;
 
@@ -109,6 +121,43 @@ impl Animator {
         retargets.push(binding);
         self.backend.set_retargets(&retargets)?;
         Ok((retargets.len() - 1) as u32)
+    }
+
+    /// The registered retarget maps, in order, by rig and joint names.
+    pub(crate) fn retarget_map_configs(&self) -> Vec<RetargetMapConfig> {
+        let rigs = self.rigs();
+        (self.retarget_maps().iter())
+            .map(|b| {
+                let (source, target) = (&rigs[b.source as usize], &rigs[b.target as usize]);
+                RetargetMapConfig {
+                    source: source.name.clone(),
+                    target: target.name.clone(),
+                    joints: b.map.saved(&source.skeleton, &target.skeleton),
+                }
+            })
+            .collect()
+    }
+
+    /// Registers the map `config` describes ([`Animator::add_retarget_map`]) and returns its
+    /// index; fails naming the rigs and the entry at fault.
+    pub(crate) fn load_retarget_map(
+        &mut self,
+        config: &RetargetMapConfig,
+    ) -> Result<u32, RuntimeError> {
+        let (source, target) = (self.rig(&config.source)?, self.rig(&config.target)?);
+        let rigs = self.rigs();
+        let (s, t) = (
+            &rigs[source as usize].skeleton,
+            &rigs[target as usize].skeleton,
+        );
+        let map = RetargetMap::from_saved("configuration", s, t, &config.joints).map_err(|e| {
+            RuntimeError::InvalidRetargetMap {
+                source_rig: config.source.clone(),
+                target_rig: config.target.clone(),
+                reason: format!("{}: {}", e.object, e.reason),
+            }
+        })?;
+        self.add_retarget_map(source, target, map)
     }
 
     /// The registered retarget maps, by index: what a GPU backend uploads

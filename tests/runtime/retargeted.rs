@@ -7,8 +7,8 @@ use hecs::World;
 use sinew::baked::retarget_map::RetargetMap;
 use sinew::cpu::{local_to_model, retarget_pose};
 use sinew::runtime::{
-    Animated, Animator, Attachment, ClipLayer, ControllerConfig, Layers, Playback, Retargeted,
-    RootMotion, RootTranslation, RuntimeError, RuntimeSnapshot, Transform,
+    Animated, Animator, AnimatorConfig, Attachment, ClipLayer, ControllerConfig, Layers, Playback,
+    Retargeted, RootMotion, RootTranslation, RuntimeError, RuntimeSnapshot, Transform,
 };
 use sinew::{LayerRecord, Rig, Sqt};
 
@@ -282,4 +282,66 @@ fn snapshots_and_controllers_keep_the_retargeting() {
         matches!(err, RuntimeError::InvalidRetargetMap { .. }),
         "{err:?}"
     );
+}
+
+#[test]
+fn the_configuration_keeps_retarget_maps_by_joint_name() {
+    let (mut a, map) = retarget_animator();
+    // A map built by matching, beside the identity: rotations corrected, root scaled.
+    let rigs = a.rigs().to_vec();
+    let built = RetargetMap::build(&rigs[1].skeleton, &rigs[0].skeleton, None).unwrap();
+    let second = a.add_retarget_map(1, 0, built).unwrap();
+    let json = a.config().to_json().unwrap();
+    assert!(json.contains("\"retarget_maps\""), "{json}");
+    let config = AnimatorConfig::from_json(&json).unwrap();
+    let mut b = Animator::new(rigs.clone()).unwrap();
+    b.load_config(&config).unwrap();
+    assert_eq!(b.retarget_maps().len(), 2);
+    for (m, n) in a.retarget_maps().iter().zip(b.retarget_maps()) {
+        assert_eq!((m.source, m.target), (n.source, n.target));
+        assert_eq!(m.map.entries(), n.map.entries());
+        assert_eq!(m.mirrored.entries(), n.mirrored.entries());
+    }
+    assert_eq!(second, 1);
+    // A snapshot restores onto the animator the configuration made.
+    let mut world = World::new();
+    let walk = a.clip(1, "walk").unwrap();
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        Playback::new(walk),
+        Retargeted::new(map).mirrored(),
+    ));
+    run(&mut a, &mut world, 10, DT);
+    let snapshot = a.save_state(&world).unwrap();
+    let mut restored = World::new();
+    b.restore_state(&mut restored, &snapshot).unwrap();
+    run(&mut a, &mut world, 3, DT);
+    run(&mut b, &mut restored, 3, DT);
+    assert_eq!(a.record_of(&world, e), b.record_of(&restored, e));
+
+    // A damaged map is refused naming the rigs and the joint at fault.
+    let mut bad = config.clone();
+    bad.retarget_maps[0].joints[1].source = Some("nowhere".to_string());
+    let err = Animator::new(rigs.clone())
+        .unwrap()
+        .load_config(&bad)
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, RuntimeError::InvalidRetargetMap { .. }),
+        "{err:?}"
+    );
+    assert!(
+        text.contains("nowhere") && text.contains("source"),
+        "{text}"
+    );
+    let mut bad = config.clone();
+    bad.retarget_maps[0].joints[0].pre = [0.0, 0.0, 0.0, 2.0];
+    let err = Animator::new(rigs.clone()).unwrap().load_config(&bad);
+    assert!(err.unwrap_err().to_string().contains("unit rotation"));
+    let mut bad = config;
+    bad.retarget_maps[0].joints.pop();
+    let err = Animator::new(rigs).unwrap().load_config(&bad);
+    assert!(err.unwrap_err().to_string().contains("has no entry"));
 }

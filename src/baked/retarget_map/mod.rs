@@ -13,6 +13,7 @@ mod humanoid;
 mod mirror;
 mod names;
 mod rest;
+mod saved;
 mod user_map;
 
 pub use apply::{retarget_pose, retarget_sample};
@@ -21,6 +22,7 @@ pub use humanoid::{HumanoidBone, find_bones};
 pub use mirror::mirror_partners;
 pub use names::{JointName, Side};
 pub use rest::RestWorld;
+pub use saved::SavedEntry;
 pub use user_map::{TranslationSource, UserMap};
 
 use glam::{Quat, Vec3};
