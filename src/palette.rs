@@ -28,8 +28,9 @@ pub struct PaletteAllocator {
     live: std::collections::BTreeMap<u32, u32>,
     capacity: u32,
     used: u32,
-    /// The windows a GPU evaluator binds the palette in, when blocks are placed by them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The windows a GPU evaluator binds the palette in, when blocks are placed by them: the
+    /// device's, so not saved with the blocks.
+    #[serde(skip)]
     windows: Option<PaletteWindows>,
 }
 
@@ -37,7 +38,7 @@ pub struct PaletteAllocator {
 /// [`crate::render::PalettePaging`]), and the entries at the end of each window's stride kept
 /// free of instance blocks for blocks placed beside one ([`PaletteAllocator::allocate_beside`]:
 /// inertialization blocks, which the kernel reads in the instance's window).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PaletteWindows {
     stride: u32,
     entries: u32,
@@ -159,19 +160,24 @@ impl PaletteAllocator {
 
     /// Entries `start..start + len` of free range `i`, which holds them, taken live.
     fn take(&mut self, i: usize, start: u32, len: u32) -> PaletteBlock {
-        let f = self.free.remove(i);
+        let f = self.free[i];
         let block = PaletteBlock { offset: start, len };
-        if start > f.offset {
-            self.insert_free(PaletteBlock {
-                offset: f.offset,
-                len: start - f.offset,
-            });
-        }
-        if block.end() < f.end() {
-            self.insert_free(PaletteBlock {
-                offset: block.end(),
-                len: f.end() - block.end(),
-            });
+        // What is left of the range stays in place, in order (its pieces touch no other range).
+        let after = (block.end() < f.end()).then(|| PaletteBlock {
+            offset: block.end(),
+            len: f.end() - block.end(),
+        });
+        match (start > f.offset, after) {
+            (false, None) => {
+                self.free.remove(i);
+            }
+            (false, Some(after)) => self.free[i] = after,
+            (true, after) => {
+                self.free[i].len = start - f.offset;
+                if let Some(after) = after {
+                    self.free.insert(i + 1, after);
+                }
+            }
         }
         self.used += len;
         self.live.insert(start, len);

@@ -228,7 +228,7 @@ impl Animator {
     /// [`crate::render::palette_paging`]): each inertialization block inside its instance's
     /// window, where the kernel reads it, and instance blocks outside every window's reserve,
     /// which keeps room there for them. Set before the entities are first updated: blocks
-    /// already placed stay. Without it blocks go anywhere, which suits a palette bound whole;
+    /// already placed stay (a restored snapshot's too; the windows are kept across restores). Without it blocks go anywhere, which suits a palette bound whole;
     /// with a windowed palette, an inertialized transition whose window has no room is a cut.
     pub fn set_palette_windows(&mut self, windows: Option<crate::PaletteWindows>) {
         self.palette.set_windows(windows);

@@ -228,7 +228,10 @@ impl Animator {
         self.scheduling = s.scheduling;
         self.tracked = tracked;
         self.free_slots = s.free_slots.clone();
+        // The windows are this animator's device's, not the saved one's.
+        let windows = self.palette.windows();
         self.palette = s.palette.clone();
+        self.palette.set_windows(windows);
         self.inertial = crate::InertialTransitions::from_serial(s.inertial_serial);
         self.records = records;
         self.record_entities = record_entities;
