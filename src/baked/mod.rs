@@ -1,9 +1,9 @@
 //! The baked data model, validated once and trusted after: [`Skeleton`], [`ClipLibrary`],
 //! [`SkinnedMesh`] and its [`Material`], [`RigMorph`], IK constraints ([`ik`]), grouped per
 //! [`Rig`]; the compressed clip format ([`compressed`]) and the `.sinew` file that stores it all
-//! ([`file`]). Also the reads every consumer shares: exact key sampling ([`sample`]), compressed
+//! ([`mod@file`]). Also the reads every consumer shares: exact key sampling ([`sample`]), compressed
 //! decoding ([`compressed::decode`]), propagation ([`propagate`]) and the resampling grid
-//! ([`grid`]). It depends only on [`crate::math`] and [`crate::error`]; [`crate::bake`] builds
+//! ([`grid`]). It depends only on [`crate::math`] and `crate::error`; [`crate::bake`] builds
 //! it from imported data.
 
 mod channel;

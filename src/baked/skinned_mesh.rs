@@ -53,7 +53,7 @@ pub struct SkinnedMesh {
     /// Morph targets (empty when the mesh has none).
     pub morph: MeshMorph,
     /// Vertices whose source had more than [`MAX_INFLUENCES`] nonzero influences, cut to the
-    /// strongest ones on import (see [`RawMesh::influences_cut`]).
+    /// strongest ones on import (see [`crate::import::RawMesh::influences_cut`]).
     pub influences_cut: usize,
 }
 

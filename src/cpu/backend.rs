@@ -90,7 +90,7 @@ impl CpuBackend {
     }
 
     /// Moves `record`'s world by its root motion from frame time `prev` to `now`
-    /// ([`advance_root_motion_from`]), the root's tracks sampled from [`CpuBackend::clip_source`]:
+    /// ([`crate::cpu::advance_root_motion_from`]), the root's tracks sampled from [`CpuBackend::clip_source`]:
     /// the twin of the GPU pipeline of the same source. Fails with [`EvalError::NoSuchRig`] when
     /// the record names a rig the backend does not have.
     pub fn advance_root_motion(
@@ -204,7 +204,7 @@ impl CpuBackend {
     }
 
     /// Keeps the previous palette for motion vectors from the next evaluation on (`false`:
-    /// drops it): the twin of [`crate::GpuOptions::previous_palette`] on a backend that
+    /// drops it): the twin of [`crate::gpu::GpuOptions::previous_palette`] on a backend that
     /// evaluates every record every frame, so every block is kept and stamped.
     pub fn keep_previous_palette(&mut self, keep: bool) {
         self.previous = keep.then(|| self.previous.take().unwrap_or_default());

@@ -173,7 +173,7 @@ impl GpuContext {
     }
 
     /// The evaluate pipeline (of compressed clips with `compressed`) that keeps the previous
-    /// palette ([`crate::GpuOptions::previous_palette`]), compiled on first call.
+    /// palette ([`crate::gpu::GpuOptions::previous_palette`]), compiled on first call.
     pub fn previous_palette_pipeline(
         &self,
         compressed: bool,

@@ -91,7 +91,7 @@ pub fn compressed_shader_source(shape: EvaluateShape) -> String {
 }
 
 /// The evaluate module of `shape` (of compressed clips with `compressed`) that keeps the
-/// previous palette: [`PREVIOUS_PALETTE_SOURCE`] before `evaluate.wgsl`.
+/// previous palette: `PREVIOUS_PALETTE_SOURCE` before `evaluate.wgsl`.
 pub fn previous_palette_shader_source(shape: EvaluateShape, compressed: bool) -> String {
     assemble(&EVALUATE_SOURCES, shape, compressed, Some(true))
 }

@@ -33,6 +33,7 @@
 mod attachment;
 mod blend_space;
 mod content;
+mod controller_config;
 mod error;
 mod events;
 mod input_ramp;
@@ -58,6 +59,7 @@ mod transition;
 
 pub use attachment::{Attachment, joint_model};
 pub use blend_space::{BlendSample, BlendSpace, BlendSpaceDef, BlendWeights, MAX_BLEND_CLIPS};
+pub use controller_config::{BaseConfig, ControllerConfig, LayerConfig, RootMotionConfig};
 pub use error::RuntimeError;
 pub use events::{Event, EventDef};
 pub use input_ramp::{BlendInputRamp, InputRamp};
@@ -72,8 +74,7 @@ pub use parameters::{
     Parameters, Value,
 };
 pub use persistence::{
-    AnimatorConfig, BaseConfig, BlendSpaceConfig, ControllerConfig, EventConfig, LayerConfig,
-    MaskConfig, RootMotionConfig, StateMachineConfig,
+    AnimatorConfig, BlendSpaceConfig, EventConfig, MaskConfig, StateMachineConfig,
 };
 pub use phase_warp::{MAX_WARP_MARKERS, PhaseWarp};
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};

@@ -43,7 +43,7 @@ impl Animator {
     }
 
     /// Finds each foot's contact in clip `clip` of rig `rig` (one cycle: its lowest point in
-    /// model space, [`lowest_point`] over [`CONTACT_SAMPLES`] samples of the exact pose) and
+    /// model space, [`lowest_point`] over `CONTACT_SAMPLES` samples of the exact pose) and
     /// places a sync marker there. `feet` pairs a marker name with a joint name, e.g.
     /// `[("left", "LeftFoot"), ("right", "RightFoot")]`. Returns the markers' times.
     pub fn mark_foot_contacts(

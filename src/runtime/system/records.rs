@@ -66,8 +66,8 @@ impl Animator {
     }
 
     /// Of [`Animator::changed_slots`], those whose world transform was placed (a new entity, or
-    /// its [`Transform`] set): for an entity with root motion on the GPU
-    /// ([`super::RootMotion::on_gpu`]) the GPU owns the record's world, and only these uploads
+    /// its [`crate::runtime::Transform`] set): for an entity with root motion on the GPU
+    /// ([`crate::runtime::RootMotion::on_gpu`]) the GPU owns the record's world, and only these uploads
     /// replace it ([`crate::GpuBackend::set_record_world`]).
     pub fn placed_slots(&self) -> &[u32] {
         &self.placed
