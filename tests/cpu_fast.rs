@@ -1,13 +1,16 @@
 //! The fast CPU evaluator ([`FastCpuBackend`]) against the exact one: its measured error bound on
 //! every rig of `assets/` and `../shared/gltf`, exactness at the key times of uniformly keyed
 //! clips, layers, masks, additive blending, root-motion flags, many instances, the same results
-//! for any thread count, IK, joint LOD, and the same input validation as [`CpuBackend`].
+//! for any thread count, IK, joint LOD, inertialized transitions, and the same input validation
+//! as [`CpuBackend`].
 
 mod common;
 #[path = "cpu_fast/crowd.rs"]
 mod crowd;
 #[path = "cpu_fast/ik.rs"]
 mod ik;
+#[path = "cpu_fast/inertialized.rs"]
+mod inertialized;
 #[path = "cpu_fast/joint_lod.rs"]
 mod joint_lod;
 #[path = "cpu_fast/layers.rs"]

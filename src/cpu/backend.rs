@@ -9,10 +9,9 @@ use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
 use crate::mask::JointMask;
 use crate::math::{Aabb, Mat3x4Rows};
 
-use super::inertial::{InertialView, InertialWords, capture_inertialization_with};
+use super::inertial_copies::InertialCopies;
 use super::{
     ClipSource, FrameOrder, PreviousPalette, evaluate_pose_with, reads, retarget, root_motion,
-    validate_record,
 };
 
 /// A set of rigs and masks evaluated on the CPU.
@@ -34,11 +33,8 @@ pub struct CpuBackend {
     evaluations: u32,
     /// Retarget maps retargeted layers name ([`CpuBackend::set_retargets`]).
     pub(super) retargets: Vec<RetargetBinding>,
-    /// This frame's inertialization blocks, copied out of the palette after their capture
-    /// (the parallel evaluation holds the palette in disjoint pieces).
-    inertial: Vec<InertialWords>,
-    /// Per record, where its block starts in `inertial` (`u32::MAX`: none).
-    inertial_at: Vec<u32>,
+    /// This frame's inertialization blocks, copied out of the palette after their capture.
+    inertial: InertialCopies,
 }
 
 impl CpuBackend {
@@ -60,8 +56,7 @@ impl CpuBackend {
             previous: None,
             evaluations: 0,
             retargets: Vec::new(),
-            inertial: Vec::new(),
-            inertial_at: Vec::new(),
+            inertial: InertialCopies::default(),
         })
     }
 
@@ -184,7 +179,8 @@ impl CpuBackend {
             previous.keep(&self.rigs, instances, &slots, self.evaluations, palette)?;
         }
         self.evaluations = self.evaluations.wrapping_add(1);
-        self.capture_inertial(instances, palette)?;
+        let (rigs, masks, maps) = (&self.rigs, &self.masks, &self.retargets);
+        (self.inertial).capture(rigs, masks, maps, self.source, instances, palette)?;
         let mut frame = std::mem::take(&mut self.frame);
         let result = frame.run(
             &self.rigs,
@@ -194,7 +190,14 @@ impl CpuBackend {
             palette,
             aabbs,
             |order, palette, base, sorted| {
-                self.evaluate_chunk(now, instances, order, palette, base, sorted)
+                let chunk = ExactChunk {
+                    rigs: &self.rigs,
+                    masks: &self.masks,
+                    retargets: &self.retargets,
+                    source: self.source,
+                    inertial: &self.inertial,
+                };
+                chunk.evaluate(now, instances, order, palette, base, sorted, false)
             },
         );
         self.frame = frame;
@@ -247,52 +250,6 @@ impl CpuBackend {
         self.last_reads.per_joint()
     }
 
-    /// Captures the inertialized transitions of `instances` whose blocks in `palette` do not
-    /// hold them yet ([`capture_inertialization`]), each record checked first, and copies every
-    /// inertialized record's block for the evaluation.
-    fn capture_inertial(
-        &mut self,
-        instances: &[InstanceRecord],
-        palette: &mut [Mat3x4Rows],
-    ) -> Result<(), EvalError> {
-        self.inertial.clear();
-        self.inertial_at.clear();
-        for (i, rec) in instances.iter().enumerate() {
-            let Some(t) = rec.inertialization().filter(|_| !rec.is_empty()) else {
-                continue;
-            };
-            validate_record(&self.rigs, &self.masks, &self.retargets, rec, palette.len())?;
-            let rig = &self.rigs[rec.rig as usize];
-            let range = t.block as usize..t.block_end(rig.joint_count()) as usize;
-            let words: &mut [InertialWords] = bytemuck::cast_slice_mut(&mut palette[range]);
-            // Retargeted layers, outgoing or incoming, read their map's source rig.
-            let (mut outgoing, mut incoming): (retarget::RecordClips, retarget::RecordClips) =
-                Default::default();
-            let clips: [&[retarget::LayerClips]; 2] = if self.retargets.is_empty() {
-                [&[], &[]]
-            } else {
-                let (rigs, maps) = (&self.rigs, &self.retargets);
-                retarget::record_clips(rigs, maps, rec.rig, rec.outgoing_layers(), &mut outgoing);
-                retarget::record_clips(rigs, maps, rec.rig, rec.used_layers(), &mut incoming);
-                [&outgoing[..], &incoming[..]]
-            };
-            capture_inertialization_with(rig, self.source, &self.masks, rec, clips, words);
-            if self.inertial_at.len() < instances.len() {
-                self.inertial_at.resize(instances.len(), u32::MAX);
-            }
-            self.inertial_at[i] = self.inertial.len() as u32;
-            self.inertial.extend_from_slice(words);
-        }
-        Ok(())
-    }
-
-    /// Record `i`'s inertialization at frame time `now`, if it has one still decaying.
-    fn inertial_view(&self, i: usize, rec: &InstanceRecord, now: f32) -> Option<InertialView<'_>> {
-        let t = rec.inertialization()?;
-        let at = *self.inertial_at.get(i)? as usize;
-        InertialView::of(&t, self.inertial.get(at..)?, now)
-    }
-
     /// Bytes read and joints evaluated evaluating the (validated) `instances` at `now`.
     fn frame_reads(&self, now: f32, instances: &[InstanceRecord]) -> reads::ReadTally {
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
@@ -327,10 +284,24 @@ impl CpuBackend {
         }
         reads::ReadTally { bytes, joints }
     }
+}
 
-    /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core.
+/// What the exact evaluation of a chunk of instances reads: both CPU backends' (the fast one's
+/// for instances in an inertialized transition).
+pub(crate) struct ExactChunk<'a> {
+    pub rigs: &'a [Rig],
+    pub masks: &'a [JointMask],
+    pub retargets: &'a [RetargetBinding],
+    pub source: ClipSource,
+    pub inertial: &'a InertialCopies,
+}
+
+impl ExactChunk<'_> {
+    /// Evaluates one chunk of instances (`order`, ascending by palette offset) on this core,
+    /// or only those whose inertialization offset still decays when `only_inertialized`.
     /// `base` is the palette index of `palette[0]`.
-    fn evaluate_chunk(
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn evaluate(
         &self,
         now: f32,
         instances: &[InstanceRecord],
@@ -338,38 +309,40 @@ impl CpuBackend {
         palette: &mut [Mat3x4Rows],
         base: usize,
         aabbs: &mut [Aabb],
+        only_inertialized: bool,
     ) {
         let mut models = [Affine3A::IDENTITY; MAX_JOINTS];
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
         let mut clips: retarget::RecordClips = Default::default();
+        // Retargeted layers read their map's source rig (checked with the records).
+        let retargeted = !self.retargets.is_empty();
         for (&i, aabb) in order.iter().zip(aabbs) {
             let rec = &instances[i as usize];
+            let inertial = self.inertial.view(i as usize, rec, now);
+            if only_inertialized && inertial.is_none() {
+                continue;
+            }
             let rig = &self.rigs[rec.rig as usize];
-            // Retargeted layers read their map's source rig (checked with the records).
-            let retargeted = !self.retargets.is_empty();
             if retargeted {
-                let (rigs, maps) = (&self.rigs, &self.retargets);
+                let (rigs, maps) = (self.rigs, self.retargets);
                 retarget::record_clips(rigs, maps, rec.rig, rec.used_layers(), &mut clips);
             }
-            let n = rig.joint_count();
-            let entries = rig.palette_entries();
             let count = rec.used_layers().len();
             for (slot, layer) in layers.iter_mut().zip(rec.layers_at(now)) {
                 *slot = layer;
             }
             let start = rec.palette_offset as usize - base;
-            let inertial = self.inertial_view(i as usize, rec, now);
             *aabb = evaluate_pose_with(
                 rig,
                 self.source,
-                &self.masks,
+                self.masks,
                 &layers[..count],
                 if retargeted { &clips[..count] } else { &[] },
                 rec.flags,
                 inertial.as_ref(),
                 &rec.world.to_affine(),
-                &mut models[..n],
-                &mut palette[start..start + entries],
+                &mut models[..rig.joint_count()],
+                &mut palette[start..start + rig.palette_entries()],
             );
         }
     }

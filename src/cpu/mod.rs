@@ -14,6 +14,7 @@ pub mod fast;
 mod frame_order;
 mod ik;
 mod inertial;
+mod inertial_copies;
 mod morph;
 mod previous_palette;
 mod reads;

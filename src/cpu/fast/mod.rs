@@ -20,6 +20,15 @@
 //! its level ([`crate::Skeleton::lod_sampled_joints`]) and holds the others at rest; joints no
 //! lane of a group samples are not sampled at all.
 //!
+//! Inertialized transitions ([`crate::Inertialization`]): blocks are captured and copied out
+//! before the groups run, as [`CpuBackend`] does (`cpu/inertial_copies.rs`), and an instance
+//! whose offset is still decaying is evaluated again after its group by the exact evaluator
+//! with that offset, its lane having sampled the incoming layers only. Its pose is then the
+//! exact backend's, within the fast mode's error of its lane's before and after the transition;
+//! while the offset decays it costs an exact evaluation on top of its lane (not counted in
+//! [`FastCpuBackend::bytes_read_per_joint`]). [`FastCpuBackend::evaluate_one`] does not
+//! inertialize (it has no palette to hold the block).
+//!
 //! It is a backend of its own rather than a mode of [`CpuBackend`], so the exact evaluator
 //! keeps a single code path; [`FastCpuBackend::from_exact`] builds the fast twin of an exact
 //! backend, and [`FastCpuBackend::evaluate_one`] also returns one instance's model matrices.
@@ -115,8 +124,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::Affine3A;
 
 use crate::baked::Rig;
-use crate::cpu::CpuBackend;
+use crate::cpu::backend::ExactChunk;
+use crate::cpu::inertial_copies::InertialCopies;
 use crate::cpu::reads::ReadTally;
+use crate::cpu::{ClipSource, CpuBackend};
 use crate::error::EvalError;
 use crate::instance::InstanceRecord;
 use crate::mask::JointMask;
@@ -137,6 +148,8 @@ pub struct FastCpuBackend {
     last_reads: ReadTally,
     /// Palette order and AABBs in that order, reused every frame.
     frame: super::FrameOrder,
+    /// This frame's inertialization blocks, copied out of the palette after their capture.
+    inertial: InertialCopies,
 }
 
 impl FastCpuBackend {
@@ -164,6 +177,7 @@ impl FastCpuBackend {
             kernel: FastKernel::detect(),
             last_reads: ReadTally::default(),
             frame: super::FrameOrder::new(LANES),
+            inertial: InertialCopies::default(),
         }
     }
 
@@ -269,6 +283,8 @@ impl FastCpuBackend {
         palette: &mut [Mat3x4Rows],
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
+        let (rigs, masks) = (&self.rigs, &self.masks);
+        (self.inertial).capture(rigs, masks, &[], ClipSource::Exact, instances, palette)?;
         let mut frame = std::mem::take(&mut self.frame);
         let (bytes, joints) = (AtomicU64::new(0), AtomicU64::new(0));
         let result = frame.run(
@@ -333,7 +349,7 @@ impl FastCpuBackend {
     ) -> (u64, u64) {
         SCRATCH.with_borrow_mut(|scratch| {
             let (mut bytes, mut evaluated) = (0, 0);
-            let mut rest = palette;
+            let mut rest = &mut *palette;
             let mut rest_base = base;
             let mut at = 0;
             while at < order.len() {
@@ -392,6 +408,18 @@ impl FastCpuBackend {
                     write_weights(&self.rigs[rig as usize], &self.masks, lane, morph);
                 }
                 at += count;
+            }
+            if !self.inertial.is_empty() {
+                // Instances in an inertialized transition again, exactly with their offsets:
+                // their lanes sampled the incoming layers only.
+                let exact = ExactChunk {
+                    rigs: &self.rigs,
+                    masks: &self.masks,
+                    retargets: &[],
+                    source: ClipSource::Exact,
+                    inertial: &self.inertial,
+                };
+                exact.evaluate(now, instances, order, palette, base, aabbs, true);
             }
             (bytes, evaluated)
         })
