@@ -79,7 +79,7 @@ pub use persistence::{
 pub use phase_warp::{MAX_WARP_MARKERS, PhaseWarp};
 pub use playback::{Clock, LoopMode, MAX_EVENT_CYCLES, Playback, Step};
 pub use record_changes::RecordChanges;
-pub use retarget::{MAX_RETARGET_MAPS, RetargetConfig, RetargetMapConfig, Retargeted};
+pub use retarget::{MAX_RETARGET_MAPS, MirrorAxis, RetargetConfig, RetargetMapConfig, Retargeted};
 pub use root_motion::{RootMotion, RootTranslation};
 pub use schedule::Scheduling;
 pub use snapshot::{RuntimeSnapshot, SNAPSHOT_VERSION};

@@ -9,6 +9,7 @@ use super::RuntimeError;
 use super::system::Animator;
 use crate::baked::retarget_map::{RetargetBinding, RetargetMap, SavedEntry};
 use crate::instance::LayerRecord;
+use crate::math::MirrorPlane;
 
 /// Plays an entity's motion from another rig's clips: through retarget map `map` of its
 /// animator ([`Animator::add_retarget_map`]), whose target must be the entity's rig, or through
@@ -72,6 +73,46 @@ pub struct RetargetMapConfig {
     pub target: String,
     /// One entry per target joint.
     pub joints: Vec<SavedEntry>,
+    /// The plane its mirror reflects across ([`Animator::add_retarget_map_mirrored_across`]).
+    #[serde(default, skip_serializing_if = "is_x")]
+    pub mirror_plane: MirrorAxis,
+}
+
+/// The model axis normal to a mirror plane, as configurations name it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MirrorAxis {
+    /// The plane x = 0: left and right along X (a biped facing ±Z).
+    #[default]
+    X,
+    /// The plane y = 0.
+    Y,
+    /// The plane z = 0 (a biped facing ±X).
+    Z,
+}
+
+impl MirrorAxis {
+    /// The plane.
+    pub const fn plane(self) -> MirrorPlane {
+        match self {
+            Self::X => MirrorPlane::X,
+            Self::Y => MirrorPlane::Y,
+            Self::Z => MirrorPlane::Z,
+        }
+    }
+
+    /// The axis normal to `plane`.
+    pub const fn of(plane: MirrorPlane) -> Self {
+        match plane.0 {
+            0 => Self::X,
+            1 => Self::Y,
+            _ => Self::Z,
+        }
+    }
+}
+
+fn is_x(axis: &MirrorAxis) -> bool {
+    *axis == MirrorAxis::X
 }
 
 /// Most retarget maps an animator holds: a record names one in 16 bits (map index + 1).
@@ -88,6 +129,18 @@ impl Animator {
         source: u32,
         target: u32,
         map: RetargetMap,
+    ) -> Result<u32, RuntimeError> {
+        self.add_retarget_map_mirrored_across(source, target, map, MirrorPlane::X)
+    }
+
+    /// [`Animator::add_retarget_map`] with the map's mirror across `plane` of the target's
+    /// model space (a target whose left and right lie along another axis).
+    pub fn add_retarget_map_mirrored_across(
+        &mut self,
+        source: u32,
+        target: u32,
+        map: RetargetMap,
+        plane: MirrorPlane,
     ) -> Result<u32, RuntimeError> {
         let (s, t) = (self.rig_ref(source)?, self.rig_ref(target)?);
         if map.source_joint_count() != s.joint_count() || map.entries().len() != t.joint_count() {
@@ -110,13 +163,13 @@ impl Animator {
                 reason: format!("{MAX_RETARGET_MAPS} maps are registered already"),
             });
         }
-        let binding = RetargetBinding::new(self.rigs(), source, target, map).map_err(|e| {
-            RuntimeError::InvalidRetargetMap {
+        let rigs = self.rigs();
+        let binding = RetargetBinding::with_mirror_plane(rigs, source, target, map, plane)
+            .map_err(|e| RuntimeError::InvalidRetargetMap {
                 source_rig: s.name.clone(),
                 target_rig: t.name.clone(),
                 reason: e.to_string(),
-            }
-        })?;
+            })?;
         let mut retargets = self.backend.retargets().to_vec();
         retargets.push(binding);
         self.backend.set_retargets(&retargets)?;
@@ -133,6 +186,7 @@ impl Animator {
                     source: source.name.clone(),
                     target: target.name.clone(),
                     joints: b.map.saved(&source.skeleton, &target.skeleton),
+                    mirror_plane: MirrorAxis::of(b.mirrored.plane()),
                 }
             })
             .collect()
@@ -157,7 +211,7 @@ impl Animator {
                 reason: format!("{}: {}", e.object, e.reason),
             }
         })?;
-        self.add_retarget_map(source, target, map)
+        self.add_retarget_map_mirrored_across(source, target, map, config.mirror_plane.plane())
     }
 
     /// The registered retarget maps, by index: what a GPU backend uploads

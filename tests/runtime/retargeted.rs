@@ -6,6 +6,7 @@ use glam::Affine3A;
 use hecs::World;
 use sinew::baked::retarget_map::RetargetMap;
 use sinew::cpu::{local_to_model, retarget_pose};
+use sinew::math::MirrorPlane;
 use sinew::runtime::{
     Animated, Animator, AnimatorConfig, Attachment, ClipLayer, ControllerConfig, Layers, Playback,
     Retargeted, RootMotion, RootTranslation, RuntimeError, RuntimeSnapshot, Transform,
@@ -291,12 +292,18 @@ fn the_configuration_keeps_retarget_maps_by_joint_name() {
     let rigs = a.rigs().to_vec();
     let built = RetargetMap::build(&rigs[1].skeleton, &rigs[0].skeleton, None).unwrap();
     let second = a.add_retarget_map(1, 0, built).unwrap();
+    // And one mirrored across Z = 0.
+    let identity = RetargetMap::identity(&rigs[0].skeleton);
+    a.add_retarget_map_mirrored_across(1, 0, identity, MirrorPlane::Z)
+        .unwrap();
     let json = a.config().to_json().unwrap();
     assert!(json.contains("\"retarget_maps\""), "{json}");
+    assert_eq!(json.matches("\"mirror_plane\": \"z\"").count(), 1, "{json}");
     let config = AnimatorConfig::from_json(&json).unwrap();
     let mut b = Animator::new(rigs.clone()).unwrap();
     b.load_config(&config).unwrap();
-    assert_eq!(b.retarget_maps().len(), 2);
+    assert_eq!(b.retarget_maps().len(), 3);
+    assert_eq!(b.retarget_maps()[2].mirrored.plane(), MirrorPlane::Z);
     for (m, n) in a.retarget_maps().iter().zip(b.retarget_maps()) {
         assert_eq!((m.source, m.target), (n.source, n.target));
         assert_eq!(m.map.entries(), n.map.entries());

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use sinew::gpu::{ClipFormat, GpuOptions, RetargetBinding};
+use sinew::gpu::{ClipFormat, GpuOptions};
 use sinew::runtime::Scheduling;
 use sinew::{
     Aabb, DEFAULT_ERROR_BUDGET, FastCpuBackend, GpuBackend, GpuContext, Mat3x4Rows, PaletteWindows,
@@ -196,11 +196,7 @@ impl CrowdArgs {
                 // The animator's retarget maps, in its order: records name them by index.
                 let maps = crowd.animator.retarget_maps();
                 if !maps.is_empty() {
-                    let bindings = maps
-                        .iter()
-                        .map(|m| RetargetBinding::new(rigs, m.source, m.target, m.map.clone()))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    b.set_retargets(rigs, masks, &bindings)?;
+                    b.set_retargets(rigs, masks, maps)?;
                 }
                 b.reserve_palette(crowd.animator.palette().capacity())?;
                 // Every character's record, then a first dispatch, which compiles the pipeline
