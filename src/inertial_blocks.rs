@@ -12,6 +12,8 @@ use crate::palette::{PaletteAllocator, PaletteBlock};
 #[derive(Clone, Debug)]
 pub struct InertialTransitions {
     serial: u32,
+    /// Slots whose held record may be in a transition ([`InertialTransitions::sweep`]).
+    active: Vec<u32>,
 }
 
 impl Default for InertialTransitions {
@@ -23,12 +25,61 @@ impl Default for InertialTransitions {
 impl InertialTransitions {
     /// No transition started yet.
     pub const fn new() -> Self {
-        Self { serial: 0 }
+        Self {
+            serial: 0,
+            active: Vec::new(),
+        }
     }
 
-    /// Serials continuing after `serial` (a restored animator's).
-    pub(crate) const fn from_serial(serial: u32) -> Self {
-        Self { serial }
+    /// Serials continuing after `serial` (a restored animator's) for `held`, the records each
+    /// slot holds.
+    pub(crate) fn from_serial(serial: u32, held: &[InstanceRecord]) -> Self {
+        let active = (0u32..).zip(held);
+        Self {
+            serial,
+            active: active
+                .filter(|(_, r)| r.inertialization().is_some())
+                .map(|(slot, _)| slot)
+                .collect(),
+        }
+    }
+
+    /// Notes that slot `slot` now holds `rec`: a transition to end in time when it has one
+    /// ([`InertialTransitions::sweep`]).
+    pub(crate) fn held(&mut self, slot: u32, rec: &InstanceRecord) {
+        if rec.inertialization().is_some() {
+            self.active.push(slot);
+        }
+    }
+
+    /// Ends every transition of `held` (the records per slot) whose offset has decayed at frame
+    /// time `now`, whether or not its instance was updated: its block goes back to `palette`
+    /// and its record loses the descriptor, without being written again (an expired
+    /// descriptor neither samples nor writes its block: the kernel and the CPU backends skip
+    /// it). `joints` gives a record's rig's joint count.
+    pub(crate) fn sweep(
+        &mut self,
+        palette: &mut PaletteAllocator,
+        held: &mut [InstanceRecord],
+        joints: impl Fn(&InstanceRecord) -> usize,
+        now: f32,
+    ) {
+        self.active.sort_unstable();
+        self.active.dedup();
+        self.active.retain(|&slot| {
+            let Some(rec) = held.get_mut(slot as usize) else {
+                return false;
+            };
+            match rec.inertialization() {
+                Some(t) if now - t.start >= t.duration => {
+                    palette.free(block_of(&t, joints(rec)));
+                    *rec = rec.without_inertialization();
+                    false
+                }
+                Some(_) => true,
+                None => false,
+            }
+        });
     }
 
     /// The last serial handed out (0: none).

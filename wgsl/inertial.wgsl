@@ -44,7 +44,8 @@ fn inertial_begin(k: u32, slot: u32, rig: RigDesc) {
             && entries <= arrayLength(&palette) - block {
             let held = palette[block].rows[0];
             let capture = held.x != d.weight || held.w != INERTIAL_TAG;
-            if capture || header.time - d.time < d.period {
+            // A decayed transition neither captures nor reads: its block may be another's now.
+            if header.time - d.time < d.period {
                 state = vec4<u32>(
                     block,
                     select(0u, 1u, capture),

@@ -180,7 +180,7 @@ impl CpuBackend {
         }
         self.evaluations = self.evaluations.wrapping_add(1);
         let (rigs, masks, maps) = (&self.rigs, &self.masks, &self.retargets);
-        (self.inertial).capture(rigs, masks, maps, self.source, instances, palette)?;
+        (self.inertial).capture(rigs, masks, maps, self.source, instances, palette, now)?;
         let mut frame = std::mem::take(&mut self.frame);
         let result = frame.run(
             &self.rigs,

@@ -23,9 +23,11 @@ pub(crate) struct InertialCopies {
 }
 
 impl InertialCopies {
-    /// Captures the inertialized transitions of `instances` whose blocks in `palette` do not
-    /// hold them yet ([`super::capture_inertialization`], sampling `source`), each record
-    /// checked first, and copies every inertialized record's block.
+    /// Captures the inertialized transitions of `instances` still decaying at frame time `now`
+    /// whose blocks in `palette` do not hold them yet ([`super::capture_inertialization`],
+    /// sampling `source`), each record checked first, and copies their blocks. A decayed
+    /// transition's block is left alone: it may be another instance's by now (as the kernel
+    /// does).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn capture(
         &mut self,
@@ -35,11 +37,16 @@ impl InertialCopies {
         source: ClipSource,
         instances: &[InstanceRecord],
         palette: &mut [Mat3x4Rows],
+        now: f32,
     ) -> Result<(), EvalError> {
         self.words.clear();
         self.at.clear();
         for (i, rec) in instances.iter().enumerate() {
-            let Some(t) = rec.inertialization().filter(|_| !rec.is_empty()) else {
+            let decaying = |t: &crate::Inertialization| now - t.start < t.duration;
+            let Some(t) = rec
+                .inertialization()
+                .filter(|t| !rec.is_empty() && decaying(t))
+            else {
                 continue;
             };
             validate_record(rigs, masks, retargets, rec, palette.len())?;

@@ -295,3 +295,62 @@ fn inertialization_blocks_lie_in_their_instances_palette_window() {
         );
     }
 }
+
+#[test]
+fn a_decayed_transition_frees_its_block_while_its_entity_sleeps() {
+    let mut a = animator();
+    a.set_scheduling(sinew::runtime::Scheduling::EventDriven);
+    let mut world = World::new();
+    let walk = clip_id(&a, "walk");
+    let e = world.spawn((
+        Animated::new(0),
+        Transform::IDENTITY,
+        a.cross_fade(0, "idle").unwrap(),
+    ));
+    run(&mut a, &mut world, 3, DT);
+    let entries = a.rigs()[0].palette_entries() as u32;
+    assert_eq!(a.palette().used(), entries);
+    world.get::<&mut CrossFade>(e).unwrap().inertialize_to(
+        Motion::Clip(walk),
+        Clock::default(),
+        0.3,
+    );
+    a.touch(e);
+    a.update(&mut world, DT).unwrap();
+    let stale = a.slot_records()[0];
+    assert!(stale.inertialization().is_some());
+    assert!(a.palette().used() > entries);
+    // Nothing is due: the looping walk has no events and no fade. Past 0.3 s the block is
+    // back, the record without its descriptor, and nothing was written again for it.
+    let mut written = 0;
+    for _ in 0..30 {
+        a.update(&mut world, DT).unwrap();
+        written += a.changed_slots().len();
+    }
+    assert_eq!(written, 0, "no record written while the entity sleeps");
+    assert_eq!(a.palette().used(), entries, "the block is back");
+    assert!(a.slot_records()[0].inertialization().is_none());
+    // The record the GPU still holds keeps the decayed descriptor: evaluated, it leaves its old
+    // block (another instance's by now) alone and poses as the record without it.
+    let block = stale.inertialization().unwrap().block as usize;
+    let len = sinew::inertial_block_entries(a.rigs()[0].joint_count() as u32) as usize;
+    let sentinel = Mat3x4Rows::IDENTITY;
+    let mut cpu = CpuBackend::new(a.rigs().to_vec(), Vec::new()).unwrap();
+    let mut boxes = [sinew::Aabb::EMPTY];
+    let evaluate = |cpu: &mut CpuBackend, rec: InstanceRecord, boxes: &mut [sinew::Aabb; 1]| {
+        let mut p = vec![sentinel; block + len];
+        cpu.evaluate_at(a.frame_time(), &[rec], &mut p, boxes)
+            .unwrap();
+        p
+    };
+    let held = a.slot_records()[0];
+    let (kept, cleared) = (
+        evaluate(&mut cpu, stale, &mut boxes),
+        evaluate(&mut cpu, held, &mut boxes),
+    );
+    assert_eq!(kept[..entries as usize], cleared[..entries as usize]);
+    assert!(
+        kept[block..].iter().all(|m| *m == sentinel),
+        "the old block is untouched"
+    );
+}

@@ -284,7 +284,7 @@ impl FastCpuBackend {
         aabbs: &mut [Aabb],
     ) -> Result<(), EvalError> {
         let (rigs, masks) = (&self.rigs, &self.masks);
-        (self.inertial).capture(rigs, masks, &[], ClipSource::Exact, instances, palette)?;
+        (self.inertial).capture(rigs, masks, &[], ClipSource::Exact, instances, palette, now)?;
         let mut frame = std::mem::take(&mut self.frame);
         let (bytes, joints) = (AtomicU64::new(0), AtomicU64::new(0));
         let result = frame.run(

@@ -163,7 +163,12 @@ impl Animator {
                 *held = *rec;
                 self.changed.push(slot);
             }
+            self.inertial.held(slot, held);
         }
+        // Transitions that have decayed give their blocks back now, not at their entity's next
+        // update (an event-driven entity may sleep for seconds).
+        let held = &mut self.slot_records;
+        (self.inertial).sweep(&mut self.palette, held, joints, now);
         for slot in self.freed.drain(..) {
             let t = &self.tracked[slot as usize];
             if !t.live && !self.slot_records[slot as usize].is_empty() {

@@ -232,7 +232,7 @@ impl Animator {
         let windows = self.palette.windows();
         self.palette = s.palette.clone();
         self.palette.set_windows(windows);
-        self.inertial = crate::InertialTransitions::from_serial(s.inertial_serial);
+        self.inertial = crate::InertialTransitions::from_serial(s.inertial_serial, &slot_records);
         self.records = records;
         self.record_entities = record_entities;
         self.record_slots = s.record_slots.clone();
