@@ -76,6 +76,24 @@ fn layer_plays(rig: RigDesc, layer: FrameLayer) -> bool {
     return layer.clip < rig.clip_count || layer.map != NO_MAP;
 }
 
+// Whether `layer`, at weight `w` at a joint, takes its sample whole there: an override at full
+// weight, which hides the layers under it.
+fn hides_lower(rig: RigDesc, layer: FrameLayer, w: f32) -> bool {
+    return w >= 1.0 && (layer.flags & LAYER_ADDITIVE) == 0u && layer_plays(rig, layer);
+}
+
+// `pose` with a layer's `sample` applied at weight `w`: its delta from `rest` added for an
+// additive layer (`flags`), else a blend toward it (the sample itself at full weight).
+fn apply_layer(pose: Sqt, sample: Sqt, rest: Sqt, w: f32, flags: u32) -> Sqt {
+    if (flags & LAYER_ADDITIVE) != 0u {
+        return add_delta(pose, delta_from(sample, rest), w);
+    }
+    if w >= 1.0 {
+        return sample;
+    }
+    return blend_toward(pose, sample, w);
+}
+
 // The blended local transform of `joint` of instance k of the workgroup: start from the rest
 // pose, then apply each resolved layer, bottom first, with its weight times `mask[joint]`. The
 // layers under the topmost override at full weight there (it takes its sample whole) are
@@ -89,7 +107,7 @@ fn blend_joint(rig: RigDesc, k: u32, joint: u32, rest: Sqt) -> Sqt {
         let layer = wg_layers[k * MAX_LAYERS + l - 1u];
         let w = layer.weight * mask_weight(layer.flags, joint);
         weights[l - 1u] = w;
-        if w >= 1.0 && (layer.flags & LAYER_ADDITIVE) == 0u && layer_plays(rig, layer) {
+        if hides_lower(rig, layer, w) {
             first = l - 1u;
             break;
         }
@@ -103,13 +121,7 @@ fn blend_joint(rig: RigDesc, k: u32, joint: u32, rest: Sqt) -> Sqt {
             continue;
         }
         let sample = sample_layer_joint(rig, i, joint, rest);
-        if (layer.flags & LAYER_ADDITIVE) != 0u {
-            pose = add_delta(pose, delta_from(sample, rest), w);
-        } else if w >= 1.0 {
-            pose = sample;
-        } else {
-            pose = blend_toward(pose, sample, w);
-        }
+        pose = apply_layer(pose, sample, rest, w, layer.flags);
     }
     return pose;
 }

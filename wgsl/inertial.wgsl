@@ -137,7 +137,7 @@ fn blend_record_joint(
         let layer = layers[l - 1u];
         let w = layer.weight * mask_weight(layer.flags, joint);
         weights[l - 1u] = w;
-        if w >= 1.0 && (layer.flags & LAYER_ADDITIVE) == 0u && layer_plays(rig, layer) {
+        if hides_lower(rig, layer, w) {
             bottom = l - 1u;
             break;
         }
@@ -150,13 +150,7 @@ fn blend_record_joint(
             continue;
         }
         let sample = sample_frame_layer_joint(rig, layer, joint, rest);
-        if (layer.flags & LAYER_ADDITIVE) != 0u {
-            pose = add_delta(pose, delta_from(sample, rest), w);
-        } else if w >= 1.0 {
-            pose = sample;
-        } else {
-            pose = blend_toward(pose, sample, w);
-        }
+        pose = apply_layer(pose, sample, rest, w, layer.flags);
     }
     return pose;
 }

@@ -6,6 +6,7 @@ use crate::baked::retarget_map::RetargetBinding;
 use crate::baked::{MAX_JOINTS, Rig};
 use crate::error::EvalError;
 use crate::instance::{InstanceRecord, Layer, MAX_LAYERS};
+use crate::layer_reads::LayerReads;
 use crate::mask::JointMask;
 use crate::math::{Aabb, Mat3x4Rows};
 
@@ -25,6 +26,8 @@ pub struct CpuBackend {
     pub(super) frame: FrameOrder,
     /// Per rig, what its evaluation reads ([`reads::RigReads`]).
     reads: Vec<reads::RigReads>,
+    /// Per retarget map, what a layer played through it reads (kept with `reads`).
+    map_reads: Vec<LayerReads>,
     /// Bytes read and joints evaluated by the last evaluation.
     last_reads: reads::ReadTally,
     /// The previous palette of motion vectors, when kept ([`CpuBackend::keep_previous_palette`]).
@@ -52,6 +55,7 @@ impl CpuBackend {
             masks,
             source: ClipSource::Exact,
             frame: FrameOrder::new(1),
+            map_reads: Vec::new(),
             last_reads: reads::ReadTally::default(),
             previous: None,
             evaluations: 0,
@@ -126,6 +130,7 @@ impl CpuBackend {
                 .map_err(|e| with_rig_index(e, index))?;
         }
         self.reads.push(reads::RigReads::new(&rig, self.source));
+        self.refresh_map_reads();
         self.rigs.push(rig);
         self.frame.forget_checked();
         Ok((self.rigs.len() - 1) as u32)
@@ -140,6 +145,7 @@ impl CpuBackend {
                     *reads = reads::RigReads::new(&rig, self.source);
                 }
                 *old = rig;
+                self.refresh_map_reads();
                 self.frame.forget_checked();
                 true
             }
@@ -250,24 +256,24 @@ impl CpuBackend {
         self.last_reads.per_joint()
     }
 
+    /// Recomputes what each retarget map's layers read, after the rigs' reads or the maps
+    /// changed (a map whose rigs are gone reads nothing).
+    pub(super) fn refresh_map_reads(&mut self) {
+        let reads = &self.reads;
+        self.map_reads = (self.retargets.iter())
+            .map(
+                |b| match (reads.get(b.source as usize), reads.get(b.target as usize)) {
+                    (Some(source), Some(target)) => source.through_map(target, &b.map),
+                    _ => LayerReads::default(),
+                },
+            )
+            .collect();
+    }
+
     /// Bytes read and joints evaluated evaluating the (validated) `instances` at `now`.
     fn frame_reads(&self, now: f32, instances: &[InstanceRecord]) -> reads::ReadTally {
         let mut layers = [Layer::clip(0, 0.0); MAX_LAYERS];
         let (mut bytes, mut joints) = (0, 0);
-        // What each retarget map's layers read (maps whose rigs are gone read nothing).
-        let maps: Vec<_> = self
-            .retargets
-            .iter()
-            .map(|b| {
-                match (
-                    self.reads.get(b.source as usize),
-                    self.reads.get(b.target as usize),
-                ) {
-                    (Some(source), Some(target)) => source.through_map(target, &b.map),
-                    _ => Default::default(),
-                }
-            })
-            .collect();
         for rec in instances.iter().filter(|r| !r.is_empty()) {
             let (Some(reads), Some(rig)) = (
                 self.reads.get(rec.rig as usize),
@@ -279,7 +285,7 @@ impl CpuBackend {
             for (slot, layer) in layers.iter_mut().zip(rec.layers_at(now)) {
                 *slot = layer;
             }
-            bytes += reads.instance_bytes(&self.masks, &layers[..count], &maps);
+            bytes += reads.instance_bytes(&self.masks, &layers[..count], &self.map_reads);
             joints += rig.joint_count() as u64;
         }
         reads::ReadTally { bytes, joints }

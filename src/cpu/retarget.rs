@@ -228,6 +228,7 @@ impl super::CpuBackend {
             }
         }
         self.retargets = retargets.to_vec();
+        self.refresh_map_reads();
         self.frame.forget_checked();
         Ok(())
     }
