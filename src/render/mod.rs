@@ -106,7 +106,8 @@ pub use materials::{MaterialParams, MaterialVertex};
 pub use morph::{morph_vertex, pack_deltas};
 pub use motion::{
     PREVIOUS_SKINNING_WGSL, previous_block, previous_palette_layout_entries,
-    previous_skinned_position, previous_skinning_wgsl, velocity_ndc,
+    previous_skinned_position, previous_skinned_position_dual_quat, previous_skinning_wgsl,
+    velocity_ndc,
 };
 pub(crate) use paging::BindingLimits;
 pub(crate) use palette_windows::paging_of;

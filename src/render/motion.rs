@@ -7,7 +7,7 @@ use std::num::NonZeroU64;
 
 use glam::{Vec2, Vec3, Vec4};
 
-use super::skinning::{PALETTE_ENTRY_SIZE, skin_vertex_linear};
+use super::skinning::{PALETTE_ENTRY_SIZE, skin_vertex_dual_quat, skin_vertex_linear};
 use crate::math::Mat3x4Rows;
 
 /// The motion-vector snippet (`wgsl/render/previous_skinning.wgsl`): include it after
@@ -81,6 +81,17 @@ pub fn previous_skinned_position<const N: usize>(
     position: Vec3,
 ) -> Vec3 {
     skin_vertex_linear(block, joints, weights, position, Vec3::Y).position
+}
+
+/// Twin of `sinew_previous_skinned_position_dual_quat`: dual-quaternion skinning of `position`
+/// by the block [`previous_block`] chose.
+pub fn previous_skinned_position_dual_quat<const N: usize>(
+    block: &[Mat3x4Rows],
+    joints: [u16; N],
+    weights: [f32; N],
+    position: Vec3,
+) -> Vec3 {
+    skin_vertex_dual_quat(block, joints, weights, position, Vec3::Y).position
 }
 
 /// Twin of `sinew_velocity_ndc`: the NDC position of clip position `current` minus that of

@@ -254,7 +254,8 @@ impl Stage {
     }
 
     /// The stage's batches for a [`VelocityPass`](super::VelocityPass) encoded after
-    /// [`Stage::render`]: the previous palette parallel to the stage's palette
+    /// [`Stage::render`] (with the frame's [`StageView::skinning`]): the previous palette parallel
+    /// to the stage's palette
     /// ([`GpuBackend::previous_palette_segments`](crate::GpuBackend::previous_palette_segments)),
     /// the stamps and the last evaluation's stamp. The characters' `aabb_index` must be their
     /// resident slots.

@@ -12,7 +12,8 @@
 //! main pass's bind groups (palette window, instances, visible list, mesh), and binds the
 //! previous palette's window beside them. Nothing else changes for callers that do not ask.
 //! Morph targets are applied at the current weights for both positions (their own motion is
-//! not in the velocity); skinning is linear blend.
+//! not in the velocity); both positions are skinned as the frame skinned them (linear blend or
+//! dual quaternions, [`SkinningMode`]).
 
 use glam::{Mat4, Vec2, Vec3};
 
@@ -21,9 +22,12 @@ use super::batch::SkinnedBatch;
 use super::capture::read_texture_rows;
 use super::error::{RenderError, capture};
 use super::layout::SkinnedVertex;
-use super::motion::{previous_palette_layout_entries, previous_skinned_position, velocity_ndc};
+use super::motion::{
+    previous_palette_layout_entries, previous_skinned_position,
+    previous_skinned_position_dual_quat, velocity_ndc,
+};
 use super::shader::velocity_source;
-use super::skinning::skin_vertex_linear;
+use super::skinning::{SkinningMode, skin_vertex};
 use super::target::DEPTH_FORMAT;
 use super::util::{Lazy, shader_module, uniform_entry};
 use crate::gpu::PaletteSegment;
@@ -154,12 +158,13 @@ impl VelocityTarget {
 }
 
 /// The velocity pass's layout (group 3: previous palette window, stamps, parameters) and
-/// pipeline (created on first use).
+/// pipelines (one per [`SkinningMode`], each created on first use).
 #[derive(Debug)]
 pub struct VelocityPass {
     skin_layout: wgpu::BindGroupLayout,
     pub(crate) layout: wgpu::BindGroupLayout,
-    pipeline: Lazy<wgpu::RenderPipeline>,
+    linear: Lazy<wgpu::RenderPipeline>,
+    dual_quat: Lazy<wgpu::RenderPipeline>,
 }
 
 impl VelocityPass {
@@ -174,14 +179,24 @@ impl VelocityPass {
         Self {
             skin_layout: renderer.skinned.skin_layout.clone(),
             layout,
-            pipeline: Lazy::default(),
+            linear: Lazy::default(),
+            dual_quat: Lazy::default(),
         }
     }
 
-    fn pipeline(&self, device: &wgpu::Device) -> Result<&wgpu::RenderPipeline, RenderError> {
-        self.pipeline.get(|| {
+    fn pipeline(
+        &self,
+        device: &wgpu::Device,
+        mode: SkinningMode,
+    ) -> Result<&wgpu::RenderPipeline, RenderError> {
+        let lazy = match mode {
+            SkinningMode::Linear => &self.linear,
+            SkinningMode::DualQuaternion => &self.dual_quat,
+        };
+        lazy.get(|| {
             let module = shader_module(device, "sinew velocity shader", velocity_source())?;
             capture(device, || {
+                let constants = [("DUAL_QUATERNION", mode.override_value())];
                 let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                     label: Some("sinew velocity pipeline"),
                     bind_group_layouts: &[None, Some(&self.skin_layout), None, Some(&self.layout)],
@@ -194,7 +209,10 @@ impl VelocityPass {
                         vertex: wgpu::VertexState {
                             module: &module,
                             entry_point: Some("vs_velocity"),
-                            compilation_options: Default::default(),
+                            compilation_options: wgpu::PipelineCompilationOptions {
+                                constants: &constants,
+                                zero_initialize_workgroup_memory: false,
+                            },
                             buffers: &[SkinnedVertex::layout()],
                         },
                         primitive: wgpu::PrimitiveState {
@@ -229,19 +247,22 @@ impl VelocityPass {
     }
 
     /// Records the velocity pass into `encoder`: `target` cleared to zero velocity and far
-    /// depth, then each batch's camera list (as the last encoded frame culled it) drawn with
-    /// this frame's `view_proj` and last frame's `previous_view_proj`. Submit it after the
-    /// frame's own commands (the lists are theirs).
+    /// depth, then each batch's camera list (as the last encoded frame culled it) skinned as
+    /// the frame skinned it (`skinning`, its [`Scene::skinning`](super::Scene::skinning)) and
+    /// drawn with this frame's `view_proj` and last frame's `previous_view_proj`. Submit it
+    /// after the frame's own commands (the lists are theirs).
+    #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         target: &VelocityTarget,
+        skinning: SkinningMode,
         view_proj: Mat4,
         previous_view_proj: Mat4,
         batches: &[VelocityBatch<'_>],
     ) -> Result<(), RenderError> {
-        let pipeline = self.pipeline(device)?;
+        let pipeline = self.pipeline(device, skinning)?;
         let mut prepared = Vec::with_capacity(batches.len());
         for b in batches {
             let matrices = (view_proj, previous_view_proj);
@@ -278,12 +299,14 @@ impl VelocityPass {
     }
 }
 
-/// CPU twin of the velocity pass's vertex: `position` (morphed) skinned with the instance's
-/// current joint entries `current` and projected with `view_proj`, against it skinned with the
-/// entries it showed last frame `previous` ([`previous_block`](super::previous_block)) and
-/// projected with `previous_view_proj`; the NDC velocity of [`velocity_ndc`].
+/// CPU twin of the velocity pass's vertex: `position` (morphed) skinned by `mode` with the
+/// instance's current joint entries `current` and projected with `view_proj`, against it
+/// skinned the same way with the entries it showed last frame `previous`
+/// ([`previous_block`](super::previous_block)) and projected with `previous_view_proj`; the NDC
+/// velocity of [`velocity_ndc`].
 #[allow(clippy::too_many_arguments)]
 pub fn velocity_of_vertex<const N: usize>(
+    mode: SkinningMode,
     current: &[Mat3x4Rows],
     previous: &[Mat3x4Rows],
     joints: [u16; N],
@@ -292,8 +315,13 @@ pub fn velocity_of_vertex<const N: usize>(
     view_proj: Mat4,
     previous_view_proj: Mat4,
 ) -> Vec2 {
-    let now = skin_vertex_linear(current, joints, weights, position, Vec3::Y).position;
-    let then = previous_skinned_position(previous, joints, weights, position);
+    let now = skin_vertex(mode, current, joints, weights, position, Vec3::Y).position;
+    let then = match mode {
+        SkinningMode::Linear => previous_skinned_position(previous, joints, weights, position),
+        SkinningMode::DualQuaternion => {
+            previous_skinned_position_dual_quat(previous, joints, weights, position)
+        }
+    };
     velocity_ndc(
         view_proj * now.extend(1.0),
         previous_view_proj * then.extend(1.0),

@@ -1,8 +1,9 @@
 //! Motion vectors: the kernel's previous palette (`GpuOptions::previous_palette`) against its
 //! CPU twin (`sinew::cpu::PreviousPalette`) under update-rate LOD, the velocity a renderer gets
 //! from it (zero for a still character, evaluated or skipped; the finite difference of the
-//! skinned positions for a moving one), and the host WGSL helper
-//! (`sinew_previous_skinned_position`) run on the GPU against its CPU twin.
+//! skinned positions for a moving one), and the host WGSL helpers
+//! (`sinew_previous_skinned_position` and its dual-quaternion sibling) run on the GPU against
+//! their CPU twins.
 
 use glam::{Affine3A, Vec3};
 use sinew::cpu::PreviousPalette;
@@ -10,11 +11,12 @@ use sinew::gpu::GpuOptions;
 use sinew::gpu::{ReadRange, read_ranges};
 use sinew::lod::{UpdateRate, evaluation};
 use sinew::render::{
-    previous_block, previous_skinned_position, previous_skinning_wgsl, skinning_wgsl,
+    SkinningMode, previous_block, previous_skinned_position, previous_skinned_position_dual_quat,
+    previous_skinning_wgsl, skinning_wgsl,
 };
 use sinew::{GpuBackend, InstanceRecord, Layer, Mat3x4Rows, Rig, TimeWrap};
 
-use super::common::rigs::humanoid;
+use super::common::rigs::{humanoid, influences_rig};
 use super::fixtures::gpu;
 use super::oracle::{assert_transform_close, cpu_evaluate_at, palette_len};
 
@@ -163,9 +165,9 @@ fn previous_palette_matches_its_twin_and_gives_zero_velocity_when_still() {
 }
 
 /// The host's compute twin of a vertex stage: for each query (slot, palette offset, joint
-/// count, stamp, influences, bind-space position) the position
-/// `sinew_previous_skinned_position` gives, reading the backend's palette, previous palette and
-/// stamps through the host bindings.
+/// count, stamp, influences, bind-space position) the position `PREVIOUS_POSITION`
+/// (`sinew_previous_skinned_position` or its dual-quaternion sibling) gives, reading the
+/// backend's palette, previous palette and stamps through the host bindings.
 const QUERY_WGSL: &str = r#"
 struct Query {
     slot: u32,
@@ -189,20 +191,30 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let q = queries[i];
     let influences = SinewInfluences(q.joints0, q.joints1, q.weights0, q.weights1);
-    let p = sinew_previous_skinned_position(
+    let p = PREVIOUS_POSITION(
         q.slot, q.stamp, q.offset, q.joint_count, influences, q.position.xyz);
     answers[i] = vec4<f32>(p, 1.0);
 }
 "#;
 
-/// Runs [`QUERY_WGSL`] over `queries` (24 words each) on `backend`'s buffers.
-fn previous_positions_on_gpu(backend: &GpuBackend, queries: &[u32]) -> Vec<Vec3> {
+/// Runs [`QUERY_WGSL`] with `mode`'s helper over `queries` (24 words each) on `backend`'s
+/// buffers.
+fn previous_positions_on_gpu(
+    backend: &GpuBackend,
+    mode: SkinningMode,
+    queries: &[u32],
+) -> Vec<Vec3> {
     let ctx = gpu().unwrap();
     let device = &ctx.device;
+    let helper = match mode {
+        SkinningMode::Linear => "sinew_previous_skinned_position",
+        SkinningMode::DualQuaternion => "sinew_previous_skinned_position_dual_quat",
+    };
     let source = format!(
-        "{}\n{}\n{QUERY_WGSL}",
+        "{}\n{}\n{}",
         skinning_wgsl(0, 0),
-        previous_skinning_wgsl(0, 1, 2)
+        previous_skinning_wgsl(0, 1, 2),
+        QUERY_WGSL.replace("PREVIOUS_POSITION", helper)
     );
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("previous position queries"),
@@ -274,76 +286,117 @@ fn previous_positions_on_gpu(backend: &GpuBackend, queries: &[u32]) -> Vec<Vec3>
     values.iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
 }
 
-/// The host helper on the GPU: for a character evaluated every frame and one evaluated every
-/// other frame, `sinew_previous_skinned_position` gives, vertex for vertex, the CPU twin's
+/// The host helpers on the GPU: for a character evaluated every frame and one evaluated every
+/// other frame, `sinew_previous_skinned_position` (linear blend) and
+/// `sinew_previous_skinned_position_dual_quat` give, vertex for vertex, their CPU twins'
 /// previous position (the stamp choosing previous or current entries), which is the position
-/// shown last frame.
+/// shown last frame; on the humanoid and the many-influence chain, where the two skinnings
+/// differ.
 #[test]
 fn host_helper_skins_the_pose_shown_last_frame() {
     let Some(ctx) = gpu() else { return };
-    let rig = humanoid();
+    let mut apart = 0.0f32;
+    for rig in [humanoid(), influences_rig()] {
+        let rig_apart = host_helper_on(ctx, &rig);
+        eprintln!(
+            "{}: linear and dual-quaternion positions up to {rig_apart} apart",
+            rig.name
+        );
+        apart = apart.max(rig_apart);
+    }
+    // The comparison tells the two skinnings apart.
+    assert!(
+        apart > 1e-3,
+        "linear and dual-quaternion positions within {apart}"
+    );
+}
+
+/// [`host_helper_skins_the_pose_shown_last_frame`] on `rig`; how far apart the two skinnings'
+/// previous positions are.
+fn host_helper_on(ctx: &sinew::GpuContext, rig: &Rig) -> f32 {
+    let rig = rig.clone();
     let rigs = [rig.clone()];
     let records = vec![
         playing(&rig, 0, 0.0, 1.0, 0),
         playing(&rig, 1, 2.0, 1.0, every(2, 0)),
     ];
-    let (mut backend, len) = keeping_previous(ctx, &rigs, &records);
     let mesh = &rig.meshes[0];
     let vertices: Vec<usize> = (0..mesh.vertex_count()).step_by(7).take(200).collect();
-    let mut shown: Vec<Vec<Vec3>> = Vec::new();
-    for frame in 0..4u32 {
-        backend
-            .evaluate_at(0.2 + frame as f32 * 0.1, &records)
-            .unwrap();
-        let stamp = backend.evaluated_stamp();
-        let stamps = backend.read_evaluated_at(0..2).unwrap();
-        let palette = backend.read_palette(0..len as u32).unwrap();
-        let mut queries = Vec::new();
-        let mut want = Vec::new();
-        let mut now_positions = Vec::new();
-        for (s, rec) in records.iter().enumerate() {
-            let start = rec.palette_offset as usize;
-            let current = &palette[start..start + rig.joint_count()];
-            let previous = backend
-                .read_previous_palette(rec.palette_offset, rig.joint_count() as u32)
+    let twin = |mode, block: &[Mat3x4Rows], v: usize| {
+        let (j, w, p) = (
+            mesh.joints[v],
+            mesh.weights[v],
+            Vec3::from(mesh.positions[v]),
+        );
+        match mode {
+            SkinningMode::Linear => previous_skinned_position(block, j, w, p),
+            SkinningMode::DualQuaternion => previous_skinned_position_dual_quat(block, j, w, p),
+        }
+    };
+    let mut apart = 0.0f32;
+    for mode in [SkinningMode::Linear, SkinningMode::DualQuaternion] {
+        let (mut backend, len) = keeping_previous(ctx, &rigs, &records);
+        let mut shown: Vec<Vec<Vec3>> = Vec::new();
+        for frame in 0..4u32 {
+            backend
+                .evaluate_at(0.2 + frame as f32 * 0.1, &records)
                 .unwrap();
-            let block = previous_block(stamps[s], stamp, &previous, current);
-            for &v in &vertices {
-                let (j, w, p) = (mesh.joints[v], mesh.weights[v], mesh.positions[v]);
-                queries.extend([
-                    s as u32,
-                    rec.palette_offset,
-                    rig.joint_count() as u32,
-                    stamp,
-                ]);
-                queries.extend(j.iter().map(|&j| u32::from(j)));
-                queries.extend(w.iter().map(|w| w.to_bits()));
-                queries.extend(p.iter().map(|c| c.to_bits()));
-                queries.push(1f32.to_bits());
-                want.push(previous_skinned_position(block, j, w, Vec3::from(p)));
-                now_positions.push(previous_skinned_position(current, j, w, Vec3::from(p)));
+            let stamp = backend.evaluated_stamp();
+            let stamps = backend.read_evaluated_at(0..2).unwrap();
+            let palette = backend.read_palette(0..len as u32).unwrap();
+            let mut queries = Vec::new();
+            let mut want = Vec::new();
+            let mut now_positions = Vec::new();
+            for (s, rec) in records.iter().enumerate() {
+                let start = rec.palette_offset as usize;
+                let current = &palette[start..start + rig.joint_count()];
+                let previous = backend
+                    .read_previous_palette(rec.palette_offset, rig.joint_count() as u32)
+                    .unwrap();
+                let block = previous_block(stamps[s], stamp, &previous, current);
+                for &v in &vertices {
+                    let (j, w, p) = (mesh.joints[v], mesh.weights[v], mesh.positions[v]);
+                    queries.extend([
+                        s as u32,
+                        rec.palette_offset,
+                        rig.joint_count() as u32,
+                        stamp,
+                    ]);
+                    queries.extend(j.iter().map(|&j| u32::from(j)));
+                    queries.extend(w.iter().map(|w| w.to_bits()));
+                    queries.extend(p.iter().map(|c| c.to_bits()));
+                    queries.push(1f32.to_bits());
+                    want.push(twin(mode, block, v));
+                    now_positions.push(twin(mode, current, v));
+                    let other = match mode {
+                        SkinningMode::Linear => SkinningMode::DualQuaternion,
+                        SkinningMode::DualQuaternion => SkinningMode::Linear,
+                    };
+                    apart = apart.max(twin(mode, block, v).distance(twin(other, block, v)));
+                }
             }
+            let got = previous_positions_on_gpu(&backend, mode, &queries);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    g.distance(*w) < 1e-4,
+                    "{mode:?}, frame {frame}, query {i}: GPU {g} against CPU twin {w}"
+                );
+            }
+            if frame > 0 {
+                let off = max_distance(&got, &shown[frame as usize - 1]);
+                assert!(
+                    off < 1e-4,
+                    "{mode:?}, frame {frame}: previous positions {off} off last frame's"
+                );
+                assert!(
+                    max_distance(&got, &now_positions) > 1e-3,
+                    "{mode:?}, frame {frame}: nothing moved"
+                );
+            }
+            shown.push(now_positions);
         }
-        let got = previous_positions_on_gpu(&backend, &queries);
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(
-                g.distance(*w) < 1e-4,
-                "frame {frame}, query {i}: GPU {g} against CPU twin {w}"
-            );
-        }
-        if frame > 0 {
-            let off = max_distance(&got, &shown[frame as usize - 1]);
-            assert!(
-                off < 1e-4,
-                "frame {frame}: previous positions {off} off last frame's"
-            );
-            assert!(
-                max_distance(&got, &now_positions) > 1e-3,
-                "frame {frame}: nothing moved"
-            );
-        }
-        shown.push(now_positions);
     }
+    apart
 }
 
 /// `CpuBackend::keep_previous_palette`: every record is evaluated every frame, so after each

@@ -3,8 +3,9 @@
 //! covering the target (the same frame under a moved previous camera shows where); a moving
 //! character's velocity at the texels its vertices land on matches the CPU finite difference
 //! (a CPU rasterization of `velocity_of_vertex`'s skinning: the vertex skinned with the current
-//! and the previous palette, each projected, interpolated as the GPU interpolates); so does a
-//! crowd's in ten pages whose box windows start past slot 0.
+//! and the previous palette, each projected, interpolated as the GPU interpolates), with linear
+//! blend and with dual-quaternion skinning (on a many-influence chain where the two differ); so
+//! does a crowd's in ten pages whose box windows start past slot 0.
 
 use glam::{Affine3A, Mat4, Vec2, Vec3, Vec4};
 use sinew::gpu::GpuOptions;
@@ -12,12 +13,12 @@ use sinew::lod::UpdateRate;
 use sinew::render::{
     Camera, RenderTarget, STAGE_FOV_Y, STAGE_VIEW_DIRECTION, Scene, SkinnedBatch, SkinnedBatchDesc,
     SkinnedInstance, SkinningMode, Stage, StageCharacter, StageDesc, StageView, VelocityBatch,
-    VelocityPass, VelocityTarget, previous_block, previous_skinned_position, skin_vertex_linear,
-    velocity_ndc, velocity_of_vertex,
+    VelocityPass, VelocityTarget, previous_block, previous_skinned_position,
+    previous_skinned_position_dual_quat, skin_vertex, velocity_ndc, velocity_of_vertex,
 };
 use sinew::{Aabb, GpuBackend, InstanceRecord, Layer, Mat3x4Rows, Rig, TimeWrap};
 
-use super::common::rigs::humanoid;
+use super::common::rigs::{humanoid, influences_rig};
 use super::fixtures::{Gpu, PAGED_BINDING, gpu, records, render, render_on, tinted_instances};
 use super::paged::{PAGED_CROWD, crowd_camera, crowd_poses};
 
@@ -45,8 +46,8 @@ struct Drawn {
 }
 
 /// Evaluates `record` at each of `times` on a backend keeping the previous palette, draws the
-/// frame after the last, then the velocity pass with the frame's camera and, as last frame's,
-/// the camera moved by `camera_shift` (world units).
+/// frame after the last skinned by `mode`, then the velocity pass with the frame's camera and
+/// mode and, as last frame's, the camera moved by `camera_shift` (world units).
 fn draw(
     gpu: &Gpu,
     rig: &Rig,
@@ -54,6 +55,7 @@ fn draw(
     times: &[f32],
     camera_shift: Vec3,
     via_stage: bool,
+    mode: SkinningMode,
 ) -> Drawn {
     let options = GpuOptions {
         previous_palette: true,
@@ -113,6 +115,7 @@ fn draw(
     let batches = [&batch];
     let mut scene = Scene::new(camera);
     scene.skinned = &batches;
+    scene.skinning = mode;
     render(gpu, "velocity_frame", SIZE, &scene);
 
     let pass = VelocityPass::new(gpu.device(), &gpu.renderer);
@@ -126,6 +129,7 @@ fn draw(
             gpu.device(),
             &mut encoder,
             &target,
+            mode,
             matrices.0,
             matrices.1,
             batches,
@@ -166,7 +170,7 @@ fn draw(
             let view = StageView {
                 camera,
                 bones: false,
-                skinning: SkinningMode::Linear,
+                skinning: mode,
                 wireframe: false,
             };
             stage
@@ -206,11 +210,27 @@ fn a_pose_that_does_not_change_leaves_zero_velocity() {
     let shift = Vec3::new(0.05, 0.0, 0.0);
     // Rate 0: evaluated every frame, the same pose.
     let still = playing(&rig, 0.0, 0);
-    let drawn = draw(gpu, &rig, &still, &[0.2, 0.4], Vec3::ZERO, false);
+    let drawn = draw(
+        gpu,
+        &rig,
+        &still,
+        &[0.2, 0.4],
+        Vec3::ZERO,
+        false,
+        SkinningMode::Linear,
+    );
     assert!(drawn.evaluated);
     let max = largest(&drawn.texels);
     assert!(max < 1e-4, "a still character's velocity reaches {max}");
-    let moved = draw(gpu, &rig, &still, &[0.2, 0.4], shift, false);
+    let moved = draw(
+        gpu,
+        &rig,
+        &still,
+        &[0.2, 0.4],
+        shift,
+        false,
+        SkinningMode::Linear,
+    );
     let count = covered(&moved.texels);
     assert!(count > 200, "the character covers {count} texels");
 
@@ -222,25 +242,42 @@ fn a_pose_that_does_not_change_leaves_zero_velocity() {
             (playing(&rig, 1.0, flags), phase)
         })
         .find_map(|(rec, _)| {
-            let drawn = draw(gpu, &rig, &rec, &[0.2, 0.5], Vec3::ZERO, false);
+            let drawn = draw(
+                gpu,
+                &rig,
+                &rec,
+                &[0.2, 0.5],
+                Vec3::ZERO,
+                false,
+                SkinningMode::Linear,
+            );
             (!drawn.evaluated).then_some((rec, drawn))
         });
     let (rec, drawn) = skipped.expect("one phase skips the second frame");
     let max = largest(&drawn.texels);
     assert!(max < 1e-4, "a skipped character's velocity reaches {max}");
-    let moved = draw(gpu, &rig, &rec, &[0.2, 0.5], shift, false);
+    let moved = draw(
+        gpu,
+        &rig,
+        &rec,
+        &[0.2, 0.5],
+        shift,
+        false,
+        SkinningMode::Linear,
+    );
     let count = covered(&moved.texels);
     assert!(count > 200, "the skipped character covers {count} texels");
 }
 
 /// The CPU twin of the velocity target: every mesh's triangles rasterized at texel centres
 /// (nearest depth wins), each covered texel's velocity from the clip positions of its
-/// triangle's vertices (current and previous, `velocity_of_vertex`'s skinning), interpolated
+/// triangle's vertices (current and previous, `velocity_of_vertex`'s skinning by `mode`), interpolated
 /// perspective-correctly as the GPU interpolates them, then divided. A texel is `None` where
 /// nothing covers it, or where the nearest triangle's centre is within `EDGE` (barycentric) of
 /// an edge or another triangle lies within `DEPTH_TIE` of its depth: there, which surface the
 /// GPU picks depends on rounding.
 fn cpu_velocity(
+    mode: SkinningMode,
     rig: &Rig,
     characters: &[(&[Mat3x4Rows], &[Mat3x4Rows])],
     view_proj: Mat4,
@@ -263,8 +300,13 @@ fn cpu_velocity(
                     mesh.weights[v],
                     Vec3::from(mesh.positions[v]),
                 );
-                let now = skin_vertex_linear(current, j, w, p, Vec3::Y).position;
-                let then = previous_skinned_position(previous, j, w, p);
+                let now = skin_vertex(mode, current, j, w, p, Vec3::Y).position;
+                let then = match mode {
+                    SkinningMode::Linear => previous_skinned_position(previous, j, w, p),
+                    SkinningMode::DualQuaternion => {
+                        previous_skinned_position_dual_quat(previous, j, w, p)
+                    }
+                };
                 (
                     view_proj * now.extend(1.0),
                     previous_view_proj * then.extend(1.0),
@@ -371,9 +413,19 @@ fn compare(got: &[Vec2], want: &[Option<Vec2>]) -> (usize, usize, (f32, Vec2, Ve
 #[test]
 fn a_moving_pose_gives_the_cpu_finite_difference() {
     let Some(gpu) = gpu() else { return };
-    let rig = humanoid();
-    // A batch of sinew's renderer, and a stage.
-    for via_stage in [false, true] {
+    let (humanoid, chain) = (humanoid(), influences_rig());
+    // A batch of sinew's renderer, and a stage; linear blend skinning, and dual quaternions on
+    // the humanoid and on the many-influence chain, where they bend differently.
+    // The last: its velocity differs from linear blend skinning's where the comparison looks.
+    let cases = [
+        (false, SkinningMode::Linear, &humanoid, false),
+        (true, SkinningMode::Linear, &humanoid, false),
+        (true, SkinningMode::DualQuaternion, &humanoid, false),
+        (false, SkinningMode::DualQuaternion, &chain, true),
+    ];
+    for (via_stage, mode, rig, unlike_linear) in cases {
+        let rig = rig.clone();
+        let what = format!("{}, stage: {via_stage}, {mode:?}", rig.name);
         let drawn = draw(
             gpu,
             &rig,
@@ -381,38 +433,50 @@ fn a_moving_pose_gives_the_cpu_finite_difference() {
             &[0.2, 0.6],
             Vec3::ZERO,
             via_stage,
+            mode,
         );
         assert!(drawn.evaluated);
         let character = (&drawn.current[..], &drawn.previous[..]);
-        let want = cpu_velocity(&rig, &[character], drawn.view_proj, drawn.view_proj);
+        let vp = drawn.view_proj;
+        let want = cpu_velocity(mode, &rig, &[character], vp, vp);
         let (compared, matched, worst, mean_speed) = compare(&drawn.texels, &want);
         // The vertex twin: the character moves.
         let mesh = &rig.meshes[0];
         let vertex_speed = (0..mesh.vertex_count())
             .map(|v| {
                 let p = Vec3::from(mesh.positions[v]);
-                let vp = drawn.view_proj;
                 let (j, w) = (mesh.joints[v], mesh.weights[v]);
-                velocity_of_vertex(&drawn.current, &drawn.previous, j, w, p, vp, vp).length()
+                let (now, then) = (&drawn.current, &drawn.previous);
+                velocity_of_vertex(mode, now, then, j, w, p, vp, vp).length()
             })
             .sum::<f32>()
             / mesh.vertex_count() as f32;
         assert!(
             vertex_speed > 5e-3,
-            "the vertices move ({vertex_speed} NDC per frame)"
+            "{what}: the vertices move ({vertex_speed} NDC per frame)"
         );
         eprintln!(
-            "velocity (stage: {via_stage}): {matched} of {compared} texels match, mean speed {mean_speed}, worst {worst:?}"
+            "velocity ({what}): {matched} of {compared} texels match, mean speed {mean_speed}, worst {worst:?}"
         );
-        assert!(compared > 2000, "{compared} texels compared");
+        assert!(compared > 2000, "{what}: {compared} texels compared");
         assert!(
             mean_speed > 5e-3,
-            "the character moves ({mean_speed} NDC per frame)"
+            "{what}: the character moves ({mean_speed} NDC per frame)"
         );
         assert!(
             matched * 1000 >= compared * 999,
-            "stage: {via_stage}: {matched} of {compared} texels match the CPU velocity; worst (off, got, want) {worst:?}"
+            "{what}: {matched} of {compared} texels match the CPU velocity; worst (off, got, want) {worst:?}"
         );
+        if unlike_linear {
+            // A pass that skinned linearly would fail this case.
+            let linear = cpu_velocity(SkinningMode::Linear, &rig, &[character], vp, vp);
+            let (_, agree, _, _) = compare(&drawn.texels, &linear);
+            eprintln!("velocity ({what}): {agree} of {compared} texels match the linear twin");
+            assert!(
+                agree * 1000 < compared * 999,
+                "{what}: linear blend skinning's velocity matches as well ({agree} of {compared})"
+            );
+        }
     }
 }
 
@@ -532,6 +596,7 @@ fn paged_velocity_matches_the_cpu_twin() {
         gpu.device(),
         &mut encoder,
         &target,
+        SkinningMode::Linear,
         view_proj,
         previous_view_proj,
         &[drawn],
@@ -543,7 +608,13 @@ fn paged_velocity_matches_the_cpu_twin() {
         .iter()
         .map(|(now, before)| (&now[..], &before[..]))
         .collect();
-    let want = cpu_velocity(&rig, &characters, view_proj, previous_view_proj);
+    let want = cpu_velocity(
+        SkinningMode::Linear,
+        &rig,
+        &characters,
+        view_proj,
+        previous_view_proj,
+    );
     let (compared, matched, worst, mean_speed) = compare(&got, &want);
     eprintln!("crowd velocity: {matched} of {compared} texels match, mean speed {mean_speed}");
     assert!(compared > 2000, "{compared} texels compared");

@@ -1,5 +1,5 @@
-// sinew motion vectors: each vertex's skinned position as it was shown last frame, for
-// velocity targets (temporal anti-aliasing, motion blur). Include after the skinning snippet
+// sinew motion vectors: each vertex's skinned position as it was shown last frame (linear blend
+// or dual-quaternion skinning, as the frame skinned it), for velocity targets (temporal anti-aliasing, motion blur). Include after the skinning snippet
 // (wgsl/render/skinning.wgsl, whose `sinew_palette` it reads); every name starts with
 // `sinew_`. It declares no binding: declare next to it, at the palette's window,
 //     @group(G) @binding(P) var<storage, read> sinew_previous_palette: array<SinewBone>;
@@ -37,25 +37,50 @@ fn sinew_previous_skinned_position(
     influences: SinewInfluences,
     position: vec3<f32>,
 ) -> vec3<f32> {
-    let w0 = sinew_guard_weights(joint_count, influences.joints0, influences.weights0);
-    let w1 = sinew_guard_weights(joint_count, influences.joints1, influences.weights1);
-    var total = 0.0;
-    var m = SinewBone(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
-    for (var k = 0u; k < 8u; k++) {
-        let w = sinew_influence_weight(w0, w1, k);
-        total += w;
-        if (w != 0.0) {
-            let joint = sinew_influence_joint(influences, k);
-            let b = sinew_previous_bone(slot, stamp, offset, joint_count, joint);
-            m.row0 += b.row0 * w;
-            m.row1 += b.row1 * w;
-            m.row2 += b.row2 * w;
-        }
-    }
-    if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
+    let w = sinew_weights(joint_count, influences);
+    if (abs(w.total) < SINEW_MIN_WEIGHT_SUM) {
         return position;
     }
+    var m = SinewBone(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    for (var k = 0u; k < 8u; k++) {
+        let wk = sinew_influence_weight(w.w0, w.w1, k);
+        if (wk != 0.0) {
+            let joint = sinew_influence_joint(influences, k);
+            let b = sinew_previous_bone(slot, stamp, offset, joint_count, joint);
+            m.row0 += b.row0 * wk;
+            m.row1 += b.row1 * wk;
+            m.row2 += b.row2 * wk;
+        }
+    }
     return sinew_transform_point(m, position);
+}
+
+// The position `sinew_skin_dual_quat` gave the vertex last frame: dual-quaternion skinning by
+// the previous bones (`sinew_previous_bone`), in the same order. A vertex whose weights sum to
+// zero is left as is.
+fn sinew_previous_skinned_position_dual_quat(
+    slot: u32,
+    stamp: u32,
+    offset: u32,
+    joint_count: u32,
+    influences: SinewInfluences,
+    position: vec3<f32>,
+) -> vec3<f32> {
+    let w = sinew_weights(joint_count, influences);
+    if (abs(w.total) < SINEW_MIN_WEIGHT_SUM) {
+        return position;
+    }
+    let heaviest = sinew_influence_joint(influences, sinew_heaviest_influence(w.w0, w.w1));
+    var sum = sinew_dual_quat_sum(sinew_previous_bone(slot, stamp, offset, joint_count, heaviest));
+    for (var k = 0u; k < 8u; k++) {
+        let wk = sinew_influence_weight(w.w0, w.w1, k);
+        if (wk != 0.0) {
+            let joint = sinew_influence_joint(influences, k);
+            let b = sinew_previous_bone(slot, stamp, offset, joint_count, joint);
+            sum = sinew_dual_quat_add(sum, b, wk);
+        }
+    }
+    return sinew_dual_quat_apply(sum, w.total, position, vec3<f32>(0.0, 1.0, 0.0)).position;
 }
 
 // Screen-space velocity in normalized device coordinates: where the vertex is this frame minus

@@ -87,6 +87,24 @@ fn sinew_influence_weight(w0: vec4<f32>, w1: vec4<f32>, k: u32) -> f32 {
     return w1[k - 4u];
 }
 
+// The guarded weights of a vertex's influences (`sinew_guard_weights`, influences 1-4 in `w0`,
+// 5-8 in `w1`) and their sum.
+struct SinewWeights {
+    w0: vec4<f32>,
+    w1: vec4<f32>,
+    total: f32,
+}
+
+fn sinew_weights(joint_count: u32, influences: SinewInfluences) -> SinewWeights {
+    let w0 = sinew_guard_weights(joint_count, influences.joints0, influences.weights0);
+    let w1 = sinew_guard_weights(joint_count, influences.joints1, influences.weights1);
+    var total = 0.0;
+    for (var k = 0u; k < 8u; k++) {
+        total += sinew_influence_weight(w0, w1, k);
+    }
+    return SinewWeights(w0, w1, total);
+}
+
 // Palette entry of `joint` for the instance whose block starts at `offset`; `joint` is clamped
 // into the block (its weight is zero when it was out of range).
 fn sinew_bone(offset: u32, joint_count: u32, joint: u32) -> SinewBone {
@@ -103,16 +121,11 @@ fn sinew_skin_linear(
     position: vec3<f32>,
     normal: vec3<f32>,
 ) -> SinewSkinned {
-    let w0 = sinew_guard_weights(joint_count, influences.joints0, influences.weights0);
-    let w1 = sinew_guard_weights(joint_count, influences.joints1, influences.weights1);
-    var total = 0.0;
-    for (var k = 0u; k < 8u; k++) {
-        total += sinew_influence_weight(w0, w1, k);
-    }
-    if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
+    let w = sinew_weights(joint_count, influences);
+    if (abs(w.total) < SINEW_MIN_WEIGHT_SUM) {
         return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
     }
-    let m = sinew_blend_bones(offset, joint_count, influences, w0, w1);
+    let m = sinew_blend_bones(offset, joint_count, influences, w.w0, w.w1);
     let n = sinew_transform_vector(m, normal);
     return SinewSkinned(sinew_transform_point(m, position), sinew_normalize_or(n, normal));
 }
@@ -186,6 +199,67 @@ fn sinew_bone_to_dual_quat(b: SinewBone) -> SinewDualQuat {
     return SinewDualQuat(real, dual, s);
 }
 
+// The influence with the largest guarded weight (the first of equals): its rotation is the
+// hemisphere dual-quaternion skinning blends in.
+fn sinew_heaviest_influence(w0: vec4<f32>, w1: vec4<f32>) -> u32 {
+    var heaviest = 0u;
+    for (var k = 1u; k < 8u; k++) {
+        if (sinew_influence_weight(w0, w1, k) > sinew_influence_weight(w0, w1, heaviest)) {
+            heaviest = k;
+        }
+    }
+    return heaviest;
+}
+
+// Dual-quaternion skinning's running sum: the real and dual parts weighted and signed into the
+// hemisphere of `pivot` (the heaviest influence's rotation), and the weighted scale.
+struct SinewDualQuatSum {
+    pivot: vec4<f32>,
+    real: vec4<f32>,
+    dual: vec4<f32>,
+    scale: vec3<f32>,
+}
+
+// An empty sum in the hemisphere of palette entry `pivot`.
+fn sinew_dual_quat_sum(pivot: SinewBone) -> SinewDualQuatSum {
+    let p = sinew_bone_to_dual_quat(pivot).real;
+    return SinewDualQuatSum(p, vec4<f32>(0.0), vec4<f32>(0.0), vec3<f32>(0.0));
+}
+
+// `sum` plus palette entry `bone` at weight `w`.
+fn sinew_dual_quat_add(sum: SinewDualQuatSum, bone: SinewBone, w: f32) -> SinewDualQuatSum {
+    let d = sinew_bone_to_dual_quat(bone);
+    let signed = select(w, -w, dot(sum.pivot, d.real) < 0.0);
+    return SinewDualQuatSum(
+        sum.pivot,
+        sum.real + d.real * signed,
+        sum.dual + d.dual * signed,
+        sum.scale + d.scale * w,
+    );
+}
+
+// The vertex skinned by `sum` (weights summing to `total`): the blend normalized, the scale
+// divided by `total` and applied before the rotation. A blend of length zero leaves the vertex
+// as is.
+fn sinew_dual_quat_apply(
+    sum: SinewDualQuatSum,
+    total: f32,
+    position: vec3<f32>,
+    normal: vec3<f32>,
+) -> SinewSkinned {
+    let scale = sum.scale / total;
+    let len = length(sum.real);
+    if (len < 1e-12) {
+        return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
+    }
+    let r = sum.real / len;
+    let d = sum.dual / len;
+    let t = 2.0 * (r.w * d.xyz - d.w * r.xyz + cross(r.xyz, d.xyz));
+    let p = sinew_quat_rotate(r, position * scale) + t;
+    let n = sinew_quat_rotate(r, normal / scale);
+    return SinewSkinned(p, sinew_normalize_or(n, normal));
+}
+
 // Dual-quaternion skinning (Kavan et al.): the palette entries are converted to dual
 // quaternions here, in the shader, blended along the shortest arc relative to the heaviest
 // influence (the first of equals) and normalized; scale is blended linearly and applied before
@@ -198,50 +272,20 @@ fn sinew_skin_dual_quat(
     position: vec3<f32>,
     normal: vec3<f32>,
 ) -> SinewSkinned {
-    let w0 = sinew_guard_weights(joint_count, influences.joints0, influences.weights0);
-    let w1 = sinew_guard_weights(joint_count, influences.joints1, influences.weights1);
-    var total = 0.0;
-    var heaviest = 0u;
-    for (var k = 0u; k < 8u; k++) {
-        let w = sinew_influence_weight(w0, w1, k);
-        total += w;
-        if (k > 0u && w > sinew_influence_weight(w0, w1, heaviest)) {
-            heaviest = k;
-        }
-    }
-    if (abs(total) < SINEW_MIN_WEIGHT_SUM) {
+    let w = sinew_weights(joint_count, influences);
+    if (abs(w.total) < SINEW_MIN_WEIGHT_SUM) {
         return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
     }
-    let pivot = sinew_bone_to_dual_quat(
-        sinew_bone(offset, joint_count, sinew_influence_joint(influences, heaviest)),
-    ).real;
-    var real = vec4<f32>(0.0);
-    var dual = vec4<f32>(0.0);
-    var scale = vec3<f32>(0.0);
+    let heaviest = sinew_influence_joint(influences, sinew_heaviest_influence(w.w0, w.w1));
+    var sum = sinew_dual_quat_sum(sinew_bone(offset, joint_count, heaviest));
     for (var k = 0u; k < 8u; k++) {
-        let w = sinew_influence_weight(w0, w1, k);
-        if (w == 0.0) {
-            continue;
+        let wk = sinew_influence_weight(w.w0, w.w1, k);
+        if (wk != 0.0) {
+            let joint = sinew_influence_joint(influences, k);
+            sum = sinew_dual_quat_add(sum, sinew_bone(offset, joint_count, joint), wk);
         }
-        let d = sinew_bone_to_dual_quat(
-            sinew_bone(offset, joint_count, sinew_influence_joint(influences, k)),
-        );
-        let signed = select(w, -w, dot(pivot, d.real) < 0.0);
-        real += d.real * signed;
-        dual += d.dual * signed;
-        scale += d.scale * w;
     }
-    scale = scale / total;
-    let len = length(real);
-    if (len < 1e-12) {
-        return SinewSkinned(position, sinew_normalize_or(normal, vec3<f32>(0.0, 1.0, 0.0)));
-    }
-    let r = real / len;
-    let d = dual / len;
-    let t = 2.0 * (r.w * d.xyz - d.w * r.xyz + cross(r.xyz, d.xyz));
-    let p = sinew_quat_rotate(r, position * scale) + t;
-    let n = sinew_quat_rotate(r, normal / scale);
-    return SinewSkinned(p, sinew_normalize_or(n, normal));
+    return sinew_dual_quat_apply(sum, w.total, position, normal);
 }
 
 // Weight `index` of the weight vector of the instance whose block starts at `offset` (0 past

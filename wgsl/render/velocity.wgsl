@@ -9,8 +9,9 @@
 // src/render/shader.rs. CPU twin: src/render/velocity.rs.
 //
 // The vertex is morphed at the current weights (morph targets' own motion is not in the
-// velocity), skinned with the current palette and projected with this frame's view-projection,
-// then skinned with the palette it showed last frame (`sinew_previous_skinned_position`: its
+// velocity), skinned with the current palette (linear blend, or dual quaternions under the
+// main pass's `DUAL_QUATERNION` override, declared in skinned.wgsl) and projected with this
+// frame's view-projection, then skinned the same way with the palette it showed last frame (`sinew_previous_skinned_position`: its
 // slot is the page's first box plus its box index) and projected with last frame's. Both clip
 // positions are interpolated and divided per fragment.
 
@@ -57,16 +58,18 @@ fn vs_velocity(
         v.normal,
     );
     let influences = SinewInfluences(v.joints0, v.joints1, v.weights0, v.weights1);
-    let now = sinew_skin_linear(inst.palette_offset, inst.joint_count, influences, m.position, m.normal);
-    let then = sinew_previous_skinned_position(
-        velocity.slot_base + inst.aabb_index,
-        velocity.stamp,
-        inst.palette_offset,
-        inst.joint_count,
-        influences,
-        m.position,
-    );
-    let current = velocity.view_proj * vec4<f32>(now.position, 1.0);
+    let slot_of_box = velocity.slot_base + inst.aabb_index;
+    let offset = inst.palette_offset;
+    var now: vec3<f32>;
+    var then: vec3<f32>;
+    if (DUAL_QUATERNION) {
+        now = sinew_skin_dual_quat(offset, inst.joint_count, influences, m.position, m.normal).position;
+        then = sinew_previous_skinned_position_dual_quat(slot_of_box, velocity.stamp, offset, inst.joint_count, influences, m.position);
+    } else {
+        now = sinew_skin_linear(offset, inst.joint_count, influences, m.position, m.normal).position;
+        then = sinew_previous_skinned_position(slot_of_box, velocity.stamp, offset, inst.joint_count, influences, m.position);
+    }
+    let current = velocity.view_proj * vec4<f32>(now, 1.0);
     let previous = velocity.previous_view_proj * vec4<f32>(then, 1.0);
     return VelocityVertex(current, current, previous);
 }
