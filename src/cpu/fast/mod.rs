@@ -22,10 +22,10 @@
 //!
 //! Inertialized transitions ([`crate::Inertialization`]): blocks are captured and copied out
 //! before the groups run, as [`CpuBackend`] does (`cpu/inertial_copies.rs`), and an instance
-//! whose offset is still decaying is evaluated again after its group by the exact evaluator
-//! with that offset, its lane having sampled the incoming layers only. Its pose is then the
-//! exact backend's, within the fast mode's error of its lane's before and after the transition;
-//! while the offset decays it costs an exact evaluation on top of its lane (not counted in
+//! whose offset is still decaying takes no lane: it is evaluated once, after the groups, by the
+//! exact evaluator with that offset. Its pose is then the exact backend's, within the fast
+//! mode's error of its lane's before and after the transition; while the offset decays it costs
+//! an exact evaluation instead of a lane (not counted in
 //! [`FastCpuBackend::bytes_read_per_joint`]). [`FastCpuBackend::evaluate_one`] does not
 //! inertialize (it has no palette to hold the block).
 //!
@@ -351,23 +351,40 @@ impl FastCpuBackend {
             let (mut bytes, mut evaluated) = (0, 0);
             let mut rest = &mut *palette;
             let mut rest_base = base;
+            // An instance whose inertialization offset still decays is evaluated once, exactly
+            // with its offset, after the groups: it takes no lane.
+            let inertialized = !self.inertial.is_empty();
+            let in_lanes = |p: usize| {
+                let i = order[p] as usize;
+                !inertialized || self.inertial.view(i, &instances[i], now).is_none()
+            };
             let mut at = 0;
             while at < order.len() {
+                if !in_lanes(at) {
+                    at += 1;
+                    continue;
+                }
                 let rig = instances[order[at] as usize].rig;
+                // Positions in `order` of the group's lanes.
+                let mut group = [at; LANES];
                 let mut count = 1;
-                while count < LANES
-                    && at + count < order.len()
-                    && instances[order[at + count] as usize].rig == rig
-                {
-                    count += 1;
+                let mut next = at + 1;
+                while count < LANES && next < order.len() {
+                    if in_lanes(next) {
+                        if instances[order[next] as usize].rig != rig {
+                            break;
+                        }
+                        group[count] = next;
+                        count += 1;
+                    }
+                    next += 1;
                 }
                 let joints = self.rigs[rig as usize].joint_count();
                 let entries = self.rigs[rig as usize].palette_entries();
                 // Each lane's record with its layers' clocks and fades read at `now`; spare
                 // lanes repeat the first.
                 let lanes: [Lane<'_>; LANES] = std::array::from_fn(|lane| {
-                    let lane = if lane < count { lane } else { 0 };
-                    Lane::at(&instances[order[at + lane] as usize], now)
+                    Lane::at(&instances[order[group[lane]] as usize], now)
                 });
                 let mut palettes: [&mut [Mat3x4Rows]; LANES] = Default::default();
                 let mut weights: [&mut [Mat3x4Rows]; LANES] = Default::default();
@@ -400,18 +417,19 @@ impl FastCpuBackend {
                     None,
                     scratch,
                 );
-                aabbs[at..at + count].copy_from_slice(&group_aabbs[..count]);
+                for (&p, aabb) in group.iter().zip(&group_aabbs).take(count) {
+                    aabbs[p] = *aabb;
+                }
                 bytes += group_bytes;
 
                 evaluated += (count * joints) as u64;
                 for (lane, morph) in lanes.iter().zip(&mut weights).take(count) {
                     write_weights(&self.rigs[rig as usize], &self.masks, lane, morph);
                 }
-                at += count;
+                at = next;
             }
-            if !self.inertial.is_empty() {
-                // Instances in an inertialized transition again, exactly with their offsets:
-                // their lanes sampled the incoming layers only.
+            if inertialized {
+                // Instances in an inertialized transition, exactly with their offsets.
                 let exact = ExactChunk {
                     rigs: &self.rigs,
                     masks: &self.masks,
