@@ -471,7 +471,10 @@ fn pose_clips_from_retargets_and_mirrors_and_names_bad_maps() {
             .any(|m| m["target"] == "LeftUpperArm" && m["source"] == "LeftUpperArm")
     );
 
-    let map = common::repo().join("target/bad-retarget-map.json");
+    let map = std::env::temp_dir().join(format!(
+        "sinew-bad-retarget-map-{}.json",
+        std::process::id()
+    ));
     std::fs::write(&map, r#"{ "joints": { "Hips": "NoSuchJoint" } }"#).unwrap();
     let map = map.to_str().unwrap();
     let out = sinew(&[&pose[..], &["--clips-from", &rig, "--retarget-map", map]].concat());

@@ -217,7 +217,9 @@ fn crowd_dispatches_do_not_grow_with_the_character_count() {
     if gpu().is_none() {
         return;
     }
-    let out = common::repo().join("target/render-tests/crowd-scale.png");
+    let dir = common::repo().join("target/render-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("crowd-scale.png");
     let report = |n: &str| {
         crowd_json(&[
             "--characters",
