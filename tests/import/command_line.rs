@@ -471,10 +471,9 @@ fn pose_clips_from_retargets_and_mirrors_and_names_bad_maps() {
             .any(|m| m["target"] == "LeftUpperArm" && m["source"] == "LeftUpperArm")
     );
 
-    let map = std::env::temp_dir().join(format!(
-        "sinew-bad-retarget-map-{}.json",
-        std::process::id()
-    ));
+    let dir = std::env::temp_dir().join(format!("sinew-retarget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let map = dir.join("bad-retarget-map.json");
     std::fs::write(&map, r#"{ "joints": { "Hips": "NoSuchJoint" } }"#).unwrap();
     let map = map.to_str().unwrap();
     let out = sinew(&[&pose[..], &["--clips-from", &rig, "--retarget-map", map]].concat());
