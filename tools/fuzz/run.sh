@@ -23,8 +23,9 @@ timeout="${FUZZ_TIMEOUT:-5}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
 
 build_start=$(date +%s)
+# The binaries are looked up under tools/fuzz/target whatever CARGO_TARGET_DIR says.
 RUSTC_WRAPPER="$here/instrument.sh" cargo build --release --bins \
-  --manifest-path "$here/Cargo.toml" ${FUZZ_JOBS:+--jobs "$FUZZ_JOBS"}
+  --manifest-path "$here/Cargo.toml" --target-dir "$here/target" ${FUZZ_JOBS:+--jobs "$FUZZ_JOBS"}
 echo "fuzz: built in $(($(date +%s) - build_start)) s"
 
 # The evaluators run on one thread: coverage then depends on the input alone.
