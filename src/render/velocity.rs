@@ -22,10 +22,7 @@ use super::batch::SkinnedBatch;
 use super::capture::read_texture_rows;
 use super::error::{RenderError, capture};
 use super::layout::SkinnedVertex;
-use super::motion::{
-    previous_palette_layout_entries, previous_skinned_position,
-    previous_skinned_position_dual_quat, velocity_ndc,
-};
+use super::motion::{previous_palette_layout_entries, velocity_ndc};
 use super::shader::velocity_source;
 use super::skinning::{SkinningMode, skin_vertex};
 use super::target::DEPTH_FORMAT;
@@ -315,13 +312,9 @@ pub fn velocity_of_vertex<const N: usize>(
     view_proj: Mat4,
     previous_view_proj: Mat4,
 ) -> Vec2 {
+    // The previous positions' twins are these skinnings of the previous block.
     let now = skin_vertex(mode, current, joints, weights, position, Vec3::Y).position;
-    let then = match mode {
-        SkinningMode::Linear => previous_skinned_position(previous, joints, weights, position),
-        SkinningMode::DualQuaternion => {
-            previous_skinned_position_dual_quat(previous, joints, weights, position)
-        }
-    };
+    let then = skin_vertex(mode, previous, joints, weights, position, Vec3::Y).position;
     velocity_ndc(
         view_proj * now.extend(1.0),
         previous_view_proj * then.extend(1.0),

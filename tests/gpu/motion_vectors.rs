@@ -314,11 +314,10 @@ fn host_helper_skins_the_pose_shown_last_frame() {
 /// [`host_helper_skins_the_pose_shown_last_frame`] on `rig`; how far apart the two skinnings'
 /// previous positions are.
 fn host_helper_on(ctx: &sinew::GpuContext, rig: &Rig) -> f32 {
-    let rig = rig.clone();
     let rigs = [rig.clone()];
     let records = vec![
-        playing(&rig, 0, 0.0, 1.0, 0),
-        playing(&rig, 1, 2.0, 1.0, every(2, 0)),
+        playing(rig, 0, 0.0, 1.0, 0),
+        playing(rig, 1, 2.0, 1.0, every(2, 0)),
     ];
     let mesh = &rig.meshes[0];
     let vertices: Vec<usize> = (0..mesh.vertex_count()).step_by(7).take(200).collect();

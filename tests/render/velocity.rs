@@ -424,12 +424,11 @@ fn a_moving_pose_gives_the_cpu_finite_difference() {
         (false, SkinningMode::DualQuaternion, &chain, true),
     ];
     for (via_stage, mode, rig, unlike_linear) in cases {
-        let rig = rig.clone();
         let what = format!("{}, stage: {via_stage}, {mode:?}", rig.name);
         let drawn = draw(
             gpu,
-            &rig,
-            &playing(&rig, 1.0, 0),
+            rig,
+            &playing(rig, 1.0, 0),
             &[0.2, 0.6],
             Vec3::ZERO,
             via_stage,
@@ -438,7 +437,7 @@ fn a_moving_pose_gives_the_cpu_finite_difference() {
         assert!(drawn.evaluated);
         let character = (&drawn.current[..], &drawn.previous[..]);
         let vp = drawn.view_proj;
-        let want = cpu_velocity(mode, &rig, &[character], vp, vp);
+        let want = cpu_velocity(mode, rig, &[character], vp, vp);
         let (compared, matched, worst, mean_speed) = compare(&drawn.texels, &want);
         // The vertex twin: the character moves.
         let mesh = &rig.meshes[0];
@@ -469,7 +468,7 @@ fn a_moving_pose_gives_the_cpu_finite_difference() {
         );
         if unlike_linear {
             // A pass that skinned linearly would fail this case.
-            let linear = cpu_velocity(SkinningMode::Linear, &rig, &[character], vp, vp);
+            let linear = cpu_velocity(SkinningMode::Linear, rig, &[character], vp, vp);
             let (_, agree, _, _) = compare(&drawn.texels, &linear);
             eprintln!("velocity ({what}): {agree} of {compared} texels match the linear twin");
             assert!(
